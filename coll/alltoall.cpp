@@ -1,0 +1,128 @@
+// Argument checking and dispatch for alltoall / alltoallv: every algorithm receives
+// validated byte counts, so none of them re-checks.
+#include "coll/alltoall.hpp"
+
+#include "coll/alltoall_algorithms.hpp"
+#include "coll/error.hpp"
+
+#include <charconv>
+
+namespace nbfft::coll {
+
+AlgorithmSpec AlgorithmSpec::parse(std::string_view text) {
+  AlgorithmSpec spec;
+  auto colon = text.find(':');
+  spec.name = std::string(text.substr(0, colon));
+  const AlgorithmInfo& info = find_alltoall_algorithm(spec.name);
+  if (colon != std::string_view::npos) {
+    std::string_view w = text.substr(colon + 1);
+    int value = 0;
+    auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
+    if (ec != std::errc() || end != w.data() + w.size())
+      throw Error("algorithm '" + std::string(text) + "': window '" + std::string(w) + "' is not an integer");
+    if (!info.takes_window)
+      throw Error("algorithm '" + spec.name + "' takes no window (only pairwise does)");
+    if (value < 1) throw Error("algorithm '" + std::string(text) + "': window must be >= 1, got " + std::to_string(value));
+    spec.window = value;
+  }
+  return spec;
+}
+
+std::string AlgorithmSpec::str() const {
+  const AlgorithmInfo& info = find_alltoall_algorithm(name);
+  return info.takes_window ? name + ":" + std::to_string(window) : name;
+}
+
+std::size_t AlltoallvArgs::recv_extent() const {
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < recvbytes.size(); ++i)
+    if (recvbytes[i]) end = std::max(end, recvoffs[i] + recvbytes[i]);
+  return end;
+}
+
+namespace {
+
+std::size_t checked_bytes(const char* fn, const char* array, std::size_t i, std::int64_t value, std::size_t elem) {
+  if (value < 0)
+    throw Error(std::string(fn) + ": " + array + "[" + std::to_string(i) + "] is negative (" + std::to_string(value) + ")");
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(value), elem, &bytes))
+    throw Error(std::string(fn) + ": " + array + "[" + std::to_string(i) + "] = " + std::to_string(value) +
+                " elements of " + std::to_string(elem) + " bytes overflows the address space");
+  return bytes;
+}
+
+void check_side(const char* fn, const char* side, const void* buf, const std::vector<std::size_t>& bytes,
+                const std::vector<std::size_t>& offs) {
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::size_t end = 0;
+    if (__builtin_add_overflow(offs[i], bytes[i], &end) || __builtin_add_overflow(total, bytes[i], &total))
+      throw Error(std::string(fn) + ": " + side + " block " + std::to_string(i) + " overflows the address space");
+  }
+  if (!buf && total > 0)
+    throw Error(std::string(fn) + ": " + side + "buf is null but " + std::to_string(total) + " bytes are to be " +
+                (side[0] == 's' ? "sent" : "received"));
+}
+
+Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec) {
+  const AlgorithmInfo& info = find_alltoall_algorithm(spec.name);
+  if (info.unavailable)
+    if (const char* why = info.unavailable()) throw Error("algorithm '" + spec.name + "' is unavailable: " + why);
+  if (info.takes_window && spec.window < 1)
+    throw Error("algorithm '" + spec.name + "': window must be >= 1, got " + std::to_string(spec.window));
+  if (info.uniform_only && !args.uniform)
+    throw Error("algorithm '" + spec.name +
+                "' needs the same count for every peer with blocks in rank order (an alltoall, not an alltoallv)");
+  return Collective(comm, info.build(comm, args, spec));
+}
+
+}  // namespace
+
+Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+                     const std::vector<std::int64_t>& sdispls, void* recvbuf,
+                     const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
+                     std::size_t elem_size, const AlgorithmSpec& spec) {
+  const char* fn = "alltoallv";
+  const std::size_t P = static_cast<std::size_t>(comm.size());
+  if (elem_size == 0) throw Error("alltoallv: element size must be at least 1 byte");
+  const std::pair<const char*, const std::vector<std::int64_t>*> arrays[] = {
+      {"sendcounts", &sendcounts}, {"sdispls", &sdispls}, {"recvcounts", &recvcounts}, {"rdispls", &rdispls}};
+  for (auto& [name, v] : arrays)
+    if (v->size() != P)
+      throw Error(std::string(fn) + ": " + name + " has " + std::to_string(v->size()) +
+                  " entries but the communicator has " + std::to_string(P) + " ranks");
+  AlltoallvArgs a;
+  a.sendbuf = static_cast<const char*>(sendbuf);
+  a.recvbuf = static_cast<char*>(recvbuf);
+  a.elem_size = elem_size;
+  for (std::size_t i = 0; i < P; ++i) {
+    a.sendbytes.push_back(checked_bytes(fn, "sendcounts", i, sendcounts[i], elem_size));
+    a.sendoffs.push_back(checked_bytes(fn, "sdispls", i, sdispls[i], elem_size));
+    a.recvbytes.push_back(checked_bytes(fn, "recvcounts", i, recvcounts[i], elem_size));
+    a.recvoffs.push_back(checked_bytes(fn, "rdispls", i, rdispls[i], elem_size));
+  }
+  check_side(fn, "send", sendbuf, a.sendbytes, a.sendoffs);
+  check_side(fn, "recv", recvbuf, a.recvbytes, a.recvoffs);
+  a.uniform = true;
+  for (std::size_t i = 0; i < P; ++i)
+    a.uniform = a.uniform && a.sendbytes[i] == a.sendbytes[0] && a.recvbytes[i] == a.sendbytes[0] &&
+                a.sendoffs[i] == i * a.sendbytes[0] && a.recvoffs[i] == i * a.sendbytes[0];
+  return build(comm, std::move(a), spec);
+}
+
+Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::int64_t count, std::size_t elem_size,
+                    const AlgorithmSpec& spec) {
+  if (count < 0) throw Error("alltoall: count is negative (" + std::to_string(count) + ")");
+  const std::size_t P = static_cast<std::size_t>(comm.size());
+  std::vector<std::int64_t> counts(P, count), displs(P);
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < P; ++i) {
+    displs[i] = total;
+    if (__builtin_add_overflow(total, count, &total))
+      throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows");
+  }
+  return alltoallv(comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec);
+}
+
+}  // namespace nbfft::coll

@@ -1,0 +1,59 @@
+// Alltoall / Alltoallv: the registry of algorithms and the two builders.
+//
+// Every algorithm is one file (alltoall_<name>.cpp) whose header states what it does and
+// its cost model, plus one line in alltoall_registry.cpp. The CLI's --algorithm help, the
+// test matrix and the docs all read alltoall_algorithms(), so nothing can be added
+// without being listed, tested and documented.
+//
+// Counts and displacements are in elements of `elem_size` bytes, 64-bit, as in MPI-4's
+// large-count interfaces.
+#pragma once
+
+#include "coll/request.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nbfft::coll {
+
+struct AlgorithmSpec {
+  std::string name = "pairwise";
+  int window = 4;  // exchanges in flight per round (pairwise); ignored by the others
+  // "pairwise", "pairwise:8", "linear", ... ; throws Error on a malformed or unknown name.
+  static AlgorithmSpec parse(std::string_view text);
+  std::string str() const;  // round-trips through parse
+};
+
+// Validated arguments as every algorithm receives them (bytes, not elements).
+struct AlltoallvArgs {
+  const char* sendbuf = nullptr;
+  char* recvbuf = nullptr;
+  std::vector<std::size_t> sendbytes, sendoffs, recvbytes, recvoffs;  // per peer
+  std::size_t elem_size = 1;
+  bool uniform = false;  // every count equal and blocks contiguous in rank order (alltoall)
+  std::size_t recv_extent() const;  // bytes of recvbuf the collective may touch
+};
+
+struct AlgorithmInfo {
+  const char* name;
+  const char* summary;  // what it does and its cost model, one line
+  bool takes_window;
+  bool uniform_only;    // needs equal counts (MPI_Alltoall shape)
+  std::shared_ptr<const Schedule> (*build)(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
+  const char* (*unavailable)();  // nullptr, or why this MPI cannot run it
+};
+
+const std::vector<AlgorithmInfo>& alltoall_algorithms();
+const AlgorithmInfo& find_alltoall_algorithm(std::string_view name);
+
+Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::int64_t count,
+                    std::size_t elem_size, const AlgorithmSpec& spec = {});
+
+Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+                     const std::vector<std::int64_t>& sdispls, void* recvbuf,
+                     const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
+                     std::size_t elem_size, const AlgorithmSpec& spec = {});
+
+}  // namespace nbfft::coll

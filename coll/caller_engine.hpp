@@ -1,0 +1,24 @@
+// The host-driven engines (caller, native); see caller_engine.cpp.
+#pragma once
+
+#include "coll/engine.hpp"
+
+namespace nbfft::coll {
+
+class HostEngine final : public Engine {
+ public:
+  explicit HostEngine(EngineKind kind) : kind_(kind) {}
+  EngineKind kind() const override { return kind_; }
+  void post(std::shared_ptr<RequestState> st) override;
+  void progress() override;
+  bool test(RequestState& st) override;
+  void wait(RequestState& st) override;
+
+ private:
+  void advance_all();
+  EngineKind kind_;
+  std::vector<std::shared_ptr<RequestState>> active_;
+  bool in_progress_ = false;
+};
+
+}  // namespace nbfft::coll

@@ -1,0 +1,83 @@
+#include "coll/comm.hpp"
+
+#include "coll/error.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+namespace nbfft::coll {
+
+namespace {
+bool mpi_alive() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+void free_comm(MPI_Comm* c) {
+  if (*c != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(c);
+}
+}  // namespace
+
+struct Comm::Impl {
+  MPI_Comm dup = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 1;
+  int tag_limit = 32767;  // the MPI standard's guaranteed minimum of MPI_TAG_UB
+  EngineKind kind = EngineKind::Caller;
+  std::shared_ptr<Engine> engine;
+  mutable std::atomic<std::uint64_t> seq{0};
+  ~Impl() { free_comm(&dup); }
+};
+
+Comm::Comm(MPI_Comm user, EngineKind engine) : impl_(std::make_shared<Impl>()) {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) throw Error("MPI is not initialized: call MPI_Init_thread before creating an nbfft communicator");
+  if (user == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  check_mpi(MPI_Comm_test_inter(user, &inter), "MPI_Comm_test_inter");
+  if (inter) throw Error("intercommunicators are not supported; pass an intracommunicator");
+  impl_->kind = engine;
+  impl_->engine = Engine::get(engine);  // fails early, on every rank alike, if the engine cannot run
+  check_mpi(MPI_Comm_dup(user, &impl_->dup), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(impl_->dup, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(impl_->dup, &impl_->rank);
+  MPI_Comm_size(impl_->dup, &impl_->size);
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(impl_->dup, MPI_TAG_UB, &ub, &flag);
+  if (flag && ub) impl_->tag_limit = std::min(*ub, 1 << 30);
+}
+
+const Comm::Impl& Comm::impl() const {
+  if (!impl_) throw Error("the nbfft communicator was never initialized (default-constructed Comm)");
+  return *impl_;
+}
+
+int Comm::rank() const { return impl().rank; }
+int Comm::size() const { return impl().size; }
+MPI_Comm Comm::mpi() const { return impl().dup; }
+EngineKind Comm::engine_kind() const { return impl().kind; }
+const std::shared_ptr<Engine>& Comm::engine() const { return impl().engine; }
+void Comm::progress() const { impl().engine->progress(); }
+
+int Comm::next_tag() const {
+  const Impl& i = impl();
+  // Tags cycle through [1, tag_limit); a wrap needs ~2^30 starts in flight at once to collide.
+  return 1 + static_cast<int>(i.seq.fetch_add(1, std::memory_order_relaxed) % static_cast<std::uint64_t>(i.tag_limit - 1));
+}
+
+std::shared_ptr<MPI_Comm> Comm::private_duplicate() const {
+  auto c = std::shared_ptr<MPI_Comm>(new MPI_Comm(MPI_COMM_NULL), [](MPI_Comm* p) {
+    free_comm(p);
+    delete p;
+  });
+  check_mpi(MPI_Comm_dup(impl().dup, c.get()), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+  return c;
+}
+
+}  // namespace nbfft::coll

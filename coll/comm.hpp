@@ -1,0 +1,40 @@
+// Comm: the communicator nbfft's collectives run on.
+//
+// It holds a private duplicate of the user's communicator, so nbfft traffic never matches
+// user messages, and a per-communicator sequence of tags: each start of a collective gets
+// the next tag, so any number of collectives may be outstanding without cross-matching.
+// Every rank must start collectives on a Comm in the same order (as with MPI collectives).
+// Comm is a cheap shared handle; the duplicate is freed when the last handle goes.
+#pragma once
+
+#include "coll/engine.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace nbfft::coll {
+
+class Comm {
+ public:
+  Comm() = default;
+  explicit Comm(MPI_Comm user, EngineKind engine = EngineKind::Caller);
+
+  int rank() const;
+  int size() const;
+  MPI_Comm mpi() const;  // the private duplicate
+  EngineKind engine_kind() const;
+  const std::shared_ptr<Engine>& engine() const;
+  int next_tag() const;  // reserves the tag of the next start
+  // A further private duplicate, freed with the last reference (for MPI-level collectives
+  // that must not share a communicator with concurrently outstanding ones).
+  std::shared_ptr<MPI_Comm> private_duplicate() const;
+  void progress() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+  const Impl& impl() const;
+};
+
+}  // namespace nbfft::coll

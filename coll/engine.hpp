@@ -1,0 +1,76 @@
+// Progress engines: who moves a started schedule forward while the host computes.
+//
+//   caller  progress happens only inside test / wait / progress calls made by the host
+//           (libNBC's test-driven mode; seed 000 Table I: overlap depends on how often).
+//   thread  a dedicated agent thread executes posted schedules while the host computes —
+//           the software stand-in for the ConnectX-2 task-list offload of seed 000. It sleeps
+//           on a condition variable when nothing is posted, polls with back-off while work is
+//           in flight, and reports the CPU time it used. Needs MPI_THREAD_MULTIPLE.
+//   native  nbfft makes no progress calls between start and wait; whatever the MPI library
+//           does by itself (an async progress thread, NIC offload) is all there is.
+//
+// The interface is what a hardware backend would implement: accept a posted schedule,
+// report completion, and optionally use host progress opportunities. Callers see only
+// Request and Comm, so a new backend is a new subclass plus one registry line.
+#pragma once
+
+#include "coll/schedule.hpp"
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace nbfft::coll {
+
+enum class EngineKind { Caller, Thread, Native };
+
+struct EngineInfo {
+  EngineKind kind;
+  const char* name;
+  const char* summary;
+  bool needs_thread_multiple;
+};
+const std::vector<EngineInfo>& engines();
+EngineKind parse_engine(std::string_view name);  // throws Error listing the known names
+const char* engine_name(EngineKind kind);
+
+// One started instance of a schedule. Owned jointly by the Request handle and the engine.
+struct RequestState {
+  std::shared_ptr<const Schedule> sched;
+  MPI_Comm comm = MPI_COMM_NULL;  // the Comm's private duplicate
+  int tag = 0;
+  long round = -1;                 // last round whose operations were posted
+  std::vector<MPI_Request> reqs;   // outstanding requests of that round
+  std::shared_ptr<std::atomic<bool>> collective_busy;  // cleared on completion
+  std::exception_ptr error;        // written before `done` is released
+  std::atomic<bool> done{false};
+
+  enum class Step { Pending, Advanced, Done };
+  // Moves the schedule forward as far as it can without blocking on the network.
+  // Not thread-safe: exactly one engine drives a given state.
+  Step advance();
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual EngineKind kind() const = 0;
+  // Takes over execution of a freshly started schedule.
+  virtual void post(std::shared_ptr<RequestState> state) = 0;
+  // A host progress opportunity: the caller engine advances its posted schedules here.
+  virtual void progress() = 0;
+  virtual bool test(RequestState& state) = 0;
+  virtual void wait(RequestState& state) = 0;
+  // CPU seconds used by the engine's own agent (thread engine), 0 for host-driven engines.
+  virtual double agent_cpu_seconds() const { return 0.0; }
+
+  // The process-wide engine of a kind; it lives while any Comm uses it.
+  static std::shared_ptr<Engine> get(EngineKind kind);
+};
+
+// Makes host progress on every live engine (what `--tests` calls between compute chunks).
+void progress_all();
+
+}  // namespace nbfft::coll

@@ -1,0 +1,65 @@
+// The registry of progress engines and the process-wide instance of each.
+#include "coll/caller_engine.hpp"
+#include "coll/error.hpp"
+#include "coll/thread_engine.hpp"
+
+#include <array>
+#include <mutex>
+
+namespace nbfft::coll {
+
+const std::vector<EngineInfo>& engines() {
+  static const std::vector<EngineInfo> table = {
+      {EngineKind::Caller, "caller", "progress only inside test/wait/progress calls (test-driven, as libNBC)", false},
+      {EngineKind::Thread, "thread",
+       "a dedicated agent thread runs posted schedules while the host computes (software NIC offload)", true},
+      {EngineKind::Native, "native", "no nbfft progress calls: only the MPI library's own progress", false},
+  };
+  return table;
+}
+
+EngineKind parse_engine(std::string_view name) {
+  std::string known;
+  for (const auto& e : engines()) {
+    if (name == e.name) return e.kind;
+    known += known.empty() ? "" : ", ";
+    known += e.name;
+  }
+  throw Error("unknown progress engine '" + std::string(name) + "' (known: " + known + ")");
+}
+
+const char* engine_name(EngineKind kind) {
+  for (const auto& e : engines())
+    if (e.kind == kind) return e.name;
+  return "?";
+}
+
+namespace {
+std::mutex g_mu;
+std::array<std::weak_ptr<Engine>, 3> g_engines;
+}  // namespace
+
+std::shared_ptr<Engine> Engine::get(EngineKind kind) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  auto& slot = g_engines[static_cast<std::size_t>(kind)];
+  if (auto e = slot.lock()) return e;
+  std::shared_ptr<Engine> e;
+  if (kind == EngineKind::Thread)
+    e = std::make_shared<ThreadEngine>();
+  else
+    e = std::make_shared<HostEngine>(kind);
+  slot = e;
+  return e;
+}
+
+void progress_all() {
+  std::array<std::shared_ptr<Engine>, 3> live;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (std::size_t i = 0; i < live.size(); ++i) live[i] = g_engines[i].lock();
+  }
+  for (auto& e : live)
+    if (e) e->progress();
+}
+
+}  // namespace nbfft::coll

@@ -1,0 +1,55 @@
+// Box3: a rectangular block of the global grid, and the even/uneven 1D split.
+//
+// Every array the FFT layer reads or writes is a box stored x fastest, then y, then z
+// (C order [z][y][x]): element (x, y, z) of a box is at
+//     (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2])).
+// Splitting n points over m parts gives the first n % m parts one extra point, so part
+// sizes differ by at most one. Parts may be empty when m > n.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <ostream>
+
+namespace nbfft::fft {
+
+struct Range {
+  std::int64_t lo = 0;
+  std::int64_t n = 0;
+  std::int64_t hi() const { return lo + n; }
+};
+
+// Part k of n points split over m parts (0 <= k < m).
+inline Range split(std::int64_t n, std::int64_t m, std::int64_t k) {
+  const std::int64_t base = n / m, rem = n % m;
+  return {k * base + (k < rem ? k : rem), base + (k < rem ? 1 : 0)};
+}
+
+struct Box3 {
+  std::array<std::int64_t, 3> lo{0, 0, 0};  // global offset of the first point (x, y, z)
+  std::array<std::int64_t, 3> n{0, 0, 0};   // points along x, y, z
+
+  static Box3 from(const Range& x, const Range& y, const Range& z) {
+    return {{x.lo, y.lo, z.lo}, {x.n, y.n, z.n}};
+  }
+  Range range(int d) const { return {lo[d], n[d]}; }
+  std::int64_t count() const { return n[0] * n[1] * n[2]; }
+  bool empty() const { return count() == 0; }
+  bool contains(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    return x >= lo[0] && x < lo[0] + n[0] && y >= lo[1] && y < lo[1] + n[1] && z >= lo[2] &&
+           z < lo[2] + n[2];
+  }
+  // Offset of global point (x, y, z) inside this box's storage (x fastest).
+  std::int64_t index(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    return (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2]));
+  }
+  friend bool operator==(const Box3& a, const Box3& b) { return a.lo == b.lo && a.n == b.n; }
+  friend bool operator!=(const Box3& a, const Box3& b) { return !(a == b); }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Box3& b) {
+  return os << "[" << b.lo[0] << ":" << b.lo[0] + b.n[0] << ", " << b.lo[1] << ":"
+            << b.lo[1] + b.n[1] << ", " << b.lo[2] << ":" << b.lo[2] + b.n[2] << "]";
+}
+
+}  // namespace nbfft::fft
