@@ -13,6 +13,7 @@ Built blocking(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
   auto c = comm.private_duplicate();
   b.keep(v);
   b.keep(c);
+  b.mark_blocks_on_peers();
   const MpiVector* mv = v.get();
   const MPI_Comm mc = *c;
   const char* s = a.sendbuf;

@@ -13,9 +13,16 @@
 namespace nbfft::coll {
 
 void HostEngine::post(std::shared_ptr<RequestState> st) {
+  if (st->sched->blocks_on_peers) quiesce_all();
   // Post round 0 right away: the data starts moving at start(), not at the first test.
-  if (detail::drive(*st) != RequestState::Step::Done && kind_ == EngineKind::Caller)
-    active_.push_back(std::move(st));
+  if (detail::drive(*st) != RequestState::Step::Done) active_.push_back(std::move(st));
+}
+
+bool HostEngine::settle() {
+  for (auto& st : active_)
+    if (!st->done.load(std::memory_order_relaxed)) detail::drive(*st);
+  forget_done();
+  return active_.empty();
 }
 
 void HostEngine::progress() {
@@ -27,18 +34,24 @@ void HostEngine::advance_all() {
   in_progress_ = true;
   for (auto& st : active_)
     if (!st->done.load(std::memory_order_relaxed)) detail::drive(*st);
+  forget_done();
+  in_progress_ = false;
+}
+
+void HostEngine::forget_done() {
   active_.erase(std::remove_if(active_.begin(), active_.end(),
                                [](const auto& st) { return st->done.load(std::memory_order_relaxed); }),
                 active_.end());
-  in_progress_ = false;
 }
 
 bool HostEngine::test(RequestState& st) {
   if (st.done.load(std::memory_order_acquire)) return true;
-  if (kind_ == EngineKind::Caller)
+  if (kind_ == EngineKind::Caller) {
     advance_all();  // a test call progresses every outstanding collective, as in libNBC
-  else
+  } else {
     detail::drive(st);
+    if (active_.size() > 64) forget_done();  // native keeps its list only for settle()
+  }
   return st.done.load(std::memory_order_acquire);
 }
 

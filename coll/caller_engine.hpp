@@ -13,9 +13,11 @@ class HostEngine final : public Engine {
   void progress() override;
   bool test(RequestState& st) override;
   void wait(RequestState& st) override;
+  bool settle() override;
 
  private:
   void advance_all();
+  void forget_done();
   EngineKind kind_;
   std::vector<std::shared_ptr<RequestState>> active_;
   bool in_progress_ = false;

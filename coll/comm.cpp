@@ -75,6 +75,7 @@ std::shared_ptr<MPI_Comm> Comm::private_duplicate() const {
     free_comm(p);
     delete p;
   });
+  quiesce_all();  // MPI_Comm_dup blocks until every rank joins
   check_mpi(MPI_Comm_dup(impl().dup, c.get()), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
   return c;

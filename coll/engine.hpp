@@ -38,7 +38,10 @@ const char* engine_name(EngineKind kind);
 
 // One started instance of a schedule. Owned jointly by the Request handle and the engine.
 struct RequestState {
-  std::shared_ptr<const Schedule> sched;
+  // Owned by the Collective, which outlives every start of it: its resources (windows,
+  // communicators) are freed by collective calls, so they must go in program order on the
+  // host thread, never at whatever moment an engine drops a finished request.
+  const Schedule* sched = nullptr;
   MPI_Comm comm = MPI_COMM_NULL;  // the Comm's private duplicate
   int tag = 0;
   long round = -1;                 // last round whose operations were posted
@@ -65,6 +68,10 @@ class Engine {
   virtual void wait(RequestState& state) = 0;
   // CPU seconds used by the engine's own agent (thread engine), 0 for host-driven engines.
   virtual double agent_cpu_seconds() const { return 0.0; }
+  // Drives every outstanding request that only host calls can move, once; true when none
+  // is left. quiesce_all() loops over all engines with it before the host blocks in a call
+  // every rank must join (MPI_Comm_dup, MPI_Alltoall), so no peer starves waiting on us.
+  virtual bool settle() { return true; }
 
   // The process-wide engine of a kind; it lives while any Comm uses it.
   static std::shared_ptr<Engine> get(EngineKind kind);
@@ -72,5 +79,7 @@ class Engine {
 
 // Makes host progress on every live engine (what `--tests` calls between compute chunks).
 void progress_all();
+// Quiesces every live engine: call before the host blocks in a call all ranks must join.
+void quiesce_all();
 
 }  // namespace nbfft::coll

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <mutex>
+#include <thread>
 
 namespace nbfft::coll {
 
@@ -52,14 +53,29 @@ std::shared_ptr<Engine> Engine::get(EngineKind kind) {
   return e;
 }
 
-void progress_all() {
+namespace {
+std::array<std::shared_ptr<Engine>, 3> live_engines() {
   std::array<std::shared_ptr<Engine>, 3> live;
-  {
-    std::lock_guard<std::mutex> lk(g_mu);
-    for (std::size_t i = 0; i < live.size(); ++i) live[i] = g_engines[i].lock();
-  }
-  for (auto& e : live)
+  std::lock_guard<std::mutex> lk(g_mu);
+  for (std::size_t i = 0; i < live.size(); ++i) live[i] = g_engines[i].lock();
+  return live;
+}
+}  // namespace
+
+void progress_all() {
+  for (auto& e : live_engines())
     if (e) e->progress();
+}
+
+void quiesce_all() {
+  auto live = live_engines();
+  for (;;) {
+    bool settled = true;
+    for (auto& e : live)
+      if (e) settled = e->settle() && settled;
+    if (settled) return;
+    std::this_thread::yield();
+  }
 }
 
 }  // namespace nbfft::coll

@@ -2,6 +2,8 @@
 
 #include "coll/error.hpp"
 
+#include <thread>
+
 namespace nbfft::coll {
 
 Request::Request(std::shared_ptr<RequestState> state, std::shared_ptr<Engine> engine)
@@ -39,25 +41,49 @@ void Request::wait_all(std::vector<Request>& requests) {
   for (auto& r : requests) r.wait();
 }
 
-Collective::Collective(Comm comm, std::shared_ptr<const Schedule> schedule)
-    : comm_(std::move(comm)), sched_(std::move(schedule)), busy_(std::make_shared<std::atomic<bool>>(false)) {}
+struct Collective::Impl {
+  Comm comm;
+  std::shared_ptr<const Schedule> sched;
+  std::shared_ptr<std::atomic<bool>> busy = std::make_shared<std::atomic<bool>>(false);
+  ~Impl() {
+    while (busy->load(std::memory_order_acquire)) {
+      quiesce_all();
+      std::this_thread::yield();
+    }
+  }
+};
+
+Collective::Collective(Comm comm, std::shared_ptr<const Schedule> schedule) : impl_(std::make_shared<Impl>()) {
+  impl_->comm = std::move(comm);
+  impl_->sched = std::move(schedule);
+}
 
 const std::string& Collective::description() const {
   static const std::string none = "(empty collective)";
-  return sched_ ? sched_->description : none;
+  return impl_ ? impl_->sched->description : none;
+}
+
+const Comm& Collective::comm() const {
+  if (!impl_) throw Error("Collective::comm: the collective was never built");
+  return impl_->comm;
+}
+
+const Schedule& Collective::schedule() const {
+  if (!impl_) throw Error("Collective::schedule: the collective was never built");
+  return *impl_->sched;
 }
 
 Request Collective::start() const {
-  if (!sched_) throw Error("Collective::start: the collective was never built");
-  if (busy_->exchange(true, std::memory_order_acq_rel))
-    throw Error("Collective::start: '" + sched_->description +
+  if (!impl_) throw Error("Collective::start: the collective was never built");
+  if (impl_->busy->exchange(true, std::memory_order_acq_rel))
+    throw Error("Collective::start: '" + impl_->sched->description +
                 "' started again while its previous start is still active; wait for that request first");
   auto st = std::make_shared<RequestState>();
-  st->sched = sched_;
-  st->comm = comm_.mpi();
-  st->tag = comm_.next_tag();  // reserved even for an empty schedule, so every rank stays in step
-  st->collective_busy = busy_;
-  const auto& engine = comm_.engine();
+  st->sched = impl_->sched.get();
+  st->comm = impl_->comm.mpi();
+  st->tag = impl_->comm.next_tag();  // reserved even for an empty schedule, so every rank stays in step
+  st->collective_busy = impl_->busy;
+  const auto& engine = impl_->comm.engine();
   engine->post(st);
   return Request(std::move(st), engine);
 }

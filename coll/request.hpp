@@ -42,6 +42,10 @@ class Request {
   bool freed_ = false;
 };
 
+// Copies share one built schedule. Destroying the last copy while a start is still active
+// first completes that start (progressing it if the engine is host-driven). Like MPI
+// objects with collective free (windows), collectives should be destroyed in the same
+// order on every rank.
 class Collective {
  public:
   Collective() = default;
@@ -49,13 +53,12 @@ class Collective {
 
   Request start() const;
   const std::string& description() const;
-  const Comm& comm() const { return comm_; }
-  const Schedule& schedule() const { return *sched_; }
+  const Comm& comm() const;
+  const Schedule& schedule() const;
 
  private:
-  Comm comm_;
-  std::shared_ptr<const Schedule> sched_;
-  std::shared_ptr<std::atomic<bool>> busy_;
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace nbfft::coll

@@ -92,6 +92,8 @@ void ScheduleBuilder::action(std::function<void()> run) {
   current().ops.push_back(std::move(op));
 }
 
+void ScheduleBuilder::mark_blocks_on_peers() { sched_->blocks_on_peers = true; }
+
 void* ScheduleBuilder::scratch(std::size_t bytes) {
   std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);

@@ -62,6 +62,10 @@ class Schedule {
   std::vector<Round> rounds;
   std::string description;                      // "alltoall pairwise window=4, 8 ranks, 1024 B/peer"
   std::vector<std::shared_ptr<void>> resources;  // scratch memory, windows, persistent requests
+  // Contains a call that blocks until every rank joins (MPI_Alltoall). Engines run it only
+  // after every collective started before it has completed; otherwise a rank blocked in it
+  // could starve a peer that waits on an earlier schedule this rank has yet to advance.
+  bool blocks_on_peers = false;
   std::size_t max_requests_per_round() const;
 };
 
@@ -85,6 +89,7 @@ class ScheduleBuilder {
   void reduce(void* inout, const void* in, int count, MPI_Datatype type, MPI_Op op);
   void request(std::function<int(MPI_Request*)> post);
   void action(std::function<void()> run);
+  void mark_blocks_on_peers();
 
   // Memory owned by the schedule (zeroed, 64-byte aligned), alive as long as it is.
   void* scratch(std::size_t bytes);

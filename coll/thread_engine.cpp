@@ -105,8 +105,11 @@ void ThreadEngine::run() {
       }
     }
     bool progressed = false, finished = false;
-    for (auto& st : active) {
-      RequestState::Step s = detail::drive(*st);
+    for (std::size_t i = 0; i < active.size(); ++i) {
+      RequestState& st = *active[i];
+      if (st.done.load(std::memory_order_relaxed)) continue;
+      if (st.sched->blocks_on_peers && i != 0) continue;  // `active` is in start order
+      RequestState::Step s = detail::drive(st);
       progressed |= s != RequestState::Step::Pending;
       finished |= s == RequestState::Step::Done;
     }
