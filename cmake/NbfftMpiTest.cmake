@@ -2,9 +2,13 @@
 # Registers one ctest per rank count, each run under mpirun with a timeout so
 # that a deadlock fails the test instead of hanging the suite.
 set(NBFFT_MPIEXEC_EXTRA "" CACHE STRING "Extra mpiexec flags for tests")
-if(MPIEXEC_EXECUTABLE MATCHES "openmpi" OR MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _nbfft_mpiexec_version ERROR_QUIET)
+if(_nbfft_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(NBFFT_MPI_FLAVOR openmpi)
+  # More ranks than cores, no pinning (ranks and engine threads share 2 cores), shared memory only.
   set(NBFFT_MPIEXEC_DEFAULT --oversubscribe --bind-to none --mca btl self,vader)
 else()
+  set(NBFFT_MPI_FLAVOR mpich)
   set(NBFFT_MPIEXEC_DEFAULT)
 endif()
 

@@ -77,15 +77,16 @@ Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec
   return Collective(comm, info.build(comm, args, spec));
 }
 
-}  // namespace
-
-Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
-                     const std::vector<std::int64_t>& sdispls, void* recvbuf,
-                     const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
-                     std::size_t elem_size, const AlgorithmSpec& spec) {
-  const char* fn = "alltoallv";
+// `uniform` must be the same on every rank: an MPI-level algorithm calls MPI_Ialltoall on
+// one rank only if every rank does. Only alltoall() promises it (every rank passes the
+// same count); an alltoallv whose counts happen to be equal on one rank does not.
+Collective build_checked(const char* fn, const Comm& comm, const void* sendbuf,
+                         const std::vector<std::int64_t>& sendcounts, const std::vector<std::int64_t>& sdispls,
+                         void* recvbuf, const std::vector<std::int64_t>& recvcounts,
+                         const std::vector<std::int64_t>& rdispls, std::size_t elem_size, const AlgorithmSpec& spec,
+                         bool uniform) {
   const std::size_t P = static_cast<std::size_t>(comm.size());
-  if (elem_size == 0) throw Error("alltoallv: element size must be at least 1 byte");
+  if (elem_size == 0) throw Error(std::string(fn) + ": element size must be at least 1 byte");
   const std::pair<const char*, const std::vector<std::int64_t>*> arrays[] = {
       {"sendcounts", &sendcounts}, {"sdispls", &sdispls}, {"recvcounts", &recvcounts}, {"rdispls", &rdispls}};
   for (auto& [name, v] : arrays)
@@ -104,11 +105,18 @@ Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<st
   }
   check_side(fn, "send", sendbuf, a.sendbytes, a.sendoffs);
   check_side(fn, "recv", recvbuf, a.recvbytes, a.recvoffs);
-  a.uniform = true;
-  for (std::size_t i = 0; i < P; ++i)
-    a.uniform = a.uniform && a.sendbytes[i] == a.sendbytes[0] && a.recvbytes[i] == a.sendbytes[0] &&
-                a.sendoffs[i] == i * a.sendbytes[0] && a.recvoffs[i] == i * a.sendbytes[0];
+  a.uniform = uniform;
   return build(comm, std::move(a), spec);
+}
+
+}  // namespace
+
+Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+                     const std::vector<std::int64_t>& sdispls, void* recvbuf,
+                     const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
+                     std::size_t elem_size, const AlgorithmSpec& spec) {
+  return build_checked("alltoallv", comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, elem_size,
+                       spec, false);
 }
 
 Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::int64_t count, std::size_t elem_size,
@@ -122,7 +130,7 @@ Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::i
     if (__builtin_add_overflow(total, count, &total))
       throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows");
   }
-  return alltoallv(comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec);
+  return build_checked("alltoall", comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec, true);
 }
 
 }  // namespace nbfft::coll

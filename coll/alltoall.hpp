@@ -32,7 +32,7 @@ struct AlltoallvArgs {
   char* recvbuf = nullptr;
   std::vector<std::size_t> sendbytes, sendoffs, recvbytes, recvoffs;  // per peer
   std::size_t elem_size = 1;
-  bool uniform = false;  // every count equal and blocks contiguous in rank order (alltoall)
+  bool uniform = false;  // built by alltoall(): one count for every peer on every rank
   std::size_t recv_extent() const;  // bytes of recvbuf the collective may touch
 };
 

@@ -1,6 +1,7 @@
 // Host-driven engines: `caller` (progress inside test/wait/progress, libNBC's test-driven
-// mode) and `native` (nbfft makes no progress calls of its own between start and wait;
-// only the MPI library's own progress moves data — e.g. MPICH's async progress thread).
+// mode) and `native` (the progress hook is a no-op: between start and the application's
+// own test/wait calls only the MPI library's progress moves data — e.g. MPICH's async
+// progress thread; test and wait then behave as MPI_Test / MPI_Wait do).
 //
 // Not thread-safe: use a host-driven engine from one thread at a time, as with libNBC.
 #include "coll/caller_engine.hpp"
@@ -19,9 +20,7 @@ void HostEngine::post(std::shared_ptr<RequestState> st) {
 }
 
 bool HostEngine::settle() {
-  for (auto& st : active_)
-    if (!st->done.load(std::memory_order_relaxed)) detail::drive(*st);
-  forget_done();
+  advance_all();
   return active_.empty();
 }
 
@@ -46,12 +45,10 @@ void HostEngine::forget_done() {
 
 bool HostEngine::test(RequestState& st) {
   if (st.done.load(std::memory_order_acquire)) return true;
-  if (kind_ == EngineKind::Caller) {
-    advance_all();  // a test call progresses every outstanding collective, as in libNBC
-  } else {
-    detail::drive(st);
-    if (active_.size() > 64) forget_done();  // native keeps its list only for settle()
-  }
+  // A test progresses every outstanding host-driven collective, of both host engines, as
+  // in libNBC — and as MPI's progress rule demands: if tests of one request moved only
+  // some, ranks completing requests in different orders could wait on each other forever.
+  settle_all();
   return st.done.load(std::memory_order_acquire);
 }
 

@@ -29,7 +29,16 @@ struct Comm::Impl {
   EngineKind kind = EngineKind::Caller;
   std::shared_ptr<Engine> engine;
   mutable std::atomic<std::uint64_t> seq{0};
-  ~Impl() { free_comm(&dup); }
+  mutable MPI_Win window = MPI_WIN_NULL;
+  mutable MPI_Comm window_comm = MPI_COMM_NULL;
+  ~Impl() {
+    if (window != MPI_WIN_NULL && mpi_alive()) {
+      MPI_Win_unlock_all(window);
+      MPI_Win_free(&window);
+    }
+    free_comm(&window_comm);
+    free_comm(&dup);
+  }
 };
 
 Comm::Comm(MPI_Comm user, EngineKind engine) : impl_(std::make_shared<Impl>()) {
@@ -79,6 +88,20 @@ std::shared_ptr<MPI_Comm> Comm::private_duplicate() const {
   check_mpi(MPI_Comm_dup(impl().dup, c.get()), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
   return c;
+}
+
+MPI_Win Comm::rma_window() const {
+  const Impl& i = impl();
+  if (i.window == MPI_WIN_NULL) {
+    quiesce_all();  // both calls below block until every rank joins
+    check_mpi(MPI_Comm_dup(i.dup, &i.window_comm), "MPI_Comm_dup");
+    if (MPI_Win_create_dynamic(MPI_INFO_NULL, i.window_comm, &i.window) != MPI_SUCCESS)
+      throw Error("this MPI cannot create an RMA window here (Open MPI 4.1, for one, has no one-sided "
+                  "component for TCP under MPI_THREAD_MULTIPLE); use an algorithm other than rma");
+    MPI_Win_set_errhandler(i.window, MPI_ERRORS_RETURN);
+    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, i.window), "MPI_Win_lock_all");
+  }
+  return i.window;
 }
 
 }  // namespace nbfft::coll

@@ -29,6 +29,12 @@ class Comm {
   // A further private duplicate, freed with the last reference (for MPI-level collectives
   // that must not share a communicator with concurrently outstanding ones).
   std::shared_ptr<MPI_Comm> private_duplicate() const;
+  // The communicator's dynamic RMA window (MPI_Win_create_dynamic, opened with lock_all),
+  // created by the first call — which is collective, like the builds that make it. The
+  // rma algorithm attaches and detaches its buffers locally, so no collective has to free
+  // a window of its own (MPI_Win_free synchronizes; collectives finish in any order).
+  // The window is freed, collectively, with the Comm.
+  MPI_Win rma_window() const;
   void progress() const;
 
  private:

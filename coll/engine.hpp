@@ -79,6 +79,9 @@ class Engine {
 
 // Makes host progress on every live engine (what `--tests` calls between compute chunks).
 void progress_all();
+// One pass of settle() over every live engine; true when nothing host-driven is pending.
+// Every host test/wait makes this pass: MPI's progress rule, applied to nbfft's schedules.
+bool settle_all();
 // Quiesces every live engine: call before the host blocks in a call all ranks must join.
 void quiesce_all();
 

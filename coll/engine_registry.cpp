@@ -67,15 +67,15 @@ void progress_all() {
     if (e) e->progress();
 }
 
+bool settle_all() {
+  bool settled = true;
+  for (auto& e : live_engines())
+    if (e) settled = e->settle() && settled;
+  return settled;
+}
+
 void quiesce_all() {
-  auto live = live_engines();
-  for (;;) {
-    bool settled = true;
-    for (auto& e : live)
-      if (e) settled = e->settle() && settled;
-    if (settled) return;
-    std::this_thread::yield();
-  }
+  while (!settle_all()) std::this_thread::yield();
 }
 
 }  // namespace nbfft::coll

@@ -70,11 +70,25 @@ void ThreadEngine::post(std::shared_ptr<RequestState> st) {
   work_cv_.notify_one();
 }
 
-bool ThreadEngine::test(RequestState& st) { return st.done.load(std::memory_order_acquire); }
+// The agent needs no help, but a host inside test/wait must still move the host-driven
+// engines' schedules (MPI's progress rule): a peer may be waiting on one of them before
+// it can even start the collective this host is waiting for.
+bool ThreadEngine::test(RequestState& st) {
+  if (st.done.load(std::memory_order_acquire)) return true;
+  settle_all();
+  return st.done.load(std::memory_order_acquire);
+}
 
 void ThreadEngine::wait(RequestState& st) {
-  std::unique_lock<std::mutex> lk(mu_);
-  done_cv_.wait(lk, [&] { return st.done.load(std::memory_order_acquire); });
+  while (!st.done.load(std::memory_order_acquire)) {
+    if (!settle_all()) {  // host-driven work pending: keep driving it
+      std::this_thread::yield();
+      continue;
+    }
+    // Nothing host-driven is pending, and only this thread could add any: sleep.
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] { return st.done.load(std::memory_order_acquire); });
+  }
 }
 
 double ThreadEngine::agent_cpu_seconds() const {

@@ -65,7 +65,15 @@ struct Exchange {
       for (std::int64_t i = 0; i < rcounts[p]; ++i) expect[rdispls[p] + i] = pattern(p, me, i, seq);
     }
   }
+  // An alltoall of `n` elements per peer (every rank must make the same call).
+  static Exchange uniform(int me, int P, std::int64_t n, int seq) {
+    Exchange x(me, P, [n](int, int) { return n; }, seq);
+    x.is_uniform = true;
+    return x;
+  }
+  bool is_uniform = false;
   Collective build(const Comm& c, const AlgorithmSpec& spec) {
+    if (is_uniform) return alltoall(c, send.data(), recv.data(), scounts[0], sizeof(std::int32_t), spec);
     return alltoallv(c, send.data(), scounts, sdispls, recv.data(), rcounts, rdispls, sizeof(std::int32_t), spec);
   }
 };
