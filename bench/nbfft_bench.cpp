@@ -1,0 +1,85 @@
+// nbfft-bench: the collective-layer experiments of the seed papers, one subcommand each.
+#include "bench/common/cli.hpp"
+#include "bench/overlap/overlap.hpp"
+#include "coll/coll.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nbfft::bench::Args;
+
+int list_algorithms(const Args&, MPI_Comm world) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  if (rank != 0) return 0;
+  std::printf("alltoall algorithms (--algorithm):\n");
+  for (const auto& a : nbfft::coll::alltoall_algorithms()) {
+    const char* why = a.unavailable ? a.unavailable() : nullptr;
+    std::printf("  %-11s %s%s%s\n", a.name, a.summary, why ? "  [unavailable: " : "", why ? why : "");
+    if (why) std::printf("]\n");
+  }
+  std::printf("progress engines (--progress):\n");
+  for (const auto& e : nbfft::coll::engines()) std::printf("  %-11s %s\n", e.name, e.summary);
+  std::printf("transport presets (ALGORITHM[:W]@ENGINE or a name):\n");
+  for (const auto& t : nbfft::coll::transport_presets()) std::printf("  %-11s %-20s %s\n", t.name, t.expansion, t.summary);
+  return 0;
+}
+
+struct Command {
+  const char* name;
+  const char* summary;
+  const char* help;
+  std::function<int(const Args&, MPI_Comm)> run;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"overlap", "overlap of non-blocking alltoalls with compute (seed 000 Fig. 5, Table I, Fig. 10)",
+       nbfft::bench::kOverlapHelp, nbfft::bench::run_overlap},
+      {"algorithms", "list the alltoall algorithms, progress engines and transports", "nbfft-bench algorithms\n",
+       list_algorithms},
+  };
+  return table;
+}
+
+void usage() {
+  std::printf("usage: mpirun -n P nbfft-bench COMMAND [options]   (COMMAND --help for its options)\n");
+  for (const auto& c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, rc = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+      if (rank == 0) usage();
+    } else {
+      const Command* cmd = nullptr;
+      for (const auto& c : commands())
+        if (c.name == std::string(argv[1])) cmd = &c;
+      if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (try nbfft-bench --help)");
+      Args args(argc - 1, argv + 1);
+      if (args.has("help")) {
+        if (rank == 0) std::printf("%s", cmd->help);
+      } else {
+        rc = cmd->run(args, MPI_COMM_WORLD);
+      }
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "nbfft-bench: %s\n", e.what());
+    rc = 2;
+  }
+  MPI_Finalize();
+  return rc;
+}
