@@ -1,0 +1,66 @@
+# nbfft — the two set-up commands of the README, and the checks around them.
+#
+#   make demo          install what is missing, build, run the sine-kernel benchmark (4 local ranks)
+#   make test          install what is missing, build, run every test (ctest, real mpirun)
+#   make test MPI=mpich   the same against MPICH instead of Open MPI
+#   make tsan          ThreadSanitizer build of the engine tests
+#   make asan          AddressSanitizer + UBSan build of the whole suite
+#
+# Each MPI gets its own build folder (build/openmpi, build/mpich, ...).
+MPI        ?= openmpi
+BUILD_DIR  ?= build/$(MPI)
+BUILD_TYPE ?= Release
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+ifeq ($(MPI),mpich)
+  # Debian installs both MPIs side by side; pin every tool to MPICH. libfftw3-mpi is built
+  # for Open MPI only, so the FFTW-MPI baseline is left out of MPICH builds.
+  MPI_ARGS = -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich \
+             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DNBFFT_WITH_FFTW_MPI=OFF
+  MPIRUN   = mpiexec.mpich
+  DEMO_BASELINE =
+else ifeq ($(MPI),openmpi)
+  MPI_ARGS = -DMPI_C_COMPILER=mpicc.openmpi -DMPI_CXX_COMPILER=mpicxx.openmpi \
+             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
+  MPIRUN   = mpiexec.openmpi --oversubscribe --bind-to none
+  DEMO_BASELINE = --baseline fftw-mpi
+else
+  $(error MPI must be openmpi or mpich, not '$(MPI)')
+endif
+
+# Open MPI refuses root without these; CI and the sandbox run as root.
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+.PHONY: all deps build test demo tsan asan clean
+all: build
+
+deps:
+	@bash scripts/install-deps.sh $(MPI)
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(CMAKE_ARGS)
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j$(JOBS)
+
+demo: build
+	$(MPIRUN) -n 4 $(BUILD_DIR)/bench/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)
+
+# The thread engine and the collectives it runs, under ThreadSanitizer. MPI itself is not
+# instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.
+TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives
+tsan: deps
+	cmake -S . -B build/tsan-$(MPI) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBFFT_SANITIZE=thread $(MPI_ARGS)
+	cmake --build build/tsan-$(MPI) -j$(JOBS) --target $(TSAN_TESTS)
+	cd build/tsan-$(MPI) && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)' -j1
+
+asan:
+	$(MAKE) build BUILD_DIR=build/asan-$(MPI) BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DNBFFT_SANITIZE=address"
+	cd build/asan-$(MPI) && ASAN_OPTIONS="detect_leaks=0" ctest --output-on-failure -L mpi -j$(JOBS)
+
+clean:
+	rm -rf build
