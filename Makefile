@@ -47,7 +47,7 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 
 demo: build
-	$(MPIRUN) -n 4 $(BUILD_DIR)/bench/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)
+	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)
 
 # The thread engine and the collectives it runs, under ThreadSanitizer. MPI itself is not
 # instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.

@@ -1,8 +1,9 @@
-// Box3: a rectangular block of the global grid, and the even/uneven 1D split.
+// Box3: a rectangular block of the global grid with its memory order, and the even/uneven
+// 1D split.
 //
-// Every array the FFT layer reads or writes is a box stored x fastest, then y, then z
-// (C order [z][y][x]): element (x, y, z) of a box is at
-//     (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2])).
+// order[0] is the fastest-varying dimension in memory, order[2] the slowest (heFFTe's
+// convention). The default {0, 1, 2} is x fastest, then y, then z (C array [z][y][x]):
+//     element (x, y, z) at (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2])).
 // Splitting n points over m parts gives the first n % m parts one extra point, so part
 // sizes differ by at most one. Parts may be empty when m > n.
 #pragma once
@@ -28,9 +29,11 @@ inline Range split(std::int64_t n, std::int64_t m, std::int64_t k) {
 struct Box3 {
   std::array<std::int64_t, 3> lo{0, 0, 0};  // global offset of the first point (x, y, z)
   std::array<std::int64_t, 3> n{0, 0, 0};   // points along x, y, z
+  std::array<int, 3> order{0, 1, 2};        // dimensions from fastest to slowest in memory
 
-  static Box3 from(const Range& x, const Range& y, const Range& z) {
-    return {{x.lo, y.lo, z.lo}, {x.n, y.n, z.n}};
+  static Box3 from(const Range& x, const Range& y, const Range& z,
+                   std::array<int, 3> order = {0, 1, 2}) {
+    return {{x.lo, y.lo, z.lo}, {x.n, y.n, z.n}, order};
   }
   Range range(int d) const { return {lo[d], n[d]}; }
   std::int64_t count() const { return n[0] * n[1] * n[2]; }
@@ -39,17 +42,22 @@ struct Box3 {
     return x >= lo[0] && x < lo[0] + n[0] && y >= lo[1] && y < lo[1] + n[1] && z >= lo[2] &&
            z < lo[2] + n[2];
   }
-  // Offset of global point (x, y, z) inside this box's storage (x fastest).
+  // Offset of global point (x, y, z) inside this box's storage, in its memory order.
   std::int64_t index(std::int64_t x, std::int64_t y, std::int64_t z) const {
-    return (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2]));
+    const std::int64_t r[3] = {x - lo[0], y - lo[1], z - lo[2]};
+    return r[order[0]] + n[order[0]] * (r[order[1]] + n[order[1]] * r[order[2]]);
   }
-  friend bool operator==(const Box3& a, const Box3& b) { return a.lo == b.lo && a.n == b.n; }
+  friend bool operator==(const Box3& a, const Box3& b) {
+    return a.lo == b.lo && a.n == b.n && a.order == b.order;
+  }
   friend bool operator!=(const Box3& a, const Box3& b) { return !(a == b); }
 };
 
 inline std::ostream& operator<<(std::ostream& os, const Box3& b) {
+  static const char xyz[] = "xyz";
   return os << "[" << b.lo[0] << ":" << b.lo[0] + b.n[0] << ", " << b.lo[1] << ":"
-            << b.lo[1] + b.n[1] << ", " << b.lo[2] << ":" << b.lo[2] + b.n[2] << "]";
+            << b.lo[1] + b.n[1] << ", " << b.lo[2] << ":" << b.lo[2] + b.n[2] << "] order "
+            << xyz[b.order[0]] << xyz[b.order[1]] << xyz[b.order[2]];
 }
 
 }  // namespace nbfft::fft

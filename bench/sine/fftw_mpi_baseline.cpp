@@ -1,0 +1,196 @@
+// The FFTW-MPI baseline of nbfft-sine: FFTW's distributed 3D transform in its fastest form.
+//
+// FFTW distributes the row-major array n0 x n1 x n2 = nz x ny x nx (x fastest, as nbfft)
+// in z slabs. FFTW_MPI_TRANSPOSED_OUT skips the final transpose, so the forward output is
+// ny-distributed [y][z][x] (the layout closest to nbfft's Z-pencils); the backward plan
+// takes that layout with FFTW_MPI_TRANSPOSED_IN. Normalization is a separate pass over the
+// spectrum, as in P3DFFT's test_sine (FFTW cannot fuse it).
+#include "bench/sine/runner.hpp"
+
+#include "coll/error.hpp"
+#include "fft/local_fft.hpp"
+
+#include <fftw3-mpi.h>
+
+#include <algorithm>
+#include <complex>
+#include <sstream>
+
+namespace nbfft::sine {
+
+namespace {
+
+template <typename T>
+struct Mpi;
+
+template <>
+struct Mpi<double> {
+  using plan = fftw_plan;
+  using cplx = fftw_complex;
+  static ptrdiff_t local_size(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, MPI_Comm c, ptrdiff_t* a,
+                              ptrdiff_t* b, ptrdiff_t* d, ptrdiff_t* e) {
+    return fftw_mpi_local_size_3d_transposed(n0, n1, n2, c, a, b, d, e);
+  }
+  static plan r2c(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, double* in, cplx* out, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_dft_r2c_3d(n0, n1, n2, in, out, c, f);
+  }
+  static plan c2r(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, cplx* in, double* out, MPI_Comm c, unsigned f) {
+    return fftw_mpi_plan_dft_c2r_3d(n0, n1, n2, in, out, c, f);
+  }
+  static plan dft(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, cplx* in, cplx* out, MPI_Comm c, int s, unsigned f) {
+    return fftw_mpi_plan_dft_3d(n0, n1, n2, in, out, c, s, f);
+  }
+  static void execute(plan p) { fftw_execute(p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+  static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
+  static void release(void* p) { fftw_free(p); }
+};
+
+template <>
+struct Mpi<float> {
+  using plan = fftwf_plan;
+  using cplx = fftwf_complex;
+  static ptrdiff_t local_size(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, MPI_Comm c, ptrdiff_t* a,
+                              ptrdiff_t* b, ptrdiff_t* d, ptrdiff_t* e) {
+    return fftwf_mpi_local_size_3d_transposed(n0, n1, n2, c, a, b, d, e);
+  }
+  static plan r2c(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, float* in, cplx* out, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_dft_r2c_3d(n0, n1, n2, in, out, c, f);
+  }
+  static plan c2r(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, cplx* in, float* out, MPI_Comm c, unsigned f) {
+    return fftwf_mpi_plan_dft_c2r_3d(n0, n1, n2, in, out, c, f);
+  }
+  static plan dft(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, cplx* in, cplx* out, MPI_Comm c, int s, unsigned f) {
+    return fftwf_mpi_plan_dft_3d(n0, n1, n2, in, out, c, s, f);
+  }
+  static void execute(plan p) { fftwf_execute(p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
+  static void release(void* p) { fftwf_free(p); }
+};
+
+template <typename T>
+class FftwMpiRunner final : public Runner {
+  using Api = Mpi<T>;
+  using C = std::complex<T>;
+
+ public:
+  explicit FftwMpiRunner(const BaselineSpec& s) : s_(s), field_(s.n) {
+    r2c_ = s.transform == fft::TransformKind::R2C;
+    const ptrdiff_t nx = s.n[0], ny = s.n[1], nz = s.n[2];
+    const ptrdiff_t xc = r2c_ ? nx / 2 + 1 : nx;
+    ptrdiff_t n0 = 0, s0 = 0, n1 = 0, s1 = 0;
+    const ptrdiff_t alloc = Api::local_size(nz, ny, xc, s.comm, &n0, &s0, &n1, &s1);
+    local_nz_ = n0;
+    z0_ = s0;
+    local_ny_ = n1;
+    row_ = r2c_ ? 2 * xc : nx;  // padded real row (r2c) or complex row, in T or C units
+    // Field / result: real padded [z][y][2*xc] or complex [z][y][x]; spectrum [y][z][xc].
+    const std::size_t field_bytes = r2c_ ? sizeof(T) * 2 * alloc : sizeof(C) * alloc;
+    in_ = Api::alloc(std::max<std::size_t>(field_bytes, 64));
+    res_ = Api::alloc(std::max<std::size_t>(field_bytes, 64));
+    spec_ = Api::alloc(std::max<std::size_t>(sizeof(C) * alloc, 64));
+    spec_count_ = static_cast<std::size_t>(local_ny_ * nz * xc);
+    const unsigned effort = fft::fftw_effort_flags(static_cast<int>(s.effort));
+    auto cin = static_cast<typename Api::cplx*>(in_);
+    auto cspec = static_cast<typename Api::cplx*>(spec_);
+    auto cres = static_cast<typename Api::cplx*>(res_);
+    if (r2c_) {
+      fwd_ = Api::r2c(nz, ny, nx, static_cast<T*>(in_), cspec, s.comm, effort | FFTW_MPI_TRANSPOSED_OUT);
+      bwd_ = Api::c2r(nz, ny, nx, cspec, static_cast<T*>(res_), s.comm, effort | FFTW_MPI_TRANSPOSED_IN);
+    } else {
+      fwd_ = Api::dft(nz, ny, nx, cin, cspec, s.comm, FFTW_FORWARD, effort | FFTW_MPI_TRANSPOSED_OUT);
+      bwd_ = Api::dft(nz, ny, nx, cspec, cres, s.comm, FFTW_BACKWARD, effort | FFTW_MPI_TRANSPOSED_IN);
+    }
+    if (!fwd_ || !bwd_) throw Error("FFTW-MPI could not plan the baseline transform");
+    // Planning may overwrite the arrays: fill the field afterwards.
+    for (ptrdiff_t z = 0; z < local_nz_; ++z)
+      for (ptrdiff_t y = 0; y < ny; ++y)
+        for (ptrdiff_t x = 0; x < nx; ++x) {
+          const std::size_t k = static_cast<std::size_t>((z * ny + y) * row_ + x);
+          if (r2c_)
+            static_cast<T*>(in_)[k] = static_cast<T>(field_.re(x, y, z0_ + z));
+          else
+            static_cast<C*>(in_)[k] = C(static_cast<T>(field_.re(x, y, z0_ + z)),
+                                        static_cast<T>(field_.im(x, y, z0_ + z)));
+        }
+  }
+  ~FftwMpiRunner() override {
+    Api::destroy(fwd_);
+    Api::destroy(bwd_);
+    Api::release(in_);
+    Api::release(res_);
+    Api::release(spec_);
+  }
+
+  std::string transport() const override { return "fftw-mpi"; }
+  std::string proc_grid() const override {
+    int p = 0;
+    MPI_Comm_size(s_.comm, &p);
+    return "1x" + std::to_string(p);
+  }
+  std::string config() const override {
+    std::ostringstream os;
+    os << "FFTW-MPI " << fft::name(s_.precision) << " " << fft::name(s_.transform)
+       << " z-slabs, FFTW_MPI_TRANSPOSED_OUT/IN, effort=" << fft::name(s_.effort)
+       << ", normalization as a separate pass";
+    return os.str();
+  }
+  bool has_phases() const override { return false; }
+
+  void iterate(fft::Timings& t) override {
+    fft::PhaseClock clk(&t);
+    Api::execute(fwd_);
+    const T scale = static_cast<T>(1.0 / (static_cast<double>(s_.n[0]) * s_.n[1] * s_.n[2]));
+    C* sp = static_cast<C*>(spec_);
+    for (std::size_t k = 0; k < spec_count_; ++k) sp[k] *= scale;
+    Api::execute(bwd_);
+    clk.mark(&fft::Timings::total);
+  }
+
+  double local_error() const override {
+    double e = 0;
+    const ptrdiff_t nx = s_.n[0], ny = s_.n[1];
+    for (ptrdiff_t z = 0; z < local_nz_; ++z)
+      for (ptrdiff_t y = 0; y < ny; ++y)
+        for (ptrdiff_t x = 0; x < nx; ++x) {
+          const std::size_t k = static_cast<std::size_t>((z * ny + y) * row_ + x);
+          if (r2c_) {
+            e = std::max(e, std::abs(static_cast<double>(static_cast<T*>(res_)[k]) - field_.re(x, y, z0_ + z)));
+          } else {
+            const C v = static_cast<C*>(res_)[k];
+            e = std::max(e, std::abs(std::complex<double>(v.real(), v.imag()) -
+                                     std::complex<double>(field_.re(x, y, z0_ + z), field_.im(x, y, z0_ + z))));
+          }
+        }
+    return e;
+  }
+
+ private:
+  BaselineSpec s_;
+  SineField field_;
+  bool r2c_ = true;
+  ptrdiff_t local_nz_ = 0, z0_ = 0, local_ny_ = 0, row_ = 0;
+  void *in_ = nullptr, *res_ = nullptr, *spec_ = nullptr;
+  std::size_t spec_count_ = 0;
+  typename Api::plan fwd_ = nullptr, bwd_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec& spec) {
+  if (spec.precision == fft::Precision::Double) return std::make_unique<FftwMpiRunner<double>>(spec);
+  return std::make_unique<FftwMpiRunner<float>>(spec);
+}
+
+void fftw_mpi_init() {
+  ::fftw_mpi_init();
+  ::fftwf_mpi_init();
+}
+
+void fftw_mpi_cleanup() {
+  ::fftw_mpi_cleanup();
+  ::fftwf_mpi_cleanup();
+}
+
+}  // namespace nbfft::sine

@@ -1,0 +1,73 @@
+// One thing nbfft-sine times: a forward transform of the sine field, normalization and a
+// backward transform. nbfft plans and the FFTW-MPI baseline implement it alike, so the
+// driver interleaves their iterations and reports them in one table.
+#pragma once
+
+#include "fft/options.hpp"
+#include "fft/timings.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+namespace nbfft::sine {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::string transport() const = 0;  // "blocking", ..., or "fftw-mpi"
+  virtual std::string proc_grid() const = 0;  // "M1xM2"
+  virtual std::string config() const = 0;     // everything that produced the numbers
+  virtual bool has_phases() const = 0;        // false: only the total is measured
+  // forward + normalize + backward; phase times are added to t.
+  virtual void iterate(fft::Timings& t) = 0;
+  // max |result - sine field| on this rank after the last iterate().
+  virtual double local_error() const = 0;
+};
+
+// The test_sine field on [0, 2pi)^3: sin(x) sin(2y) sin(3z), and for c2c an imaginary
+// part sin(3x) sin(y) sin(2z). Tables per dimension keep the error check cheap.
+class SineField {
+ public:
+  explicit SineField(std::array<std::int64_t, 3> n) : n_(n) {
+    const double two_pi = 6.283185307179586476925286766559;
+    for (int d = 0; d < 3; ++d)
+      for (int k = 1; k <= 3; ++k) {
+        auto& t = table_[d][k - 1];
+        t.resize(static_cast<std::size_t>(n[d]));
+        for (std::int64_t i = 0; i < n[d]; ++i) t[i] = std::sin(k * two_pi * i / n[d]);
+      }
+  }
+  double re(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    return table_[0][0][x] * table_[1][1][y] * table_[2][2][z];
+  }
+  double im(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    return table_[0][2][x] * table_[1][0][y] * table_[2][1][z];
+  }
+
+ private:
+  std::array<std::int64_t, 3> n_;
+  std::vector<double> table_[3][3];  // [dimension][frequency-1]
+};
+
+struct BaselineSpec {
+  MPI_Comm comm;
+  std::array<std::int64_t, 3> n;
+  fft::Precision precision;
+  fft::TransformKind transform;
+  fft::Effort effort;
+};
+
+// FFTW's own MPI transform (fftw_mpi_plan_dft_r2c_3d with FFTW_MPI_TRANSPOSED_OUT forward,
+// c2r with FFTW_MPI_TRANSPOSED_IN backward; c2c alike). Throws nbfft::Error when nbfft-sine
+// was built without FFTW-MPI.
+std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec& spec);
+void fftw_mpi_init();     // after MPI_Init; no-op without FFTW-MPI
+void fftw_mpi_cleanup();  // before MPI_Finalize
+
+}  // namespace nbfft::sine

@@ -1,0 +1,132 @@
+#include "fft/local_fft.hpp"
+
+#include "coll/error.hpp"
+#include "fft/fftw_api.hpp"
+
+#include <string>
+#include <utility>
+
+namespace nbfft::fft {
+
+unsigned fftw_effort_flags(int effort) {
+  switch (effort) {
+    case 0: return FFTW_ESTIMATE;
+    case 1: return FFTW_MEASURE;
+    case 2: return FFTW_PATIENT;
+    default: return FFTW_EXHAUSTIVE;
+  }
+}
+
+namespace {
+
+template <typename T>
+void* make_plan(FftKind kind, const FftDim& dim, const std::vector<FftDim>& batch, void* in,
+                void* out, unsigned flags) {
+  using Api = FftwApi<T>;
+  typename Api::iodim d{dim.n, dim.is, dim.os};
+  std::vector<typename Api::iodim> hd;
+  for (const auto& b : batch) hd.push_back({b.n, b.is, b.os});
+  const int hr = static_cast<int>(hd.size());
+  typename Api::plan p = nullptr;
+  switch (kind) {
+    case FftKind::Forward:
+    case FftKind::Backward:
+      p = Api::dft(1, &d, hr, hd.data(), static_cast<typename Api::cplx*>(in),
+                   static_cast<typename Api::cplx*>(out),
+                   kind == FftKind::Forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+      break;
+    case FftKind::R2C:
+      p = Api::r2c(1, &d, hr, hd.data(), static_cast<T*>(in),
+                   static_cast<typename Api::cplx*>(out), flags);
+      break;
+    case FftKind::C2R:
+      p = Api::c2r(1, &d, hr, hd.data(), static_cast<typename Api::cplx*>(in),
+                   static_cast<T*>(out), flags);
+      break;
+  }
+  if (!p)
+    throw Error("FFTW could not plan a length-" + std::to_string(dim.n) +
+                " transform (strides " + std::to_string(dim.is) + "/" + std::to_string(dim.os) +
+                ")");
+  return static_cast<void*>(p);
+}
+
+}  // namespace
+
+template <typename T>
+LocalFft<T>::LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void* plan_in,
+                      void* plan_out, unsigned flags)
+    : kind_(kind), in_place_(plan_in == plan_out) {
+  if (dim.n <= 0) return;
+  for (const auto& b : batch)
+    if (b.n <= 0) return;  // nothing to transform on this rank: stays empty
+  align_in_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_in));
+  align_out_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_out));
+  aligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out, flags);
+  // Estimate-only planning never touches the arrays, so this is safe after measuring.
+  const unsigned effort = FFTW_MEASURE | FFTW_PATIENT | FFTW_EXHAUSTIVE | FFTW_ESTIMATE;
+  unaligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out,
+                            (flags & ~effort) | FFTW_ESTIMATE | FFTW_UNALIGNED);
+}
+
+template <typename T>
+void LocalFft<T>::reset() {
+  using Api = FftwApi<T>;
+  if (aligned_) Api::destroy(static_cast<typename Api::plan>(aligned_));
+  if (unaligned_) Api::destroy(static_cast<typename Api::plan>(unaligned_));
+  aligned_ = unaligned_ = nullptr;
+}
+
+template <typename T>
+LocalFft<T>::~LocalFft() {
+  reset();
+}
+
+template <typename T>
+LocalFft<T>::LocalFft(LocalFft&& o) noexcept
+    : kind_(o.kind_),
+      aligned_(std::exchange(o.aligned_, nullptr)),
+      unaligned_(std::exchange(o.unaligned_, nullptr)),
+      align_in_(o.align_in_),
+      align_out_(o.align_out_),
+      in_place_(o.in_place_) {}
+
+template <typename T>
+LocalFft<T>& LocalFft<T>::operator=(LocalFft&& o) noexcept {
+  if (this != &o) {
+    reset();
+    kind_ = o.kind_;
+    aligned_ = std::exchange(o.aligned_, nullptr);
+    unaligned_ = std::exchange(o.unaligned_, nullptr);
+    align_in_ = o.align_in_;
+    align_out_ = o.align_out_;
+    in_place_ = o.in_place_;
+  }
+  return *this;
+}
+
+template <typename T>
+void LocalFft<T>::execute(void* in, void* out) const {
+  using Api = FftwApi<T>;
+  if (!aligned_) return;
+  const bool same = Api::alignment_of(static_cast<T*>(in)) == align_in_ &&
+                    Api::alignment_of(static_cast<T*>(out)) == align_out_;
+  auto p = static_cast<typename Api::plan>(same ? aligned_ : unaligned_);
+  switch (kind_) {
+    case FftKind::Forward:
+    case FftKind::Backward:
+      Api::exec_dft(p, static_cast<typename Api::cplx*>(in), static_cast<typename Api::cplx*>(out));
+      break;
+    case FftKind::R2C:
+      Api::exec_r2c(p, static_cast<T*>(in), static_cast<typename Api::cplx*>(out));
+      break;
+    case FftKind::C2R:
+      Api::exec_c2r(p, static_cast<typename Api::cplx*>(in), static_cast<T*>(out));
+      break;
+  }
+}
+
+template class LocalFft<double>;
+template class LocalFft<float>;
+
+}  // namespace nbfft::fft

@@ -1,0 +1,110 @@
+#include "fft/options.hpp"
+
+#include "coll/error.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace nbfft::fft {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+}  // namespace
+
+Options& Options::transport(std::string_view name) {
+  row_transport = coll::Transport::parse(name);
+  col_transport = row_transport;
+  return *this;
+}
+
+const char* name(Precision p) { return p == Precision::Double ? "double" : "single"; }
+const char* name(TransformKind t) { return t == TransformKind::R2C ? "r2c" : "c2c"; }
+const char* name(Norm n) {
+  switch (n) {
+    case Norm::None: return "none";
+    case Norm::Backward: return "backward";
+    case Norm::Forward: return "forward";
+    case Norm::Ortho: return "ortho";
+  }
+  return "?";
+}
+const char* name(Effort e) {
+  switch (e) {
+    case Effort::Estimate: return "estimate";
+    case Effort::Measure: return "measure";
+    case Effort::Patient: return "patient";
+    case Effort::Exhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
+Precision parse_precision(std::string_view s) {
+  const std::string l = lower(s);
+  if (l == "double" || l == "d" || l == "fp64") return Precision::Double;
+  if (l == "single" || l == "float" || l == "s" || l == "fp32") return Precision::Single;
+  throw Error("unknown precision '" + std::string(s) + "' (use double or single)");
+}
+
+TransformKind parse_transform(std::string_view s) {
+  const std::string l = lower(s);
+  if (l == "r2c" || l == "c2r" || l == "real") return TransformKind::R2C;
+  if (l == "c2c" || l == "complex") return TransformKind::C2C;
+  throw Error("unknown transform '" + std::string(s) + "' (use r2c or c2c)");
+}
+
+Norm parse_norm(std::string_view s) {
+  const std::string l = lower(s);
+  if (l == "none") return Norm::None;
+  if (l == "backward") return Norm::Backward;
+  if (l == "forward") return Norm::Forward;
+  if (l == "ortho") return Norm::Ortho;
+  throw Error("unknown normalization '" + std::string(s) +
+              "' (use none, backward, forward or ortho)");
+}
+
+Effort parse_effort(std::string_view s) {
+  const std::string l = lower(s);
+  if (l == "estimate") return Effort::Estimate;
+  if (l == "measure") return Effort::Measure;
+  if (l == "patient") return Effort::Patient;
+  if (l == "exhaustive") return Effort::Exhaustive;
+  throw Error("unknown planner effort '" + std::string(s) +
+              "' (use estimate, measure, patient or exhaustive)");
+}
+
+std::pair<int, int> parse_proc_grid(std::string_view s) {
+  const std::string t(s);
+  const auto x = t.find_first_of("xX");
+  auto bad = [&]() {
+    return Error("bad process grid '" + t + "' (expected M1xM2 with positive integers, e.g. 2x4)");
+  };
+  if (x == std::string::npos || x == 0 || x + 1 >= t.size()) throw bad();
+  char* end = nullptr;
+  const long a = std::strtol(t.c_str(), &end, 10);
+  if (end != t.c_str() + x) throw bad();
+  const long b = std::strtol(t.c_str() + x + 1, &end, 10);
+  if (*end != '\0') throw bad();
+  if (a <= 0 || b <= 0 || a > 1 << 20 || b > 1 << 20) throw bad();
+  return {static_cast<int>(a), static_cast<int>(b)};
+}
+
+std::ostream& operator<<(std::ostream& os, const Options& o) {
+  os << "precision=" << name(o.precision) << " transform=" << name(o.transform)
+     << " norm=" << name(o.norm) << " proc_grid=";
+  if (o.m1 || o.m2)
+    os << o.m1 << "x" << o.m2;
+  else
+    os << "auto";
+  os << " row_transport=" << o.row_transport.str() << " col_transport=" << o.col_transport.str()
+     << " effort=" << name(o.effort) << " allow_empty=" << (o.allow_empty ? "yes" : "no");
+  return os;
+}
+
+}  // namespace nbfft::fft

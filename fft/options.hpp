@@ -1,0 +1,70 @@
+// Options: every run-time choice of a Plan in one printable object (heFFTe's plan_options).
+//
+// A benchmark prints `options` with operator<< so each record says exactly what ran.
+// The parse_* helpers turn command-line words into options and throw nbfft::Error listing
+// the accepted words when given anything else.
+#pragma once
+
+#include "coll/transport.hpp"
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace nbfft::fft {
+
+enum class Precision { Double, Single };
+
+// R2C: forward real -> complex (x shrinks to nx/2+1), backward complex -> real (c2r).
+// C2C: complex both ways.
+enum class TransformKind { R2C, C2C };
+
+// Scaling, named like numpy.fft's `norm`, plus FFTW's unscaled convention:
+//   None      neither direction scaled (FFTW, P3DFFT): backward(forward(f)) = N*f
+//   Backward  backward scaled by 1/N (numpy's default)
+//   Forward   forward scaled by 1/N
+//   Ortho     both scaled by 1/sqrt(N)
+// N = nx*ny*nz. The scaling is fused into the z-FFT stage, so it costs no extra pass.
+enum class Norm { None, Backward, Forward, Ortho };
+
+// FFTW planner effort (FFTW_ESTIMATE ... FFTW_EXHAUSTIVE). Measure plans take seconds on
+// large grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
+enum class Effort { Estimate, Measure, Patient, Exhaustive };
+
+struct Options {
+  Precision precision = Precision::Double;
+  TransformKind transform = TransformKind::R2C;
+  Norm norm = Norm::None;
+  // Process grid M1 x M2 (M1 splits y of the input, M2 splits z). 0 x 0 lets the plan choose
+  // (slabs when they fit, else the squarest grid); one 0 is derived from the other.
+  int m1 = 0, m2 = 0;
+  // How each exchange moves data: an alltoall algorithm x progress engine of coll/.
+  // "blocking" (MPI_Alltoallv, caller engine) is the default: the fastest for a transform
+  // that does not overlap anything. The thread engine needs MPI_THREAD_MULTIPLE.
+  coll::Transport row_transport{};
+  coll::Transport col_transport{};
+  Effort effort = Effort::Measure;
+  // Let grids leave some ranks without points (e.g. 8 ranks on nz = 4). Those ranks just
+  // take part in the exchanges. When false such grids are an error at plan time.
+  bool allow_empty = true;
+
+  // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
+  Options& transport(std::string_view name);
+};
+
+std::ostream& operator<<(std::ostream& os, const Options& o);
+
+const char* name(Precision p);      // "double", "single"
+const char* name(TransformKind t);  // "r2c", "c2c"
+const char* name(Norm n);           // "none", "backward", "forward", "ortho"
+const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
+
+Precision parse_precision(std::string_view s);  // double|single (also float)
+TransformKind parse_transform(std::string_view s);  // r2c|c2c
+Norm parse_norm(std::string_view s);
+Effort parse_effort(std::string_view s);
+// "M1xM2" -> {M1, M2}; throws on anything else.
+std::pair<int, int> parse_proc_grid(std::string_view s);
+
+}  // namespace nbfft::fft

@@ -1,0 +1,110 @@
+// Plan: a distributed 3D FFT of an nx x ny x nz grid on an M1 x M2 process grid.
+//
+//   nbfft::fft::Options o;               // double r2c, blocking exchanges, FFTW_MEASURE
+//   nbfft::fft::Plan plan(MPI_COMM_WORLD, {nx, ny, nz}, o);
+//   std::vector<double> f(plan.in_count());                 // this rank's X-pencil
+//   std::vector<std::complex<double>> F(plan.out_count());  // this rank's Z-pencil
+//   plan.forward(f, F);  plan.backward(F, f);
+//
+// Layout. Input (forward) / output (backward) is the rank's X-pencil in_box(): all nx
+// points of x, part i of ny, part j of nz, stored x fastest, then y, then z (C [z][y][x]).
+// Output (forward) / input (backward) is the Z-pencil out_box(): part i of the xc complex
+// x points (xc = nx/2+1 for r2c, nx for c2c), part j of ny, all nz points of z, stored
+// x fastest, then z, then y (C [y][z][x]; out_box().order = {0, 2, 1}), i = rank % M1,
+// j = rank / M1. Box3::index(x, y, z) gives the offset of a point in either box:
+//     input:  (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2]))
+//     output: (x - lo[0]) + n[0] * ((z - lo[2]) + n[2] * (y - lo[1]))
+// The output order is FFTW-MPI's FFTW_MPI_TRANSPOSED_OUT order, chosen for speed: each y
+// is one contiguous z-x plane, so the z FFT runs on a plane in cache and the COL exchange
+// delivers each peer's part of it as one block (a z-strided layout made the z FFT 4x
+// slower at 256^3). Real input is unpadded (nx reals per row). A spectral coefficient
+// (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
+//
+// In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
+// backward() leaves its input untouched; forward() leaves its input untouched when out of
+// place. Transforms of one plan must not run concurrently (they share the workspace).
+// Construction and every forward/backward are collective over the communicator.
+#pragma once
+
+#include "fft/box.hpp"
+#include "fft/decomposition.hpp"
+#include "fft/options.hpp"
+#include "fft/timings.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace nbfft::fft {
+
+class Plan {
+ public:
+  // n = {nx, ny, nz}. Throws nbfft::Error naming the problem for non-positive sizes, a
+  // process grid that does not match the communicator size, an impossible grid (when
+  // options.allow_empty is false), or a transport the collective layer cannot run.
+  Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options = {});
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+
+  const Options& options() const;  // with the process grid resolved (m1, m2 set)
+  const Decomposition& decomposition() const;
+  std::array<std::int64_t, 3> global_size() const;
+  int m1() const;
+  int m2() const;
+  const Box3& in_box() const;   // X-pencil of this rank (real points for r2c)
+  const Box3& out_box() const;  // Z-pencil of this rank (complex points)
+  std::int64_t in_count() const { return in_box().count(); }    // elements (real for r2c)
+  std::int64_t out_count() const { return out_box().count(); }  // complex elements
+  std::size_t in_bytes() const;
+  std::size_t out_bytes() const;
+  std::size_t inplace_bytes() const;    // max(in_bytes, out_bytes)
+  std::size_t workspace_bytes() const;  // buffers the plan holds besides the user's arrays
+
+  // Typed transforms; counts are elements of the pointed-to type. A call that does not
+  // match the plan's precision / transform, or buffers smaller than the box, throw.
+  void forward(const double* in, std::size_t in_n, std::complex<double>* out, std::size_t out_n,
+               Timings* t = nullptr) const;
+  void forward(const float* in, std::size_t in_n, std::complex<float>* out, std::size_t out_n,
+               Timings* t = nullptr) const;
+  void forward(const std::complex<double>* in, std::size_t in_n, std::complex<double>* out,
+               std::size_t out_n, Timings* t = nullptr) const;
+  void forward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
+               std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const std::complex<double>* in, std::size_t in_n, double* out, std::size_t out_n,
+                Timings* t = nullptr) const;
+  void backward(const std::complex<float>* in, std::size_t in_n, float* out, std::size_t out_n,
+                Timings* t = nullptr) const;
+  void backward(const std::complex<double>* in, std::size_t in_n, std::complex<double>* out,
+                std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
+                std::size_t out_n, Timings* t = nullptr) const;
+
+  template <typename In, typename Out>
+  void forward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
+    forward(in.data(), in.size(), out.data(), out.size(), t);
+  }
+  template <typename In, typename Out>
+  void backward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
+    backward(in.data(), in.size(), out.data(), out.size(), t);
+  }
+
+  // Untyped form: sizes in bytes; the element types are the plan's.
+  void forward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                     Timings* t = nullptr) const;
+  void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                      Timings* t = nullptr) const;
+
+  struct Impl;
+
+ private:
+  void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nbfft::fft

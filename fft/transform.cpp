@@ -1,0 +1,265 @@
+#include "fft/transform.hpp"
+
+#include "coll/alltoall.hpp"
+#include "coll/error.hpp"
+#include "fft/fftw_api.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nbfft::fft {
+
+FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
+  // fftw_malloc aligns for SIMD; every buffer gets at least one cache line so empty
+  // ranks still have valid pointers to bind.
+  void* p = fftw_malloc(std::max<std::size_t>(bytes, 64));
+  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of FFT workspace");
+  p_ = std::shared_ptr<void>(p, [](void* q) { fftw_free(q); });
+}
+
+template <typename T>
+Transform<T>::Transform(const Decomposition& d, TransformKind kind, Norm norm, unsigned flags,
+                        coll::Comm row, coll::Comm col, coll::Transport row_t, coll::Transport col_t)
+    : d_(d),
+      kind_(kind),
+      fused_xy_(d.m1 == 1),
+      row_comm_(std::move(row)),
+      col_comm_(std::move(col)),
+      row_t_(std::move(row_t)),
+      col_t_(std::move(col_t)),
+      row_(d),
+      col_(d, padded_ld<C>(d.y_pencil.n[0])) {
+  nx_ = d.n[0];
+  xc_ = d.xc;
+  nyi_ = d.x_pencil.n[1];
+  nzc_ = d.x_pencil.n[2];
+  ny_ = d.n[1];
+  nxi_ = d.y_pencil.n[0];
+  nyj_ = d.z_pencil.n[1];
+  nz_ = d.n[2];
+  ldx_ = padded_ld<C>(xc_);
+  ldy_ = padded_ld<C>(nxi_);
+  const double N = static_cast<double>(nx_) * ny_ * nz_;
+  if (norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
+  if (norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
+  if (norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
+
+  // Buffers first: the planner measures on them.
+  ws_ = allocate();
+  Workspace<T>& ws = *ws_;
+  C* P = ws.P();
+  // Stand-in for one plane of the user's X-pencil while planning (measuring overwrites it).
+  const bool r2c = kind == TransformKind::R2C;
+  FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
+  void* U = user.get();
+
+  // x: rows of the X-pencil plane; y, z: columns of a plane with x contiguous.
+  fx_fwd_ = LocalFft<T>(r2c ? FftKind::R2C : FftKind::Forward, {nx_, 1, 1}, {{nyi_, nx_, ldx_}}, U, P,
+                        flags | FFTW_PRESERVE_INPUT);  // input is the user's array
+  fx_bwd_ = LocalFft<T>(r2c ? FftKind::C2R : FftKind::Backward, {nx_, 1, 1}, {{nyi_, ldx_, nx_}}, P, U,
+                        flags | FFTW_DESTROY_INPUT);
+  fy_fwd_ = LocalFft<T>(FftKind::Forward, {ny_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_bwd_ = LocalFft<T>(FftKind::Backward, {ny_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  // z runs in place on a padded plane; the user's plane (rows of nx_i, a power of two in
+  // common cases) is only copied to or from it row by row.
+  fz_fwd_ = LocalFft<T>(FftKind::Forward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fz_bwd_ = LocalFft<T>(FftKind::Backward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+}
+
+template <typename T>
+std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
+  auto w = std::make_unique<Workspace<T>>();
+  const std::int64_t plane = std::max({nyi_ * ldx_, ny_ * ldy_, nz_ * ldy_});
+  w->plane = FftwBuffer(sizeof(C) * plane);
+  if (has_row()) {
+    w->a = FftwBuffer(sizeof(C) * row_.a_size());
+    w->b = FftwBuffer(sizeof(C) * row_.b_size());
+  }
+  if (has_col()) w->c = FftwBuffer(sizeof(C) * col_.c_size());
+  w->d = FftwBuffer(sizeof(C) * col_.d_size());
+  return w;
+}
+
+template <typename T>
+void Transform<T>::bind(Workspace<T>& w, int exchange) const {
+  if (has_row() && exchange != 1) {
+    const auto& f = row_.forward_counts();
+    const auto& b = row_.backward_counts();
+    w.row_fwd = coll::alltoallv(row_comm_, w.A(), f.send_counts, f.send_displs, w.B(),
+                                f.recv_counts, f.recv_displs, sizeof(C), row_t_.algorithm);
+    w.row_bwd = coll::alltoallv(row_comm_, w.B(), b.send_counts, b.send_displs, w.A(),
+                                b.recv_counts, b.recv_displs, sizeof(C), row_t_.algorithm);
+  }
+  if (has_col() && exchange != 0) {
+    const auto& f = col_.forward_counts();
+    const auto& b = col_.backward_counts();
+    w.col_fwd = coll::alltoallv(col_comm_, w.Cb(), f.send_counts, f.send_displs, w.D(),
+                                f.recv_counts, f.recv_displs, sizeof(C), col_t_.algorithm);
+    w.col_bwd = coll::alltoallv(col_comm_, w.D(), b.send_counts, b.send_displs, w.Cb(),
+                                b.recv_counts, b.recv_displs, sizeof(C), col_t_.algorithm);
+  }
+}
+
+template <typename T>
+std::unique_ptr<Workspace<T>> Transform<T>::make_workspace() const {
+  auto w = allocate();
+  bind(*w);
+  return w;
+}
+
+template <typename T>
+void Transform<T>::scale(C* plane, std::int64_t rows, T s) const {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    C* p = plane + r * ldy_;
+    for (std::int64_t x = 0; x < nxi_; ++x) p[x] *= s;
+  }
+}
+
+template <typename T>
+void Transform<T>::exchange(const coll::Collective& c, double Timings::*phase, Timings* t) const {
+  PhaseClock clk(t);
+  coll::Request r = c.start();
+  r.wait();
+  clk.mark(phase);
+}
+
+template <typename T>
+void Transform<T>::forward_x(const void* in, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
+                             Timings* t) const {
+  const std::size_t in_elem = kind_ == TransformKind::R2C ? sizeof(T) : sizeof(C);
+  const char* src = static_cast<const char*>(in);
+  C* P = ws.P();
+  PhaseClock clk(t);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
+    fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem), P);
+    clk.mark(&Timings::fft_x);
+    if (fused_xy_) {
+      fy_fwd_.execute(P, P);
+      clk.mark(&Timings::fft_y);
+      col_.scatter_y(P, ldy_, z, ws.Cb(), ws.D());
+    } else {
+      row_.scatter_x(P, ldx_, z, ws.A(), ws.B());
+    }
+    clk.mark(&Timings::pack);
+  }
+}
+
+template <typename T>
+void Transform<T>::forward_y(Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
+  if (fused_xy_) return;  // done in forward_x
+  C* P = ws.P();
+  PhaseClock clk(t);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    row_.gather_y(P, ldy_, z, ws.B());
+    clk.mark(&Timings::unpack);
+    fy_fwd_.execute(P, P);
+    clk.mark(&Timings::fft_y);
+    col_.scatter_y(P, ldy_, z, ws.Cb(), ws.D());
+    clk.mark(&Timings::pack);
+  }
+}
+
+template <typename T>
+void Transform<T>::forward_z(Workspace<T>& ws, void* out, std::int64_t y0, std::int64_t y1,
+                             Timings* t) const {
+  C* o = static_cast<C*>(out);
+  PhaseClock clk(t);
+  for (std::int64_t y = y0; y < y1; ++y) {
+    C* plane = ws.P();
+    if (has_col())
+      col_.gather_z(plane, ldy_, y, ws.D());
+    else
+      plane = ws.D() + y * nz_ * ldy_;  // D is the padded Z-pencil itself
+    clk.mark(&Timings::unpack);
+    if (fwd_scale_ != T(1)) scale(plane, nz_, fwd_scale_);
+    fz_fwd_.execute(plane, plane);
+    clk.mark(&Timings::fft_z);
+    copy_rows(o + y * nz_ * nxi_, nxi_, plane, ldy_, nz_, nxi_);
+    clk.mark(&Timings::unpack);
+  }
+}
+
+template <typename T>
+void Transform<T>::backward_z(const void* in, Workspace<T>& ws, std::int64_t y0, std::int64_t y1,
+                              Timings* t) const {
+  const C* i = static_cast<const C*>(in);
+  PhaseClock clk(t);
+  for (std::int64_t y = y0; y < y1; ++y) {
+    C* plane = has_col() ? ws.P() : ws.D() + y * nz_ * ldy_;
+    copy_rows(plane, ldy_, i + y * nz_ * nxi_, nxi_, nz_, nxi_);
+    clk.mark(&Timings::pack);
+    fz_bwd_.execute(plane, plane);
+    if (bwd_scale_ != T(1)) scale(plane, nz_, bwd_scale_);
+    clk.mark(&Timings::fft_z);
+    if (has_col()) {
+      col_.scatter_z(plane, ldy_, y, ws.D());
+      clk.mark(&Timings::pack);
+    }
+  }
+}
+
+template <typename T>
+void Transform<T>::backward_y(Workspace<T>& ws, void* out, std::int64_t z0, std::int64_t z1,
+                              Timings* t) const {
+  const std::size_t out_elem = kind_ == TransformKind::R2C ? sizeof(T) : sizeof(C);
+  char* dst = static_cast<char*>(out);
+  C* P = ws.P();
+  PhaseClock clk(t);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    col_.gather_y(P, ldy_, z, ws.Cb(), ws.D());
+    clk.mark(&Timings::unpack);
+    fy_bwd_.execute(P, P);
+    clk.mark(&Timings::fft_y);
+    if (fused_xy_) {
+      fx_bwd_.execute(P, dst + z * nyi_ * nx_ * out_elem);
+      clk.mark(&Timings::fft_x);
+    } else {
+      row_.scatter_y(P, ldy_, z, ws.B());
+      clk.mark(&Timings::pack);
+    }
+  }
+}
+
+template <typename T>
+void Transform<T>::backward_x(Workspace<T>& ws, void* out, std::int64_t z0, std::int64_t z1,
+                              Timings* t) const {
+  if (fused_xy_) return;  // done in backward_y
+  const std::size_t out_elem = kind_ == TransformKind::R2C ? sizeof(T) : sizeof(C);
+  char* dst = static_cast<char*>(out);
+  C* P = ws.P();
+  PhaseClock clk(t);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    row_.gather_x(P, ldx_, z, ws.A(), ws.B());
+    clk.mark(&Timings::unpack);
+    fx_bwd_.execute(P, dst + z * nyi_ * nx_ * out_elem);
+    clk.mark(&Timings::fft_x);
+  }
+}
+
+template <typename T>
+void Transform<T>::forward(const void* in, void* out, Workspace<T>& ws, Timings* t) const {
+  PhaseClock total(t);
+  forward_x(in, ws, 0, planes(), t);
+  if (has_row()) exchange(ws.row_fwd, &Timings::row, t);
+  forward_y(ws, 0, planes(), t);
+  if (has_col()) exchange(ws.col_fwd, &Timings::col, t);
+  forward_z(ws, out, 0, rows(), t);
+  total.mark(&Timings::total);
+}
+
+template <typename T>
+void Transform<T>::backward(const void* in, void* out, Workspace<T>& ws, Timings* t) const {
+  PhaseClock total(t);
+  backward_z(in, ws, 0, rows(), t);
+  if (has_col()) exchange(ws.col_bwd, &Timings::col, t);
+  backward_y(ws, out, 0, planes(), t);
+  if (has_row()) exchange(ws.row_bwd, &Timings::row, t);
+  backward_x(ws, out, 0, planes(), t);
+  total.mark(&Timings::total);
+}
+
+template class Transform<double>;
+template class Transform<float>;
+
+}  // namespace nbfft::fft

@@ -1,0 +1,132 @@
+// Helpers shared by the FFT tests: reproducible random fields, gathering boxes to rank 0,
+// and serial FFTW references.
+#pragma once
+
+#include "fft/box.hpp"
+
+#include <fftw3.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace nbfft::fft::test {
+
+inline int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// Value in [-1, 1) from (seed, index): every rank computes the same field from global
+// indices, so no rank needs the whole field to fill its box.
+inline double random_value(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + index + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+// Fills a box of a global grid n with `comps` values per point (1 real, 2 complex).
+inline std::vector<double> random_box(const Box3& b, const std::array<std::int64_t, 3>& n,
+                                      int comps, std::uint64_t seed) {
+  std::vector<double> v(static_cast<std::size_t>(b.count() * comps));
+  std::size_t k = 0;
+  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) {
+        const std::uint64_t g = static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z));
+        for (int c = 0; c < comps; ++c) v[k++] = random_value(seed, g * comps + c);
+      }
+  return v;
+}
+
+// Gathers every rank's box (comps values per point, stored in the box's memory order) into
+// the global array of size n (x fastest) on rank 0; other ranks get an empty vector.
+inline std::vector<double> gather_box(const Box3& b, const std::vector<double>& data,
+                                      const std::array<std::int64_t, 3>& n, int comps) {
+  const int size = world_size(), rank = world_rank();
+  std::int64_t mine[9] = {b.lo[0], b.lo[1], b.lo[2], b.n[0], b.n[1], b.n[2],
+                          b.order[0], b.order[1], b.order[2]};
+  std::vector<std::int64_t> boxes(9 * size);
+  MPI_Gather(mine, 9, MPI_INT64_T, boxes.data(), 9, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  std::vector<int> counts(size), displs(size);
+  std::vector<double> all;
+  if (rank == 0) {
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      counts[r] = static_cast<int>(boxes[9 * r + 3] * boxes[9 * r + 4] * boxes[9 * r + 5] * comps);
+      displs[r] = total;
+      total += counts[r];
+    }
+    all.resize(total);
+  }
+  MPI_Gatherv(data.data(), static_cast<int>(data.size()), MPI_DOUBLE, all.data(), counts.data(),
+              displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::vector<double> global;
+  if (rank != 0) return global;
+  global.assign(static_cast<std::size_t>(n[0] * n[1] * n[2] * comps), 0.0);
+  for (int r = 0; r < size; ++r) {
+    const std::int64_t* bx = &boxes[9 * r];
+    Box3 box{{bx[0], bx[1], bx[2]}, {bx[3], bx[4], bx[5]},
+             {static_cast<int>(bx[6]), static_cast<int>(bx[7]), static_cast<int>(bx[8])}};
+    for (std::int64_t z = bx[2]; z < bx[2] + bx[5]; ++z)
+      for (std::int64_t y = bx[1]; y < bx[1] + bx[4]; ++y)
+        for (std::int64_t x = bx[0]; x < bx[0] + bx[3]; ++x)
+          for (int c = 0; c < comps; ++c)
+            global[static_cast<std::size_t>((x + n[0] * (y + n[1] * z)) * comps + c)] =
+                all[displs[r] + box.index(x, y, z) * comps + c];
+  }
+  return global;
+}
+
+// Serial forward 3D FFT of the global field (x fastest), in double: r2c gives the
+// nx/2+1 x ny x nz half spectrum, c2c the full one. Interleaved re/im.
+inline std::vector<double> serial_forward(const std::vector<double>& in,
+                                          const std::array<std::int64_t, 3>& n, bool r2c) {
+  const int nx = static_cast<int>(n[0]), ny = static_cast<int>(n[1]), nz = static_cast<int>(n[2]);
+  const std::int64_t xc = r2c ? nx / 2 + 1 : nx;
+  std::vector<double> out(static_cast<std::size_t>(2 * xc * ny * nz));
+  std::vector<double> tmp(in);
+  fftw_plan p;
+  if (r2c)
+    p = fftw_plan_dft_r2c_3d(nz, ny, nx, tmp.data(), reinterpret_cast<fftw_complex*>(out.data()),
+                             FFTW_ESTIMATE);
+  else
+    p = fftw_plan_dft_3d(nz, ny, nx, reinterpret_cast<fftw_complex*>(tmp.data()),
+                         reinterpret_cast<fftw_complex*>(out.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  return out;
+}
+
+// max |a - s*b| / max |s*b|  over matching entries.
+inline double rel_error(const std::vector<double>& a, const std::vector<double>& b, double s = 1.0) {
+  double diff = 0, ref = 0;
+  const std::size_t m = std::min(a.size(), b.size());
+  for (std::size_t k = 0; k < m; ++k) {
+    diff = std::max(diff, std::abs(a[k] - s * b[k]));
+    ref = std::max(ref, std::abs(s * b[k]));
+  }
+  return ref > 0 ? diff / ref : diff;
+}
+
+// All factorizations M1 x M2 of p.
+inline std::vector<std::array<int, 2>> factorizations(int p) {
+  std::vector<std::array<int, 2>> f;
+  for (int a = 1; a <= p; ++a)
+    if (p % a == 0) f.push_back({a, p / a});
+  return f;
+}
+
+}  // namespace nbfft::fft::test
