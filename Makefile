@@ -33,7 +33,7 @@ endif
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test demo tsan asan clean
+.PHONY: all deps build test demo docs tsan asan clean
 all: build
 
 deps:
@@ -48,6 +48,10 @@ test: build
 
 demo: build
 	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)
+
+# Refreshes the registry tables in docs/algorithms.md.
+docs: build
+	bash scripts/check-docs.sh $(BUILD_DIR)/bin/nbfft-bench docs/algorithms.md --fix
 
 # The thread engine and the collectives it runs, under ThreadSanitizer. MPI itself is not
 # instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.

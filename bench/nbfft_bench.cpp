@@ -15,10 +15,29 @@ namespace {
 
 using nbfft::bench::Args;
 
-int list_algorithms(const Args&, MPI_Comm world) {
+// The registry as the markdown tables of docs/algorithms.md (scripts/check-docs.sh keeps
+// the two equal).
+void print_markdown() {
+  std::printf("| algorithm | window | equal counts only | what it does and costs |\n|---|---|---|---|\n");
+  for (const auto& a : nbfft::coll::alltoall_algorithms())
+    std::printf("| `%s` | %s | %s | %s |\n", a.name, a.takes_window ? "yes" : "", a.uniform_only ? "yes" : "", a.summary);
+  std::printf("\n| engine | needs MPI_THREAD_MULTIPLE | what drives progress |\n|---|---|---|\n");
+  for (const auto& e : nbfft::coll::engines())
+    std::printf("| `%s` | %s | %s |\n", e.name, e.needs_thread_multiple ? "yes" : "", e.summary);
+  std::printf("\n| transport | means | for |\n|---|---|---|\n");
+  for (const auto& t : nbfft::coll::transport_presets())
+    std::printf("| `%s` | `%s` | %s |\n", t.name, t.expansion, t.summary);
+}
+
+int list_algorithms(const Args& args, MPI_Comm world) {
+  args.allow_only({"markdown", "help"});
   int rank = 0;
   MPI_Comm_rank(world, &rank);
   if (rank != 0) return 0;
+  if (args.has("markdown")) {
+    print_markdown();
+    return 0;
+  }
   std::printf("alltoall algorithms (--algorithm):\n");
   for (const auto& a : nbfft::coll::alltoall_algorithms()) {
     const char* why = a.unavailable ? a.unavailable() : nullptr;
@@ -43,7 +62,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"overlap", "overlap of non-blocking alltoalls with compute (seed 000 Fig. 5, Table I, Fig. 10)",
        nbfft::bench::kOverlapHelp, nbfft::bench::run_overlap},
-      {"algorithms", "list the alltoall algorithms, progress engines and transports", "nbfft-bench algorithms\n",
+      {"algorithms", "list the alltoall algorithms, progress engines and transports",
+       "nbfft-bench algorithms [--markdown]\n",
        list_algorithms},
   };
   return table;
@@ -69,7 +89,7 @@ int main(int argc, char** argv) {
       for (const auto& c : commands())
         if (c.name == std::string(argv[1])) cmd = &c;
       if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (try nbfft-bench --help)");
-      Args args(argc - 1, argv + 1);
+      Args args(argc - 1, argv + 1, {"help", "markdown"});
       if (args.has("help")) {
         if (rank == 0) std::printf("%s", cmd->help);
       } else {

@@ -17,7 +17,7 @@ const std::vector<AlgorithmInfo>& alltoall_algorithms() {
       {"native", "the MPI library's MPI_Ialltoall / MPI_Ialltoallv", false, false, native, nullptr},
       {"persistent", "MPI-4 MPI_Alltoall(v)_init (or Open MPI's MPIX_ form), started with MPI_Start", false, false,
        persistent, persistent_unavailable},
-      {"rma", "one-sided: ready tokens, MPI_Put into the peers' windows, flush, done tokens", false, false, rma,
+      {"rma", "one-sided: ready tokens, MPI_Put into the peers' receive buffers (the Comm's dynamic window), flush, done tokens", false, false, rma,
        nullptr},
       {"blocking", "MPI_Alltoall / MPI_Alltoallv executed at start: the baseline, no overlap", false, false,
        blocking, nullptr},

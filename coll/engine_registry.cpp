@@ -14,7 +14,7 @@ const std::vector<EngineInfo>& engines() {
       {EngineKind::Caller, "caller", "progress only inside test/wait/progress calls (test-driven, as libNBC)", false},
       {EngineKind::Thread, "thread",
        "a dedicated agent thread runs posted schedules while the host computes (software NIC offload)", true},
-      {EngineKind::Native, "native", "no nbfft progress calls: only the MPI library's own progress", false},
+      {EngineKind::Native, "native", "nbfft's progress hook is a no-op: between start and test/wait only the MPI library's own progress", false},
   };
   return table;
 }
