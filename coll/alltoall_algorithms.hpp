@@ -23,6 +23,13 @@ struct MpiVector {  // counts and displacements as MPI's int arrays, in units of
 // Converts byte counts to element counts of a contiguous type of args.elem_size bytes;
 // throws Error naming `algorithm` when a count or offset does not fit in an int.
 std::shared_ptr<MpiVector> mpi_vector(const AlltoallvArgs& args, const char* algorithm);
+// What an algorithm that hands the exchange to MPI needs: the int arrays and a private
+// duplicate communicator, both owned by the schedule being built.
+struct MpiHandoff {
+  const MpiVector* v;
+  MPI_Comm comm;
+};
+MpiHandoff hand_to_mpi(ScheduleBuilder& b, const Comm& comm, const AlltoallvArgs& args, const char* algorithm);
 std::string describe(const char* what, const Comm& comm, const AlltoallvArgs& args);
 
 }  // namespace nbfft::coll::algorithms

@@ -9,13 +9,10 @@ namespace nbfft::coll::algorithms {
 
 Built blocking(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
   ScheduleBuilder b(comm);
-  auto v = mpi_vector(a, "blocking");
-  auto c = comm.private_duplicate();
-  b.keep(v);
-  b.keep(c);
+  const MpiHandoff h = hand_to_mpi(b, comm, a, "blocking");
   b.mark_blocks_on_peers();
-  const MpiVector* mv = v.get();
-  const MPI_Comm mc = *c;
+  const MpiVector* mv = h.v;
+  const MPI_Comm mc = h.comm;
   const char* s = a.sendbuf;
   char* r = a.recvbuf;
   if (a.uniform) {

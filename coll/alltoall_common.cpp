@@ -1,5 +1,6 @@
 // Helpers shared by the alltoall algorithms.
 #include "coll/alltoall_algorithms.hpp"
+#include "coll/comm.hpp"
 #include "coll/error.hpp"
 
 #include <climits>
@@ -32,6 +33,14 @@ std::shared_ptr<MpiVector> mpi_vector(const AlltoallvArgs& a, const char* algori
   check_mpi(MPI_Type_contiguous(static_cast<int>(a.elem_size), MPI_BYTE, &v->type), "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&v->type), "MPI_Type_commit");
   return v;
+}
+
+MpiHandoff hand_to_mpi(ScheduleBuilder& b, const Comm& comm, const AlltoallvArgs& a, const char* algorithm) {
+  auto v = mpi_vector(a, algorithm);
+  auto c = comm.private_duplicate();
+  b.keep(v);  // kept first, so released after anything kept later that uses them
+  b.keep(c);
+  return {v.get(), *c};
 }
 
 std::string describe(const char* what, const Comm& comm, const AlltoallvArgs& a) {

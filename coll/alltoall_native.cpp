@@ -12,12 +12,9 @@ namespace nbfft::coll::algorithms {
 
 Built native(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
   ScheduleBuilder b(comm);
-  auto v = mpi_vector(a, "native");
-  auto c = comm.private_duplicate();
-  b.keep(v);
-  b.keep(c);
-  const MpiVector* mv = v.get();
-  const MPI_Comm mc = *c;
+  const MpiHandoff h = hand_to_mpi(b, comm, a, "native");
+  const MpiVector* mv = h.v;
+  const MPI_Comm mc = h.comm;
   const char* s = a.sendbuf;
   char* r = a.recvbuf;
   if (a.uniform) {

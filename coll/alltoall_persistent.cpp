@@ -32,28 +32,25 @@ const char* persistent_unavailable() {
 Built persistent(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
 #ifdef NBFFT_ALLTOALL_INIT
   ScheduleBuilder b(comm);
-  auto v = mpi_vector(a, "persistent");
-  auto c = comm.private_duplicate();
+  const MpiHandoff h = hand_to_mpi(b, comm, a, "persistent");
   auto req = std::shared_ptr<MPI_Request>(new MPI_Request(MPI_REQUEST_NULL), [](MPI_Request* r) {
     int fin = 0;
     MPI_Finalized(&fin);
     if (!fin && *r != MPI_REQUEST_NULL) MPI_Request_free(r);
     delete r;
   });
-  const MpiVector& mv = *v;
+  const MpiVector& mv = *h.v;
   if (a.uniform) {
     const int n = mv.sendcounts.empty() ? 0 : mv.sendcounts[0];
-    check_mpi(NBFFT_ALLTOALL_INIT(a.sendbuf, n, mv.type, a.recvbuf, n, mv.type, *c, MPI_INFO_NULL, req.get()),
+    check_mpi(NBFFT_ALLTOALL_INIT(a.sendbuf, n, mv.type, a.recvbuf, n, mv.type, h.comm, MPI_INFO_NULL, req.get()),
               "MPI_Alltoall_init");
   } else {
     check_mpi(NBFFT_ALLTOALLV_INIT(a.sendbuf, mv.sendcounts.data(), mv.sdispls.data(), mv.type, a.recvbuf,
-                                   mv.recvcounts.data(), mv.rdispls.data(), mv.type, *c, MPI_INFO_NULL, req.get()),
+                                   mv.recvcounts.data(), mv.rdispls.data(), mv.type, h.comm, MPI_INFO_NULL, req.get()),
               "MPI_Alltoallv_init");
   }
-  // The request must be freed before its communicator and datatype: resources are
-  // released in reverse order of keep().
-  b.keep(v);
-  b.keep(c);
+  // Kept after the communicator and datatype: resources are released in reverse order
+  // of keep(), and the request must go before them.
   b.keep(req);
   MPI_Request* preq = req.get();
   b.request([preq](MPI_Request* out) {
