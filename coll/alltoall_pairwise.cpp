@@ -27,8 +27,10 @@ Built build_windowed(const Comm& comm, const AlltoallvArgs& a, int window, const
     if (i > 1 && (i - 1) % window == 0) b.next_round();
     const int to = pow2 ? me ^ i : (me + i) % P;
     const int from = pow2 ? me ^ i : (me - i + P) % P;
-    b.recv(from, a.recvbuf + a.recvoffs[from], a.recvbytes[from]);
+    // Send first: over Open MPI's TCP transport a send posted ahead of its receive moved
+    // 2 MB each way in 18-20 ms against 25-27 ms the other way round (netcluster, 2gbit).
     b.send(to, a.sendbuf + a.sendoffs[to], a.sendbytes[to]);
+    b.recv(from, a.recvbuf + a.recvoffs[from], a.recvbytes[from]);
   }
   return b.build(describe(name.c_str(), comm, a));
 }
