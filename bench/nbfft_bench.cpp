@@ -1,5 +1,6 @@
 // nbfft-bench: the collective-layer experiments of the seed papers, one subcommand each.
 #include "bench/common/cli.hpp"
+#include "bench/kernels/kernels.hpp"
 #include "bench/overlap/overlap.hpp"
 #include "coll/coll.hpp"
 
@@ -62,6 +63,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"overlap", "overlap of non-blocking alltoalls with compute (seed 000 Fig. 5, Table I, Fig. 10)",
        nbfft::bench::kOverlapHelp, nbfft::bench::run_overlap},
+      {"kernels", "seed 002's five redistribution kernels as slab transposes: comm / comp breakdown",
+       nbfft::bench::kKernelsHelp, nbfft::bench::run_kernels},
       {"algorithms", "list the alltoall algorithms, progress engines and transports",
        "nbfft-bench algorithms [--markdown]\n",
        list_algorithms},

@@ -45,6 +45,27 @@ const char* name(Effort e) {
   return "?";
 }
 
+const char* name(ColKernel k) {
+  switch (k) {
+    case ColKernel::Transport: return "transport";
+    case ColKernel::Replace: return "replace";
+    case ColKernel::Standard: return "standard";
+    case ColKernel::Overlap: return "overlap";
+    case ColKernel::Oneplane: return "oneplane";
+    case ColKernel::Allplanes: return "allplanes";
+  }
+  return "?";
+}
+
+ColKernel parse_col_kernel(std::string_view s) {
+  const std::string l = lower(s);
+  for (ColKernel k : {ColKernel::Transport, ColKernel::Replace, ColKernel::Standard, ColKernel::Overlap,
+                      ColKernel::Oneplane, ColKernel::Allplanes})
+    if (l == name(k)) return k;
+  throw Error("unknown COL kernel '" + std::string(s) +
+              "' (use transport, replace, standard, overlap, oneplane or allplanes)");
+}
+
 Precision parse_precision(std::string_view s) {
   const std::string l = lower(s);
   if (l == "double" || l == "d" || l == "fp64") return Precision::Double;
@@ -104,6 +125,9 @@ std::ostream& operator<<(std::ostream& os, const Options& o) {
     os << "auto";
   os << " row_transport=" << o.row_transport.str() << " col_transport=" << o.col_transport.str()
      << " effort=" << name(o.effort) << " allow_empty=" << (o.allow_empty ? "yes" : "no");
+  if (o.col_kernel != ColKernel::Transport) os << " col_kernel=" << name(o.col_kernel);
+  if (o.col_chunk_planes > 0) os << " col_chunk_planes=" << o.col_chunk_planes;
+  os << " progress_chunks=" << (o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks);
   return os;
 }
 

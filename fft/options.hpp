@@ -32,6 +32,27 @@ enum class Norm { None, Backward, Forward, Ortho };
 // large grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
 enum class Effort { Estimate, Measure, Patient, Exhaustive };
 
+// How the COL exchange (the slab transpose when M1 = 1) moves data.
+//   Transport   through coll/ with Options::col_transport: one bulk alltoallv, or one per
+//               chunk of col_chunk_planes planes (the plane pipeline of seed 001 §5)
+//   the five redistribution kernels of seed 002 §3, plain MPI calls on the COL
+//   communicator, timed as communication (Timings::col) apart from the computation:
+//   Replace     MPI_Sendrecv_replace with each peer, per plane (blocks padded to the
+//               largest block of the grid so both sides agree on the count)
+//   Standard    blocking MPI_Send / MPI_Recv with each peer, per plane
+//   Overlap     MPI_Isend / MPI_Irecv per plane; a plane's requests complete while the
+//               next plane is transformed
+//   Oneplane    MPI_Alltoallv per plane
+//   Allplanes   one MPI_Alltoallv of all planes
+// The per-plane kernels exchange col_chunk_planes planes at a time (0 = 1, the seed's
+// choice). They run on any grid; on slabs they are the whole transpose.
+enum class ColKernel { Transport, Replace, Standard, Overlap, Oneplane, Allplanes };
+
+// Caller-progress calls per stage when nothing else says: each stage's plane loop is cut
+// into this many chunks with coll::progress_all() between them while an exchange is in
+// flight (measured on the emulated cluster, docs/fft.md "Multi-field transforms").
+constexpr int kDefaultProgressChunks = 64;
+
 struct Options {
   Precision precision = Precision::Double;
   TransformKind transform = TransformKind::R2C;
@@ -49,6 +70,15 @@ struct Options {
   // take part in the exchanges. When false such grids are an error at plan time.
   bool allow_empty = true;
 
+  // Multi-field pipeline and plane pipeline (docs/fft.md): the local FFT work of a stage
+  // runs in `progress_chunks` chunks with coll::progress_all() between them while an
+  // exchange is in flight (0 = kDefaultProgressChunks; only the caller engine needs them).
+  int progress_chunks = 0;
+  // Plane-pipelined COL exchange (seed 001 §5): > 0 starts the exchange of every chunk of
+  // this many planes as soon as they are transformed; 0 = one bulk exchange.
+  int col_chunk_planes = 0;
+  ColKernel col_kernel = ColKernel::Transport;
+
   // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
   Options& transport(std::string_view name);
 };
@@ -59,11 +89,13 @@ const char* name(Precision p);      // "double", "single"
 const char* name(TransformKind t);  // "r2c", "c2c"
 const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
+const char* name(ColKernel k);      // "transport", "replace", "standard", "overlap", "oneplane", "allplanes"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
 Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
+ColKernel parse_col_kernel(std::string_view s);
 // "M1xM2" -> {M1, M2}; throws on anything else.
 std::pair<int, int> parse_proc_grid(std::string_view s);
 

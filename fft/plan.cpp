@@ -46,6 +46,13 @@ struct Plan::Impl {
   virtual void backward(const void* in, void* out, Timings* t) const = 0;
   virtual void bind(int exchange) = 0;  // 0: ROW, 1: COL
   virtual std::size_t workspace_bytes() const = 0;
+  virtual void forward_many(int nv, const void* const* in, void* const* out, Timings* t) const = 0;
+  virtual void backward_many(int nv, const void* const* in, void* const* out, Timings* t) const = 0;
+  // The multi-field pipeline's second workspace: whether it is still to be made, then
+  // made one exchange at a time (collective over ROW / COL, like bind).
+  virtual bool needs_second() const = 0;
+  virtual void exchange_only(int exchange, bool forward, Timings* t) const = 0;
+  virtual void make_second(int exchange) = 0;
 };
 
 namespace {
@@ -60,7 +67,25 @@ struct TypedImpl final : Plan::Impl {
     tr->backward(in, out, tr->workspace(), t);
   }
   void bind(int exchange) override { tr->bind(tr->workspace(), exchange); }
-  std::size_t workspace_bytes() const override { return tr->workspace_bytes(); }
+  std::size_t workspace_bytes() const override {
+    return tr->workspace_bytes() + (second ? second->bytes() : 0);
+  }
+  void forward_many(int nv, const void* const* in, void* const* out, Timings* t) const override {
+    tr->forward_many(nv, in, out, tr->workspace(), second ? *second : tr->workspace(), t);
+  }
+  void backward_many(int nv, const void* const* in, void* const* out, Timings* t) const override {
+    tr->backward_many(nv, in, out, tr->workspace(), second ? *second : tr->workspace(), t);
+  }
+  bool needs_second() const override { return tr->pipelines_fields() && !second; }
+  void exchange_only(int exchange, bool forward, Timings* t) const override {
+    tr->exchange_only(tr->workspace(), exchange, forward, t);
+  }
+  void make_second(int exchange) override {
+    if (exchange == 0) pending = tr->make_unbound_workspace();
+    tr->bind(*pending, exchange);
+    if (exchange == 1) second = std::move(pending);
+  }
+  std::unique_ptr<Workspace<T>> second, pending;
 };
 
 }  // namespace
@@ -73,17 +98,24 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
 
   // Every rank must describe the same transform; a mismatch would hang an exchange.
   {
-    std::int64_t mine[9] = {n[0], n[1], n[2], options.m1, options.m2,
-                            static_cast<std::int64_t>(options.precision),
-                            static_cast<std::int64_t>(options.transform),
-                            static_cast<std::int64_t>(options.norm), options.allow_empty};
-    std::int64_t lo[9], hi[9];
-    check_mpi(MPI_Allreduce(mine, lo, 9, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, hi, 9, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(lo, lo + 9, hi))
-      throw Error("ranks disagree on the plan (grid, process grid, precision, transform or "
-                  "normalization must be the same on every rank)");
+    std::int64_t mine[11] = {n[0], n[1], n[2], options.m1, options.m2,
+                             static_cast<std::int64_t>(options.precision),
+                             static_cast<std::int64_t>(options.transform),
+                             static_cast<std::int64_t>(options.norm), options.allow_empty,
+                             options.col_chunk_planes, static_cast<std::int64_t>(options.col_kernel)};
+    std::int64_t lo[11], hi[11];
+    check_mpi(MPI_Allreduce(mine, lo, 11, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(mine, hi, 11, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    if (!std::equal(lo, lo + 11, hi))
+      throw Error("ranks disagree on the plan (grid, process grid, precision, transform, "
+                  "normalization, col_chunk_planes and col_kernel must be the same on every rank)");
   }
+  if (options.col_chunk_planes < 0)
+    throw Error("col_chunk_planes = " + std::to_string(options.col_chunk_planes) +
+                " must be >= 0 (0: one bulk COL exchange)");
+  if (options.progress_chunks < 0)
+    throw Error("progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
+                std::to_string(kDefaultProgressChunks) + ")");
   Decomposition d = Decomposition::make(n, r2c, options.m1, options.m2, size, rank,
                                         options.allow_empty);
   Options opt = options;
@@ -113,12 +145,14 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
       if (opt.precision == Precision::Double) {
         auto p = std::make_unique<TypedImpl<double>>();
         p->tr = std::make_unique<Transform<double>>(d, opt.transform, opt.norm, flags, row_comm,
-                                                    col_comm, opt.row_transport, opt.col_transport);
+                                                    col_comm, opt.row_transport, opt.col_transport,
+                                                    opt.progress_chunks, opt.col_chunk_planes, opt.col_kernel);
         impl = std::move(p);
       } else {
         auto p = std::make_unique<TypedImpl<float>>();
         p->tr = std::make_unique<Transform<float>>(d, opt.transform, opt.norm, flags, row_comm,
-                                                   col_comm, opt.row_transport, opt.col_transport);
+                                                   col_comm, opt.row_transport, opt.col_transport,
+                                                   opt.progress_chunks, opt.col_chunk_planes, opt.col_kernel);
         impl = std::move(p);
       }
     } catch (const std::exception& e) {
@@ -186,10 +220,10 @@ void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p
 
 namespace {
 
-// Checks sizes and aliasing of the user's buffers on every rank together.
-void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
-                   std::size_t in_need, const void* out, std::size_t out_have,
-                   std::size_t out_need, std::size_t inplace_need) {
+// What is wrong with the user's buffers on this rank ("" if nothing).
+std::string buffer_error(const char* what, const void* in, std::size_t in_have, std::size_t in_need,
+                         const void* out, std::size_t out_have, std::size_t out_need,
+                         std::size_t inplace_need) {
   std::string err;
   const char* i = static_cast<const char*>(in);
   const char* o = static_cast<const char*>(out);
@@ -211,7 +245,14 @@ void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t 
   } else if (i && o && i < o + out_need && o < i + in_need) {
     err = std::string(what) + ": input and output overlap without being the same buffer";
   }
-  agree(comm, err);
+  return err;
+}
+
+// Checks sizes and aliasing of the user's buffers on every rank together.
+void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
+                   std::size_t in_need, const void* out, std::size_t out_have,
+                   std::size_t out_need, std::size_t inplace_need) {
+  agree(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need));
 }
 
 }  // namespace
@@ -228,6 +269,71 @@ void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size
   check_buffers(impl_->comm, "backward", in, in_b, out_bytes(), out, out_b, in_bytes(),
                 inplace_bytes());
   impl_->backward(in, out, t);
+}
+
+void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,
+                      std::size_t nv_out, void* const* out, std::size_t out_b, Timings* t) const {
+  const char* what = forward ? "forward_many" : "backward_many";
+  const std::size_t need_in = forward ? in_bytes() : out_bytes();
+  const std::size_t need_out = forward ? out_bytes() : in_bytes();
+  // The field count first: ranks with different counts would run different exchanges.
+  {
+    long long mine[2] = {static_cast<long long>(nv_in), -static_cast<long long>(nv_in)}, all[2];
+    check_mpi(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, impl_->comm), "MPI_Allreduce");
+    if (all[0] != -all[1])
+      throw Error(std::string(what) + ": ranks disagree on the number of fields (" + std::to_string(-all[1]) +
+                  " to " + std::to_string(all[0]) + ")");
+  }
+  std::string err;
+  if (nv_in != nv_out)
+    err = std::string(what) + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
+          " output fields";
+  else if (nv_in > 0 && (in == nullptr || out == nullptr))
+    err = std::string(what) + ": null array of field pointers";
+  for (std::size_t k = 0; err.empty() && k < nv_in; ++k) {
+    err = buffer_error(what, in[k], in_b, need_in, out[k], out_b, need_out, inplace_bytes());
+    if (!err.empty()) err += " (field " + std::to_string(k) + ")";
+  }
+  // Different fields must not share memory: the pipeline writes one field's output while
+  // it still reads the next one's input.
+  for (std::size_t j = 0; err.empty() && j < nv_in; ++j)
+    for (std::size_t k = j + 1; err.empty() && k < nv_in; ++k) {
+      const char* ja[2] = {static_cast<const char*>(in[j]), static_cast<const char*>(out[j])};
+      const char* ka[2] = {static_cast<const char*>(in[k]), static_cast<const char*>(out[k])};
+      const std::size_t len[2] = {need_in, need_out};
+      bool overlap = false;
+      for (int x = 0; x < 2; ++x)
+        for (int y = 0; y < 2; ++y)
+          if (len[x] && len[y] && ja[x] < ka[y] + len[y] && ka[y] < ja[x] + len[x]) overlap = true;
+      if (overlap)
+        err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
+              " share memory (each field needs buffers of its own)";
+    }
+  agree(impl_->comm, err);
+  if (nv_in == 0) return;
+  if (nv_in > 1 && impl_->needs_second()) {
+    // The pipeline's second set of buffers and collectives, built like the first.
+    for (int phase = 0; phase < 2; ++phase) {
+      std::string e;
+      try {
+        impl_->make_second(phase);
+      } catch (const std::exception& x) {
+        e = strip(x.what());
+      }
+      agree(impl_->comm, e);
+    }
+  }
+  const int nv = static_cast<int>(nv_in);
+  if (forward)
+    impl_->forward_many(nv, in, out, t);
+  else
+    impl_->backward_many(nv, in, out, t);
+}
+
+void Plan::exchange_only(int exchange, bool forward, Timings* t) const {
+  if (exchange != 0 && exchange != 1)
+    throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
+  impl_->exchange_only(exchange, forward, t);
 }
 
 #define NBFFT_TYPED(DIR, IN, OUT, RIN, ROUT, PREC)                                          \

@@ -24,6 +24,13 @@
 // backward() leaves its input untouched; forward() leaves its input untouched when out of
 // place. Transforms of one plan must not run concurrently (they share the workspace).
 // Construction and every forward/backward are collective over the communicator.
+//
+// Several fields (velocity components, species): forward_many / backward_many transform
+// nv fields in one call, pipelined as in seed 000 Fig. 4 so that each field's COL exchange
+// runs behind the local FFTs of its neighbours (docs/fft.md "Multi-field transforms"):
+//   std::vector<const double*> in = {u, v, w};  std::vector<std::complex<double>*> out = {U, V, W};
+//   plan.forward_many(in, plan.in_count(), out, plan.out_count());
+// The first multi-field call allocates a second workspace (collective, like every call).
 #pragma once
 
 #include "fft/box.hpp"
@@ -38,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace nbfft::fft {
@@ -100,9 +108,89 @@ class Plan {
   void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
                       Timings* t = nullptr) const;
 
+  // Multi-field transforms: field k goes from in[k] to out[k]; every in[k] holds at least
+  // in_n and every out[k] at least out_n elements of the pointed-to types (the single-field
+  // sizes). in.size() == out.size() = nv must be the same on every rank. In place per field
+  // (in[k] == out[k]) is allowed; different fields must not overlap. Results equal nv
+  // single-field calls. The element types are those of forward()/backward() above.
+  template <typename In, typename Out>
+  void forward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
+                    std::size_t out_n, Timings* t = nullptr) const {
+    using I = std::remove_const_t<In>;
+    static_assert(is_fft_type<I>() && is_fft_type<Out>(), "forward_many: element types must be double, float or their std::complex");
+    check_call("forward", is_real<I>(), is_real<Out>(), precision_of<I>());
+    many_bytes(true, in.size(), reinterpret_cast<const void* const*>(in.data()), in_n * sizeof(I), out.size(),
+               reinterpret_cast<void* const*>(out.data()), out_n * sizeof(Out), t);
+  }
+  template <typename In, typename Out>
+  void backward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
+                     std::size_t out_n, Timings* t = nullptr) const {
+    using I = std::remove_const_t<In>;
+    static_assert(is_fft_type<I>() && is_fft_type<Out>(), "backward_many: element types must be double, float or their std::complex");
+    check_call("backward", is_real<I>(), is_real<Out>(), precision_of<I>());
+    many_bytes(false, in.size(), reinterpret_cast<const void* const*>(in.data()), in_n * sizeof(I), out.size(),
+               reinterpret_cast<void* const*>(out.data()), out_n * sizeof(Out), t);
+  }
+  // The same on vectors of fields (sizes: the smallest vector of each side).
+  template <typename In, typename Out>
+  void forward_many(const std::vector<std::vector<In>>& in, std::vector<std::vector<Out>>& out,
+                    Timings* t = nullptr) const {
+    forward_many(pointers(in), smallest(in), pointers(out), smallest(out), t);
+  }
+  template <typename In, typename Out>
+  void backward_many(const std::vector<std::vector<In>>& in, std::vector<std::vector<Out>>& out,
+                     Timings* t = nullptr) const {
+    backward_many(pointers(in), smallest(in), pointers(out), smallest(out), t);
+  }
+  // Untyped form: nv fields, sizes in bytes per field.
+  void forward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_bytes, void* const* out,
+                          std::size_t out_bytes, Timings* t = nullptr) const {
+    many_bytes(true, nv, in, in_bytes, nv, out, out_bytes, t);
+  }
+  void backward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_bytes, void* const* out,
+                           std::size_t out_bytes, Timings* t = nullptr) const {
+    many_bytes(false, nv, in, in_bytes, nv, out, out_bytes, t);
+  }
+
+  // Diagnostics for benchmarks: runs only one exchange (0 ROW, 1 COL) of one direction on
+  // the plan's own buffers (their contents are meaningless then) and adds its time to
+  // t->row or t->col. Collective. nbfft-sine times the exchanges alone with it.
+  void exchange_only(int exchange, bool forward, Timings* t = nullptr) const;
+
   struct Impl;
 
  private:
+  template <typename X>
+  static constexpr bool is_fft_type() {
+    return std::is_same_v<X, double> || std::is_same_v<X, float> || std::is_same_v<X, std::complex<double>> ||
+           std::is_same_v<X, std::complex<float>>;
+  }
+  template <typename X>
+  static constexpr bool is_real() { return std::is_same_v<X, double> || std::is_same_v<X, float>; }
+  template <typename X>
+  static constexpr Precision precision_of() {
+    return std::is_same_v<X, double> || std::is_same_v<X, std::complex<double>> ? Precision::Double : Precision::Single;
+  }
+  template <typename X>
+  static std::vector<const X*> pointers(const std::vector<std::vector<X>>& v) {
+    std::vector<const X*> p;
+    for (const auto& f : v) p.push_back(f.data());
+    return p;
+  }
+  template <typename X>
+  static std::vector<X*> pointers(std::vector<std::vector<X>>& v) {
+    std::vector<X*> p;
+    for (auto& f : v) p.push_back(f.data());
+    return p;
+  }
+  template <typename X>
+  static std::size_t smallest(const std::vector<std::vector<X>>& v) {
+    std::size_t n = v.empty() ? 0 : v[0].size();
+    for (const auto& f : v) n = f.size() < n ? f.size() : n;
+    return n;
+  }
+  void many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
+                  void* const* out, std::size_t out_bytes, Timings* t) const;
   void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
   std::unique_ptr<Impl> impl_;
 };

@@ -220,4 +220,151 @@ class ColTranspose {
   ExchangeCounts fwd_, bwd_;
 };
 
+// The COL exchange cut into chunks of planes (the plane pipeline of seed 001 §5, and the
+// per-plane kernels of seed 002): chunk k of the forward exchange carries local z planes
+// [k*cp, (k+1)*cp) of every rank's Y-pencil, chunk k of the backward one local y planes
+// [k*cp, (k+1)*cp) of every rank's Z-pencil. Ranks own different numbers of planes on
+// uneven grids, so the chunk count comes from the largest part (part 0) and a rank's late
+// chunks may be empty; every rank takes part in every chunk's exchange.
+//
+//   forward  send (C): chunk-major, block for peer p = [y_p][z of chunk k][x_i]
+//            recv (D): chunk-major, block from peer q = [y_j][z_q of chunk k][x_i]
+//   backward send (D): chunk-major, block for peer q = [y of chunk k][z_q][x_i]
+//            recv (C): chunk-major, block from peer p = [y_p of chunk k][z_c][x_i]
+//
+// The own block is written straight to the receive side, as in ColTranspose. Each chunk's
+// blocks are contiguous, so a chunk is one alltoallv over absolute displacements.
+template <typename T>
+class ColChunks {
+ public:
+  using C = std::complex<T>;
+  ColChunks() = default;
+  ColChunks(const Decomposition& d, std::int64_t cp)
+      : me_(d.j), m_(d.m2), cp_(std::max<std::int64_t>(cp, 1)), nxi_(d.y_pencil.n[0]),
+        nzc_(d.y_pencil.n[2]), nyj_(d.z_pencil.n[1]) {
+    y_.resize(m_);
+    z_.resize(m_);
+    for (int p = 0; p < m_; ++p) {
+      y_[p] = d.col_y(p);
+      z_[p] = d.col_z(p);
+    }
+    kf_ = std::max<std::int64_t>(1, (z_[0].n + cp_ - 1) / cp_);
+    kb_ = std::max<std::int64_t>(1, (y_[0].n + cp_ - 1) / cp_);
+    // Forward.
+    fsend_off_.assign(kf_ * m_, 0);
+    frecv_off_.assign(kf_ * m_, 0);
+    fwd_.resize(kf_);
+    std::int64_t s = 0, r = 0;
+    for (std::int64_t k = 0; k < kf_; ++k) {
+      ExchangeCounts& e = fwd_[k];
+      e.send_counts.assign(m_, 0);
+      e.recv_counts.assign(m_, 0);
+      e.send_displs.assign(m_, 0);
+      e.recv_displs.assign(m_, 0);
+      for (int p = 0; p < m_; ++p) {
+        const std::int64_t at = k * m_ + p;
+        frecv_off_[at] = r;
+        e.recv_displs[p] = r;
+        r += nyj_ * in_chunk(z_[p].n, k) * nxi_;
+        if (p != me_) e.recv_counts[p] = nyj_ * in_chunk(z_[p].n, k) * nxi_;
+        if (p == me_) continue;
+        fsend_off_[at] = s;
+        e.send_displs[p] = s;
+        e.send_counts[p] = y_[p].n * in_chunk(nzc_, k) * nxi_;
+        s += e.send_counts[p];
+      }
+    }
+    fsend_size_ = s;
+    frecv_size_ = r;
+    // Backward.
+    bsend_off_.assign(kb_ * m_, 0);
+    brecv_off_.assign(kb_ * m_, 0);
+    bwd_.resize(kb_);
+    s = r = 0;
+    for (std::int64_t k = 0; k < kb_; ++k) {
+      ExchangeCounts& e = bwd_[k];
+      e.send_counts.assign(m_, 0);
+      e.recv_counts.assign(m_, 0);
+      e.send_displs.assign(m_, 0);
+      e.recv_displs.assign(m_, 0);
+      for (int p = 0; p < m_; ++p) {
+        const std::int64_t at = k * m_ + p;
+        brecv_off_[at] = r;
+        e.recv_displs[p] = r;
+        r += in_chunk(y_[p].n, k) * nzc_ * nxi_;
+        if (p != me_) e.recv_counts[p] = in_chunk(y_[p].n, k) * nzc_ * nxi_;
+        if (p == me_) continue;
+        bsend_off_[at] = s;
+        e.send_displs[p] = s;
+        e.send_counts[p] = in_chunk(nyj_, k) * z_[p].n * nxi_;
+        s += e.send_counts[p];
+      }
+    }
+    bsend_size_ = s;
+    brecv_size_ = r;
+  }
+
+  std::int64_t planes_per_chunk() const { return cp_; }
+  std::int64_t forward_chunks() const { return kf_; }
+  std::int64_t backward_chunks() const { return kb_; }
+  // Local plane range of chunk k: forward over nzc (z planes of the Y-pencil), backward over
+  // nyj (y planes of the Z-pencil).
+  std::int64_t forward_begin(std::int64_t k) const { return std::min(k * cp_, nzc_); }
+  std::int64_t forward_end(std::int64_t k) const { return std::min((k + 1) * cp_, nzc_); }
+  std::int64_t backward_begin(std::int64_t k) const { return std::min(k * cp_, nyj_); }
+  std::int64_t backward_end(std::int64_t k) const { return std::min((k + 1) * cp_, nyj_); }
+  // Buffers: forward send / backward receive live in C, forward receive / backward send in D.
+  std::int64_t c_size() const { return std::max(fsend_size_, brecv_size_); }
+  std::int64_t d_size() const { return std::max(frecv_size_, bsend_size_); }
+  const ExchangeCounts& forward_counts(std::int64_t k) const { return fwd_[k]; }   // C -> D
+  const ExchangeCounts& backward_counts(std::int64_t k) const { return bwd_[k]; }  // D -> C
+
+  // Forward Y side: plane zl (ny x nx_i, rows ld apart) into the send blocks of its chunk.
+  void scatter_y(const C* plane, std::int64_t ld, std::int64_t zl, C* c, C* d) const {
+    const std::int64_t k = zl / cp_, dz = zl - k * cp_, nzk = in_chunk(nzc_, k);
+    for (int p = 0; p < m_; ++p) {
+      C* base = p == me_ ? d + frecv_off_[k * m_ + p] : c + fsend_off_[k * m_ + p];
+      copy_rows(base + dz * nxi_, nzk * nxi_, plane + y_[p].lo * ld, ld, y_[p].n, nxi_);
+    }
+  }
+  // Forward Z side: plane yl (nz x nx_i) from every chunk's block of every peer.
+  void gather_z(C* plane, std::int64_t ld, std::int64_t yl, const C* d) const {
+    for (std::int64_t k = 0; k < kf_; ++k)
+      for (int q = 0; q < m_; ++q) {
+        const std::int64_t n = in_chunk(z_[q].n, k);
+        if (n > 0) copy_rows(plane + (z_[q].lo + k * cp_) * ld, ld, d + frecv_off_[k * m_ + q] + yl * n * nxi_, nxi_, n, nxi_);
+      }
+  }
+  // Backward Z side: plane yl (nz x nx_i) into the send blocks of its chunk.
+  void scatter_z(const C* plane, std::int64_t ld, std::int64_t yl, C* d, C* c) const {
+    const std::int64_t k = yl / cp_, dy = yl - k * cp_;
+    for (int q = 0; q < m_; ++q) {
+      const std::int64_t n = z_[q].n;
+      C* dst = q == me_ ? c + brecv_off_[k * m_ + q] + dy * nzc_ * nxi_ : d + bsend_off_[k * m_ + q] + dy * n * nxi_;
+      copy_rows(dst, nxi_, plane + z_[q].lo * ld, ld, n, nxi_);
+    }
+  }
+  // Backward Y side: plane zl (ny x nx_i) from every chunk's block of every peer.
+  void gather_y(C* plane, std::int64_t ld, std::int64_t zl, const C* c) const {
+    for (std::int64_t k = 0; k < kb_; ++k)
+      for (int p = 0; p < m_; ++p) {
+        const std::int64_t n = in_chunk(y_[p].n, k);
+        if (n > 0)
+          copy_rows(plane + (y_[p].lo + k * cp_) * ld, ld, c + brecv_off_[k * m_ + p] + zl * nxi_, nzc_ * nxi_, n, nxi_);
+      }
+  }
+
+ private:
+  // Planes of a part of n planes that fall into chunk k.
+  std::int64_t in_chunk(std::int64_t n, std::int64_t k) const {
+    return std::max<std::int64_t>(0, std::min(n, (k + 1) * cp_) - k * cp_);
+  }
+  int me_ = 0, m_ = 1;
+  std::int64_t cp_ = 1, nxi_ = 0, nzc_ = 0, nyj_ = 0, kf_ = 1, kb_ = 1;
+  std::vector<Range> y_, z_;
+  std::vector<std::int64_t> fsend_off_, frecv_off_, bsend_off_, brecv_off_;  // [k * m + p]
+  std::int64_t fsend_size_ = 0, frecv_size_ = 0, bsend_size_ = 0, brecv_size_ = 0;
+  std::vector<ExchangeCounts> fwd_, bwd_;
+};
+
 }  // namespace nbfft::fft

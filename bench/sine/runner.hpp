@@ -24,8 +24,13 @@ class Runner {
   virtual std::string proc_grid() const = 0;  // "M1xM2"
   virtual std::string config() const = 0;     // everything that produced the numbers
   virtual bool has_phases() const = 0;        // false: only the total is measured
-  // forward + normalize + backward; phase times are added to t.
+  // forward + normalize + backward (of every field); phase times are added to t.
   virtual void iterate(fft::Timings& t) = 0;
+  // The forward and backward parts of the last iterate(), when measured apart.
+  virtual bool directions(fft::Timings& /*fwd*/, fft::Timings& /*bwd*/) const { return false; }
+  // Runs one exchange alone (0 ROW, 1 COL; forward or backward direction), adding its time
+  // to t.row / t.col; false when the runner cannot (the baseline).
+  virtual bool exchange_only(int /*exchange*/, bool /*forward*/, fft::Timings& /*t*/) { return false; }
   // max |result - sine field| on this rank after the last iterate().
   virtual double local_error() const = 0;
 };
@@ -61,6 +66,7 @@ struct BaselineSpec {
   fft::Precision precision;
   fft::TransformKind transform;
   fft::Effort effort;
+  int fields = 1;  // transforms per iteration (one after the other)
 };
 
 // FFTW's own MPI transform (fftw_mpi_plan_dft_r2c_3d with FFTW_MPI_TRANSPOSED_OUT forward,
