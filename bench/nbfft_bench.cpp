@@ -2,7 +2,7 @@
 #include "bench/common/cli.hpp"
 #include "bench/kernels/kernels.hpp"
 #include "bench/overlap/overlap.hpp"
-#include "coll/coll.hpp"
+#include "nbfft/coll/coll.hpp"
 
 #include <mpi.h>
 

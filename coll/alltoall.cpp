@@ -1,9 +1,9 @@
 // Argument checking and dispatch for alltoall / alltoallv: every algorithm receives
 // validated byte counts, so none of them re-checks.
-#include "coll/alltoall.hpp"
+#include "nbfft/coll/alltoall.hpp"
 
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <charconv>
 
@@ -68,7 +68,7 @@ void check_side(const char* fn, const char* side, const void* buf, const std::ve
 Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec) {
   const AlgorithmInfo& info = find_alltoall_algorithm(spec.name);
   if (info.unavailable)
-    if (const char* why = info.unavailable()) throw Error("algorithm '" + spec.name + "' is unavailable: " + why);
+    if (const char* why = info.unavailable()) throw Error("algorithm '" + spec.name + "' is unavailable: " + why, ErrorCode::Unavailable);
   if (info.takes_window && spec.window < 1)
     throw Error("algorithm '" + spec.name + "': window must be >= 1, got " + std::to_string(spec.window));
   if (info.uniform_only && !args.uniform)

@@ -1,7 +1,7 @@
 // Internal: the builder of each alltoall algorithm (one file each), read by the registry.
 #pragma once
 
-#include "coll/alltoall.hpp"
+#include "nbfft/coll/alltoall.hpp"
 
 namespace nbfft::coll::algorithms {
 

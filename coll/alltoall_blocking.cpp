@@ -2,8 +2,8 @@
 // engine's agent for the thread engine). The baseline every overlap is measured against:
 // start() returns only when the exchange is done (caller and native engines).
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/error.hpp"
 
 namespace nbfft::coll::algorithms {
 

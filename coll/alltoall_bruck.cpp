@@ -8,7 +8,7 @@
 //
 // Cost: ceil(log2 P) · (α + (P/2)·n·β) plus about (log2 P + 2)·P·n bytes of local copies.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
+#include "nbfft/coll/comm.hpp"
 
 namespace nbfft::coll::algorithms {
 

@@ -1,7 +1,7 @@
 // Helpers shared by the alltoall algorithms.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/error.hpp"
 
 #include <climits>
 

@@ -6,7 +6,7 @@
 // every rank, and a communicator of its own keeps this one independent of every other
 // outstanding collective, whichever thread posts it.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
+#include "nbfft/coll/comm.hpp"
 
 namespace nbfft::coll::algorithms {
 

@@ -13,7 +13,7 @@
 // large W keeps more bytes in flight. `linear` is W = P-1: one round, everything posted at
 // once — the cheapest schedule to progress, and the most contention on the network.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
+#include "nbfft/coll/comm.hpp"
 
 namespace nbfft::coll::algorithms {
 

@@ -4,8 +4,8 @@
 // as nbfft does for its own. Where the MPI has neither form the algorithm reports itself
 // unavailable — no silent fallback to another algorithm.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/error.hpp"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -61,7 +61,7 @@ Built persistent(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&)
 #else
   (void)comm;
   (void)a;
-  throw Error(std::string("algorithm 'persistent' is unavailable: ") + persistent_unavailable());
+  throw Error(std::string("algorithm 'persistent' is unavailable: ") + persistent_unavailable(), ErrorCode::Unavailable);
 #endif
 }
 

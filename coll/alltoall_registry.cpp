@@ -1,7 +1,7 @@
 // The one table of alltoall algorithms. The CLI help, the tests and docs/algorithms.md
 // read it; adding an algorithm is one file plus one line here.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 namespace nbfft::coll {
 

@@ -15,8 +15,8 @@
 // Cost: 2 token rounds (2α each, P-1 one-byte messages) plus the puts, (P-1)·n·β. The
 // flush blocks whoever drives round 1, so with the caller engine it lands in a test call.
 #include "coll/alltoall_algorithms.hpp"
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/error.hpp"
 
 namespace nbfft::coll::algorithms {
 

@@ -1,7 +1,7 @@
 // The host-driven engines (caller, native); see caller_engine.cpp.
 #pragma once
 
-#include "coll/engine.hpp"
+#include "nbfft/coll/engine.hpp"
 
 namespace nbfft::coll {
 

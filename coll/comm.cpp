@@ -1,6 +1,6 @@
-#include "coll/comm.hpp"
+#include "nbfft/coll/comm.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -42,9 +42,7 @@ struct Comm::Impl {
 };
 
 Comm::Comm(MPI_Comm user, EngineKind engine) : impl_(std::make_shared<Impl>()) {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (!init) throw Error("MPI is not initialized: call MPI_Init_thread before creating an nbfft communicator");
+  check_mpi_running("nbfft communicator");
   if (user == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
   int inter = 0;
   check_mpi(MPI_Comm_test_inter(user, &inter), "MPI_Comm_test_inter");
@@ -62,7 +60,8 @@ Comm::Comm(MPI_Comm user, EngineKind engine) : impl_(std::make_shared<Impl>()) {
 }
 
 const Comm::Impl& Comm::impl() const {
-  if (!impl_) throw Error("the nbfft communicator was never initialized (default-constructed Comm)");
+  if (!impl_) throw Error("the nbfft communicator was never initialized (default-constructed Comm)",
+                           ErrorCode::InvalidState);
   return *impl_;
 }
 
@@ -97,7 +96,8 @@ MPI_Win Comm::rma_window() const {
     check_mpi(MPI_Comm_dup(i.dup, &i.window_comm), "MPI_Comm_dup");
     if (MPI_Win_create_dynamic(MPI_INFO_NULL, i.window_comm, &i.window) != MPI_SUCCESS)
       throw Error("this MPI cannot create an RMA window here (Open MPI 4.1, for one, has no one-sided "
-                  "component for TCP under MPI_THREAD_MULTIPLE); use an algorithm other than rma");
+                  "component for TCP under MPI_THREAD_MULTIPLE); use an algorithm other than rma",
+                  ErrorCode::Unavailable);
     MPI_Win_set_errhandler(i.window, MPI_ERRORS_RETURN);
     check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, i.window), "MPI_Win_lock_all");
   }

@@ -1,7 +1,7 @@
 // Internal to the engines: drive a request and publish its completion.
 #pragma once
 
-#include "coll/engine.hpp"
+#include "nbfft/coll/engine.hpp"
 
 namespace nbfft::coll::detail {
 

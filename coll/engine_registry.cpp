@@ -1,6 +1,6 @@
 // The registry of progress engines and the process-wide instance of each.
 #include "coll/caller_engine.hpp"
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 #include "coll/thread_engine.hpp"
 
 #include <array>

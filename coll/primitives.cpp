@@ -1,6 +1,6 @@
-#include "coll/primitives.hpp"
+#include "nbfft/coll/primitives.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <climits>
 

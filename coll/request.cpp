@@ -1,6 +1,6 @@
-#include "coll/request.hpp"
+#include "nbfft/coll/request.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <thread>
 
@@ -12,8 +12,10 @@ Request::Request(std::shared_ptr<RequestState> state, std::shared_ptr<Engine> en
 void Request::check_usable(const char* what) const {
   if (freed_)
     throw Error(std::string("Request::") + what +
-                ": request used after it was freed (it already completed in an earlier test or wait)");
-  if (!state_) throw Error(std::string("Request::") + what + ": request was never started (use Collective::start)");
+                ": request used after it was freed (it already completed in an earlier test or wait)",
+                ErrorCode::InvalidState);
+  if (!state_) throw Error(std::string("Request::") + what + ": request was never started (use Collective::start)",
+                                ErrorCode::InvalidState);
 }
 
 void Request::finish() {
@@ -64,20 +66,21 @@ const std::string& Collective::description() const {
 }
 
 const Comm& Collective::comm() const {
-  if (!impl_) throw Error("Collective::comm: the collective was never built");
+  if (!impl_) throw Error("Collective::comm: the collective was never built", ErrorCode::InvalidState);
   return impl_->comm;
 }
 
 const Schedule& Collective::schedule() const {
-  if (!impl_) throw Error("Collective::schedule: the collective was never built");
+  if (!impl_) throw Error("Collective::schedule: the collective was never built", ErrorCode::InvalidState);
   return *impl_->sched;
 }
 
 Request Collective::start() const {
-  if (!impl_) throw Error("Collective::start: the collective was never built");
+  if (!impl_) throw Error("Collective::start: the collective was never built", ErrorCode::InvalidState);
   if (impl_->busy->exchange(true, std::memory_order_acq_rel))
     throw Error("Collective::start: '" + impl_->sched->description +
-                "' started again while its previous start is still active; wait for that request first");
+                "' started again while its previous start is still active; wait for that request first",
+                ErrorCode::InvalidState);
   auto st = std::make_shared<RequestState>();
   st->sched = impl_->sched.get();
   st->comm = impl_->comm.mpi();

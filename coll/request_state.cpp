@@ -1,6 +1,6 @@
 // Executing a schedule: the state machine every engine drives.
-#include "coll/engine.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/error.hpp"
 
 #include <cstring>
 

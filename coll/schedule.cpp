@@ -1,7 +1,7 @@
-#include "coll/schedule.hpp"
+#include "nbfft/coll/schedule.hpp"
 
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/error.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -97,7 +97,7 @@ void ScheduleBuilder::mark_blocks_on_peers() { sched_->blocks_on_peers = true; }
 void* ScheduleBuilder::scratch(std::size_t bytes) {
   std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of schedule scratch");
+  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of schedule scratch", ErrorCode::OutOfMemory);
   std::memset(p, 0, rounded);
   keep(std::shared_ptr<void>(p, std::free));
   return p;

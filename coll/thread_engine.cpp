@@ -9,7 +9,7 @@
 #include "coll/thread_engine.hpp"
 
 #include "coll/engine_detail.hpp"
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <pthread.h>
 #include <time.h>
@@ -49,7 +49,8 @@ ThreadEngine::ThreadEngine()
     throw Error(std::string("the thread progress engine needs MPI_THREAD_MULTIPLE, but MPI provides only ") +
                 thread_level_name(provided) +
                 ": initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) "
-                "(and an MPI built with thread support), or use the caller engine");
+                "(and an MPI built with thread support), or use the caller engine",
+                ErrorCode::Unavailable);
   agent_ = std::thread([this] { run(); });
 }
 

@@ -2,7 +2,7 @@
 // computes — nbfft's software stand-in for a NIC that runs collective task lists (seed 000).
 #pragma once
 
-#include "coll/engine.hpp"
+#include "nbfft/coll/engine.hpp"
 
 #include <condition_variable>
 #include <deque>

@@ -1,6 +1,6 @@
-#include "coll/transport.hpp"
+#include "nbfft/coll/transport.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 namespace nbfft::coll {
 

@@ -1,6 +1,6 @@
 #include "fft/col_kernels.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <algorithm>
 #include <climits>

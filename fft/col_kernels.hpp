@@ -19,8 +19,8 @@
 // Options::col_chunk_planes planes (default 1), laid out by ColChunks (transpose.hpp).
 #pragma once
 
-#include "fft/options.hpp"
-#include "fft/timings.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/timings.hpp"
 #include "fft/transpose.hpp"
 
 #include <mpi.h>

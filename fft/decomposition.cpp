@@ -1,6 +1,6 @@
-#include "fft/decomposition.hpp"
+#include "nbfft/fft/decomposition.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <cstdlib>
 #include <sstream>

@@ -1,6 +1,6 @@
 #include "fft/local_fft.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
 
 #include <string>

@@ -1,6 +1,6 @@
-#include "fft/options.hpp"
+#include "nbfft/fft/options.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <cctype>
 #include <cstdlib>

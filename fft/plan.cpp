@@ -1,42 +1,26 @@
-#include "fft/plan.hpp"
+#include "nbfft/fft/plan.hpp"
 
-#include "coll/comm.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/transform.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <sstream>
 #include <cstdint>
 #include <string>
 
 namespace nbfft::fft {
 
-namespace {
-
-// Turns a local failure into the same Error on every rank, so that a problem seen by one
-// rank (a short buffer, an allocation) never leaves the others waiting in an exchange.
-void agree(MPI_Comm comm, const std::string& local_error) {
-  int bad = local_error.empty() ? 0 : 1, any = 0;
-  check_mpi(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  if (!any) return;
-  if (bad) throw Error(local_error);
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  throw Error("another rank failed (this is rank " + std::to_string(me) +
-              "; see that rank's error)");
-}
-
-std::string strip(const std::string& what) {
-  const std::string prefix = "nbfft: ";
-  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
-}
-
-}  // namespace
-
 struct Plan::Impl {
   Options opt;
   Decomposition d;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate for argument checks
+  // Set while a transform runs: the workspace is shared, so a second concurrent call
+  // (another thread) is refused instead of corrupting both results.
+  mutable std::atomic<bool> busy{false};
   virtual ~Impl() {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -56,6 +40,22 @@ struct Plan::Impl {
 };
 
 namespace {
+
+// Everything that must be the same on every rank for the ranks to run the same exchanges.
+ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& o) {
+  auto str = [](auto v) { return std::to_string(v); };
+  return {{"grid", str(n[0]) + "x" + str(n[1]) + "x" + str(n[2])},
+          {"process grid", str(o.m1) + "x" + str(o.m2)},
+          {"precision", name(o.precision)},
+          {"transform", name(o.transform)},
+          {"norm", name(o.norm)},
+          {"row_transport", o.row_transport.str()},
+          {"col_transport", o.col_transport.str()},
+          {"progress_chunks", str(o.progress_chunks)},
+          {"col_chunk_planes", str(o.col_chunk_planes)},
+          {"col_kernel", name(o.col_kernel)},
+          {"allow_empty", o.allow_empty ? "true" : "false"}};
+}
 
 template <typename T>
 struct TypedImpl final : Plan::Impl {
@@ -91,25 +91,15 @@ struct TypedImpl final : Plan::Impl {
 }  // namespace
 
 Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options) {
+  check_mpi_running("Plan");
+  if (comm == MPI_COMM_NULL) throw Error("Plan: the communicator is MPI_COMM_NULL", ErrorCode::InvalidArgument);
   int size = 0, rank = 0;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   const bool r2c = options.transform == TransformKind::R2C;
 
   // Every rank must describe the same transform; a mismatch would hang an exchange.
-  {
-    std::int64_t mine[11] = {n[0], n[1], n[2], options.m1, options.m2,
-                             static_cast<std::int64_t>(options.precision),
-                             static_cast<std::int64_t>(options.transform),
-                             static_cast<std::int64_t>(options.norm), options.allow_empty,
-                             options.col_chunk_planes, static_cast<std::int64_t>(options.col_kernel)};
-    std::int64_t lo[11], hi[11];
-    check_mpi(MPI_Allreduce(mine, lo, 11, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, hi, 11, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(lo, lo + 11, hi))
-      throw Error("ranks disagree on the plan (grid, process grid, precision, transform, "
-                  "normalization, col_chunk_planes and col_kernel must be the same on every rank)");
-  }
+  check_same(comm, "plan", agreed_fields(n, options));
   if (options.col_chunk_planes < 0)
     throw Error("col_chunk_planes = " + std::to_string(options.col_chunk_planes) +
                 " must be >= 0 (0: one bulk COL exchange)");
@@ -126,22 +116,22 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
   check_mpi(MPI_Comm_split(comm, d.j, d.i, &row), "MPI_Comm_split");
   check_mpi(MPI_Comm_split(comm, d.i, d.j, &col), "MPI_Comm_split");
-  std::string error;
   coll::Comm row_comm, col_comm;
   std::unique_ptr<Impl> impl;
+  std::exception_ptr comm_error;
   try {
     // coll::Comm keeps its own duplicates.
     if (d.m1 > 1) row_comm = coll::Comm(row, opt.row_transport.engine);
     if (d.m2 > 1) col_comm = coll::Comm(col, opt.col_transport.engine);
-  } catch (const std::exception& e) {
-    error = strip(e.what());
+  } catch (...) {
+    comm_error = std::current_exception();
   }
   MPI_Comm_free(&row);
   MPI_Comm_free(&col);
   try {
-    agree(dup, error);
+    agree_outcome(dup, comm_error);
     const unsigned flags = fftw_effort_flags(static_cast<int>(opt.effort));
-    try {
+    agree(dup, [&] {
       if (opt.precision == Precision::Double) {
         auto p = std::make_unique<TypedImpl<double>>();
         p->tr = std::make_unique<Transform<double>>(d, opt.transform, opt.norm, flags, row_comm,
@@ -155,21 +145,11 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
                                                    opt.progress_chunks, opt.col_chunk_planes, opt.col_kernel);
         impl = std::move(p);
       }
-    } catch (const std::exception& e) {
-      error = strip(e.what());
-    }
-    agree(dup, error);
+    });
     // Collective building, one exchange at a time with an agreement after each, so that a
     // transport failing on one communicator (an RMA window the MPI cannot create) fails
     // the plan on every rank instead of leaving the others in the next build.
-    for (int phase = 0; phase < 2; ++phase) {
-      try {
-        impl->bind(phase);
-      } catch (const std::exception& e) {
-        error = strip(e.what());
-      }
-      agree(dup, error);
-    }
+    for (int phase = 0; phase < 2; ++phase) agree(dup, [&] { impl->bind(phase); });
   } catch (...) {
     MPI_Comm_free(&dup);
     throw;
@@ -184,28 +164,55 @@ Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-const Options& Plan::options() const { return impl_->opt; }
-const Decomposition& Plan::decomposition() const { return impl_->d; }
-std::array<std::int64_t, 3> Plan::global_size() const { return impl_->d.n; }
-int Plan::m1() const { return impl_->d.m1; }
-int Plan::m2() const { return impl_->d.m2; }
-const Box3& Plan::in_box() const { return impl_->d.x_pencil; }
-const Box3& Plan::out_box() const { return impl_->d.z_pencil; }
+const Plan::Impl& Plan::impl() const {
+  if (!impl_) throw Error("Plan: used after it was moved from (a moved-from Plan holds nothing)", ErrorCode::InvalidState);
+  return *impl_;
+}
+
+namespace {
+
+// Marks a plan busy for the length of one transform call; a second call on the same plan
+// while the first runs (from another thread) is an error on the calling thread only.
+class BusyGuard {
+ public:
+  BusyGuard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
+    if (flag_.exchange(true, std::memory_order_acq_rel))
+      throw Error(std::string(what) + ": the plan is already running a transform in another thread (a plan's "
+                  "workspace is shared; use one plan per thread, or serialize the calls)",
+                  ErrorCode::InvalidState);
+  }
+  ~BusyGuard() { flag_.store(false, std::memory_order_release); }
+  BusyGuard(const BusyGuard&) = delete;
+  BusyGuard& operator=(const BusyGuard&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
+}  // namespace
+
+const Options& Plan::options() const { return impl().opt; }
+const Decomposition& Plan::decomposition() const { return impl().d; }
+std::array<std::int64_t, 3> Plan::global_size() const { return impl().d.n; }
+int Plan::m1() const { return impl().d.m1; }
+int Plan::m2() const { return impl().d.m2; }
+const Box3& Plan::in_box() const { return impl().d.x_pencil; }
+const Box3& Plan::out_box() const { return impl().d.z_pencil; }
 
 std::size_t Plan::in_bytes() const {
-  const std::size_t real = impl_->opt.precision == Precision::Double ? 8 : 4;
-  const bool r2c = impl_->opt.transform == TransformKind::R2C;
+  const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
+  const bool r2c = impl().opt.transform == TransformKind::R2C;
   return static_cast<std::size_t>(in_count()) * real * (r2c ? 1 : 2);
 }
 std::size_t Plan::out_bytes() const {
-  const std::size_t real = impl_->opt.precision == Precision::Double ? 8 : 4;
+  const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
   return static_cast<std::size_t>(out_count()) * real * 2;
 }
 std::size_t Plan::inplace_bytes() const { return std::max(in_bytes(), out_bytes()); }
-std::size_t Plan::workspace_bytes() const { return impl_->workspace_bytes(); }
+std::size_t Plan::workspace_bytes() const { return impl().workspace_bytes(); }
 
 void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p) const {
-  const Options& o = impl_->opt;
+  const Options& o = impl().opt;
   const bool r2c = o.transform == TransformKind::R2C;
   const bool forward = std::string(what) == "forward";
   const bool want_in = r2c && forward, want_out = r2c && !forward;
@@ -252,38 +259,35 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
 void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
                    std::size_t in_need, const void* out, std::size_t out_have,
                    std::size_t out_need, std::size_t inplace_need) {
-  agree(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need));
+  agree_message(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need));
 }
 
 }  // namespace
 
 void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
                          Timings* t) const {
-  check_buffers(impl_->comm, "forward", in, in_b, in_bytes(), out, out_b, out_bytes(),
+  BusyGuard busy(impl().busy, "forward");
+  check_buffers(impl().comm, "forward", in, in_b, in_bytes(), out, out_b, out_bytes(),
                 inplace_bytes());
-  impl_->forward(in, out, t);
+  impl().forward(in, out, t);
 }
 
 void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
                           Timings* t) const {
-  check_buffers(impl_->comm, "backward", in, in_b, out_bytes(), out, out_b, in_bytes(),
+  BusyGuard busy(impl().busy, "backward");
+  check_buffers(impl().comm, "backward", in, in_b, out_bytes(), out, out_b, in_bytes(),
                 inplace_bytes());
-  impl_->backward(in, out, t);
+  impl().backward(in, out, t);
 }
 
 void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,
                       std::size_t nv_out, void* const* out, std::size_t out_b, Timings* t) const {
   const char* what = forward ? "forward_many" : "backward_many";
+  BusyGuard busy(impl().busy, what);
   const std::size_t need_in = forward ? in_bytes() : out_bytes();
   const std::size_t need_out = forward ? out_bytes() : in_bytes();
   // The field count first: ranks with different counts would run different exchanges.
-  {
-    long long mine[2] = {static_cast<long long>(nv_in), -static_cast<long long>(nv_in)}, all[2];
-    check_mpi(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, impl_->comm), "MPI_Allreduce");
-    if (all[0] != -all[1])
-      throw Error(std::string(what) + ": ranks disagree on the number of fields (" + std::to_string(-all[1]) +
-                  " to " + std::to_string(all[0]) + ")");
-  }
+  check_same(impl().comm, what, {{"the number of fields", std::to_string(nv_in)}});
   std::string err;
   if (nv_in != nv_out)
     err = std::string(what) + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
@@ -309,31 +313,24 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
         err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
               " share memory (each field needs buffers of its own)";
     }
-  agree(impl_->comm, err);
+  agree_message(impl().comm, err);
   if (nv_in == 0) return;
-  if (nv_in > 1 && impl_->needs_second()) {
+  if (nv_in > 1 && impl().needs_second()) {
     // The pipeline's second set of buffers and collectives, built like the first.
-    for (int phase = 0; phase < 2; ++phase) {
-      std::string e;
-      try {
-        impl_->make_second(phase);
-      } catch (const std::exception& x) {
-        e = strip(x.what());
-      }
-      agree(impl_->comm, e);
-    }
+    for (int phase = 0; phase < 2; ++phase) agree(impl().comm, [&] { impl_->make_second(phase); });
   }
   const int nv = static_cast<int>(nv_in);
   if (forward)
-    impl_->forward_many(nv, in, out, t);
+    impl().forward_many(nv, in, out, t);
   else
-    impl_->backward_many(nv, in, out, t);
+    impl().backward_many(nv, in, out, t);
 }
 
 void Plan::exchange_only(int exchange, bool forward, Timings* t) const {
   if (exchange != 0 && exchange != 1)
     throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
-  impl_->exchange_only(exchange, forward, t);
+  BusyGuard busy(impl().busy, "exchange_only");
+  impl().exchange_only(exchange, forward, t);
 }
 
 #define NBFFT_TYPED(DIR, IN, OUT, RIN, ROUT, PREC)                                          \

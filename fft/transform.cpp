@@ -1,7 +1,7 @@
 #include "fft/transform.hpp"
 
-#include "coll/alltoall.hpp"
-#include "coll/error.hpp"
+#include "nbfft/coll/alltoall.hpp"
+#include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
 
 #include <algorithm>
@@ -14,7 +14,7 @@ FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
   // fftw_malloc aligns for SIMD; every buffer gets at least one cache line so empty
   // ranks still have valid pointers to bind.
   void* p = fftw_malloc(std::max<std::size_t>(bytes, 64));
-  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of FFT workspace");
+  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of FFT workspace", ErrorCode::OutOfMemory);
   p_ = std::shared_ptr<void>(p, [](void* q) { fftw_free(q); });
 }
 

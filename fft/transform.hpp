@@ -34,14 +34,14 @@
 // coll::progress_all() between them, so the caller engine moves data during the FFTs.
 #pragma once
 
-#include "coll/comm.hpp"
-#include "coll/request.hpp"
-#include "coll/transport.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/coll/request.hpp"
+#include "nbfft/coll/transport.hpp"
 #include "fft/col_kernels.hpp"
-#include "fft/decomposition.hpp"
+#include "nbfft/fft/decomposition.hpp"
 #include "fft/local_fft.hpp"
-#include "fft/options.hpp"
-#include "fft/timings.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/timings.hpp"
 #include "fft/transpose.hpp"
 
 #include <complex>

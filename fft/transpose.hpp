@@ -19,7 +19,7 @@
 // the same exchanges the other way (B -> A, D -> C) with the mirror copies.
 #pragma once
 
-#include "fft/decomposition.hpp"
+#include "nbfft/fft/decomposition.hpp"
 
 #include <algorithm>
 #include <complex>

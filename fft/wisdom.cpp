@@ -1,6 +1,6 @@
-#include "fft/wisdom.hpp"
+#include "nbfft/fft/wisdom.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <fftw3.h>
 
@@ -74,7 +74,7 @@ void save_wisdom(MPI_Comm comm, const std::string& path) {
     if (!out) error = "cannot write FFTW wisdom file '" + path + "'";
   }
   bcast(comm, error);
-  if (!error.empty()) throw Error(error);
+  if (!error.empty()) throw Error(error, ErrorCode::Io);
 }
 
 bool load_wisdom(MPI_Comm comm, const std::string& path) {
@@ -105,12 +105,12 @@ bool load_wisdom(MPI_Comm comm, const std::string& path) {
   }
   bcast(comm, status);
   if (status == "missing") return false;
-  if (!status.empty()) throw Error(status);
+  if (!status.empty()) throw Error(status, ErrorCode::Io);
   bcast(comm, ds);
   bcast(comm, fs);
   if ((!ds.empty() && !fftw_import_wisdom_from_string(ds.c_str())) ||
       (!fs.empty() && !fftwf_import_wisdom_from_string(fs.c_str())))
-    throw Error("FFTW rejected the wisdom in '" + path + "'");
+    throw Error("FFTW rejected the wisdom in '" + path + "'", ErrorCode::Io);
   return true;
 }
 

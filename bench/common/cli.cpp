@@ -1,6 +1,6 @@
 #include "bench/common/cli.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <algorithm>
 #include <cstdlib>

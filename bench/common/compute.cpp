@@ -1,7 +1,7 @@
 #include "bench/common/compute.hpp"
 
 #include "bench/common/stats.hpp"
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 #include "bench/common/json.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -62,11 +62,11 @@ std::string JsonRecord::str() const {
 
 void write_json(const std::string& path, const std::vector<JsonRecord>& records) {
   std::ofstream f(path);
-  if (!f) throw Error("cannot open '" + path + "' for writing");
+  if (!f) throw Error("cannot open '" + path + "' for writing", ErrorCode::Io);
   f << "[\n";
   for (std::size_t i = 0; i < records.size(); ++i) f << "  " << records[i].str() << (i + 1 < records.size() ? ",\n" : "\n");
   f << "]\n";
-  if (!f) throw Error("writing '" + path + "' failed");
+  if (!f) throw Error("writing '" + path + "' failed", ErrorCode::Io);
 }
 
 }  // namespace nbfft::bench

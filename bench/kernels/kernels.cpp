@@ -12,8 +12,8 @@
 
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
-#include "coll/error.hpp"
-#include "fft/fft.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/fft.hpp"
 
 #include <algorithm>
 #include <cmath>

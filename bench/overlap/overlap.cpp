@@ -15,7 +15,7 @@
 #include "bench/common/compute.hpp"
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
-#include "coll/coll.hpp"
+#include "nbfft/coll/coll.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -7,7 +7,7 @@
 // spectrum, as in P3DFFT's test_sine (FFTW cannot fuse it).
 #include "bench/sine/runner.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 
 #include <fftw3-mpi.h>

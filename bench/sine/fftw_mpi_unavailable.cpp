@@ -2,13 +2,14 @@
 // (NBFFT_WITH_FFTW_MPI=OFF, or libfftw3_mpi / libfftw3f_mpi not found).
 #include "bench/sine/runner.hpp"
 
-#include "coll/error.hpp"
+#include "nbfft/error.hpp"
 
 namespace nbfft::sine {
 
 std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec&) {
   throw Error("--baseline fftw-mpi: this nbfft-sine was built without FFTW-MPI "
-              "(configure with -DNBFFT_WITH_FFTW_MPI=ON and libfftw3-mpi installed for this MPI)");
+              "(configure with -DNBFFT_WITH_FFTW_MPI=ON and libfftw3-mpi installed for this MPI)",
+              ErrorCode::Unavailable);
 }
 
 void fftw_mpi_init() {}

@@ -12,9 +12,9 @@
 // blocking, the pipeline bound from the blocking run's per-field compute C and exchange T
 // (DESIGN.md "Measures"), and the share of the gap between blocking and the bound it closes.
 #include "bench/sine/runner.hpp"
-#include "coll/error.hpp"
-#include "coll/transport.hpp"
-#include "fft/fft.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/fft.hpp"
 
 #include <mpi.h>
 

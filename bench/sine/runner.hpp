@@ -3,8 +3,8 @@
 // driver interleaves their iterations and reports them in one table.
 #pragma once
 
-#include "fft/options.hpp"
-#include "fft/timings.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/timings.hpp"
 
 #include <array>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Helpers shared by the coll test suites.
 #pragma once
 
-#include "coll/coll.hpp"
+#include "nbfft/coll/coll.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

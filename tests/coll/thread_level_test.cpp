@@ -1,6 +1,6 @@
 // The thread engine refuses to run when MPI lacks MPI_THREAD_MULTIPLE, with a message
 // that says what to do. This binary initializes MPI with MPI_THREAD_SERIALIZED on purpose.
-#include "coll/coll.hpp"
+#include "nbfft/coll/coll.hpp"
 
 #include <cstdio>
 #include <string>

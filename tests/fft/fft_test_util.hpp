@@ -2,7 +2,7 @@
 // and serial FFTW references.
 #pragma once
 
-#include "fft/box.hpp"
+#include "nbfft/fft/box.hpp"
 
 #include <fftw3.h>
 #include <mpi.h>

@@ -1,5 +1,5 @@
 // Bad input gets an nbfft::Error that names the problem, on every rank, and never a hang.
-#include "fft/fft.hpp"
+#include "nbfft/fft/fft.hpp"
 #include "fft_test_util.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Boxes, splits and decompositions: pure functions, checked on every rank of every
 // process grid without communication.
-#include "coll/error.hpp"
-#include "fft/decomposition.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/decomposition.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // COL exchange (seed 001 §5) with several chunk sizes, and the five COL kernels of seed
 // 002 — on every process grid of the communicator size, on even and uneven grids. Each
 // variant must give the plain transform's result to 1e-12 (double), forward and backward.
-#include "coll/transport.hpp"
-#include "fft/fft.hpp"
+#include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/fft.hpp"
 #include "fft_test_util.hpp"
 
 #include <gtest/gtest.h>

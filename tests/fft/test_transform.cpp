@@ -2,9 +2,9 @@
 // field, and of the round trip, over grids (odd, prime, thin, tiny with empty ranks),
 // every process grid of the communicator size, r2c/c2c, double/single, in/out of place
 // and every normalization.
-#include "coll/alltoall.hpp"
-#include "coll/transport.hpp"
-#include "fft/fft.hpp"
+#include "nbfft/coll/alltoall.hpp"
+#include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/fft.hpp"
 #include "fft_test_util.hpp"
 
 #include <gtest/gtest.h>

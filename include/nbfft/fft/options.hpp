@@ -5,7 +5,7 @@
 // the accepted words when given anything else.
 #pragma once
 
-#include "coll/transport.hpp"
+#include "nbfft/coll/transport.hpp"
 
 #include <ostream>
 #include <string>

@@ -33,10 +33,10 @@
 // The first multi-field call allocates a second workspace (collective, like every call).
 #pragma once
 
-#include "fft/box.hpp"
-#include "fft/decomposition.hpp"
-#include "fft/options.hpp"
-#include "fft/timings.hpp"
+#include "nbfft/fft/box.hpp"
+#include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/timings.hpp"
 
 #include <mpi.h>
 
@@ -192,6 +192,7 @@ class Plan {
   void many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
                   void* const* out, std::size_t out_bytes, Timings* t) const;
   void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
+  const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;
 };
 

@@ -14,7 +14,7 @@
 // Request and Comm, so a new backend is a new subclass plus one registry line.
 #pragma once
 
-#include "coll/schedule.hpp"
+#include "nbfft/coll/schedule.hpp"
 
 #include <atomic>
 #include <exception>

@@ -10,8 +10,8 @@
 // is an error (as is using one that was never started).
 #pragma once
 
-#include "coll/comm.hpp"
-#include "coll/schedule.hpp"
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/coll/schedule.hpp"
 
 #include <memory>
 #include <string>

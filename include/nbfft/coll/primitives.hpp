@@ -8,7 +8,7 @@
 //   allreduce  binomial receive-reduce to rank 0, then the bcast tree; 2 log P rounds.
 #pragma once
 
-#include "coll/request.hpp"
+#include "nbfft/coll/request.hpp"
 
 #include <cstdint>
 

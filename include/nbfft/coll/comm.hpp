@@ -7,7 +7,7 @@
 // Comm is a cheap shared handle; the duplicate is freed when the last handle goes.
 #pragma once
 
-#include "coll/engine.hpp"
+#include "nbfft/coll/engine.hpp"
 
 #include <mpi.h>
 

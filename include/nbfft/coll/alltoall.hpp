@@ -9,7 +9,7 @@
 // large-count interfaces.
 #pragma once
 
-#include "coll/request.hpp"
+#include "nbfft/coll/request.hpp"
 
 #include <cstdint>
 #include <string>

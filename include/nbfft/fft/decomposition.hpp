@@ -19,7 +19,7 @@
 // M2 = 1 gives the other slab orientation: only the ROW exchange runs.
 #pragma once
 
-#include "fft/box.hpp"
+#include "nbfft/fft/box.hpp"
 
 #include <array>
 #include <cstdint>

@@ -5,8 +5,8 @@
 // columns of seed 000's Table II. The FFT, the benchmarks and the CLI all parse through here.
 #pragma once
 
-#include "coll/alltoall.hpp"
-#include "coll/engine.hpp"
+#include "nbfft/coll/alltoall.hpp"
+#include "nbfft/coll/engine.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,0 +1,73 @@
+// Agreement: every rank fails together, with the failing rank's message, and never hangs.
+//
+// Two situations make an MPI program hang or go silently wrong on bad input:
+//   - one rank fails a local check (a short buffer, an allocation, a file) and leaves the
+//     others waiting in the next collective;
+//   - ranks pass different configurations (grid, transport, field count) and then run
+//     different exchanges.
+// Both are settled here with one cheap collective on the happy path:
+//
+//   nbfft::agree(comm, [&] { local_checks(); });          // every rank throws, or none
+//   nbfft::check_same(comm, "plan", {{"grid", "64x64x64"}, {"col_transport", "blocking"}});
+//
+// agree() runs the callable, catches what it throws, and makes one MPI_Allreduce; if any
+// rank failed, the lowest failing rank's kind and message are broadcast and every rank
+// throws the same Error: "<message> [rank 2]" (", also ranks 3, 5" when several failed).
+// check_same() allreduces a hash of the fields; on a mismatch it gathers them and every
+// rank throws one RanksDisagree Error naming the first differing field and the ranks'
+// values: "plan: ranks disagree on col_transport: rank 0 has 'blocking', rank 1 has
+// 'pairwise:4@thread'". Both are collective over comm and must be called by every rank.
+#pragma once
+
+#include "nbfft/error.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nbfft {
+
+// Shares this rank's outcome (nullptr = success) with every rank of comm; throws the
+// lowest failing rank's Error everywhere if any rank failed.
+void agree_outcome(MPI_Comm comm, std::exception_ptr local);
+
+// Runs f() on every rank and agrees on the outcome. Returns f's result where every rank
+// succeeded.
+template <typename F>
+auto agree(MPI_Comm comm, F&& f) -> decltype(f()) {
+  std::exception_ptr failure;
+  if constexpr (std::is_void_v<decltype(f())>) {
+    try {
+      f();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree_outcome(comm, failure);
+  } else {
+    decltype(f()) result{};
+    try {
+      result = f();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree_outcome(comm, failure);
+    return result;
+  }
+}
+
+// Agrees on an error message computed locally ("" = no error) of the given kind.
+void agree_message(MPI_Comm comm, const std::string& local_error,
+                   ErrorCode code = ErrorCode::InvalidArgument);
+
+using ConfigFields = std::vector<std::pair<std::string, std::string>>;
+
+// Every rank must pass the same fields (names and values); `what` names the object
+// ("plan", "nbfft-sine options").
+void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fields);
+
+}  // namespace nbfft
