@@ -33,11 +33,24 @@ endif
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test demo docs tsan asan clean
+# Python virtual environment for the Python package, its tests and the experiments; one per
+# MPI, because mpi4py and the extension bind to one MPI library.
+VENV ?= $(BUILD_DIR)/venv
+PY   := $(VENV)/bin/python
+
+.PHONY: all deps build test demo docs tsan asan clean venv
 all: build
 
 deps:
 	@bash scripts/install-deps.sh $(MPI)
+
+$(VENV)/.ready: scripts/python-requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r scripts/python-requirements.txt
+	touch $@
+
+venv: deps $(VENV)/.ready
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(CMAKE_ARGS)

@@ -3,7 +3,7 @@
 # so `make test` / `make demo` work on a fresh machine and cost ~nothing on a prepared one.
 set -euo pipefail
 mpi="${1:-openmpi}"
-common=(build-essential cmake pkg-config libgtest-dev libfftw3-dev iproute2 python3)
+common=(build-essential cmake pkg-config libgtest-dev libfftw3-dev iproute2 python3 python3-venv python3-dev gfortran)
 case "$mpi" in
   openmpi) pkgs=("${common[@]}" openmpi-bin libopenmpi-dev libfftw3-mpi-dev) ;;
   mpich)   pkgs=("${common[@]}" mpich libmpich-dev) ;;
