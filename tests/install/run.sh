@@ -31,6 +31,23 @@ cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMA
 cmake --build "$work/examples" -j2 > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 ls "$work/examples" | grep '^poisson_'
 
+step "find_package(nbfft) from a C-only project (MPI's C component must be enough)"
+mkdir -p "$work/conly"
+cat > "$work/conly/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.18)
+project(conly LANGUAGES C)
+find_package(nbfft 0.1 REQUIRED COMPONENTS c)
+add_executable(poisson_conly $src/examples/poisson.c)
+target_link_libraries(poisson_conly PRIVATE nbfft::c m)
+CMAKE
+cmake -S "$work/conly" -B "$work/conly/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+  -DMPI_C_COMPILER="$mpicc" > "$work/conly.log" || { cat "$work/conly.log"; exit 1; }
+cmake --build "$work/conly/build" > "$work/conly-build.log" || { cat "$work/conly-build.log"; exit 1; }
+if readelf -d "$work/conly/build/poisson_conly" | grep -q mpi_cxx; then
+  echo "FAIL: a C program links Open MPI's C++ bindings"; exit 1
+fi
+echo "poisson_conly: built, no libmpi_cxx"
+
 step "pkg-config: $mpicc poisson.c \$(pkg-config --cflags --libs nbfft)"
 pcdir=$(dirname "$(find "$prefix" -name nbfft.pc)")
 export PKG_CONFIG_PATH=$pcdir
@@ -39,7 +56,7 @@ echo "pkg-config --cflags --libs nbfft: $(pkg-config --cflags --libs nbfft)"
 "$mpicc" -std=c99 -pedantic -Wall -o "$work/poisson_pc" "$src/examples/poisson.c" $(pkg-config --cflags --libs nbfft) -lm
 libdir=$(pkg-config --variable=libdir nbfft)
 
-programs=("$work/examples/poisson_cxx" "$work/examples/poisson_c" "$work/poisson_pc")
+programs=("$work/examples/poisson_cxx" "$work/examples/poisson_c" "$work/poisson_pc" "$work/conly/build/poisson_conly")
 [ -x "$work/examples/poisson_f" ] && programs+=("$work/examples/poisson_f")
 [ -x "$work/examples/poisson_f" ] || { [ -z "$fc" ] || { echo "FAIL: the Fortran example was not built"; exit 1; }; }
 fail=0
