@@ -30,7 +30,8 @@
 // runs behind the local FFTs of its neighbours (docs/fft.md "Multi-field transforms"):
 //   std::vector<const double*> in = {u, v, w};  std::vector<std::complex<double>*> out = {U, V, W};
 //   plan.forward_many(in, plan.in_count(), out, plan.out_count());
-// The first multi-field call allocates a second workspace (collective, like every call).
+// When the fields can pipeline (a bulk COL exchange), the plan holds a second workspace for
+// them from construction on; nothing is allocated by a transform call.
 #pragma once
 
 #include "nbfft/fft/box.hpp"
@@ -45,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <type_traits>
 #include <vector>
 
@@ -158,6 +160,9 @@ class Plan {
   void exchange_only(int exchange, bool forward, Timings* t = nullptr) const;
 
   struct Impl;
+  // The resolved plan: boxes, each exchange with its collectives, chunks, depth and the
+  // workspace bytes (several lines, this rank's view). Benchmarks print it with each record.
+  friend std::ostream& operator<<(std::ostream& os, const Plan& plan);
 
  private:
   template <typename X>
