@@ -23,9 +23,9 @@ struct Plan::Impl {
   template <typename T>
   struct Typed {
     std::unique_ptr<const Transform<T>> tr;
-    std::vector<std::unique_ptr<Workspace<T>>> ws;
-    std::vector<Workspace<T>*> ptrs() const {
-      std::vector<Workspace<T>*> p;
+    std::vector<std::unique_ptr<fft::Workspace<T>>> ws;
+    std::vector<fft::Workspace<T>*> ptrs() const {
+      std::vector<fft::Workspace<T>*> p;
       for (const auto& w : ws) p.push_back(w.get());
       return p;
     }
@@ -71,14 +71,18 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
 // failing on one communicator (an RMA window the MPI cannot create) fails the plan on
 // every rank instead of leaving the others in the next build.
 template <typename T>
+std::unique_ptr<Workspace<T>> add_workspace(const Transform<T>& tr, MPI_Comm comm) {
+  std::unique_ptr<Workspace<T>> w;
+  agree(comm, [&] { w = tr.allocate(); });
+  for (ExchangeId e : {kRow, kCol}) agree(comm, [&] { tr.bind(*w, e); });
+  return w;
+}
+
+template <typename T>
 void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
            const coll::Comm& row, const coll::Comm& col) {
   agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col); });
-  const int n = p.tr->field_workspaces();
-  for (int k = 0; k < n; ++k) {
-    agree(comm, [&] { p.ws.push_back(p.tr->allocate()); });
-    for (ExchangeId e : {kRow, kCol}) agree(comm, [&] { p.tr->bind(*p.ws.back(), e); });
-  }
+  for (int k = 0; k < p.tr->field_workspaces(); ++k) p.ws.push_back(add_workspace(*p.tr, comm));
 }
 
 }  // namespace
@@ -250,20 +254,58 @@ void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t 
 
 }  // namespace
 
-void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
+void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
+  one_bytes(true, in, in_b, out, out_b, nullptr, t);
+}
+void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
+  one_bytes(false, in, in_b, out, out_b, nullptr, t);
+}
+void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
                          Timings* t) const {
-  BusyGuard busy(impl().busy, "forward");
-  check_buffers(impl().comm, "forward", in, in_b, in_bytes(), out, out_b, out_bytes(),
-                inplace_bytes());
-  impl().visit([&](const auto& p) { p.tr->run(kForward, 1, &in, &out, p.ptrs().data(), 1, t); });
+  one_bytes(true, in, in_b, out, out_b, &ws, t);
+}
+void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
+                          Timings* t) const {
+  one_bytes(false, in, in_b, out, out_b, &ws, t);
 }
 
-void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
-                          Timings* t) const {
-  BusyGuard busy(impl().busy, "backward");
-  check_buffers(impl().comm, "backward", in, in_b, out_bytes(), out, out_b, in_bytes(),
-                inplace_bytes());
-  impl().visit([&](const auto& p) { p.tr->run(kBackward, 1, &in, &out, p.ptrs().data(), 1, t); });
+struct Plan::Workspace::Impl {
+  const Plan::Impl* owner = nullptr;
+  std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>> ws;
+  std::atomic<bool> busy{false};
+};
+
+void Plan::one_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace* ws,
+                     Timings* t) const {
+  const char* what = forward ? "forward" : "backward";
+  if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
+    throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
+  BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
+  check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
+                forward ? out_bytes() : in_bytes(), inplace_bytes());
+  const Dir d = forward ? kForward : kBackward;
+  impl().visit([&](const auto& p) {
+    using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
+    W* w = ws ? std::get<std::unique_ptr<W>>(ws->impl_->ws).get() : p.ws[0].get();
+    p.tr->run(d, 1, &in, &out, &w, 1, t);
+  });
+}
+
+Plan::Workspace::Workspace() = default;
+Plan::Workspace::~Workspace() = default;
+Plan::Workspace::Workspace(Workspace&&) noexcept = default;
+Plan::Workspace& Plan::Workspace::operator=(Workspace&&) noexcept = default;
+std::size_t Plan::Workspace::bytes() const {
+  if (!impl_) return 0;
+  return std::visit([](const auto& w) { return w->bytes(); }, impl_->ws);
+}
+
+Plan::Workspace Plan::make_workspace() const {
+  Workspace w;
+  w.impl_ = std::make_unique<Workspace::Impl>();
+  w.impl_->owner = &impl();
+  impl().visit([&](const auto& p) { w.impl_->ws = add_workspace(*p.tr, impl().comm); });
+  return w;
 }
 
 void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,

@@ -110,6 +110,29 @@ class Plan {
   void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
                       Timings* t = nullptr) const;
 
+  // The buffers and collectives one transform in flight writes besides the user's arrays.
+  // The plan makes its own at construction (the calls above use them, one call at a time);
+  // make_workspace() (collective) makes another, so that transforms of one plan can run at
+  // once on different workspaces (one thread each). The plan itself never changes.
+  class Workspace {
+   public:
+    Workspace();
+    ~Workspace();
+    Workspace(Workspace&&) noexcept;
+    Workspace& operator=(Workspace&&) noexcept;
+    std::size_t bytes() const;
+    struct Impl;
+
+   private:
+    friend class Plan;
+    std::unique_ptr<Impl> impl_;
+  };
+  Workspace make_workspace() const;
+  void forward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                     Timings* t = nullptr) const;
+  void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                      Timings* t = nullptr) const;
+
   // Multi-field transforms: field k goes from in[k] to out[k]; every in[k] holds at least
   // in_n and every out[k] at least out_n elements of the pointed-to types (the single-field
   // sizes). in.size() == out.size() = nv must be the same on every rank. In place per field
@@ -196,6 +219,8 @@ class Plan {
   }
   void many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
                   void* const* out, std::size_t out_bytes, Timings* t) const;
+  void one_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace* ws,
+                 Timings* t) const;
   void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
   const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;
