@@ -41,8 +41,8 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   // The path of each direction; slabs fuse the X and Y stages.
   using T_ = Transform<T>;
   if (d.m1 > 1) {
-    path_[kForward] = {{&T_::forward_x, kRow, false, 0}, {&T_::forward_y, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
-    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::backward_y, kRow, false, 0}, {&T_::backward_x, kRow, true, nzc_}};
+    path_[kForward] = {{&T_::forward_x, kRow, false, 0}, {&T_::template middle_y<kForward>, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
+    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::template middle_y<kBackward>, kRow, false, 0}, {&T_::backward_x, kRow, true, nzc_}};
     split_[kForward] = 1;
   } else {
     path_[kForward] = {{&T_::forward_xy, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
@@ -128,16 +128,21 @@ void Transform<T>::forward_xy(const void* in, void*, Workspace<T>& ws, std::int6
   }
 }
 
+// The Y stage of either direction: gather a z plane from the exchange before it, y FFT,
+// scatter into the exchange after it (forward ROW -> COL, backward COL -> ROW).
 template <typename T>
-void Transform<T>::forward_y(const void*, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
+template <Dir d>
+void Transform<T>::middle_y(const void*, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
+  constexpr ExchangeId from = d == kForward ? kRow : kCol, to = d == kForward ? kCol : kRow;
+  const LocalFft<T>& fft = d == kForward ? fy_fwd_ : fy_bwd_;
   C* P = ws.P();
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
-    row_.gather(kForward, P, ldy_, z, ws.side[kRow]);
+    exchange(from).gather(d, P, ldy_, z, ws.side[from]);
     clk.mark(&Timings::unpack);
-    fy_fwd_.execute(P, P);
+    fft.execute(P, P);
     clk.mark(&Timings::fft_y);
-    col_.scatter(kForward, P, ldy_, z, ws.side[kCol]);
+    exchange(to).scatter(d, P, ldy_, z, ws.side[to]);
     clk.mark(&Timings::pack);
   }
 }
@@ -173,20 +178,6 @@ void Transform<T>::backward_z(const void* in, void*, Workspace<T>& ws, std::int6
     scale(plane, nz_, bwd_scale_);
     clk.mark(&Timings::fft_z);
     if (!view) col_.scatter(kBackward, plane, ldy_, y, ws.side[kCol]);
-    clk.mark(&Timings::pack);
-  }
-}
-
-template <typename T>
-void Transform<T>::backward_y(const void*, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
-  C* P = ws.P();
-  PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    col_.gather(kBackward, P, ldy_, z, ws.side[kCol]);
-    clk.mark(&Timings::unpack);
-    fy_bwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    row_.scatter(kBackward, P, ldy_, z, ws.side[kRow]);
     clk.mark(&Timings::pack);
   }
 }

@@ -128,10 +128,10 @@ class Transform {
   // Stages on local planes [u0, u1).
   void forward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void forward_xy(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void forward_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  template <Dir d>
+  void middle_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void forward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void backward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void backward_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void backward_yx(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void backward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
 
