@@ -38,15 +38,19 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
 
-  // The path of each direction; slabs fuse the X and Y stages.
+  // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
   using T_ = Transform<T>;
   if (d.m1 > 1) {
-    path_[kForward] = {{&T_::forward_x, kRow, false, 0}, {&T_::template middle_y<kForward>, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
-    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::template middle_y<kBackward>, kRow, false, 0}, {&T_::backward_x, kRow, true, nzc_}};
+    path_[kForward] = {{&T_::template forward_x<kRow>, kRow, false, 0},
+                       {&T_::template middle_y<kForward>, kCol, false, 0},
+                       {&T_::forward_z, kCol, true, nyj_}};
+    path_[kBackward] = {{&T_::backward_z, kCol, false, 0},
+                        {&T_::template middle_y<kBackward>, kRow, false, 0},
+                        {&T_::template backward_x<kRow>, kRow, true, nzc_}};
     split_[kForward] = 1;
   } else {
-    path_[kForward] = {{&T_::forward_xy, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
-    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::backward_yx, kCol, true, nzc_}};
+    path_[kForward] = {{&T_::template forward_x<kCol>, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
+    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::template backward_x<kCol>, kCol, true, nzc_}};
   }
 
   // Planned on buffers of the workspace's alignment (fftw_malloc); the measuring planner
@@ -97,7 +101,10 @@ void Transform<T>::scale(C* plane, std::int64_t rows, T s) const {
 
 // ---- Stages ---------------------------------------------------------------------------
 
+// The X stage, forward: x FFT of user plane z into P, scatter into exchange E. On slabs
+// (E = COL, no ROW exchange) the y FFT runs on the same plane first (then ldx = ldy).
 template <typename T>
+template <ExchangeId E>
 void Transform<T>::forward_x(const void* in, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
                              Timings* t) const {
   const char* src = static_cast<const char*>(in);
@@ -107,23 +114,11 @@ void Transform<T>::forward_x(const void* in, void*, Workspace<T>& ws, std::int64
     // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
     fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);
     clk.mark(&Timings::fft_x);
-    row_.scatter(kForward, P, ldx_, z, ws.side[kRow]);
-    clk.mark(&Timings::pack);
-  }
-}
-
-template <typename T>
-void Transform<T>::forward_xy(const void* in, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
-                              Timings* t) const {
-  const char* src = static_cast<const char*>(in);
-  C* P = ws.P();
-  PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);
-    clk.mark(&Timings::fft_x);
-    fy_fwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    col_.scatter(kForward, P, ldy_, z, ws.side[kCol]);
+    if constexpr (E == kCol) {
+      fy_fwd_.execute(P, P);
+      clk.mark(&Timings::fft_y);
+    }
+    exchange(E).scatter(kForward, P, ldx_, z, ws.side[E]);
     clk.mark(&Timings::pack);
   }
 }
@@ -182,31 +177,22 @@ void Transform<T>::backward_z(const void* in, void*, Workspace<T>& ws, std::int6
   }
 }
 
+// The X stage, backward: gather z plane from exchange E, (on slabs: y FFT), x FFT into
+// the user's plane.
 template <typename T>
-void Transform<T>::backward_yx(const void*, void* out, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
-                               Timings* t) const {
-  char* dst = static_cast<char*>(out);
-  C* P = ws.P();
-  PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    col_.gather(kBackward, P, ldy_, z, ws.side[kCol]);
-    clk.mark(&Timings::unpack);
-    fy_bwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    fx_bwd_.execute(P, dst + z * nyi_ * nx_ * in_elem_);
-    clk.mark(&Timings::fft_x);
-  }
-}
-
-template <typename T>
+template <ExchangeId E>
 void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
                               Timings* t) const {
   char* dst = static_cast<char*>(out);
   C* P = ws.P();
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
-    row_.gather(kBackward, P, ldx_, z, ws.side[kRow]);
+    exchange(E).gather(kBackward, P, ldx_, z, ws.side[E]);
     clk.mark(&Timings::unpack);
+    if constexpr (E == kCol) {
+      fy_bwd_.execute(P, P);
+      clk.mark(&Timings::fft_y);
+    }
     fx_bwd_.execute(P, dst + z * nyi_ * nx_ * in_elem_);
     clk.mark(&Timings::fft_x);
   }

@@ -126,13 +126,13 @@ class Transform {
   void scale(C* plane, std::int64_t rows, T s) const;
 
   // Stages on local planes [u0, u1).
+  template <ExchangeId E>
   void forward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void forward_xy(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   template <Dir d>
   void middle_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void forward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   void backward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void backward_yx(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  template <ExchangeId E>
   void backward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
 
   Decomposition d_;
