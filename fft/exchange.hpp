@@ -3,7 +3,7 @@
 // An exchange moves every point between two pencils, side 0 (the one forward starts from)
 // and side 1. Every rank of its communicator owns one box on each side; the block that
 // rank s sends rank r is box_send(s) ∩ box_recv(r), the same Box3 arithmetic for both
-// exchanges and both directions (make_blocks, exchange.cpp, is the only place that
+// exchanges and both directions (the constructor, exchange.cpp, is the only place that
 // computes counts and offsets). A stage walks its side's box plane by plane (planes along
 // `plane_axis`, rows along `row_axis`, x contiguous in every pencil), scattering each
 // plane into the send blocks or gathering it from the receive blocks:

@@ -22,7 +22,8 @@
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
 // backward() leaves its input untouched; forward() leaves its input untouched when out of
-// place. Transforms of one plan must not run concurrently (they share the workspace).
+// place. Calls without a workspace share the plan's own and must not run concurrently;
+// make_workspace() gives each thread its own.
 // Construction and every forward/backward are collective over the communicator.
 //
 // Several fields (velocity components, species): forward_many / backward_many transform
