@@ -94,6 +94,12 @@ int run_main(const char* prog, int argc, char** argv, int thread_level, const st
       agree_outcome(settle, failure);
     } catch (...) {
       auto [code, msg] = describe(std::current_exception());
+      // An error the body already agreed on (parse_agreed, a Plan) names its rank once;
+      // the second "[rank ...]" added here would only repeat it.
+      const std::size_t last = msg.rfind(" [rank ");
+      if (last != std::string::npos && last > 0 && msg[last - 1] == ']' &&
+          msg.rfind(" [rank ", last - 1) != std::string::npos)
+        msg.erase(last);
       std::fprintf(stderr, "%s: [%s] %s\n", prog, error_code_name(code), msg.c_str());
       std::fflush(stderr);
       rc = exit_code_for(code);
