@@ -55,46 +55,23 @@ RequestState::Step RequestState::advance() {
   };
   for (;;) {
     if (!reqs.empty()) {
-      int flag = 0;
-      // One request (the native/persistent algorithms' whole round) goes through MPI_Test:
-      // MPICH 4.0.2's MPI_Testall fails on a persistent collective request with
-      // MPI_ERR_IN_STATUS although the request completed fine.
-      if (reqs.size() == 1) {
+      // Each request goes through its own MPI_Test, in order, stopping at the first still
+      // pending: an error of a multi-request call (MPI_Testall) is raised by MPICH on
+      // MPI_COMM_WORLD's handler, which aborts, while a single request's error goes to its
+      // communicator's (MPI_ERRORS_RETURN on our duplicates). MPI_Test also sidesteps
+      // MPICH 4.0.2's MPI_Testall failing on a completed persistent collective request.
+      int flag = 1;
+      for (std::size_t k = 0; k < reqs.size() && flag; ++k) {
+        if (reqs[k] == MPI_REQUEST_NULL && !req_ops[k]) continue;  // done in an earlier pass
         MPI_Status s;
-        const int rc = MPI_Test(&reqs[0], &flag, &s);
-        if (rc != MPI_SUCCESS && req_ops[0] && req_ops[0]->kind == Op::Kind::Recv &&
+        const int rc = MPI_Test(&reqs[k], &flag, &s);
+        if (rc != MPI_SUCCESS && req_ops[k] && req_ops[k]->kind == Op::Kind::Recv &&
             error_class(rc) == MPI_ERR_TRUNCATE) {
-          truncated(0);
+          truncated(k);
           flag = 1;
         } else {
           check_mpi(rc, "MPI_Test");
-          if (flag) check_recv(0, s);
-        }
-      } else {
-        std::vector<MPI_Status> st(reqs.size());
-        const int rc = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, st.data());
-        if (rc == MPI_SUCCESS) {
-          if (flag)
-            for (std::size_t k = 0; k < reqs.size(); ++k) check_recv(k, st[k]);
-        } else if (error_class(rc) == MPI_ERR_IN_STATUS) {
-          // Some requests failed: truncated receives are recorded, anything else thrown;
-          // the completed ones are checked, the pending ones tested again later.
-          flag = 1;
-          for (std::size_t k = 0; k < reqs.size(); ++k) {
-            const int e = st[k].MPI_ERROR;
-            if (e == MPI_ERR_PENDING) {
-              flag = 0;
-            } else if (e == MPI_SUCCESS) {
-              if (req_ops[k]) check_recv(k, st[k]);
-              reqs[k] = MPI_REQUEST_NULL;
-            } else if (req_ops[k] && req_ops[k]->kind == Op::Kind::Recv && error_class(e) == MPI_ERR_TRUNCATE) {
-              truncated(k);
-            } else {
-              check_mpi(e, "MPI_Testall");
-            }
-          }
-        } else {
-          check_mpi(rc, "MPI_Testall");
+          if (flag) check_recv(k, s);
         }
       }
       if (!flag) return step;

@@ -262,10 +262,24 @@ void mismatched_counts(std::int64_t sent, std::int64_t expected) {
       MPI_Barrier(MPI_COMM_WORLD);
     }
 }
-TEST(Alltoallv, PeerSendsMoreThanExpected) { mismatched_counts(8, 4); }
+// MPICH 4.0 raises a truncated receive's error in MPI_Test on MPI_COMM_WORLD's handler
+// (fatal by default) rather than on the request's communicator, where nbfft set
+// MPI_ERRORS_RETURN; those two cases can only be caught on Open MPI (docs/algorithms.md).
+#ifdef MPICH_VERSION
+#define NBFFT_TRUNCATION_CATCHABLE 0
+#else
+#define NBFFT_TRUNCATION_CATCHABLE 1
+#endif
+TEST(Alltoallv, PeerSendsMoreThanExpected) {
+  if (!NBFFT_TRUNCATION_CATCHABLE) GTEST_SKIP() << "MPICH aborts on a truncated receive";
+  mismatched_counts(8, 4);
+}
 TEST(Alltoallv, PeerSendsLessThanExpected) { mismatched_counts(2, 6); }
 TEST(Alltoallv, PeerSendsNothingButSomethingIsExpected) { mismatched_counts(0, 3); }
-TEST(Alltoallv, PeerSendsSomethingButNothingIsExpected) { mismatched_counts(3, 0); }
+TEST(Alltoallv, PeerSendsSomethingButNothingIsExpected) {
+  if (!NBFFT_TRUNCATION_CATCHABLE) GTEST_SKIP() << "MPICH aborts on a truncated receive";
+  mismatched_counts(3, 0);
+}
 
 // ---- coll: object misuse ----------------------------------------------------------------
 
