@@ -1,5 +1,6 @@
 // nbfft-bench: the collective-layer experiments of the seed papers, one subcommand each.
 #include "bench/common/cli.hpp"
+#include "bench/common/main.hpp"
 #include "bench/kernels/kernels.hpp"
 #include "bench/overlap/overlap.hpp"
 #include "nbfft/coll/coll.hpp"
@@ -77,32 +78,31 @@ void usage() {
   for (const auto& c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
 }
 
+
+int run(int argc, char** argv, MPI_Comm world) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  // Every rank must run the same command with the same options (an MPMD job can differ).
+  nbfft::bench::parse_agreed(world, "nbfft-bench", argc, argv, {"help", "markdown"});
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    if (rank == 0) usage();
+    return 0;
+  }
+  const Command* cmd = nullptr;
+  for (const auto& c : commands())
+    if (c.name == std::string(argv[1])) cmd = &c;
+  if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (try nbfft-bench --help)");
+  Args args(argc - 1, argv + 1, {"help", "markdown"});
+  if (args.has("help")) {
+    if (rank == 0) std::printf("%s", cmd->help);
+    return 0;
+  }
+  return cmd->run(args, world);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, rc = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  try {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-      if (rank == 0) usage();
-    } else {
-      const Command* cmd = nullptr;
-      for (const auto& c : commands())
-        if (c.name == std::string(argv[1])) cmd = &c;
-      if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (try nbfft-bench --help)");
-      Args args(argc - 1, argv + 1, {"help", "markdown"});
-      if (args.has("help")) {
-        if (rank == 0) std::printf("%s", cmd->help);
-      } else {
-        rc = cmd->run(args, MPI_COMM_WORLD);
-      }
-    }
-  } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "nbfft-bench: %s\n", e.what());
-    rc = 2;
-  }
-  MPI_Finalize();
-  return rc;
+  return nbfft::bench::run_main("nbfft-bench", argc, argv, MPI_THREAD_MULTIPLE,
+                                [&](MPI_Comm world) { return run(argc, argv, world); });
 }

@@ -5,7 +5,9 @@
 #include "coll/alltoall_algorithms.hpp"
 #include "nbfft/error.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 namespace nbfft::coll {
 
@@ -48,7 +50,8 @@ std::size_t checked_bytes(const char* fn, const char* array, std::size_t i, std:
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(value), elem, &bytes))
     throw Error(std::string(fn) + ": " + array + "[" + std::to_string(i) + "] = " + std::to_string(value) +
-                " elements of " + std::to_string(elem) + " bytes overflows the address space");
+                " elements of " + std::to_string(elem) + " bytes overflows the address space",
+                ErrorCode::OutOfMemory);
   return bytes;
 }
 
@@ -58,11 +61,45 @@ void check_side(const char* fn, const char* side, const void* buf, const std::ve
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     std::size_t end = 0;
     if (__builtin_add_overflow(offs[i], bytes[i], &end) || __builtin_add_overflow(total, bytes[i], &total))
-      throw Error(std::string(fn) + ": " + side + " block " + std::to_string(i) + " overflows the address space");
+      throw Error(std::string(fn) + ": " + side + " block " + std::to_string(i) + " overflows the address space",
+                  ErrorCode::OutOfMemory);
   }
   if (!buf && total > 0)
     throw Error(std::string(fn) + ": " + side + "buf is null but " + std::to_string(total) + " bytes are to be " +
                 (side[0] == 's' ? "sent" : "received"));
+}
+
+// MPI forbids a send buffer that aliases the receive buffer: the exchange would read data
+// it already overwrote. Sorted intervals, two pointers: O(P log P).
+void check_no_overlap(const char* fn, const AlltoallvArgs& a) {
+  struct Block {
+    std::uintptr_t lo, hi;
+    std::size_t peer;
+  };
+  auto blocks = [](const char* base, const std::vector<std::size_t>& bytes, const std::vector<std::size_t>& offs) {
+    std::vector<Block> out;
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      if (bytes[i]) {
+        const auto lo = reinterpret_cast<std::uintptr_t>(base) + offs[i];
+        out.push_back({lo, lo + bytes[i], i});
+      }
+    std::sort(out.begin(), out.end(), [](const Block& x, const Block& y) { return x.lo < y.lo; });
+    return out;
+  };
+  const auto s = blocks(a.sendbuf, a.sendbytes, a.sendoffs), r = blocks(a.recvbuf, a.recvbytes, a.recvoffs);
+  for (std::size_t i = 0, j = 0; i < s.size() && j < r.size();) {
+    if (s[i].hi <= r[j].lo) {
+      ++i;
+    } else if (r[j].hi <= s[i].lo) {
+      ++j;
+    } else {
+      throw Error(std::string(fn) + ": the send block for rank " + std::to_string(s[i].peer) + " (bytes " +
+                  std::to_string(a.sendoffs[s[i].peer]) + ".." + std::to_string(a.sendoffs[s[i].peer] + a.sendbytes[s[i].peer]) +
+                  " of sendbuf) overlaps the receive block from rank " + std::to_string(r[j].peer) + " (bytes " +
+                  std::to_string(a.recvoffs[r[j].peer]) + ".." + std::to_string(a.recvoffs[r[j].peer] + a.recvbytes[r[j].peer]) +
+                  " of recvbuf); send and receive buffers must not overlap");
+    }
+  }
 }
 
 Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec) {
@@ -74,6 +111,7 @@ Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec
   if (info.uniform_only && !args.uniform)
     throw Error("algorithm '" + spec.name +
                 "' needs the same count for every peer with blocks in rank order (an alltoall, not an alltoallv)");
+  check_no_overlap(args.uniform ? "alltoall" : "alltoallv", args);
   return Collective(comm, info.build(comm, args, spec));
 }
 
@@ -105,6 +143,11 @@ Collective build_checked(const char* fn, const Comm& comm, const void* sendbuf,
   }
   check_side(fn, "send", sendbuf, a.sendbytes, a.sendoffs);
   check_side(fn, "recv", recvbuf, a.recvbytes, a.recvoffs);
+  const std::size_t me = static_cast<std::size_t>(comm.rank());
+  if (a.sendbytes[me] != a.recvbytes[me])
+    throw Error(std::string(fn) + ": rank " + std::to_string(me) + " sends itself " + std::to_string(sendcounts[me]) +
+                " elements (sendcounts[" + std::to_string(me) + "]) but receives " + std::to_string(recvcounts[me]) +
+                " (recvcounts[" + std::to_string(me) + "]); a rank's block to itself must match");
   a.uniform = uniform;
   return build(comm, std::move(a), spec);
 }
@@ -128,7 +171,7 @@ Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::i
   for (std::size_t i = 0; i < P; ++i) {
     displs[i] = total;
     if (__builtin_add_overflow(total, count, &total))
-      throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows");
+      throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows", ErrorCode::OutOfMemory);
   }
   return build_checked("alltoall", comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec, true);
 }

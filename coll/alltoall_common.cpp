@@ -12,7 +12,8 @@ int to_int(std::size_t bytes, std::size_t elem, const char* algorithm, const cha
   std::size_t n = bytes / elem;
   if (n > static_cast<std::size_t>(INT_MAX))
     throw Error(std::string("algorithm '") + algorithm + "': " + what + " of " + std::to_string(n) +
-                " elements exceeds MPI's int range; use pairwise, linear or bruck, which split large messages");
+                " elements exceeds MPI's int range; use pairwise, linear or bruck, which split large messages",
+                ErrorCode::Unavailable);
   return static_cast<int>(n);
 }
 }  // namespace

@@ -36,7 +36,7 @@ std::size_t bytes_of(const char* fn, std::int64_t count, std::size_t elem) {
   if (count < 0) throw Error(std::string(fn) + ": count is negative (" + std::to_string(count) + ")");
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(count), elem, &bytes))
-    throw Error(std::string(fn) + ": count " + std::to_string(count) + " overflows the address space");
+    throw Error(std::string(fn) + ": count " + std::to_string(count) + " overflows the address space", ErrorCode::OutOfMemory);
   return bytes;
 }
 
@@ -74,7 +74,8 @@ Collective allreduce(const Comm& comm, const void* sendbuf, void* recvbuf, std::
   int tsize = 0;
   check_mpi(MPI_Type_size(type, &tsize), "MPI_Type_size");
   const std::size_t bytes = bytes_of("allreduce", count, static_cast<std::size_t>(tsize));
-  if (count > INT_MAX) throw Error("allreduce: count " + std::to_string(count) + " exceeds INT_MAX");
+  if (count > INT_MAX) throw Error("allreduce: count " + std::to_string(count) + " exceeds INT_MAX (MPI_Reduce_local takes an int count)",
+                                   ErrorCode::Unavailable);
   if (bytes && (!sendbuf || !recvbuf)) throw Error("allreduce: a buffer is null but count is " + std::to_string(count));
   ScheduleBuilder b(comm);
   TreeNode t = binomial(b.rank(), b.size(), 0);

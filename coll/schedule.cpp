@@ -40,7 +40,8 @@ ScheduleBuilder& ScheduleBuilder::next_round() {
 
 void ScheduleBuilder::send(int peer, const void* buf, std::size_t bytes) {
   const char* p = static_cast<const char*>(buf);
-  for (std::size_t off = 0; off < bytes; off += kMaxMessage) {
+  // off == 0 always posts: a zero-byte message keeps a mismatch of counts detectable.
+  for (std::size_t off = 0; off < bytes || off == 0; off += kMaxMessage) {
     Op op(Op::Kind::Send);
     op.peer = peer;
     op.src = p + off;
@@ -51,7 +52,7 @@ void ScheduleBuilder::send(int peer, const void* buf, std::size_t bytes) {
 
 void ScheduleBuilder::recv(int peer, void* buf, std::size_t bytes) {
   char* p = static_cast<char*>(buf);
-  for (std::size_t off = 0; off < bytes; off += kMaxMessage) {
+  for (std::size_t off = 0; off < bytes || off == 0; off += kMaxMessage) {
     Op op(Op::Kind::Recv);
     op.peer = peer;
     op.dst = p + off;

@@ -2,6 +2,7 @@
 
 #include "nbfft/error.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 
@@ -13,6 +14,27 @@ std::string grid_str(const std::array<std::int64_t, 3>& n) {
   std::ostringstream os;
   os << n[0] << "x" << n[1] << "x" << n[2];
   return os.str();
+}
+
+// Each rank's pencils must be addressable: every buffer a plan makes (input, output, two
+// workspaces of send and receive halves) is at most this many complex-double pencils, and
+// its byte size must fit in ptrdiff_t, which FFTW's guru64 interface and pointer
+// arithmetic use. A grid past this gets an OutOfMemory Error at plan time, never a wrapped
+// size or an FFTW abort.
+constexpr std::int64_t kBytesPerPoint = 16;  // complex double, the largest element
+constexpr std::int64_t kBuffersPerPlan = 8;
+
+std::int64_t checked_points(const std::array<std::int64_t, 3>& n, const std::string& what,
+                            const std::array<std::int64_t, 3>& grid) {
+  std::int64_t p = 1, bytes = 0;
+  for (int d = 0; d < 3; ++d)
+    if (__builtin_mul_overflow(p, n[d], &p)) p = -1;
+  if (p < 0 || __builtin_mul_overflow(p, kBytesPerPoint * kBuffersPerPlan, &bytes))
+    throw Error("grid " + grid_str(grid) + ": " + what + " of " + grid_str(n) +
+                    " points cannot be addressed on one rank (its buffers would exceed " +
+                    std::to_string(PTRDIFF_MAX) + " bytes); use more ranks or a smaller grid",
+                ErrorCode::OutOfMemory);
+  return p;
 }
 
 }  // namespace
@@ -98,6 +120,12 @@ Decomposition Decomposition::make(std::array<std::int64_t, 3> n, bool r2c, int m
   d.xc_pencil = Box3::from(xcall, d.row_y(d.i), d.col_z(d.j));
   d.y_pencil = Box3::from(d.row_x(d.i), yall, d.col_z(d.j));
   d.z_pencil = Box3::from(d.row_x(d.i), d.col_y(d.j), zall, {0, 2, 1});
+  // Every rank checks the largest pencils, those of grid position (0, 0) (split() gives
+  // the remainder to the first parts), so every rank reaches the same verdict.
+  checked_points(Box3::from(xall, d.row_y(0), d.col_z(0)).n, "the largest X-pencil", n);
+  checked_points(Box3::from(xcall, d.row_y(0), d.col_z(0)).n, "the largest complex X-pencil", n);
+  checked_points(Box3::from(d.row_x(0), yall, d.col_z(0)).n, "the largest Y-pencil", n);
+  checked_points(Box3::from(d.row_x(0), d.col_y(0), zall).n, "the largest Z-pencil", n);
   return d;
 }
 

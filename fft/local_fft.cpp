@@ -3,6 +3,7 @@
 #include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -47,7 +48,7 @@ void* make_plan(FftKind kind, const FftDim& dim, const std::vector<FftDim>& batc
   if (!p)
     throw Error("FFTW could not plan a length-" + std::to_string(dim.n) +
                 " transform (strides " + std::to_string(dim.is) + "/" + std::to_string(dim.os) +
-                ")");
+                ")", ErrorCode::Unavailable);
   return static_cast<void*>(p);
 }
 
@@ -60,6 +61,22 @@ LocalFft<T>::LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void*
   if (dim.n <= 0) return;
   for (const auto& b : batch)
     if (b.n <= 0) return;  // nothing to transform on this rank: stays empty
+  // FFTW's guru64 interface takes ptrdiff_t lengths and strides; the furthest element a
+  // loop touches, sum of (n - 1) * |stride|, must be addressable. Decomposition::make
+  // bounds the pencils, so this only fires on a bug or a hand-made FftDim.
+  std::int64_t reach_in = 0, reach_out = 0;
+  auto add = [&](const FftDim& d) {
+    std::int64_t a = 0, b = 0;
+    const std::int64_t is = d.is < 0 ? -d.is : d.is, os = d.os < 0 ? -d.os : d.os;
+    if (__builtin_mul_overflow(d.n - 1, is, &a) || __builtin_mul_overflow(d.n - 1, os, &b) ||
+        __builtin_add_overflow(reach_in, a, &reach_in) || __builtin_add_overflow(reach_out, b, &reach_out))
+      throw Error("local FFT of length " + std::to_string(dim.n) + ": a loop of " + std::to_string(d.n) +
+                      " with strides " + std::to_string(d.is) + "/" + std::to_string(d.os) +
+                      " reaches beyond the address space",
+                  ErrorCode::OutOfMemory);
+  };
+  add(dim);
+  for (const auto& b : batch) add(b);
   align_in_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_in));
   align_out_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_out));
   aligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out, flags);

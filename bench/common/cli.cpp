@@ -1,11 +1,21 @@
 #include "bench/common/cli.hpp"
 
+#include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace nbfft::bench {
+
+namespace {
+[[noreturn]] void bad(const std::string& option, const std::string& why) {
+  throw Error((option.empty() ? std::string() : "--" + option + ": ") + why, ErrorCode::InvalidArgument);
+}
+}  // namespace
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -18,10 +28,42 @@ std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-long parse_long(const std::string& option, const std::string& text) {
+std::vector<std::string> split_items(const std::string& option, const std::string& text, char sep) {
+  if (text.empty()) bad(option, "the value is empty");
+  auto items = split(text, sep);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].empty())
+      bad(option, "item " + std::to_string(i + 1) + " of '" + text + "' is empty (a stray '" + std::string(1, sep) +
+                      "'?)");
+  return items;
+}
+
+long parse_long(const std::string& option, const std::string& text, long min, long max) {
+  // from_chars: no leading spaces, no base prefixes; '+' is accepted here by hand.
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (b != e && *b == '+') ++b;
+  long v = 0;
+  auto [end, ec] = std::from_chars(b, e, v);
+  if (text.empty() || b == e || ec == std::errc::invalid_argument || end != e)
+    bad(option, "'" + text + "' is not an integer");
+  if (ec == std::errc::result_out_of_range || v < min || v > max) {
+    std::string range = min == LONG_MIN ? "" : ">= " + std::to_string(min);
+    if (max != LONG_MAX) range += (range.empty() ? "<= " : " and <= ") + std::to_string(max);
+    bad(option, "'" + text + "' is out of range" + (range.empty() ? "" : " (it must be " + range + ")"));
+  }
+  return v;
+}
+
+double parse_double(const std::string& option, const std::string& text, double min, double max) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) bad(option, "'" + text + "' is not a number");
+  errno = 0;
   char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') throw Error("--" + option + ": '" + text + "' is not an integer");
+  const double v = std::strtod(text.c_str(), &end);
+  if (*end != '\0') bad(option, "'" + text + "' is not a number");
+  if (!std::isfinite(v) || errno == ERANGE || v < min || v > max)
+    bad(option, "'" + text + "' is out of range (it must be a finite number in [" + std::to_string(min) + ", " +
+                    std::to_string(max) + "])");
   return v;
 }
 
@@ -33,15 +75,24 @@ Args::Args(int argc, char** argv, std::vector<std::string> flags) {
       continue;
     }
     a = a.substr(2);
-    auto eq = a.find('=');
+    std::string name, value;
+    const auto eq = a.find('=');
+    const bool is_flag = std::find(flags.begin(), flags.end(), a.substr(0, eq)) != flags.end();
     if (eq != std::string::npos) {
-      values_[a.substr(0, eq)] = a.substr(eq + 1);
-    } else if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
-      values_[a] = "1";
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      if (is_flag) bad(name, "takes no value (got '" + value + "')");
+    } else if (is_flag) {
+      name = a;
+      value = "1";
     } else {
-      if (i + 1 >= argc) throw Error("option --" + a + " needs a value");
-      values_[a] = argv[++i];
+      name = a;
+      if (i + 1 >= argc) bad(name, "needs a value");
+      value = argv[++i];
     }
+    if (name.empty()) bad("", "'" + std::string(argv[i]) + "' is not an option (an option is --name or --name=value)");
+    if (values_.count(name)) bad(name, "given twice ('" + values_[name] + "' and '" + value + "')");
+    values_[name] = value;
   }
 }
 
@@ -50,36 +101,44 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
   return it == values_.end() ? fallback : it->second;
 }
 
-long Args::get_long(const std::string& name, long fallback) const {
-  return has(name) ? parse_long(name, get(name, "")) : fallback;
+long Args::get_long(const std::string& name, long fallback, long min, long max) const {
+  return has(name) ? parse_long(name, get(name, ""), min, max) : fallback;
 }
 
-double Args::get_double(const std::string& name, double fallback) const {
-  if (!has(name)) return fallback;
-  std::string t = get(name, "");
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0') throw Error("--" + name + ": '" + t + "' is not a number");
-  return v;
+double Args::get_double(const std::string& name, double fallback, double min, double max) const {
+  return has(name) ? parse_double(name, get(name, ""), min, max) : fallback;
 }
 
 std::vector<std::string> Args::get_list(const std::string& name, const std::string& fallback) const {
-  return split(get(name, fallback), ',');
+  return split_items(name, get(name, fallback), ',');
 }
 
-std::vector<long> Args::get_long_list(const std::string& name, const std::string& fallback) const {
+std::vector<long> Args::get_long_list(const std::string& name, const std::string& fallback, long min,
+                                      long max) const {
   std::vector<long> out;
-  for (const auto& s : get_list(name, fallback)) out.push_back(parse_long(name, s));
+  for (const auto& s : get_list(name, fallback)) out.push_back(parse_long(name, s, min, max));
   return out;
 }
 
 void Args::allow_only(const std::vector<std::string>& known) const {
+  if (!positional_.empty())
+    bad("", "unexpected argument '" + positional_.front() + "' (options are written --name value)");
   for (const auto& [k, v] : values_)
     if (std::find(known.begin(), known.end(), k) == known.end()) {
       std::string list;
       for (const auto& n : known) list += " --" + n;
-      throw Error("unknown option --" + k + " (options:" + list + ")");
+      bad("", "unknown option --" + k + " (options:" + list + ")");
     }
+}
+
+Args parse_agreed(MPI_Comm comm, const std::string& what, int argc, char** argv, std::vector<std::string> flags) {
+  Args args = agree(comm, [&] { return Args(argc, argv, flags); });
+  ConfigFields fields;
+  for (const auto& [k, v] : args.values()) fields.emplace_back("--" + k, v);
+  for (std::size_t i = 0; i < args.positional().size(); ++i)
+    fields.emplace_back("argument " + std::to_string(i + 1), args.positional()[i]);
+  check_same(comm, what + " options", fields);
+  return args;
 }
 
 }  // namespace nbfft::bench

@@ -1,10 +1,10 @@
 #include "bench/common/json.hpp"
 
+#include "nbfft/atomic_file.hpp"
 #include "nbfft/error.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 namespace nbfft::bench {
 
@@ -34,9 +34,10 @@ JsonRecord& JsonRecord::add(const std::string& key, const std::string& value) {
 }
 
 JsonRecord& JsonRecord::add(const std::string& key, double value) {
-  char buf[32];
+  char buf[40];
+  // %.17g round-trips every double; JSON has no inf/nan, so those become null.
   if (std::isfinite(value))
-    std::snprintf(buf, sizeof buf, "%.9g", value);
+    std::snprintf(buf, sizeof buf, "%.17g", value);
   else
     std::snprintf(buf, sizeof buf, "null");
   fields_.emplace_back(key, buf);
@@ -61,12 +62,11 @@ std::string JsonRecord::str() const {
 }
 
 void write_json(const std::string& path, const std::vector<JsonRecord>& records) {
-  std::ofstream f(path);
-  if (!f) throw Error("cannot open '" + path + "' for writing", ErrorCode::Io);
-  f << "[\n";
-  for (std::size_t i = 0; i < records.size(); ++i) f << "  " << records[i].str() << (i + 1 < records.size() ? ",\n" : "\n");
-  f << "]\n";
-  if (!f) throw Error("writing '" + path + "' failed", ErrorCode::Io);
+  std::string text = "[\n";
+  for (std::size_t i = 0; i < records.size(); ++i)
+    text += "  " + records[i].str() + (i + 1 < records.size() ? ",\n" : "\n");
+  text += "]\n";
+  write_file_atomic(path, text);  // Io error, old file intact, on any failure
 }
 
 }  // namespace nbfft::bench

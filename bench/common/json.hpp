@@ -23,7 +23,9 @@ class JsonRecord {
 };
 
 std::string json_quote(const std::string& s);
-// Writes `records` as a JSON array to `path` (throws Error when the file cannot be written).
+// Writes `records` as a JSON array to `path`, atomically (nbfft/atomic_file.hpp): on any
+// failure an Error of kind Io, and an older file at `path` is left intact. Doubles are
+// written with 17 significant digits; inf and nan as null (JSON has neither).
 void write_json(const std::string& path, const std::vector<JsonRecord>& records);
 
 }  // namespace nbfft::bench

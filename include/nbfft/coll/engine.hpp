@@ -19,6 +19,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct RequestState {
   int tag = 0;
   long round = -1;                 // last round whose operations were posted
   std::vector<MPI_Request> reqs;   // outstanding requests of that round
+  std::vector<const Op*> req_ops;  // the operation of each (nullptr once checked)
+  // A receive whose size did not match what the peer sent (ranks passed different counts).
+  // The schedule still runs to its end, so no peer is left waiting on this rank; the
+  // request then fails with this message (kind RanksDisagree).
+  std::string mismatch;
   std::shared_ptr<std::atomic<bool>> collective_busy;  // cleared on completion
   std::exception_ptr error;        // written before `done` is released
   std::atomic<bool> done{false};

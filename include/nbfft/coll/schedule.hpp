@@ -82,7 +82,10 @@ class ScheduleBuilder {
   ScheduleBuilder& next_round();
 
   // Point-to-point and local verbs. Messages larger than 1 GiB are split, so byte counts
-  // beyond INT_MAX work. Zero-byte sends/receives are dropped: both sides agree on counts.
+  // beyond INT_MAX work. A zero-byte send or receive still posts one (empty) message, so
+  // that ranks passing different counts (0 against n) get an error naming the peer
+  // instead of one side waiting forever. (A mismatch in a message above 1 GiB changes
+  // the number of pieces and is not detected.)
   void send(int peer, const void* buf, std::size_t bytes);
   void recv(int peer, void* buf, std::size_t bytes);
   void copy(void* dst, const void* src, std::size_t bytes);

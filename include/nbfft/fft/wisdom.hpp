@@ -12,10 +12,14 @@
 
 namespace nbfft::fft {
 
+// Writes atomically (nbfft/atomic_file.hpp): on failure every rank throws an Error of kind
+// Io and an older file at `path` is left intact.
 void save_wisdom(MPI_Comm comm, const std::string& path);
 
-// Returns false (on every rank) if the file does not exist; throws nbfft::Error if it
-// cannot be read or is not an nbfft wisdom file.
+// Returns false (on every rank) if the file does not exist; throws nbfft::Error of kind Io,
+// on every rank alike, if it cannot be read, is not a regular file (a directory, a FIFO,
+// /dev/zero), is larger than 64 MiB, or is not an nbfft wisdom file. Rank 0 reads it
+// without blocking and with bounded memory.
 bool load_wisdom(MPI_Comm comm, const std::string& path);
 
 }  // namespace nbfft::fft

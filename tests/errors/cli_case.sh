@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One bad-input case of a command-line program:
+#   cli_case.sh PROG KIND NPRINT TIMEOUT -- COMMAND...
+# Passes when COMMAND ends within TIMEOUT seconds with a non-zero exit and at least NPRINT
+# lines "PROG: [KIND] ..." (one per rank), and no line of another kind. A program that
+# does not print kinds yet ("PROG: [" appears nowhere) must still exit non-zero with a
+# message; that is reported as a legacy format.
+set -u
+prog=$1 kind=$2 nprint=$3 limit=$4
+shift 4
+[[ $1 == -- ]] && shift
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+timeout -k 5 "$limit" "$@" >"$out" 2>&1
+rc=$?
+fail() {
+  echo "FAIL: $*"
+  echo "--- command: $*"
+  echo "--- output:"
+  cat "$out"
+  exit 1
+}
+((rc == 124 || rc == 137)) && fail "did not finish within ${limit}s (hang)"
+((rc == 0)) && fail "exit code 0 for bad input"
+if grep -q "^$prog: \[" "$out"; then
+  got=$(grep -c "^$prog: \[$kind\]" "$out")
+  other=$(grep "^$prog: \[" "$out" | grep -vc "^$prog: \[$kind\]")
+  ((other > 0)) && fail "an error of another kind than [$kind]"
+  ((got < nprint)) && fail "$got of the $nprint ranks printed '$prog: [$kind]'"
+  echo "ok: exit $rc, $got rank(s) printed [$kind]"
+  grep -m1 "^$prog: \[" "$out"
+else
+  grep -qi "error\|nbfft\|$prog" "$out" || fail "no message"
+  echo "ok (legacy format without kinds): exit $rc"
+  head -3 "$out"
+fi
