@@ -13,7 +13,9 @@
 // One idea per file: options.* (the command line, on bench/common's Args), nbfft_runner.*
 // and fftw_mpi_baseline.cpp (the two codes), measure.* (iterations, exchanges alone,
 // reductions), table2.* (the Table II arithmetic), report.* (text and JSON records).
+#include "bench/common/cli.hpp"
 #include "bench/common/json.hpp"
+#include "bench/common/main.hpp"
 #include "bench/sine/measure.hpp"
 #include "bench/sine/options.hpp"
 #include "bench/sine/report.hpp"
@@ -49,37 +51,29 @@ int run(const nbfft::sine::SineArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  nbfft::sine::SineArgs args;
-  std::string parse_error;
-  try {
-    args = nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential"}));
-  } catch (const std::exception& e) {
-    parse_error = e.what();
-  }
   // The thread engine needs MPI_THREAD_MULTIPLE; everything else runs at the default level.
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, args.needs_thread_multiple() ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int rc = 0;
-  if (args.help || !parse_error.empty()) {
-    if (rank == 0) {
-      if (!parse_error.empty())
-        std::fprintf(stderr, "%s\n", parse_error.c_str());
-      else
-        std::fputs(nbfft::sine::kHelp, stdout);
-    }
-    rc = parse_error.empty() ? 0 : 2;
-  } else {
-    nbfft::sine::fftw_mpi_init();
-    try {
-      rc = run(args);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "[rank %d] %s\n", rank, e.what());
-      rc = 1;
-    }
-    nbfft::sine::fftw_mpi_cleanup();
+  // The options are read once here only to choose the level (before MPI starts); they are
+  // parsed for real, and agreed on by every rank, inside run_main.
+  int level = MPI_THREAD_MULTIPLE;
+  try {
+    if (!nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential"})).needs_thread_multiple())
+      level = MPI_THREAD_FUNNELED;
+  } catch (const std::exception&) {
+    // Reported on every rank below.
   }
-  MPI_Finalize();
-  return rc;
+  return nbfft::bench::run_main("nbfft-sine", argc, argv, level, [&](MPI_Comm world) {
+    const nbfft::sine::SineArgs args = nbfft::sine::parse_sine_args(
+        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential"}));
+    int rank = 0;
+    MPI_Comm_rank(world, &rank);
+    if (args.help) {
+      if (rank == 0) std::fputs(nbfft::sine::kHelp, stdout);
+      return 0;
+    }
+    nbfft::sine::fftw_mpi_init();
+    struct Cleanup {
+      ~Cleanup() { nbfft::sine::fftw_mpi_cleanup(); }
+    } cleanup;
+    return run(args);
+  });
 }

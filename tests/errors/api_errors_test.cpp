@@ -111,7 +111,7 @@ TEST(PlanDisagree, ColTransportWindowOnly) {
 }
 TEST(PlanDisagree, ProgressChunks) { expect_plan_disagrees([](auto&, auto& o) { o.progress_chunks = 3; }); }
 TEST(PlanDisagree, ColChunkPlanes) { expect_plan_disagrees([](auto&, auto& o) { o.col_chunk_planes = 2; }); }
-TEST(PlanDisagree, ColKernel) { expect_plan_disagrees([](auto&, auto& o) { o.col_kernel = fft::ColKernel::Standard; }); }
+TEST(PlanDisagree, ColKernel) { expect_plan_disagrees([](auto&, auto& o) { o.col_kernel("standard"); }); }
 TEST(PlanDisagree, AllowEmpty) { expect_plan_disagrees([](auto&, auto& o) { o.allow_empty = false; }); }
 
 TEST(PlanDisagree, FieldCount) {
