@@ -385,7 +385,7 @@ class Plan:
     def _agree(self, problem):
         if self._size == 1:
             if problem is not None:
-                raise problem[0](problem[1])
+                raise problem[0](problem[1] + " [rank 0]")  # as the agreement would say
             return
         agree(self._plan().agree, problem)
 
