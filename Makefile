@@ -51,7 +51,17 @@ $(VENV)/.ready: scripts/python-requirements.txt
 	$(PY) -m pip install -q -r scripts/python-requirements.txt
 	touch $@
 
-venv: deps $(VENV)/.ready
+# mpi4py's PyPI wheel runs on Open MPI as is, but its MPICH variant links libmpi.so.12,
+# which Debian's MPICH does not ship (libmpich.so.12): build mpi4py from source against
+# MPICH in that venv instead (~3 min, once).
+ifeq ($(MPI),mpich)
+  VENV_MPI4PY = $(VENV)/.mpi4py-mpich
+endif
+venv: deps $(VENV)/.ready $(VENV_MPI4PY)
+
+$(VENV)/.mpi4py-mpich: $(VENV)/.ready
+	MPICC=mpicc.mpich $(PY) -m pip install -q --no-binary mpi4py --force-reinstall --no-deps "mpi4py>=4.0"
+	touch $@
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(CMAKE_ARGS)
