@@ -28,7 +28,7 @@ def test_error_classes_carry_kind_and_code():
 
 
 def test_wrong_dtype_on_one_rank(comm, plan):
-    u = plan.empty_input()
+    u = np.zeros_like(plan.empty_input())
     bad = u.astype(np.float32) if comm.rank == LAST else u
     e = raises_everywhere(nbfft.ArgumentTypeError, lambda: plan.forward(bad))
     assert "float32" in e.message and "[rank {}]".format(LAST) in e.message
@@ -93,8 +93,8 @@ def test_field_counts_that_disagree(comm, plan):
 
 
 def test_many_fields_errors(comm, plan):
-    u = plan.empty_input()
-    raises_everywhere(TypeError, lambda: plan.forward_many(u[0]) if False else plan.forward_many("uvw"))
+    u = np.zeros_like(plan.empty_input())
+    raises_everywhere(TypeError, lambda: plan.forward_many("uvw"))
     raises_everywhere(ValueError, lambda: plan.forward_many([u, u.copy()], out=[plan.empty_output()]))
     bad = [u, u.astype(np.float32) if comm.rank == LAST else u.copy()]
     e = raises_everywhere(TypeError, lambda: plan.forward_many(bad))
