@@ -401,7 +401,9 @@ class Plan:
             return problem, out, 0, 0
         if out is None:
             out = aligned_empty(ob.shape, odt)
-        if a.ctypes.data == out.ctypes.data and a.size and out.size:  # in place: the whole block counts
+        # In place (same first byte): the whole memory block counts, not just each view's
+        # bytes. may_share_memory is a cheap bounds test; ndarray.ctypes costs ~4 us a call.
+        if a.size and out.size and np.may_share_memory(a, out) and a.ctypes.data == out.ctypes.data:
             n = min(_extent(a), _extent(out))
             return None, out, n, n
         return None, out, a.nbytes, out.nbytes
