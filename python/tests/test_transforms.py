@@ -64,6 +64,10 @@ def test_every_transport(comm, transport, dtype):
     shape = (6, 7, 10)
     g = global_field(shape, dtype, seed=3)
     grid = (2, 2) if P == 4 else None
+    if transport == "rma":
+        # As in tests/fft/test_transform.cpp: rma windows on the several sub-communicators of a
+        # pencil grid intermittently fail (even crash) in Open MPI 4.1; slabs use one communicator.
+        grid = (1, P)
     try:
         plan = nbfft.Plan(comm, shape, dtype=dtype, grid=grid, transport=transport, effort="estimate")
     except nbfft.Unavailable:
