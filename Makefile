@@ -74,12 +74,12 @@ test: build
 # The Python package, installed the way a user would (pip install ./python) against this
 # MPI's compilers, then its pytest suite under mpirun at each rank count, each run with a
 # timeout (and every test with one of its own, python/pyproject.toml). The build folder
-# persists so a second run rebuilds only what changed; no build isolation because the venv
+# (absolute: scikit-build-core resolves a relative one against python/) persists so a second run rebuilds only what changed; no build isolation because the venv
 # already holds the build requirements (scripts/python-requirements.txt). mpi_pytest.py
 # prints rank 0's report, fails if any rank failed, and fails when no test was collected.
 PYTEST_RANKS ?= 1 2 3 4
 python-test: venv
-	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install --no-build-isolation -C build-dir=$(BUILD_DIR)/python ./python
+	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	@for n in $(PYTEST_RANKS); do \
 	  echo "python-test: pytest on $$n rank(s) ($(MPI))"; \
 	  timeout 600 $(MPIRUN) -n $$n $(PY) python/tests/mpi_pytest.py -q -x --color=no -p no:cacheprovider python/tests \
