@@ -1,0 +1,623 @@
+"""nbfft.Plan: a distributed 3D FFT on numpy arrays and mpi4py communicators."""
+
+import numpy as np
+
+from . import _core, _lifetime
+from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
+from ._mpi import MPI, comm_problem, handle_of
+
+ALIGNMENT = 64  # bytes; FFTW's SIMD codelets want 16-32, cache lines 64
+
+# dtype -> (precision, transform of the dtype alone)
+_DTYPES = {
+    np.dtype(np.float64): ("double", "r2c"),
+    np.dtype(np.float32): ("single", "r2c"),
+    np.dtype(np.complex128): ("double", "c2c"),
+    np.dtype(np.complex64): ("single", "c2c"),
+}
+_COMPLEX = {"double": np.dtype(np.complex128), "single": np.dtype(np.complex64)}
+_REAL = {"double": np.dtype(np.float64), "single": np.dtype(np.float32)}
+_NORMS = {"backward": "backward", "forward": "forward", "ortho": "ortho", None: "none", "none": "none"}
+_EFFORTS = ("estimate", "measure", "patient", "exhaustive")
+_THREAD_NAMES = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "MPI_THREAD_FUNNELED",
+                 MPI.THREAD_SERIALIZED: "MPI_THREAD_SERIALIZED", MPI.THREAD_MULTIPLE: "MPI_THREAD_MULTIPLE"}
+
+
+def aligned_empty(shape, dtype, alignment=ALIGNMENT):
+    """An uninitialized C-contiguous array whose data starts on an ``alignment``-byte boundary."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
+def required_thread_level(transport):
+    """The MPI thread level a transport needs, as an ``MPI.THREAD_*`` constant.
+
+    Transports on the ``thread`` engine ("thread", "rma", "pairwise:4@thread", ...) make MPI
+    calls from nbfft's engine thread while the caller computes: ``MPI.THREAD_MULTIPLE``.
+    The others make every MPI call from the calling thread: ``MPI.THREAD_FUNNELED``
+    (``MPI.THREAD_SERIALIZED`` if you call nbfft from several threads in turn).
+    """
+    _, _, multiple = _core.parse_transport(transport)
+    return MPI.THREAD_MULTIPLE if multiple else MPI.THREAD_FUNNELED
+
+
+def thread_level_name(level):
+    """'MPI_THREAD_MULTIPLE' etc. for an ``MPI.THREAD_*`` constant."""
+    return _THREAD_NAMES.get(level, str(level))
+
+
+def _thread_problem(transports, what):
+    try:
+        provided = MPI.Query_thread()
+    except MPI.Exception as e:  # pragma: no cover - MPI not initialized
+        return Unavailable, "{}: MPI_Query_thread failed: {}".format(what, e)
+    for t in transports:
+        need = required_thread_level(t)
+        if provided < need:
+            return Unavailable, (
+                "{}: transport '{}' needs {} but MPI was initialized with {}; let mpi4py initialize "
+                "MPI with its default (mpi4py.rc.thread_level = 'multiple'), or use a transport on the "
+                "caller engine (e.g. 'blocking' or 'caller')".format(
+                    what, t, thread_level_name(need), thread_level_name(provided)))
+    return None
+
+
+def transport_presets():
+    """[(name, expansion, summary), ...] of the transport presets ("blocking", "thread", ...)."""
+    return list(_core.transport_presets())
+
+
+class Box:
+    """The part of a global array one rank holds, in numpy index order.
+
+    Attributes
+    ----------
+    axes : tuple of str
+        The grid axis of each array index: ``('z', 'y', 'x')`` for the input (array
+        ``[z][y][x]``, x contiguous), ``('y', 'z', 'x')`` for the output ([ky][kz][kx]).
+    start, shape : tuple of int
+        Global offset and local extent along each of ``axes``.
+    global_shape : tuple of int
+        The whole array along ``axes`` (for r2c output the x extent is nx//2 + 1).
+    perm : tuple of int
+        Axis permutation from the numpy.fft order (z, y, x) to this box's order: the local
+        block of a global array ``G`` in (z, y, x) order is ``G.transpose(perm)[box.slices]``.
+    """
+
+    __slots__ = ("axes", "start", "shape", "global_shape")
+
+    def __init__(self, axes, start, shape, global_shape):
+        self.axes = tuple(axes)
+        self.start = tuple(int(s) for s in start)
+        self.shape = tuple(int(s) for s in shape)
+        self.global_shape = tuple(int(s) for s in global_shape)
+
+    @classmethod
+    def _from_cpp(cls, box, sizes):
+        lo, n, order = box
+        dims = list(reversed(order))  # numpy's last index is the fastest in memory
+        return cls(("xyz"[d] for d in dims), (lo[d] for d in dims), (n[d] for d in dims),
+                   (sizes[d] for d in dims))
+
+    @property
+    def slices(self):
+        """Slices of the global array (in ``axes`` order) that this rank holds."""
+        return tuple(slice(s, s + n) for s, n in zip(self.start, self.shape))
+
+    @property
+    def perm(self):
+        return tuple("zyx".index(a) for a in self.axes)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self):
+        idx = "".join("[{}]".format(a) for a in self.axes)
+        sl = ", ".join("{}:{}".format(s.start, s.stop) for s in self.slices)
+        return "Box({} [{}] of {}, shape {})".format(idx, sl, self.global_shape, self.shape)
+
+
+class Options:
+    """The resolved options of a plan; prints like the C++ ``Options`` (``operator<<``)."""
+
+    def __init__(self, fields, text):
+        self.__dict__.update(fields)
+        self._text = text
+
+    def as_dict(self):
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return "nbfft.Options({})".format(", ".join("{}={!r}".format(k, v) for k, v in self.as_dict().items()))
+
+
+def _extent(a):
+    """Bytes from a's first element to the end of the memory block it lives in."""
+    base = a
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    if base is not a and base.flags.c_contiguous:
+        end = base.ctypes.data + base.nbytes
+        return max(a.nbytes, end - a.ctypes.data)
+    return a.nbytes
+
+
+def _array_problem(what, name, a, shape, dtype, writable, space):
+    """None, or (exception class, message) if ``a`` cannot be used without a copy."""
+    if not isinstance(a, np.ndarray):
+        return ArgumentTypeError, "{}: {} must be a numpy.ndarray, got {}".format(what, name, type(a).__name__)
+    if a.dtype != dtype:
+        return ArgumentTypeError, (
+            "{}: {} has dtype {} but the plan's {} is {} (nbfft never copies silently; convert with "
+            "{}.astype(np.{}) and use the result)".format(what, name, a.dtype, space, dtype, name, dtype.name))
+    if a.shape != shape:
+        return InvalidArgument, "{}: {} has shape {} but this rank's {} box is {}".format(
+            what, name, a.shape, space, shape)
+    if not a.flags.c_contiguous:
+        return InvalidArgument, (
+            "{}: {} is not C-contiguous (strides {}); nbfft transforms in place of the memory it is "
+            "given, so pass a contiguous array (np.ascontiguousarray) and use that".format(
+                what, name, a.strides))
+    if writable and not a.flags.writeable:
+        return InvalidArgument, "{}: {} is read-only".format(what, name)
+    return None
+
+
+class Plan:
+    """A distributed 3D FFT of a global ``shape`` array over an MPI communicator.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The ranks that share the transform. Construction and every transform are
+        collective over it.
+    shape : tuple of 3 ints
+        Global shape of the input array in numpy order ``(nz, ny, nx)``; the last axis is
+        contiguous in memory and is the real-to-complex axis (as in ``numpy.fft.rfftn``).
+    dtype : numpy dtype
+        Input dtype: ``float64``/``float32`` give a real-to-complex transform (output
+        ``complex128``/``complex64``), ``complex128``/``complex64`` complex-to-complex.
+    transform : {None, 'r2c', 'c2c'}
+        None infers it from ``dtype``; 'c2c' with a real dtype uses the complex dtype of
+        that precision.
+    grid : (m1, m2) or None
+        Process grid: m1 ranks split y of the input (and x of the output), m2 split z (and
+        y of the output); m1 * m2 = comm.size. ``(1, P)`` are slabs. None lets nbfft choose
+        (slabs when they fit, else the squarest grid); a 0 is derived from the other.
+    transport : str
+        How both exchanges move data: a preset ('blocking', 'native', 'caller', 'thread',
+        'rma') or ALGORITHM[:WINDOW]@ENGINE ('pairwise:4@thread'). See
+        ``nbfft.transport_presets()``; thread-engine transports need MPI_THREAD_MULTIPLE.
+    row_transport, col_transport : str or None
+        Override ``transport`` for the ROW (y) or COL (z) exchange.
+    norm : {'backward', 'forward', 'ortho', None}
+        numpy.fft's scaling conventions; None scales neither direction (FFTW's).
+    effort : {'estimate', 'measure', 'patient', 'exhaustive'}
+        FFTW planner effort.
+    allow_empty, progress_chunks, col_chunk_planes, col_kernel
+        Advanced options of the C++ ``nbfft::fft::Options`` (docs/fft.md).
+
+    Notes
+    -----
+    The input of ``forward`` is indexed ``[z][y][x]`` (``input_box``); its output is
+    indexed ``[ky][kz][kx]`` (``output_box``), FFTW-MPI's transposed-out order, which is
+    what makes the transform fast. ``gather`` / ``scatter`` convert to and from the
+    numpy.fft order. Call ``close()`` (or use ``with``) before MPI is finalized; an atexit
+    handler closes what is left.
+    """
+
+    def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
+                 row_transport=None, col_transport=None, norm="backward", effort="measure", allow_empty=True,
+                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport"):
+        self._p = None
+        problem = comm_problem(comm, "Plan")
+        if problem is not None and not isinstance(comm, MPI.Intracomm):
+            raise problem[0](problem[1])  # nothing to agree over
+        try:
+            problem = problem or self._check_args(comm, shape, dtype, transform, grid, transport, row_transport,
+                                                  col_transport, norm, effort)
+        except Error as e:
+            problem = (type(e) if type(e) in (InvalidArgument, ArgumentTypeError, Unavailable) else InvalidArgument,
+                       e.message)
+        agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
+        nz, ny, nx = self._shape
+        m1, m2 = self._grid
+        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), self._precision, self._transform, self._norm, m1, m2,
+                             self._row, self._col, effort, bool(allow_empty), int(progress_chunks),
+                             int(col_chunk_planes), str(col_kernel))
+        self._key = _lifetime.register(self)
+        self.comm = comm
+        self._rank, self._size = comm.Get_rank(), comm.Get_size()
+        xc = nx // 2 + 1 if self._transform == "r2c" else nx
+        self.input_box = Box._from_cpp(self._p.in_box, (nx, ny, nz))
+        self.output_box = Box._from_cpp(self._p.out_box, (xc, ny, nz))
+        self._xc = xc
+        self._boxes = None  # every rank's (input_box, output_box), gathered on first use
+
+    def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm, effort):
+        try:
+            shape = tuple(int(s) for s in shape)
+        except TypeError:
+            return ArgumentTypeError, "Plan: shape must be a sequence of 3 ints, got {!r}".format(shape)
+        if len(shape) != 3:
+            return InvalidArgument, "Plan: shape must have 3 entries (nz, ny, nx), got {}".format(shape)
+        if min(shape) < 1:
+            return InvalidArgument, "Plan: every entry of shape must be positive, got {}".format(shape)
+        self._shape = shape
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            return ArgumentTypeError, "Plan: dtype {!r} is not a numpy dtype".format(dtype)
+        if dt not in _DTYPES:
+            return ArgumentTypeError, "Plan: dtype must be float64, float32, complex128 or complex64, got {}".format(dt)
+        precision, kind = _DTYPES[dt]
+        if transform is None:
+            transform = kind
+        if transform not in ("r2c", "c2c"):
+            return InvalidArgument, "Plan: transform must be 'r2c', 'c2c' or None, got {!r}".format(transform)
+        if transform == "r2c" and kind == "c2c":
+            return ArgumentTypeError, "Plan: an r2c transform needs a real dtype (float64 or float32), got {}".format(dt)
+        self._precision, self._transform = precision, transform
+        self.in_dtype = _REAL[precision] if transform == "r2c" else _COMPLEX[precision]
+        self.out_dtype = _COMPLEX[precision]
+        if grid is None:
+            grid = (0, 0)
+        try:
+            m1, m2 = (int(g) for g in grid)
+        except (TypeError, ValueError):
+            return InvalidArgument, "Plan: grid must be (m1, m2) or None, got {!r}".format(grid)
+        if m1 < 0 or m2 < 0:
+            return InvalidArgument, "Plan: grid entries must be >= 0 (0 = choose), got {}".format((m1, m2))
+        self._grid = (m1, m2)
+        if norm not in _NORMS:
+            return InvalidArgument, "Plan: norm must be 'backward', 'forward', 'ortho' or None, got {!r}".format(norm)
+        self._norm = _NORMS[norm]
+        if effort not in _EFFORTS:
+            return InvalidArgument, "Plan: effort must be one of {}, got {!r}".format(", ".join(_EFFORTS), effort)
+        self._row = _core.parse_transport(row if row is not None else transport)[0]
+        self._col = _core.parse_transport(col if col is not None else transport)[0]
+        return _thread_problem([self._row, self._col], "Plan")
+
+    # -- lifetime ------------------------------------------------------------------------
+    def close(self):
+        """Frees the plan's communicators and buffers (collective). Idempotent."""
+        if self._p is not None:
+            self._p.close()
+            self._p = None
+            _lifetime.unregister(self._key)
+
+    @property
+    def closed(self):
+        return self._p is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _plan(self):
+        if self._p is None:
+            raise InvalidState("Plan: used after close()")
+        return self._p
+
+    # -- description ---------------------------------------------------------------------
+    @property
+    def shape(self):
+        """Global input shape in numpy order (nz, ny, nx)."""
+        return self._shape
+
+    @property
+    def output_shape(self):
+        """Global output shape in numpy.fft order (nz, ny, nx//2+1 or nx)."""
+        return (self._shape[0], self._shape[1], self._xc)
+
+    @property
+    def transform(self):
+        return self._transform
+
+    @property
+    def grid(self):
+        """The process grid (m1, m2) in use."""
+        p = self._plan()
+        return (p.m1, p.m2)
+
+    @property
+    def options(self):
+        p = self._plan()
+        return Options(p.options, p.options_str)
+
+    @property
+    def workspace_bytes(self):
+        """Bytes of buffers the plan holds besides the user's arrays."""
+        return self._plan().workspace_bytes
+
+    @property
+    def inplace_bytes(self):
+        """Bytes an in-place buffer needs (the larger of the two boxes)."""
+        return self._plan().inplace_bytes
+
+    def __repr__(self):
+        if self._p is None:
+            return "<nbfft.Plan (closed)>"
+        return "<nbfft.Plan {} {} {} on {} ranks, grid {}x{}, transport {}/{}, norm {}>".format(
+            "x".join(map(str, self._shape)), self._transform, self.in_dtype, self._size, *self.grid,
+            self._row, self._col, self._norm)
+
+    def __str__(self):
+        if self._p is None:
+            return repr(self)
+        return "{}\n  input  {} {}\n  output {} {}\n  options {}".format(
+            repr(self), self.input_box, self.in_dtype, self.output_box, self.out_dtype, self.options)
+
+    # -- arrays --------------------------------------------------------------------------
+    def empty_input(self):
+        """An aligned uninitialized array for this rank's input box (``[z][y][x]``)."""
+        return aligned_empty(self.input_box.shape, self.in_dtype)
+
+    def empty_output(self):
+        """An aligned uninitialized array for this rank's output box (``[ky][kz][kx]``)."""
+        return aligned_empty(self.output_box.shape, self.out_dtype)
+
+    def empty_inplace(self):
+        """Two views of one aligned buffer of ``inplace_bytes``: ``(a, A)``.
+
+        ``a`` has the input shape and dtype, ``A`` the output's; ``plan.forward(a, out=A)``
+        and ``plan.backward(A, out=a)`` then run in place.
+        """
+        raw = aligned_empty((self._plan().inplace_bytes,), np.uint8)
+        a = raw[:self.input_box.size * self.in_dtype.itemsize].view(self.in_dtype).reshape(self.input_box.shape)
+        A = raw[:self.output_box.size * self.out_dtype.itemsize].view(self.out_dtype).reshape(self.output_box.shape)
+        return a, A
+
+    # -- transforms ----------------------------------------------------------------------
+    def _agree(self, problem):
+        if self._size == 1:
+            if problem is not None:
+                raise problem[0](problem[1] + " [rank 0]")  # as the agreement would say
+            return
+        agree(self._plan().agree, problem)
+
+    def _pair(self, what, a, out, forward):
+        """Validates one (input, output) pair; returns (problem, out, a_bytes, out_bytes)."""
+        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
+        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        ispace, ospace = ("input", "output") if forward else ("output", "input")
+        problem = _array_problem(what, "a", a, ib.shape, idt, False, ispace)
+        if problem is None and out is not None:
+            problem = _array_problem(what, "out", out, ob.shape, odt, True, ospace)
+        if problem is not None:
+            return problem, out, 0, 0
+        if out is None:
+            out = aligned_empty(ob.shape, odt)
+        # In place (same first byte): the whole memory block counts, not just each view's
+        # bytes. may_share_memory is a cheap bounds test; ndarray.ctypes costs ~4 us a call.
+        if a.size and out.size and np.may_share_memory(a, out) and a.ctypes.data == out.ctypes.data:
+            n = min(_extent(a), _extent(out))
+            return None, out, n, n
+        return None, out, a.nbytes, out.nbytes
+
+    def forward(self, a, out=None):
+        """Forward transform of this rank's input block ``a``; returns ``out``.
+
+        ``a`` must be C-contiguous with ``input_box.shape`` and ``in_dtype``; ``out``
+        (allocated when None) likewise for the output. Nothing is copied: a wrong dtype
+        is a TypeError, a wrong shape or a non-contiguous array a ValueError, on every
+        rank. ``out`` may share ``a``'s memory (``empty_inplace``, or ``out=a`` for c2c).
+        """
+        problem, out, na, no = self._pair("forward", a, out, True)
+        self._agree(problem)
+        self._plan().forward(a, na, out, no)
+        return out
+
+    def backward(self, a, out=None):
+        """Backward transform of this rank's output-box block ``a``; returns ``out``.
+
+        The inverse of ``forward`` up to ``norm``. Same rules as ``forward``; ``a`` is not
+        modified when out of place.
+        """
+        problem, out, na, no = self._pair("backward", a, out, False)
+        self._agree(problem)
+        self._plan().backward(a, na, out, no)
+        return out
+
+    def _many(self, what, fields, out, forward):
+        stacked = isinstance(fields, np.ndarray)
+        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
+        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        problem = None
+        ins, outs = [], []
+        if stacked:
+            problem = _array_problem(what, "fields", fields, (len(fields),) + ib.shape if fields.ndim == 4 else
+                                     ("nv",) + ib.shape, idt, False, "stacked input")
+            ins = list(fields) if problem is None else []
+        elif isinstance(fields, (list, tuple)):
+            ins = list(fields)
+        else:
+            problem = ArgumentTypeError, "{}: fields must be a list of arrays or a stacked array, got {}".format(
+                what, type(fields).__name__)
+        nv = len(ins)
+        if problem is None:
+            if out is None:
+                out_arr = aligned_empty((nv,) + ob.shape, odt)
+                outs = list(out_arr) if stacked else [out_arr[k] for k in range(nv)]
+                out = out_arr if stacked else outs
+            elif isinstance(out, np.ndarray):
+                problem = _array_problem(what, "out", out, (nv,) + ob.shape, odt, True, "stacked output")
+                outs = list(out) if problem is None else []
+            elif isinstance(out, (list, tuple)):
+                outs = list(out)
+                if len(outs) != nv:
+                    problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, nv, len(outs))
+            else:
+                problem = ArgumentTypeError, "{}: out must be a list of arrays or a stacked array, got {}".format(
+                    what, type(out).__name__)
+        na = no = None
+        for k in range(nv if problem is None else 0):
+            problem, _, a_b, o_b = self._pair("{} (field {})".format(what, k), ins[k], outs[k], forward)
+            if problem is not None:
+                break
+            na = a_b if na is None else min(na, a_b)
+            no = o_b if no is None else min(no, o_b)
+        self._agree(problem)
+        p = self._plan()
+        (p.forward_many if forward else p.backward_many)(ins, na or 0, outs, no or 0)
+        return out
+
+    def forward_many(self, fields, out=None):
+        """Forward transforms of several fields in one pipelined call.
+
+        ``fields`` is a list of input arrays or one stacked array of shape
+        ``(nv,) + input_box.shape``; ``out`` likewise (allocated, stacked when ``fields``
+        is, when None). Every rank must pass the same number of fields. Results equal
+        ``nv`` calls of ``forward``; each field's exchange overlaps its neighbours' FFTs.
+        """
+        return self._many("forward_many", fields, out, True)
+
+    def backward_many(self, fields, out=None):
+        """Backward transforms of several fields in one call (see ``forward_many``)."""
+        return self._many("backward_many", fields, out, False)
+
+    # -- spectral helpers ----------------------------------------------------------------
+    def wavenumbers(self, d=None):
+        """Wavenumbers of this rank's output box, broadcastable against the output array.
+
+        Returns ``(kz, ky, kx)`` (numpy order of the input axes) with shapes that broadcast
+        against the ``[ky][kz][kx]`` output array: ``ky`` is ``(ny_local, 1, 1)``, ``kz``
+        ``(1, nz, 1)``, ``kx`` ``(1, 1, nx_local)``; so ``kx**2 + ky**2 + kz**2`` has the
+        output's shape. ``d=None`` gives integer wavenumbers (``fftfreq(n) * n``: 0, 1, ...,
+        -1), those of a 2*pi-periodic box; ``d`` = sample spacing (scalar or ``(dz, dy, dx)``)
+        gives ``numpy.fft.fftfreq(n, d)`` exactly. The r2c axis x uses ``rfftfreq``.
+        """
+        nz, ny, nx = self._shape
+        dz, dy, dx = (None, None, None) if d is None else (tuple(d) if np.ndim(d) else (d, d, d))
+
+        def freq(n, dd, real=False):
+            f = np.fft.rfftfreq if real else np.fft.fftfreq
+            return f(n, 1.0 / n) if dd is None else f(n, dd)
+
+        box = self.output_box
+        start = dict(zip(box.axes, box.start))
+        count = dict(zip(box.axes, box.shape))
+        full = {"z": freq(nz, dz), "y": freq(ny, dy), "x": freq(nx, dx, self._transform == "r2c")}
+        out = {}
+        for pos, axis in enumerate(box.axes):
+            shape = [1, 1, 1]
+            shape[pos] = count[axis]
+            out[axis] = full[axis][start[axis]:start[axis] + count[axis]].reshape(shape)
+        return out["z"], out["y"], out["x"]
+
+    # -- gather / scatter ----------------------------------------------------------------
+    def _all_boxes(self):
+        if self._boxes is None:
+            self._boxes = self.comm.allgather((self.input_box, self.output_box))
+        return self._boxes
+
+    def _space_of(self, a, space, what):
+        if space not in ("auto", "input", "output"):
+            return None, (InvalidArgument, "{}: space must be 'auto', 'input' or 'output', got {!r}".format(what, space))
+        fits = []
+        if isinstance(a, np.ndarray):
+            if a.shape == self.input_box.shape and a.dtype == self.in_dtype:
+                fits.append("input")
+            if a.shape == self.output_box.shape and a.dtype == self.out_dtype:
+                fits.append("output")
+        if space != "auto":
+            return space, None
+        # Which spaces fit on every rank (bit 1: input, bit 2: output).
+        mask = self.comm.allreduce((1 if "input" in fits else 0) | (2 if "output" in fits else 0), op=MPI.BAND)
+        if mask == 3:
+            return None, (InvalidArgument, "{}: the array fits both the input and the output box; pass "
+                          "space='input' or space='output'".format(what))
+        if mask == 0:
+            return "input", None  # the array check below names the problem
+        return ("input" if mask == 1 else "output"), None
+
+    def gather(self, a, root=0, space="auto"):
+        """Collects every rank's block into the global array on ``root`` (None elsewhere).
+
+        ``space`` says whether ``a`` is an input-box or output-box block ('auto' infers it
+        from shape and dtype). Input: the global array of ``shape`` (``[z][y][x]``).
+        Output: the spectrum in numpy.fft order (``[kz][ky][kx]``, shape ``output_shape``),
+        i.e. what ``numpy.fft.rfftn`` / ``fftn`` of the gathered input returns. For
+        checks and I/O of small grids: everything goes through one rank.
+        """
+        space, problem = self._space_of(a, space, "gather")
+        if problem is None:
+            box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
+            problem = _array_problem("gather", "a", a, box.shape, dtype, False, space)
+        if problem is None and not (0 <= root < self._size):
+            problem = InvalidArgument, "gather: root {} is not a rank of the plan's {} ranks".format(root, self._size)
+        self._agree(problem)
+        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
+        if self._rank != root:
+            self.comm.Gatherv(a, None, root=root)
+            return None
+        counts = [b.size for b in boxes]
+        flat = np.empty(sum(counts), dtype=a.dtype)
+        self.comm.Gatherv(a, (flat, counts), root=root)
+        shape = self._shape if space == "input" else self.output_shape
+        g = np.empty(shape, dtype=a.dtype)
+        view = g.transpose(boxes[0].perm)
+        off = 0
+        for b, c in zip(boxes, counts):
+            view[b.slices] = flat[off:off + c].reshape(b.shape)
+            off += c
+        return g
+
+    def scatter(self, g, root=0, space="input", out=None):
+        """Distributes the global array ``g`` on ``root`` (ignored elsewhere); returns this rank's block.
+
+        The inverse of ``gather``: ``g`` is in numpy order (``shape`` for space='input',
+        ``output_shape`` in [kz][ky][kx] order for 'output'). ``out`` (allocated when None)
+        receives the block.
+        """
+        problem = None
+        if space not in ("input", "output"):
+            problem = InvalidArgument, "scatter: space must be 'input' or 'output', got {!r}".format(space)
+        else:
+            box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
+            gshape = self._shape if space == "input" else self.output_shape
+            if not (0 <= root < self._size):
+                problem = InvalidArgument, "scatter: root {} is not a rank of the plan's {} ranks".format(
+                    root, self._size)
+            elif self._rank == root:
+                if not isinstance(g, np.ndarray):
+                    problem = ArgumentTypeError, "scatter: g must be a numpy.ndarray on the root, got {}".format(
+                        type(g).__name__)
+                elif g.shape != gshape:
+                    problem = InvalidArgument, "scatter: g has shape {} but the global {} is {}".format(
+                        g.shape, space, gshape)
+                elif g.dtype != dtype:
+                    problem = ArgumentTypeError, "scatter: g has dtype {} but the plan's {} is {}".format(
+                        g.dtype, space, dtype)
+            if problem is None and out is not None:
+                problem = _array_problem("scatter", "out", out, box.shape, dtype, True, space)
+        self._agree(problem)
+        if out is None:
+            out = aligned_empty(box.shape, dtype)
+        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
+        if self._rank == root:
+            counts = [b.size for b in boxes]
+            flat = np.empty(sum(counts), dtype=dtype)
+            view = g.transpose(boxes[0].perm)
+            off = 0
+            for b, c in zip(boxes, counts):
+                flat[off:off + c] = view[b.slices].ravel()
+                off += c
+            self.comm.Scatterv((flat, counts), out, root=root)
+        else:
+            self.comm.Scatterv(None, out, root=root)
+        return out
+

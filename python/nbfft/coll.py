@@ -1,0 +1,222 @@
+"""nbfft.coll: nbfft's non-blocking collective layer from Python.
+
+Enough to write an overlap benchmark in Python::
+
+    from mpi4py import MPI
+    import numpy as np
+    import nbfft.coll as coll
+
+    with coll.Comm(MPI.COMM_WORLD, engine="thread") as comm:
+        send = np.ones(comm.size * 1024)
+        recv = np.empty_like(send)
+        a2a = coll.alltoall(comm, send, recv, algorithm="pairwise:4")  # built once
+        req = a2a.start()          # posts; returns at once
+        compute()                  # the engine thread moves the exchange meanwhile
+        req.wait()
+
+Engines: 'caller' (progress only inside test()/wait()/progress() calls), 'thread' (an
+agent thread; needs MPI_THREAD_MULTIPLE), 'native' (whatever MPI does by itself).
+Everything here is collective over the communicator, in the same order on every rank.
+"""
+
+import numpy as np
+
+from . import _core, _lifetime
+from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
+from ._mpi import MPI, comm_problem, handle_of
+from ._plan import thread_level_name
+
+__all__ = ["Comm", "Collective", "Request", "alltoall", "progress", "engines"]
+
+
+def engines():
+    """[(name, summary, needs_thread_multiple), ...] of the progress engines."""
+    return list(_core.engines())
+
+
+def _agree_on(comm, problem):
+    agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
+
+
+class Comm:
+    """A communicator for nbfft collectives: a private duplicate of ``comm`` and an engine.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+    engine : {'thread', 'caller', 'native'}
+        Who progresses started collectives (see the module docstring).
+    """
+
+    def __init__(self, comm, engine="thread"):
+        self._c = None
+        problem = comm_problem(comm, "coll.Comm")
+        if problem is not None and not isinstance(comm, MPI.Intracomm):
+            raise problem[0](problem[1])
+        names = {name: multiple for name, _, multiple in _core.engines()}
+        if problem is None and engine not in names:
+            problem = InvalidArgument, "coll.Comm: unknown engine {!r} (use {})".format(engine, ", ".join(names))
+        if problem is None and names[engine] and MPI.Query_thread() < MPI.THREAD_MULTIPLE:
+            problem = Unavailable, "coll.Comm: the {} engine needs MPI_THREAD_MULTIPLE but MPI was initialized " \
+                                   "with {}".format(engine, thread_level_name(MPI.Query_thread()))
+        _agree_on(comm, problem)
+        self._c = _core.CollComm(handle_of(comm), engine)
+        self._key = _lifetime.register(self)
+        self.mpi_comm = comm
+
+    def _get(self):
+        if self._c is None:
+            raise InvalidState("coll.Comm: used after close()")
+        return self._c
+
+    @property
+    def rank(self):
+        return self._get().rank
+
+    @property
+    def size(self):
+        return self._get().size
+
+    @property
+    def engine(self):
+        return self._get().engine
+
+    def progress(self):
+        """One host progress opportunity for this communicator's engine."""
+        self._get().progress()
+
+    def close(self):
+        """Frees the duplicate communicator (collective). Close collectives first."""
+        if self._c is not None:
+            self._c.close()
+            self._c = None
+            _lifetime.unregister(self._key)
+
+    @property
+    def closed(self):
+        return self._c is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        if self._c is None:
+            return "<nbfft.coll.Comm (closed)>"
+        return "<nbfft.coll.Comm rank {} of {}, engine {}>".format(self.rank, self.size, self.engine)
+
+
+class Request:
+    """One started instance of a Collective. ``test()`` / ``wait()`` complete it."""
+
+    def __init__(self, req, collective):
+        self._r = req
+        self._collective = collective  # keeps the buffers alive until completion
+
+    def test(self):
+        """True when complete (the request is then freed); makes progress on host engines."""
+        return self._r.test()
+
+    def wait(self):
+        """Blocks until complete (without holding the GIL)."""
+        self._r.wait()
+
+    @property
+    def active(self):
+        return self._r.active
+
+
+class Collective:
+    """A built (persistent) collective; ``start()`` posts it and returns a Request."""
+
+    def __init__(self, c, comm, buffers, owned_comm=None):
+        self._c = c
+        self.comm = comm
+        self._buffers = buffers  # bound at build time, like MPI persistent collectives
+        self._owned = owned_comm
+        self._key = _lifetime.register(self)
+
+    def start(self):
+        """Starts the collective (returns at once). The previous start must be complete."""
+        if self._c is None:
+            raise InvalidState("coll.Collective: used after close()")
+        return Request(self._c.start(), self)
+
+    @property
+    def description(self):
+        return self._c.description if self._c is not None else "(closed)"
+
+    def close(self):
+        """Frees the schedule (completing an outstanding start first). Collective."""
+        if self._c is not None:
+            self._c.close()
+            self._c = None
+            _lifetime.unregister(self._key)
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "<nbfft.coll.Collective {}>".format(self.description)
+
+
+def alltoall(comm, send, recv, algorithm="pairwise:4"):
+    """A persistent alltoall from ``send`` to ``recv``: block k of ``send`` goes to rank k.
+
+    Parameters
+    ----------
+    comm : nbfft.coll.Comm or mpi4py.MPI.Intracomm
+        An mpi4py communicator gets a ``Comm`` of its own with the caller engine.
+    send, recv : numpy.ndarray
+        C-contiguous, same dtype and size, a multiple of ``comm.size`` elements; ``recv``
+        writable. Both are bound now and must not be resized; the Collective keeps them.
+    algorithm : str
+        An alltoall algorithm of nbfft's registry ('pairwise:4', 'linear', 'bruck',
+        'native', 'blocking', 'persistent', 'rma', ...).
+
+    Returns
+    -------
+    Collective
+    """
+    owned = None
+    if isinstance(comm, MPI.Comm):
+        comm = owned = Comm(comm, engine="caller")
+    if not isinstance(comm, Comm):
+        raise ArgumentTypeError("alltoall: comm must be an nbfft.coll.Comm or an mpi4py communicator, got {}".format(
+            type(comm).__name__))
+    problem = None
+    for name, a, writable in (("send", send, False), ("recv", recv, True)):
+        if problem is not None:
+            break
+        if not isinstance(a, np.ndarray):
+            problem = ArgumentTypeError, "alltoall: {} must be a numpy.ndarray, got {}".format(name, type(a).__name__)
+        elif not a.flags.c_contiguous:
+            problem = InvalidArgument, "alltoall: {} is not C-contiguous".format(name)
+        elif writable and not a.flags.writeable:
+            problem = InvalidArgument, "alltoall: {} is read-only".format(name)
+    if problem is None and send.dtype != recv.dtype:
+        problem = ArgumentTypeError, "alltoall: send has dtype {} but recv {}".format(send.dtype, recv.dtype)
+    if problem is None and (send.size != recv.size or send.size % comm.size):
+        problem = InvalidArgument, "alltoall: send ({}) and recv ({}) must hold the same number of elements, a " \
+                                   "multiple of the {} ranks".format(send.size, recv.size, comm.size)
+    if problem is None:
+        try:
+            algorithm = _core.parse_algorithm(algorithm)
+        except Error as e:
+            problem = InvalidArgument, "alltoall: " + e.message
+    _agree_on(comm.mpi_comm, problem)
+    c = _core.alltoall(comm._get(), send, recv, send.size // comm.size, send.itemsize, algorithm)
+    return Collective(c, comm, (send, recv), owned)
+
+
+def progress():
+    """A host progress opportunity for every live engine (call it between compute chunks)."""
+    _core.progress()

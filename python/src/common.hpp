@@ -1,0 +1,42 @@
+// Shared by the three parts of nbfft._core: communicator handles, the collective argument
+// agreement, and the declarations of each part's bindings.
+#pragma once
+
+#include "nbfft/error.hpp"
+
+#include <nanobind/nanobind.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace nbfft::py {
+
+namespace nb = nanobind;
+
+// mpi4py's Comm.handle as an unsigned 64-bit integer (Python masks it) -> MPI_Comm.
+// MPI_Comm is a pointer in Open MPI and an int in MPICH (whose handles look negative as
+// 32-bit ints); only one branch compiles for a given MPI, hence the template.
+template <typename C = MPI_Comm>
+C comm_from_handle(std::uint64_t h) {
+  if constexpr (std::is_pointer_v<C>)
+    return reinterpret_cast<C>(static_cast<std::uintptr_t>(h));
+  else
+    return static_cast<C>(static_cast<std::int32_t>(static_cast<std::uint32_t>(h)));
+}
+
+// Python-side argument checks made collective: each rank passes its own problem ("" when
+// none) and a kind (an index into nbfft's Python exception classes); if any rank has one,
+// every rank returns the lowest such rank's kind and message with "[rank r]" appended.
+// Returns {0, ""} when every rank is fine. One MPI_Allreduce on the happy path.
+std::pair<int, std::string> agree_on(MPI_Comm comm, int kind, const std::string& message);
+
+// Frees a communicator unless MPI is already finalized (objects collected at exit).
+void free_comm(MPI_Comm& comm);
+
+void bind_plan(nb::module_& m);
+void bind_coll(nb::module_& m);
+
+}  // namespace nbfft::py

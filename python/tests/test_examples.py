@@ -1,0 +1,13 @@
+"""The examples run and check themselves (small grids here; mpirun -n 4 for the real size)."""
+
+from nbfft.examples import poisson, taylor_green
+
+
+def test_poisson(comm):
+    err = poisson.main(n=16, comm=comm, verbose=False)
+    assert err < 1e-10
+
+
+def test_taylor_green(comm):
+    result = taylor_green.main(n=16, steps=4, comm=comm, verbose=False)
+    assert result["divergence"] < 1e-10 and abs(result["energy_error"]) < 1e-6
