@@ -121,7 +121,8 @@ fft::Options make_options(const std::string& precision, const std::string& trans
   o.allow_empty = allow_empty;
   o.progress_chunks = progress_chunks;
   o.col_chunk_planes = col_chunk_planes;
-  o.col_kernel = fft::parse_col_kernel(col_kernel);
+  // Seed 002's kernels set col_transport, col_chunk_planes and col_depth together.
+  if (col_kernel != "transport") o.col_kernel(col_kernel);
   return o;
 }
 
@@ -193,7 +194,7 @@ void bind_plan(nb::module_& m) {
         d["allow_empty"] = o.allow_empty;
         d["progress_chunks"] = o.progress_chunks;
         d["col_chunk_planes"] = o.col_chunk_planes;
-        d["col_kernel"] = fft::name(o.col_kernel);
+        d["col_depth"] = o.col_depth;
         return d;
       });
 }
