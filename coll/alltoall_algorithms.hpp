@@ -14,6 +14,8 @@ Built persistent(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
 const char* persistent_unavailable();
 Built rma(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
 Built blocking(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
+Built replace(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
+Built standard(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
 
 // Helpers shared by the algorithms that hand the whole exchange to MPI.
 struct MpiVector {  // counts and displacements as MPI's int arrays, in units of `type`

@@ -21,6 +21,10 @@ const std::vector<AlgorithmInfo>& alltoall_algorithms() {
        nullptr},
       {"blocking", "MPI_Alltoall / MPI_Alltoallv executed at start: the baseline, no overlap", false, false,
        blocking, nullptr},
+      {"replace", "seed 002: MPI_Sendrecv_replace with rank±i through one staging block, blocks padded to the largest; (P-1)(α + n_max β)",
+       false, false, replace, nullptr},
+      {"standard", "seed 002: blocking MPI_Send/MPI_Recv with rank±i, lowest rank of each cycle receives first; (P-1)(2α + nβ)",
+       false, false, standard, nullptr},
   };
   return table;
 }

@@ -2,6 +2,7 @@
 
 #include "nbfft/error.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -45,25 +46,35 @@ const char* name(Effort e) {
   return "?";
 }
 
-const char* name(ColKernel k) {
-  switch (k) {
-    case ColKernel::Transport: return "transport";
-    case ColKernel::Replace: return "replace";
-    case ColKernel::Standard: return "standard";
-    case ColKernel::Overlap: return "overlap";
-    case ColKernel::Oneplane: return "oneplane";
-    case ColKernel::Allplanes: return "allplanes";
-  }
-  return "?";
+const std::vector<ColKernel>& col_kernels() {
+  static const std::vector<ColKernel> table = {
+      {"replace", "replace", true, "MPI_Sendrecv_replace with each peer, per plane"},
+      {"standard", "standard", true, "blocking MPI_Send / MPI_Recv with each peer, per plane"},
+      {"overlap", "linear", true, "MPI_Isend / MPI_Irecv per plane, completed after the next plane"},
+      {"oneplane", "blocking", true, "MPI_Alltoallv per plane"},
+      {"allplanes", "blocking", false, "one MPI_Alltoallv of all planes"},
+  };
+  return table;
 }
 
-ColKernel parse_col_kernel(std::string_view s) {
+const ColKernel& find_col_kernel(std::string_view s) {
   const std::string l = lower(s);
-  for (ColKernel k : {ColKernel::Transport, ColKernel::Replace, ColKernel::Standard, ColKernel::Overlap,
-                      ColKernel::Oneplane, ColKernel::Allplanes})
-    if (l == name(k)) return k;
-  throw Error("unknown COL kernel '" + std::string(s) +
-              "' (use transport, replace, standard, overlap, oneplane or allplanes)");
+  std::string known;
+  for (const auto& k : col_kernels()) {
+    if (l == k.name) return k;
+    known += known.empty() ? "" : ", ";
+    known += k.name;
+  }
+  throw Error("unknown COL kernel '" + std::string(s) + "' (use " + known + ")");
+}
+
+Options& Options::col_kernel(std::string_view name) {
+  const ColKernel& k = find_col_kernel(name);
+  col_transport = coll::Transport::parse(std::string(k.algorithm) + "@caller");
+  col_transport.label = k.name;
+  col_chunk_planes = k.per_plane ? std::max(1, col_chunk_planes) : 0;
+  col_depth = k.per_plane ? 1 : 0;
+  return *this;
 }
 
 Precision parse_precision(std::string_view s) {
@@ -125,8 +136,8 @@ std::ostream& operator<<(std::ostream& os, const Options& o) {
     os << "auto";
   os << " row_transport=" << o.row_transport.str() << " col_transport=" << o.col_transport.str()
      << " effort=" << name(o.effort) << " allow_empty=" << (o.allow_empty ? "yes" : "no");
-  if (o.col_kernel != ColKernel::Transport) os << " col_kernel=" << name(o.col_kernel);
   if (o.col_chunk_planes > 0) os << " col_chunk_planes=" << o.col_chunk_planes;
+  if (o.col_depth > 0) os << " col_depth=" << o.col_depth;
   os << " progress_chunks=" << (o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks);
   return os;
 }

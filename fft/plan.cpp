@@ -11,32 +11,41 @@
 #include <sstream>
 #include <cstdint>
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace nbfft::fft {
 
+// The plan: what was asked and resolved, and one Transform of the plan's precision with
+// the workspaces made at construction (one, or two when fields pipeline). Nothing here
+// changes after construction but the workspaces' contents.
 struct Plan::Impl {
+  template <typename T>
+  struct Typed {
+    std::unique_ptr<const Transform<T>> tr;
+    std::vector<std::unique_ptr<fft::Workspace<T>>> ws;
+    std::vector<fft::Workspace<T>*> ptrs() const {
+      std::vector<fft::Workspace<T>*> p;
+      for (const auto& w : ws) p.push_back(w.get());
+      return p;
+    }
+  };
   Options opt;
   Decomposition d;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate for argument checks
-  // Set while a transform runs: the workspace is shared, so a second concurrent call
+  std::variant<Typed<double>, Typed<float>> typed;
+  // Set while a transform runs: the workspaces are shared, so a second concurrent call
   // (another thread) is refused instead of corrupting both results.
   mutable std::atomic<bool> busy{false};
-  virtual ~Impl() {
+  ~Impl() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
   }
-  virtual void forward(const void* in, void* out, Timings* t) const = 0;
-  virtual void backward(const void* in, void* out, Timings* t) const = 0;
-  virtual void bind(int exchange) = 0;  // 0: ROW, 1: COL
-  virtual std::size_t workspace_bytes() const = 0;
-  virtual void forward_many(int nv, const void* const* in, void* const* out, Timings* t) const = 0;
-  virtual void backward_many(int nv, const void* const* in, void* const* out, Timings* t) const = 0;
-  // The multi-field pipeline's second workspace: whether it is still to be made, then
-  // made one exchange at a time (collective over ROW / COL, like bind).
-  virtual bool needs_second() const = 0;
-  virtual void exchange_only(int exchange, bool forward, Timings* t) const = 0;
-  virtual void make_second(int exchange) = 0;
+  template <typename F>
+  decltype(auto) visit(F&& f) const {
+    return std::visit(std::forward<F>(f), typed);
+  }
 };
 
 namespace {
@@ -53,40 +62,28 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
           {"col_transport", o.col_transport.str()},
           {"progress_chunks", str(o.progress_chunks)},
           {"col_chunk_planes", str(o.col_chunk_planes)},
-          {"col_kernel", name(o.col_kernel)},
+          {"col_depth", str(o.col_depth)},
           {"allow_empty", o.allow_empty ? "true" : "false"}};
 }
 
+// Builds the transform (local; agreed on by the caller) and its workspaces: buffers, then
+// collectives one exchange at a time with an agreement after each, so that a transport
+// failing on one communicator (an RMA window the MPI cannot create) fails the plan on
+// every rank instead of leaving the others in the next build.
 template <typename T>
-struct TypedImpl final : Plan::Impl {
-  std::unique_ptr<Transform<T>> tr;
-  void forward(const void* in, void* out, Timings* t) const override {
-    tr->forward(in, out, tr->workspace(), t);
-  }
-  void backward(const void* in, void* out, Timings* t) const override {
-    tr->backward(in, out, tr->workspace(), t);
-  }
-  void bind(int exchange) override { tr->bind(tr->workspace(), exchange); }
-  std::size_t workspace_bytes() const override {
-    return tr->workspace_bytes() + (second ? second->bytes() : 0);
-  }
-  void forward_many(int nv, const void* const* in, void* const* out, Timings* t) const override {
-    tr->forward_many(nv, in, out, tr->workspace(), second ? *second : tr->workspace(), t);
-  }
-  void backward_many(int nv, const void* const* in, void* const* out, Timings* t) const override {
-    tr->backward_many(nv, in, out, tr->workspace(), second ? *second : tr->workspace(), t);
-  }
-  bool needs_second() const override { return tr->pipelines_fields() && !second; }
-  void exchange_only(int exchange, bool forward, Timings* t) const override {
-    tr->exchange_only(tr->workspace(), exchange, forward, t);
-  }
-  void make_second(int exchange) override {
-    if (exchange == 0) pending = tr->make_unbound_workspace();
-    tr->bind(*pending, exchange);
-    if (exchange == 1) second = std::move(pending);
-  }
-  std::unique_ptr<Workspace<T>> second, pending;
-};
+std::unique_ptr<Workspace<T>> add_workspace(const Transform<T>& tr, MPI_Comm comm) {
+  std::unique_ptr<Workspace<T>> w;
+  agree(comm, [&] { w = tr.allocate(); });
+  for (ExchangeId e : {kRow, kCol}) agree(comm, [&] { tr.bind(*w, e); });
+  return w;
+}
+
+template <typename T>
+void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
+           const coll::Comm& row, const coll::Comm& col) {
+  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col); });
+  for (int k = 0; k < p.tr->field_workspaces(); ++k) p.ws.push_back(add_workspace(*p.tr, comm));
+}
 
 }  // namespace
 
@@ -103,6 +100,8 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   if (options.col_chunk_planes < 0)
     throw Error("col_chunk_planes = " + std::to_string(options.col_chunk_planes) +
                 " must be >= 0 (0: one bulk COL exchange)");
+  if (options.col_depth < 0)
+    throw Error("col_depth = " + std::to_string(options.col_depth) + " must be >= 0 (0: every chunk in flight)");
   if (options.progress_chunks < 0)
     throw Error("progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
                 std::to_string(kDefaultProgressChunks) + ")");
@@ -117,7 +116,6 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   check_mpi(MPI_Comm_split(comm, d.j, d.i, &row), "MPI_Comm_split");
   check_mpi(MPI_Comm_split(comm, d.i, d.j, &col), "MPI_Comm_split");
   coll::Comm row_comm, col_comm;
-  std::unique_ptr<Impl> impl;
   std::exception_ptr comm_error;
   try {
     // coll::Comm keeps its own duplicates.
@@ -128,28 +126,14 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   }
   MPI_Comm_free(&row);
   MPI_Comm_free(&col);
+  auto impl = std::make_unique<Impl>();
   try {
     agree_outcome(dup, comm_error);
     const unsigned flags = fftw_effort_flags(static_cast<int>(opt.effort));
-    agree(dup, [&] {
-      if (opt.precision == Precision::Double) {
-        auto p = std::make_unique<TypedImpl<double>>();
-        p->tr = std::make_unique<Transform<double>>(d, opt.transform, opt.norm, flags, row_comm,
-                                                    col_comm, opt.row_transport, opt.col_transport,
-                                                    opt.progress_chunks, opt.col_chunk_planes, opt.col_kernel);
-        impl = std::move(p);
-      } else {
-        auto p = std::make_unique<TypedImpl<float>>();
-        p->tr = std::make_unique<Transform<float>>(d, opt.transform, opt.norm, flags, row_comm,
-                                                   col_comm, opt.row_transport, opt.col_transport,
-                                                   opt.progress_chunks, opt.col_chunk_planes, opt.col_kernel);
-        impl = std::move(p);
-      }
-    });
-    // Collective building, one exchange at a time with an agreement after each, so that a
-    // transport failing on one communicator (an RMA window the MPI cannot create) fails
-    // the plan on every rank instead of leaving the others in the next build.
-    for (int phase = 0; phase < 2; ++phase) agree(dup, [&] { impl->bind(phase); });
+    if (opt.precision == Precision::Double)
+      build(impl->typed.emplace<Impl::Typed<double>>(), dup, d, opt, flags, row_comm, col_comm);
+    else
+      build(impl->typed.emplace<Impl::Typed<float>>(), dup, d, opt, flags, row_comm, col_comm);
   } catch (...) {
     MPI_Comm_free(&dup);
     throw;
@@ -209,7 +193,13 @@ std::size_t Plan::out_bytes() const {
   return static_cast<std::size_t>(out_count()) * real * 2;
 }
 std::size_t Plan::inplace_bytes() const { return std::max(in_bytes(), out_bytes()); }
-std::size_t Plan::workspace_bytes() const { return impl().workspace_bytes(); }
+std::size_t Plan::workspace_bytes() const {
+  return impl().visit([](const auto& p) {
+    std::size_t b = 0;
+    for (const auto& w : p.ws) b += w->bytes();
+    return b;
+  });
+}
 
 void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p) const {
   const Options& o = impl().opt;
@@ -264,20 +254,58 @@ void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t 
 
 }  // namespace
 
-void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
+void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
+  one_bytes(true, in, in_b, out, out_b, nullptr, t);
+}
+void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
+  one_bytes(false, in, in_b, out, out_b, nullptr, t);
+}
+void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
                          Timings* t) const {
-  BusyGuard busy(impl().busy, "forward");
-  check_buffers(impl().comm, "forward", in, in_b, in_bytes(), out, out_b, out_bytes(),
-                inplace_bytes());
-  impl().forward(in, out, t);
+  one_bytes(true, in, in_b, out, out_b, &ws, t);
+}
+void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
+                          Timings* t) const {
+  one_bytes(false, in, in_b, out, out_b, &ws, t);
 }
 
-void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
-                          Timings* t) const {
-  BusyGuard busy(impl().busy, "backward");
-  check_buffers(impl().comm, "backward", in, in_b, out_bytes(), out, out_b, in_bytes(),
-                inplace_bytes());
-  impl().backward(in, out, t);
+struct Plan::Workspace::Impl {
+  const Plan::Impl* owner = nullptr;
+  std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>> ws;
+  std::atomic<bool> busy{false};
+};
+
+void Plan::one_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace* ws,
+                     Timings* t) const {
+  const char* what = forward ? "forward" : "backward";
+  if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
+    throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
+  BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
+  check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
+                forward ? out_bytes() : in_bytes(), inplace_bytes());
+  const Dir d = forward ? kForward : kBackward;
+  impl().visit([&](const auto& p) {
+    using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
+    W* w = ws ? std::get<std::unique_ptr<W>>(ws->impl_->ws).get() : p.ws[0].get();
+    p.tr->run(d, 1, &in, &out, &w, 1, t);
+  });
+}
+
+Plan::Workspace::Workspace() = default;
+Plan::Workspace::~Workspace() = default;
+Plan::Workspace::Workspace(Workspace&&) noexcept = default;
+Plan::Workspace& Plan::Workspace::operator=(Workspace&&) noexcept = default;
+std::size_t Plan::Workspace::bytes() const {
+  if (!impl_) return 0;
+  return std::visit([](const auto& w) { return w->bytes(); }, impl_->ws);
+}
+
+Plan::Workspace Plan::make_workspace() const {
+  Workspace w;
+  w.impl_ = std::make_unique<Workspace::Impl>();
+  w.impl_->owner = &impl();
+  impl().visit([&](const auto& p) { w.impl_->ws = add_workspace(*p.tr, impl().comm); });
+  return w;
 }
 
 void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,
@@ -315,22 +343,44 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
     }
   agree_message(impl().comm, err);
   if (nv_in == 0) return;
-  if (nv_in > 1 && impl().needs_second()) {
-    // The pipeline's second set of buffers and collectives, built like the first.
-    for (int phase = 0; phase < 2; ++phase) agree(impl().comm, [&] { impl_->make_second(phase); });
-  }
-  const int nv = static_cast<int>(nv_in);
-  if (forward)
-    impl().forward_many(nv, in, out, t);
-  else
-    impl().backward_many(nv, in, out, t);
+  impl().visit([&](const auto& p) {
+    const auto ws = p.ptrs();
+    p.tr->run(forward ? kForward : kBackward, static_cast<int>(nv_in), in, out, ws.data(), static_cast<int>(ws.size()), t);
+  });
 }
 
 void Plan::exchange_only(int exchange, bool forward, Timings* t) const {
   if (exchange != 0 && exchange != 1)
     throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
   BusyGuard busy(impl().busy, "exchange_only");
-  impl().exchange_only(exchange, forward, t);
+  impl().visit([&](const auto& p) {
+    p.tr->exchange_only(*p.ws[0], exchange == 0 ? kRow : kCol, forward ? kForward : kBackward, t);
+  });
+}
+
+std::ostream& operator<<(std::ostream& os, const Plan& plan) {
+  const Plan::Impl& p = plan.impl();
+  const Decomposition& d = p.d;
+  os << "plan " << d.n[0] << "x" << d.n[1] << "x" << d.n[2] << " " << name(p.opt.transform) << " "
+     << name(p.opt.precision) << " on " << d.m1 << "x" << d.m2 << " (rank " << d.rank << ": row " << d.i << ", col "
+     << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << d.z_pencil << "\n";
+  p.visit([&](const auto& t) {
+    for (ExchangeId e : {kRow, kCol}) {
+      const Exchange& ex = t.tr->exchange(e);
+      if (ex.ranks() == 0) continue;  // slabs: no ROW exchange
+      os << "  ";
+      ex.describe(os);
+      os << "\n";
+      for (Dir dir : {kForward, kBackward}) {
+        const auto& c = t.ws[0]->coll[e][dir];
+        if (!c.empty())
+          os << "    " << (dir == kForward ? "forward" : "backward") << ": " << c.size() << " x "
+             << c.front().description() << "\n";
+      }
+    }
+    os << "  workspaces: " << t.ws.size() << " (one per field in flight), " << plan.workspace_bytes() << " bytes";
+  });
+  return os;
 }
 
 #define NBFFT_TYPED(DIR, IN, OUT, RIN, ROUT, PREC)                                          \

@@ -1,52 +1,47 @@
-// Transform<T>: the stages of the slab/pencil 3D FFT, each on a range of planes or rows.
+// Transform<T>: the slab/pencil 3D FFT as a path of stages and exchanges, one per direction.
 //
-//   forward   X stage (per z plane):  x FFT user plane -> P, scatter row segments into A
-//             ROW exchange A -> B                                       (only if M1 > 1)
-//             Y stage (per z plane):  gather P from B, y FFT in P, scatter rows into C
-//             COL exchange C -> D                                       (only if M2 > 1)
-//             Z stage (per y plane):  gather P from D, scale, z FFT in P, copy to the user
-//   backward  Z stage: copy the user plane to P, z FFT, scale, scatter into D; COL D -> C;
-//             Y stage: gather P from C, y FFT, scatter into B; ROW B -> A;
-//             X stage: gather P from A, x FFT P -> user plane.
+//   forward   X stage (per z plane): x FFT user plane -> P, scatter into ROW    (M1 > 1)
+//             Y stage (per z plane): gather P from ROW, y FFT, scatter into COL
+//             Z stage (per y plane): gather P from COL, scale, z FFT, copy to the user
+//   backward  Z stage: user plane -> P, z FFT, scale, scatter into COL;  Y stage: gather
+//             from COL, y FFT, scatter into ROW;  X stage: gather from ROW, x FFT -> user.
+//   With M1 = 1 (slabs) the X and Y stages fuse on each plane (x FFT, y FFT, scatter) and
+//   there is no ROW exchange; with M2 = 1 the COL "exchange" is the rank's own block, kept
+//   in place so the z FFT reads it without a copy (Exchange::view).
 //
 // Every FFT runs on one plane in cache, P, whose rows are padded so that columns do not
 // collide in the cache (the user's rows of nx_i points are often a power of two long: an
-// FFT striding through them directly ran 2x slower); every copy moves rows or whole blocks
-// (transpose.hpp). With M1 = 1 (slabs) the X and Y stages fuse
-// on each plane: x FFT, y FFT, scatter, with no copy between. Each stage reads all its
-// input before the next writes, so in-place transforms need no special path.
+// FFT striding through them directly ran 2x slower); every copy moves rows or whole blocks.
+// Each stage reads all its input before the next writes, so in-place transforms need no
+// special path.
 //
-// Plans (FFTW) live in Transform and never change; the buffers and the collectives bound to
-// them live in a Workspace, so a pipeline can run several fields through one Transform with
-// one Workspace each. The stage functions take unit ranges [begin, end) so a pipeline can
-// chunk them and make progress calls between chunks.
+// One driver, run(), executes a path for any direction and any number of fields:
+//   - each stage runs chunk by chunk of the exchange after it, starting that chunk's
+//     collective as soon as its planes are done, with at most `depth` chunks in flight
+//     (bulk: one chunk; plane pipeline, seed 001 §5: K chunks, all in flight; seed 002's
+//     per-plane kernels: K chunks, depth 1);
+//   - with two workspaces, several fields are pipelined over the COL exchange as in seed 000
+//     Fig. 4: field j's work up to its COL exchange overlaps the exchange of field j-1, and
+//     field j-1's work after it the exchange of field j;
+//   - while anything is in flight, stage loops are cut into progress_chunks pieces with
+//     coll::progress_all() between them, so the caller engine moves data during the FFTs.
 //
-// Overlap (docs/fft.md "Overlap"):
-//   forward_many / backward_many  several fields through two Workspaces, pipelined as in
-//       seed 000 Fig. 4: the x/y work of field j overlaps the COL exchange of field j-1,
-//       the z work of field j-1 the exchange of field j.
-//   plane pipeline (col_chunk_planes > 0)  the COL exchange is cut into chunks of planes
-//       (ColChunks) and each chunk's exchange starts as soon as its planes are transformed
-//       (seed 001 §5).
-//   COL kernels (col_kernel)  the five redistribution kernels of seed 002 §3 in plain MPI
-//       (col_kernels.hpp) in place of the coll transport.
-// While an exchange is in flight, stage loops are cut into progress_chunks pieces with
-// coll::progress_all() between them, so the caller engine moves data during the FFTs.
+// A Transform is immutable after construction: FFTW plans and exchange geometry. The
+// buffers and the collectives bound to them live in a Workspace (one per field in flight).
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/coll/request.hpp"
-#include "nbfft/coll/transport.hpp"
-#include "fft/col_kernels.hpp"
 #include "nbfft/fft/decomposition.hpp"
-#include "fft/local_fft.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/timings.hpp"
-#include "fft/transpose.hpp"
+#include "fft/exchange.hpp"
+#include "fft/local_fft.hpp"
 
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <vector>
 
 namespace nbfft::fft {
@@ -63,20 +58,22 @@ struct FftwBuffer {
   std::size_t bytes_ = 0;
 };
 
+enum ExchangeId { kRow = 0, kCol = 1 };
+
+// Buffers of one field in flight and the collectives bound to them.
 template <typename T>
 struct Workspace {
   using C = std::complex<T>;
-  FftwBuffer plane, a, b, c, d;  // P (one plane) and the exchange buffers A..D (transpose.hpp)
-  coll::Collective row_fwd, row_bwd, col_fwd, col_bwd;
-  // Plane pipeline: one COL collective per chunk and direction; COL kernels: their state.
-  std::vector<coll::Collective> col_fwd_chunks, col_bwd_chunks;
-  std::unique_ptr<KernelExchange> kernel;
+  FftwBuffer plane;                            // P
+  FftwBuffer buf[2][2];                        // [exchange][side]
+  C* side[2][2] = {};                          // the same, typed
+  std::vector<coll::Collective> coll[2][2];    // [exchange][direction], one per chunk
   C* P() const { return static_cast<C*>(plane.get()); }
-  C* A() const { return static_cast<C*>(a.get()); }
-  C* B() const { return static_cast<C*>(b.get()); }
-  C* Cb() const { return static_cast<C*>(c.get()); }
-  C* D() const { return static_cast<C*>(d.get()); }
-  std::size_t bytes() const { return plane.bytes() + a.bytes() + b.bytes() + c.bytes() + d.bytes(); }
+  std::size_t bytes() const {
+    std::size_t b = plane.bytes();
+    for (const auto& e : buf) b += e[0].bytes() + e[1].bytes();
+    return b;
+  }
 };
 
 template <typename T>
@@ -84,90 +81,70 @@ class Transform {
  public:
   using C = std::complex<T>;
 
-  // Plans every local FFT on a Workspace of its own, kept as the primary workspace(). Purely
-  // local (it may throw on one rank only); call bind(workspace()) next, on every rank, to
-  // build its collectives. row/col are the exchanges' communicators (unused when M1 / M2
-  // is 1).
-  // progress_chunks, col_chunk_planes and col_kernel are the Options fields of those names.
-  Transform(const Decomposition& d, TransformKind kind, Norm norm, unsigned fftw_flags,
-            coll::Comm row, coll::Comm col, coll::Transport row_t, coll::Transport col_t,
-            int progress_chunks = 0, int col_chunk_planes = 0, ColKernel col_kernel = ColKernel::Transport);
+  // Plans every local FFT (purely local: it may throw on one rank only). row / col are the
+  // exchanges' communicators (unused when M1 / M2 is 1).
+  Transform(const Decomposition& d, const Options& o, unsigned fftw_flags, coll::Comm row, coll::Comm col);
 
-  // Builds the workspace's collectives on its buffers: exchange 0 = ROW (collective over
-  // row), 1 = COL (over col), -1 = both.
-  void bind(Workspace<T>& w, int exchange = -1) const;
-  // A fresh set of buffers with its collectives built (collective over row and col).
-  std::unique_ptr<Workspace<T>> make_workspace() const;
-  // Buffers only (purely local); bind() builds their collectives.
-  std::unique_ptr<Workspace<T>> make_unbound_workspace() const { return allocate(); }
-  Workspace<T>& workspace() const { return *ws_; }
-  std::size_t workspace_bytes() const { return ws_->bytes(); }
+  // A workspace's buffers (local), then its collectives, one exchange at a time
+  // (collective over that exchange's communicator).
+  std::unique_ptr<Workspace<T>> allocate() const;
+  void bind(Workspace<T>& w, ExchangeId e) const;
+  // Workspaces that forward_many / backward_many use: 2 when the fields can pipeline over
+  // a bulk COL exchange, else 1 (they run one after the other).
+  int field_workspaces() const { return col_.moves_data() && !col_.chunked() ? 2 : 1; }
+
+  // nv fields in[k] -> out[k] in direction d (nv = 1: one transform), through nws (1 or 2)
+  // workspaces. Backward never modifies its input.
+  void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, int nws, Timings* t) const;
+  // Only exchange e of direction d, on the workspace's buffers, timed into t->row / t->col.
+  void exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings* t) const;
+
+  const Exchange& exchange(ExchangeId e) const { return e == kRow ? row_ : col_; }
   const Decomposition& decomposition() const { return d_; }
 
-  // Whole transforms. in/out are the user's X- and Z-pencil arrays (the same pointer for
-  // in-place); backward never modifies its input.
-  void forward(const void* in, void* out, Workspace<T>& ws, Timings* t) const;
-  void backward(const void* in, void* out, Workspace<T>& ws, Timings* t) const;
-  // nv fields: in[k] -> out[k], pipelined through the two workspaces (seed 000 Fig. 4).
-  // Without a COL exchange, or with the plane pipeline or a COL kernel, the fields run
-  // one after the other through w0.
-  void forward_many(int nv, const void* const* in, void* const* out, Workspace<T>& w0, Workspace<T>& w1,
-                    Timings* t) const;
-  void backward_many(int nv, const void* const* in, void* const* out, Workspace<T>& w0, Workspace<T>& w1,
-                     Timings* t) const;
-  // Only the exchanges of one direction (0 ROW, 1 COL), on the workspace's buffers, timed
-  // into t->row / t->col: what an exchange costs with nothing else running.
-  void exchange_only(Workspace<T>& ws, int exchange, bool forward, Timings* t) const;
-  // Whether forward_many/backward_many use the second workspace.
-  bool pipelines_fields() const { return has_col() && !chunked_ && kernel_ == ColKernel::Transport; }
-  // The COL exchange runs in chunks of planes (plane pipeline or a per-plane kernel).
-  bool chunked() const { return chunked_; }
-  int progress_chunks() const { return progress_chunks_; }
-
-  // Stages. Units: X and Y stages take local z planes [z0, z1) of the X/Y-pencil, Z stages
-  // local y planes [y0, y1) of the Z-pencil. Between them, start() and wait() the
-  // workspace's exchanges (row_fwd after forward_x, col_fwd after forward_y; col_bwd after
-  // backward_z, row_bwd after backward_y) when has_row() / has_col().
-  std::int64_t planes() const { return d_.x_pencil.n[2]; }
-  std::int64_t rows() const { return d_.z_pencil.n[1]; }
-  bool has_row() const { return d_.m1 > 1; }
-  bool has_col() const { return d_.m2 > 1; }
-  void forward_x(const void* in, Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const;
-  void forward_y(Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const;
-  void forward_z(Workspace<T>& ws, void* out, std::int64_t y0, std::int64_t y1, Timings* t) const;
-  void backward_z(const void* in, Workspace<T>& ws, std::int64_t y0, std::int64_t y1, Timings* t) const;
-  void backward_y(Workspace<T>& ws, void* out, std::int64_t z0, std::int64_t z1, Timings* t) const;
-  void backward_x(Workspace<T>& ws, void* out, std::int64_t z0, std::int64_t z1, Timings* t) const;
-
  private:
-  std::unique_ptr<Workspace<T>> allocate() const;
+  using Stage = void (Transform::*)(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1,
+                                    Timings* t) const;
+  struct Step {
+    Stage stage;
+    ExchangeId ex;      // the exchange after the stage
+    bool last;          // no exchange after it
+    std::int64_t units; // planes of the last stage
+  };
+  struct Field {
+    const void* in;
+    void* out;
+    Workspace<T>* ws;
+  };
+  using InFlight = std::vector<coll::Request>;
+
+  void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, const InFlight& other,
+             Timings* t) const;
+  void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, Timings* t) const;
+  static void finish(InFlight& q, double Timings::*phase, Timings* t);
+  static double Timings::*phase(ExchangeId e) { return e == kRow ? &Timings::row : &Timings::col; }
   void scale(C* plane, std::int64_t rows, T s) const;
-  void exchange(const coll::Collective& c, double Timings::*phase, Timings* t) const;
-  // The COL exchange of a plain (unchunked) transform: the transport or allplanes.
-  void col_exchange(Workspace<T>& ws, bool fwd, Timings* t) const;
-  // Runs fn(a, b) over [n0, n1) in progress_chunks pieces with coll::progress_all() between
-  // them when `progress` (an exchange is in flight); in one piece otherwise.
-  template <typename F>
-  void stage(std::int64_t n0, std::int64_t n1, bool progress, F&& fn) const;
-  void forward_chunked(const void* in, void* out, Workspace<T>& ws, Timings* t) const;
-  void backward_chunked(const void* in, void* out, Workspace<T>& ws, Timings* t) const;
+
+  // Stages on local planes [u0, u1).
+  template <ExchangeId E>
+  void forward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  template <Dir d>
+  void middle_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void forward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void backward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  template <ExchangeId E>
+  void backward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
 
   Decomposition d_;
-  TransformKind kind_;
-  bool fused_xy_;  // M1 == 1: X and Y stages run together per plane
+  std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
   T fwd_scale_ = 1, bwd_scale_ = 1;
-  coll::Comm row_comm_, col_comm_;
-  coll::Transport row_t_, col_t_;
-  RowTranspose<T> row_;
-  ColTranspose<T> col_;
   int progress_chunks_;
-  ColKernel kernel_;
-  bool chunked_;
-  ColChunks<T> chunks_;
+  Exchange row_, col_;
+  std::vector<Step> path_[2];
+  std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
-  std::unique_ptr<Workspace<T>> ws_;
   // Unit geometry (elements).
-  std::int64_t nx_, xc_, nyi_, nzc_, ny_, nxi_, nyj_, nz_;
+  std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, nz_;
   std::int64_t ldx_, ldy_;  // padded row strides of P in the X stage and the Y/Z stages
 };
 

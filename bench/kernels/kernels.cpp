@@ -1,7 +1,9 @@
 // nbfft-bench kernels: seed 002 §3's five ways to redistribute a slab FFT, timed apart.
 //
-// Every kernel is a Plan with Options::col_kernel set (fft/col_kernels.hpp): the same
-// local FFTs and packing, only the COL exchange differs. Each iteration is one forward and
+// Every kernel is a Plan with Options::col_kernel(name) applied (fft::col_kernels(): an
+// alltoall algorithm of coll/, chunks of planes, depth 1): the same local FFTs and
+// packing, only the COL exchange differs. The staging copies of `replace` now count as
+// communication (they run inside the collective). Each iteration is one forward and
 // one backward transform of a random field (seed 002 times 10 such steps). Communication
 // is the time inside MPI calls (Timings::col, plus Timings::row on pencil grids), the rest
 // of the iteration is computation; both are averaged over ranks, as in seed 002 Fig. 2
@@ -20,6 +22,7 @@
 #include <complex>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -64,7 +67,7 @@ double value(std::uint64_t i) {
 }
 
 struct Kernel {
-  fft::ColKernel kind;
+  const fft::ColKernel* kind;
   std::unique_ptr<fft::Plan> plan;
   std::vector<double> total, comm, comp, comm_max;  // per iteration (reduced over ranks)
   double rel_diff = 0;
@@ -83,9 +86,19 @@ double rel_diff(const std::vector<T>& a, const std::vector<T>& b, MPI_Comm comm)
   return out[1] > 0 ? out[0] / out[1] : out[0];
 }
 
+// MPI calls per iteration (forward + backward) of a kernel over `planes` chunks.
+long mpi_calls(const fft::ColKernel& k, int P, long planes) {
+  const std::string a = k.algorithm;
+  if (!k.per_plane) return 2;                                   // one MPI_Alltoallv each way
+  if (a == "replace") return (P - 1) * planes;                  // MPI_Sendrecv_replace per peer
+  if (a == "standard") return 2L * (P - 1) * planes;            // MPI_Send + MPI_Recv per peer
+  if (a == "linear") return 2L * (P - 1) * planes + planes;     // + one completion a plane
+  return planes;                                                // one collective a plane
+}
+
 template <typename T>
 int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, int chunk_planes,
-              const std::vector<fft::ColKernel>& kinds) {
+              const std::vector<const fft::ColKernel*>& kinds) {
   using C = std::complex<T>;
   int rank = 0, size = 1;
   MPI_Comm_rank(world, &rank);
@@ -120,10 +133,10 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
   const long planes = static_cast<long>(ceil_div(ceil_div(n[2], P), cp) + ceil_div(ceil_div(n[1], P), cp));
 
   std::vector<Kernel> ks;
-  for (fft::ColKernel kind : kinds) {
+  for (const fft::ColKernel* kind : kinds) {
     fft::Options o = base;
-    o.col_kernel = kind;
     o.col_chunk_planes = chunk_planes;
+    o.col_kernel(kind->name);
     Kernel k;
     k.kind = kind;
     k.plan = std::make_unique<fft::Plan>(world, n, o);
@@ -131,14 +144,7 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
     k.plan->forward(field, spec);
     k.plan->backward(spec_ref, back);
     k.rel_diff = std::max(rel_diff(spec, spec_ref, world), rel_diff(back, back_ref, world));
-    switch (kind) {
-      case fft::ColKernel::Replace: k.calls = (P - 1) * planes; break;
-      case fft::ColKernel::Standard: k.calls = 2L * (P - 1) * planes; break;
-      case fft::ColKernel::Overlap: k.calls = 2L * (P - 1) * planes + planes; break;  // + one MPI_Waitall a plane
-      case fft::ColKernel::Oneplane: k.calls = planes; break;
-      default: k.calls = 2; break;
-    }
-    if (P == 1) k.calls = 0;
+    k.calls = P == 1 ? 0 : mpi_calls(*kind, P, planes);
     ks.push_back(std::move(k));
   }
 
@@ -175,11 +181,14 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
   for (const auto& k : ks) {
     const Summary tot = summarize(k.total), com = summarize(k.comm), cmp = summarize(k.comp),
                   cmx = summarize(k.comm_max);
-    std::printf("%-10s %10.2f %9.2f %10.2f %10.2f %9.1f %11.2f %9ld %10.1e%s\n", fft::name(k.kind), 1e3 * tot.median,
+    std::printf("%-10s %10.2f %9.2f %10.2f %10.2f %9.1f %11.2f %9ld %10.1e%s\n", k.kind->name, 1e3 * tot.median,
                 1e3 * tot.min, 1e3 * com.median, 1e3 * cmp.median, 100.0 * com.median / (com.median + cmp.median),
                 1e3 * cmx.median, k.calls, k.rel_diff, k.rel_diff <= tol ? "" : "  MISMATCH");
     JsonRecord r;
-    r.add("kernel", fft::name(k.kind))
+    std::ostringstream plan;
+    plan << *k.plan;
+    r.add("kernel", k.kind->name)
+        .add("plan", plan.str())
         .add_raw("grid", "[" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + "]")
         .add("proc_grid", std::to_string(m1) + "x" + std::to_string(m2))
         .add("ranks", size)
@@ -224,13 +233,9 @@ int run_kernels(const Args& args, MPI_Comm world) {
   if (args.has("proc-grid")) std::tie(m1, m2) = fft::parse_proc_grid(args.get("proc-grid", ""));
   const long cp = args.get_long("chunk-planes", 1);
   if (cp < 1) throw Error("--chunk-planes must be >= 1");
-  std::vector<fft::ColKernel> kinds;
-  for (const auto& k : args.get_list("kernels", "replace,standard,overlap,oneplane,allplanes")) {
-    const fft::ColKernel kind = fft::parse_col_kernel(k);
-    if (kind == fft::ColKernel::Transport)
-      throw Error("--kernels: 'transport' is not one of seed 002's kernels (use nbfft-sine for transports)");
-    kinds.push_back(kind);
-  }
+  std::vector<const fft::ColKernel*> kinds;
+  for (const auto& k : args.get_list("kernels", "replace,standard,overlap,oneplane,allplanes"))
+    kinds.push_back(&fft::find_col_kernel(k));
   const fft::Precision p = fft::parse_precision(args.get("precision", "double"));
   if (p == fft::Precision::Double) return run_typed<double>(args, world, n, m1, m2, static_cast<int>(cp), kinds);
   return run_typed<float>(args, world, n, m1, m2, static_cast<int>(cp), kinds);

@@ -200,17 +200,16 @@ TEST(Pipeline, RedistributionKernelsMatchPlain) {
   for (const auto& n : grids())
     for (const auto& f : factorizations(P)) {
       const Plan ref(MPI_COMM_WORLD, n, base_options(f[0], f[1]));
-      for (ColKernel k : {ColKernel::Replace, ColKernel::Standard, ColKernel::Overlap, ColKernel::Oneplane,
-                          ColKernel::Allplanes})
+      for (const ColKernel& k : col_kernels())
         for (int cp : {0, 2}) {
-          if (k == ColKernel::Allplanes && cp) continue;
+          if (!k.per_plane && cp) continue;
           if (small() && cp && f[0] > 1) continue;  // chunks of 2 on slabs only
           Options o = base_options(f[0], f[1]);
-          o.col_kernel = k;
           o.col_chunk_planes = cp;
+          o.col_kernel(k.name);
           const Plan plan(MPI_COMM_WORLD, n, o);
           compare<double, std::complex<double>>(plan, ref, n, 1,
-                                                grid_str(n, f[0], f[1]) + " kernel " + name(k) + " chunk " + std::to_string(cp));
+                                                grid_str(n, f[0], f[1]) + " kernel " + k.name + " chunk " + std::to_string(cp));
         }
     }
 }
@@ -219,12 +218,11 @@ TEST(Pipeline, KernelsInSinglePrecisionC2C) {
   const int P = world_size();
   const Grid n{9, 7, 6};
   const Plan ref(MPI_COMM_WORLD, n, base_options(1, P, TransformKind::C2C, Precision::Single));
-  for (ColKernel k : {ColKernel::Replace, ColKernel::Standard, ColKernel::Overlap, ColKernel::Oneplane,
-                      ColKernel::Allplanes}) {
+  for (const ColKernel& k : col_kernels()) {
     Options o = base_options(1, P, TransformKind::C2C, Precision::Single);
-    o.col_kernel = k;
+    o.col_kernel(k.name);
     const Plan plan(MPI_COMM_WORLD, n, o);
-    compare<std::complex<float>, std::complex<float>>(plan, ref, n, 1, std::string("c2c single kernel ") + name(k), 1e-6);
+    compare<std::complex<float>, std::complex<float>>(plan, ref, n, 1, std::string("c2c single kernel ") + k.name, 1e-6);
   }
 }
 
@@ -282,8 +280,8 @@ TEST(Pipeline, MultiFieldErrors) {
   Options bad = o;
   bad.col_chunk_planes = -1;
   EXPECT_THROW(Plan(MPI_COMM_WORLD, n, bad), Error);
-  EXPECT_THROW(parse_col_kernel("sideways"), Error);
-  EXPECT_EQ(parse_col_kernel("Oneplane"), ColKernel::Oneplane);
+  EXPECT_THROW(find_col_kernel("sideways"), Error);
+  EXPECT_STREQ(find_col_kernel("Oneplane").name, "oneplane");
 }
 
 }  // namespace

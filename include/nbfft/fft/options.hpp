@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace nbfft::fft {
 
@@ -32,21 +33,25 @@ enum class Norm { None, Backward, Forward, Ortho };
 // large grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
 enum class Effort { Estimate, Measure, Patient, Exhaustive };
 
-// How the COL exchange (the slab transpose when M1 = 1) moves data.
-//   Transport   through coll/ with Options::col_transport: one bulk alltoallv, or one per
-//               chunk of col_chunk_planes planes (the plane pipeline of seed 001 §5)
-//   the five redistribution kernels of seed 002 §3, plain MPI calls on the COL
-//   communicator, timed as communication (Timings::col) apart from the computation:
-//   Replace     MPI_Sendrecv_replace with each peer, per plane (blocks padded to the
-//               largest block of the grid so both sides agree on the count)
-//   Standard    blocking MPI_Send / MPI_Recv with each peer, per plane
-//   Overlap     MPI_Isend / MPI_Irecv per plane; a plane's requests complete while the
-//               next plane is transformed
-//   Oneplane    MPI_Alltoallv per plane
-//   Allplanes   one MPI_Alltoallv of all planes
-// The per-plane kernels exchange col_chunk_planes planes at a time (0 = 1, the seed's
-// choice). They run on any grid; on slabs they are the whole transpose.
-enum class ColKernel { Transport, Replace, Standard, Overlap, Oneplane, Allplanes };
+// Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
+// M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
+// a chunking and an in-flight depth (docs/fft.md "Redistribution kernels").
+//   replace    `replace` algorithm (MPI_Sendrecv_replace), per plane, depth 1
+//   standard   `standard` algorithm (blocking MPI_Send/MPI_Recv pairs), per plane, depth 1
+//   overlap    `linear` algorithm (MPI_Isend/MPI_Irecv with every peer), per plane, depth 1:
+//              a plane's exchange completes after the next plane has been transformed
+//   oneplane   `blocking` algorithm (MPI_Alltoallv), per plane
+//   allplanes  `blocking` algorithm, one bulk exchange (the default transform)
+// "Per plane" is a chunk of col_chunk_planes planes (1 unless set).
+struct ColKernel {
+  const char* name;
+  const char* algorithm;  // alltoall algorithm name (runs on the caller engine)
+  bool per_plane;         // chunked with depth 1; else one bulk exchange
+  const char* summary;
+};
+const std::vector<ColKernel>& col_kernels();
+// Case-insensitive; throws Error listing the kernels for anything else.
+const ColKernel& find_col_kernel(std::string_view name);
 
 // Caller-progress calls per stage when nothing else says: each stage's plane loop is cut
 // into this many chunks with coll::progress_all() between them while an exchange is in
@@ -77,10 +82,15 @@ struct Options {
   // Plane-pipelined COL exchange (seed 001 §5): > 0 starts the exchange of every chunk of
   // this many planes as soon as they are transformed; 0 = one bulk exchange.
   int col_chunk_planes = 0;
-  ColKernel col_kernel = ColKernel::Transport;
+  // Chunks of the COL exchange in flight at once while the next planes are transformed:
+  // 0 = all of them (the plane pipeline); 1 = one (seed 002's per-plane kernels).
+  int col_depth = 0;
 
   // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
   Options& transport(std::string_view name);
+  // Sets col_transport, col_chunk_planes (at least 1 for per-plane kernels, 0 for
+  // allplanes) and col_depth to one of seed 002's kernels (col_kernels()).
+  Options& col_kernel(std::string_view name);
 };
 
 std::ostream& operator<<(std::ostream& os, const Options& o);
@@ -89,13 +99,11 @@ const char* name(Precision p);      // "double", "single"
 const char* name(TransformKind t);  // "r2c", "c2c"
 const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
-const char* name(ColKernel k);      // "transport", "replace", "standard", "overlap", "oneplane", "allplanes"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
 Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
-ColKernel parse_col_kernel(std::string_view s);
 // "M1xM2" -> {M1, M2}; throws on anything else.
 std::pair<int, int> parse_proc_grid(std::string_view s);
 

@@ -22,7 +22,8 @@
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
 // backward() leaves its input untouched; forward() leaves its input untouched when out of
-// place. Transforms of one plan must not run concurrently (they share the workspace).
+// place. Calls without a workspace share the plan's own and must not run concurrently;
+// make_workspace() gives each thread its own.
 // Construction and every forward/backward are collective over the communicator.
 //
 // Several fields (velocity components, species): forward_many / backward_many transform
@@ -30,7 +31,8 @@
 // runs behind the local FFTs of its neighbours (docs/fft.md "Multi-field transforms"):
 //   std::vector<const double*> in = {u, v, w};  std::vector<std::complex<double>*> out = {U, V, W};
 //   plan.forward_many(in, plan.in_count(), out, plan.out_count());
-// The first multi-field call allocates a second workspace (collective, like every call).
+// When the fields can pipeline (a bulk COL exchange), the plan holds a second workspace for
+// them from construction on; nothing is allocated by a transform call.
 #pragma once
 
 #include "nbfft/fft/box.hpp"
@@ -45,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <type_traits>
 #include <vector>
 
@@ -108,6 +111,29 @@ class Plan {
   void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
                       Timings* t = nullptr) const;
 
+  // The buffers and collectives one transform in flight writes besides the user's arrays.
+  // The plan makes its own at construction (the calls above use them, one call at a time);
+  // make_workspace() (collective) makes another, so that transforms of one plan can run at
+  // once on different workspaces (one thread each). The plan itself never changes.
+  class Workspace {
+   public:
+    Workspace();
+    ~Workspace();
+    Workspace(Workspace&&) noexcept;
+    Workspace& operator=(Workspace&&) noexcept;
+    std::size_t bytes() const;
+    struct Impl;
+
+   private:
+    friend class Plan;
+    std::unique_ptr<Impl> impl_;
+  };
+  Workspace make_workspace() const;
+  void forward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                     Timings* t = nullptr) const;
+  void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                      Timings* t = nullptr) const;
+
   // Multi-field transforms: field k goes from in[k] to out[k]; every in[k] holds at least
   // in_n and every out[k] at least out_n elements of the pointed-to types (the single-field
   // sizes). in.size() == out.size() = nv must be the same on every rank. In place per field
@@ -158,6 +184,9 @@ class Plan {
   void exchange_only(int exchange, bool forward, Timings* t = nullptr) const;
 
   struct Impl;
+  // The resolved plan: boxes, each exchange with its collectives, chunks, depth and the
+  // workspace bytes (several lines, this rank's view). Benchmarks print it with each record.
+  friend std::ostream& operator<<(std::ostream& os, const Plan& plan);
 
  private:
   template <typename X>
@@ -191,6 +220,8 @@ class Plan {
   }
   void many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
                   void* const* out, std::size_t out_bytes, Timings* t) const;
+  void one_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace* ws,
+                 Timings* t) const;
   void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
   const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,199 @@
+#include "bench/sine/measure.hpp"
+
+#include "bench/sine/nbfft_runner.hpp"
+#include "nbfft/error.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace nbfft::sine {
+
+namespace {
+
+// Element k of every rank's `local`, maxed over ranks.
+std::vector<double> max_over_ranks(const std::vector<double>& local) {
+  std::vector<double> global(local.size());
+  MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return global;
+}
+
+// Median over i < n of v[i * stride + at].
+double median_of(const std::vector<double>& v, int n, int stride, int at, double scale = 1.0) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) x[i] = v[static_cast<std::size_t>(i * stride + at)] * scale;
+  return bench::summarize(x).median;
+}
+
+// Per direction, nv exchanges back to back with nothing else running (so the network stays
+// as busy as in a pipeline), after a barrier; slowest rank, median over repetitions.
+bool exchanges_alone(const SineArgs& a, const std::function<bool(int, bool, fft::Timings&)>& ex, double row[2],
+                     double col[2]) {
+  const int reps = std::max(3, std::min(a.iters, 5));
+  std::vector<double> loc(static_cast<std::size_t>(reps) * 4);
+  bool ok = true;
+  for (int i = 0; i < reps && ok; ++i)
+    for (int d = 0; d < 2 && ok; ++d)
+      for (int x = 0; x < 2 && ok; ++x) {
+        fft::Timings t;
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int v = 0; v < a.fields && ok; ++v) ok = ex(x, d == 0, t);
+        loc[4 * i + 2 * d + x] = (x == 0 ? t.row : t.col) / a.fields;
+      }
+  if (!ok) return false;
+  const auto glob = max_over_ranks(loc);
+  for (int d = 0; d < 2; ++d) {
+    row[d] = median_of(glob, reps, 4, 2 * d);
+    col[d] = median_of(glob, reps, 4, 2 * d + 1);
+  }
+  return true;
+}
+
+}  // namespace
+
+BlockingRun Result::as_blocking() const {
+  BlockingRun b;
+  b.time_s = total_s();
+  for (int d = 0; d < 2; ++d) {
+    b.work[d] = work[d];
+    b.compute[d] = compute[d];
+    b.exchange[d] = exch[d];
+  }
+  return b;
+}
+
+std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipped) {
+  std::vector<Result> results;
+  for (const auto& g : a.grids)
+    for (std::size_t k = 0; k < a.transports.size(); ++k)
+      for (int pc : a.progress_chunks)
+        for (int cp : a.chunk_planes) {
+          Result r;
+          std::string label = a.transport_names[k];
+          if (a.progress_chunks.size() > 1) label += "/k" + std::to_string(pc);
+          if (a.chunk_planes.size() > 1) label += "/p" + std::to_string(cp);
+          // A transport this MPI cannot run here (the plan fails on every rank alike, e.g.
+          // rma over TCP under MPI_THREAD_MULTIPLE in Open MPI 4.1) is skipped, not fatal.
+          try {
+            r.runner = make_nbfft(MPI_COMM_WORLD, a, g.first, g.second, a.transports[k], label, pc, cp);
+          } catch (const Error& e) {
+            skipped.push_back(label + " on " + std::to_string(g.first) + "x" + std::to_string(g.second) + ": " + e.what());
+            continue;
+          }
+          r.blocking = a.transports[k].algorithm.name == "blocking" &&
+                       (a.row_transport.empty() ||
+                        coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
+          results.push_back(std::move(r));
+        }
+  if (results.empty()) {
+    std::string why;
+    for (const auto& w : skipped) why += "\n  " + w;
+    throw Error("no run could be planned:" + why);
+  }
+  if (a.baseline == "fftw-mpi") {
+    Result r;
+    r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields});
+    r.baseline = true;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+void iterate_runs(const SineArgs& a, std::vector<Result>& results) {
+  auto one = [&](Result& r, bool timed) {
+    fft::Timings t;
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.runner->iterate(t);
+    double e = r.runner->local_error(), emax = 0;
+    MPI_Allreduce(&e, &emax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    r.max_error = std::max(r.max_error, emax);
+    if (!timed) return;
+    r.iters.push_back(t);
+    fft::Timings f, b;
+    if (r.runner->directions(f, b)) {
+      r.fwd.push_back(f);
+      r.bwd.push_back(b);
+    }
+  };
+  // Round-robin over runs, so slow phases of a shared machine hit all alike.
+  if (a.sequential) {
+    for (auto& r : results) {
+      for (int i = 0; i < a.warmup; ++i) one(r, false);
+      for (int i = 0; i < a.iters; ++i) one(r, true);
+    }
+    return;
+  }
+  for (int i = 0; i < a.warmup; ++i)
+    for (auto& r : results) one(r, false);
+  for (int i = 0; i < a.iters; ++i)
+    for (auto& r : results) one(r, true);
+}
+
+std::vector<Reference> measure_alone(const SineArgs& a, std::vector<Result>& results) {
+  for (auto& r : results) {
+    if (r.baseline) continue;
+    r.has_alone = exchanges_alone(
+        a, [&](int x, bool f, fft::Timings& t) { return r.runner->exchange_only(x, f, t); }, r.row_alone, r.col_alone);
+  }
+  // A fixed set of reference transports on each process grid, so that the bound does not
+  // depend on which transports --transport lists.
+  std::vector<Reference> refs;
+  if (a.fields <= 1) return refs;
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  std::vector<std::string> names = {"blocking", "native", "caller"};
+  if (level == MPI_THREAD_MULTIPLE) names.push_back("thread");
+  for (const auto& g : a.grids)
+    for (const auto& name : names) {
+      fft::Options o = plan_options(a, g.first, g.second, coll::Transport::parse(name), 0, 0);
+      o.effort = fft::Effort::Estimate;  // only the exchanges run
+      const fft::Plan plan(MPI_COMM_WORLD, a.n, o);
+      Reference ref;
+      ref.label = name;
+      ref.proc_grid = std::to_string(plan.m1()) + "x" + std::to_string(plan.m2());
+      exchanges_alone(
+          a, [&](int x, bool f, fft::Timings& t) { plan.exchange_only(x, f, &t); return true; }, ref.row, ref.col);
+      refs.push_back(ref);
+    }
+  return refs;
+}
+
+void reduce_runs(const SineArgs& a, std::vector<Result>& results) {
+  const int P = fft::Timings::kPhases, n = a.iters;
+  for (auto& r : results) {
+    std::vector<double> local(static_cast<std::size_t>(n) * P);
+    for (int i = 0; i < n; ++i)
+      for (int p = 0; p < P; ++p) local[i * P + p] = r.iters[i].phase(p);
+    const auto global = max_over_ranks(local);
+    for (int p = 0; p < P; ++p) {
+      std::vector<double> v(n);
+      for (int i = 0; i < n; ++i) v[i] = global[i * P + p];
+      r.phase[p] = bench::summarize(v);
+    }
+    if (r.fwd.size() != static_cast<std::size_t>(n)) continue;
+    // Per direction: compute (all but the COL exchange), total and local work.
+    std::vector<double> loc(6 * static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const fft::Timings* dt[2] = {&r.fwd[i], &r.bwd[i]};
+      for (int d = 0; d < 2; ++d) {
+        loc[6 * i + 3 * d] = dt[d]->total - dt[d]->col;
+        loc[6 * i + 3 * d + 1] = dt[d]->total;
+        loc[6 * i + 3 * d + 2] = dt[d]->fft_x + dt[d]->fft_y + dt[d]->fft_z + dt[d]->pack + dt[d]->unpack;
+      }
+    }
+    const auto glob = max_over_ranks(loc);
+    const double per_field = 1.0 / a.fields;
+    for (int d = 0; d < 2; ++d) {
+      std::vector<double> e(n);
+      for (int i = 0; i < n; ++i)
+        e[i] = std::max(0.0, (glob[6 * i + 3 * d + 1] - glob[6 * i + 3 * d]) * per_field);
+      r.compute[d] = median_of(glob, n, 6, 3 * d, per_field);
+      r.exch[d] = bench::summarize(e).median;
+      r.work[d] = median_of(glob, n, 6, 3 * d + 2, per_field);
+    }
+    r.has_dirs = true;
+  }
+}
+
+}  // namespace nbfft::sine

@@ -1,0 +1,120 @@
+#include "bench/sine/nbfft_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nbfft::sine {
+
+namespace {
+
+// nbfft's transform of the sine field through one Plan: nv fields, field v = (v+1) * sine.
+template <typename T>
+class NbfftRunner final : public Runner {
+  using C = std::complex<T>;
+
+ public:
+  NbfftRunner(MPI_Comm comm, const SineArgs& a, int m1, int m2, const coll::Transport& t, std::string name,
+              int progress_chunks, int chunk_planes)
+      : name_(std::move(name)),
+        field_(a.n),
+        plan_(comm, a.n, plan_options(a, m1, m2, t, progress_chunks, chunk_planes)),
+        nv_(a.fields) {
+    const fft::Box3& b = plan_.in_box();
+    const bool r2c = a.transform == fft::TransformKind::R2C;
+    const std::size_t count = static_cast<std::size_t>(b.count());
+    if (r2c) {
+      real_in_.assign(nv_, std::vector<T>(count));
+      real_out_.assign(nv_, std::vector<T>(count));
+    } else {
+      cplx_in_.assign(nv_, std::vector<C>(count));
+      cplx_out_.assign(nv_, std::vector<C>(count));
+    }
+    spec_.assign(nv_, std::vector<C>(static_cast<std::size_t>(plan_.out_count())));
+    each_point([&](int v, std::size_t k, std::complex<double> exact) {
+      if (r2c)
+        real_in_[v][k] = static_cast<T>(exact.real());
+      else
+        cplx_in_[v][k] = C(static_cast<T>(exact.real()), static_cast<T>(exact.imag()));
+    });
+  }
+
+  std::string transport() const override { return name_; }
+  std::string proc_grid() const override {
+    return std::to_string(plan_.m1()) + "x" + std::to_string(plan_.m2());
+  }
+  std::string config() const override {
+    std::ostringstream os;
+    os << plan_ << "\n  fields: " << nv_;
+    return os.str();
+  }
+  bool has_phases() const override { return true; }
+
+  void iterate(fft::Timings& t) override {
+    fwd_ = bwd_ = fft::Timings{};
+    if (plan_.options().transform == fft::TransformKind::R2C) {
+      plan_.forward_many(real_in_, spec_, &fwd_);
+      plan_.backward_many(spec_, real_out_, &bwd_);
+    } else {
+      plan_.forward_many(cplx_in_, spec_, &fwd_);
+      plan_.backward_many(spec_, cplx_out_, &bwd_);
+    }
+    t += fwd_;
+    t += bwd_;
+  }
+  bool exchange_only(int exchange, bool forward, fft::Timings& t) override {
+    plan_.exchange_only(exchange, forward, &t);
+    return true;
+  }
+  bool directions(fft::Timings& f, fft::Timings& b) const override {
+    f = fwd_;
+    b = bwd_;
+    return true;
+  }
+
+  double local_error() const override {
+    double e = 0;
+    const bool r2c = plan_.options().transform == fft::TransformKind::R2C;
+    each_point([&](int v, std::size_t k, std::complex<double> exact) {
+      const std::complex<double> got = r2c ? std::complex<double>(real_out_[v][k])
+                                            : std::complex<double>(cplx_out_[v][k].real(), cplx_out_[v][k].imag());
+      e = std::max(e, std::abs(got - exact) / (v + 1));
+    });
+    return e;
+  }
+
+ private:
+  // fn(v, k, exact) for every field v and point k of the input box: exact = (v+1) x the
+  // sine field (imaginary part 0 for r2c).
+  template <typename F>
+  void each_point(F&& fn) const {
+    const fft::Box3& b = plan_.in_box();
+    const bool r2c = plan_.options().transform == fft::TransformKind::R2C;
+    for (int v = 0; v < nv_; ++v) {
+      std::size_t k = 0;
+      const double s = v + 1;
+      for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+        for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+          for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x, ++k)
+            fn(v, k, s * std::complex<double>(field_.re(x, y, z), r2c ? 0.0 : field_.im(x, y, z)));
+    }
+  }
+
+  std::string name_;
+  SineField field_;
+  fft::Plan plan_;
+  int nv_;
+  std::vector<std::vector<T>> real_in_, real_out_;
+  std::vector<std::vector<C>> cplx_in_, cplx_out_, spec_;
+  fft::Timings fwd_, bwd_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, int m1, int m2, const coll::Transport& t,
+                                   std::string label, int progress_chunks, int chunk_planes) {
+  if (a.precision == fft::Precision::Double)
+    return std::make_unique<NbfftRunner<double>>(comm, a, m1, m2, t, std::move(label), progress_chunks, chunk_planes);
+  return std::make_unique<NbfftRunner<float>>(comm, a, m1, m2, t, std::move(label), progress_chunks, chunk_planes);
+}
+
+}  // namespace nbfft::sine

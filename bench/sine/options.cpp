@@ -1,0 +1,153 @@
+#include "bench/sine/options.hpp"
+
+#include "nbfft/error.hpp"
+
+#include <algorithm>
+
+namespace nbfft::sine {
+
+const char* const kHelp = R"(nbfft-sine: the P3DFFT test_sine kernel on nbfft's distributed 3D FFT.
+
+usage: mpirun -n P nbfft-sine [options]
+
+  --grid N | NX,NY,NZ      global grid (default 128)
+  --proc-grid LIST         process grids M1xM2, comma-separated, or "auto" (default auto:
+                           slabs when they fit). M1 splits y of the input (ROW exchange),
+                           M2 splits z (COL exchange); 1xP = slabs.
+  --precision double|single   (default double)
+  --transform r2c|c2c      r2c = forward r2c, backward c2r (default r2c)
+  --transport LIST         comma-separated transports, each run and reported separately
+                           (default blocking). A transport is a preset (blocking, native,
+                           caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE, e.g.
+                           pairwise:4@thread. It is used for both exchanges unless
+                           --row-transport says otherwise.
+  --row-transport T        transport of the ROW exchange for every run (default: the
+                           run's --transport); seed 000 overlaps only the COL exchange
+  --fields NV              fields per iteration (default 1): NV sine fields (field v scaled
+                           by v+1) through forward_many/backward_many, pipelined as in
+                           seed 000 Fig. 4. With `blocking` in --transport the summary adds
+                           Table II: improvement over blocking, the pipeline bound and
+                           the gap each transport closes
+  --progress-chunks LIST   progress calls per stage while an exchange is in flight (the
+                           stage's planes in K chunks; default 0 = the plan's default,
+                           64). A list runs every transport once per value (labels
+                           TRANSPORT/kK), to measure the choice
+  --chunk-planes LIST      plane-pipelined COL exchange (seed 001 §5) in chunks of N
+                           planes (default 0: one bulk exchange). A list runs every
+                           transport once per value (labels TRANSPORT/pN)
+  --iters N                timed iterations per run (default 10)
+  --warmup N               untimed iterations first (default 1)
+  --effort E               FFTW planner effort: estimate, measure, patient, exhaustive
+                           (default measure); the baseline uses the same
+  --wisdom FILE            load FFTW wisdom from FILE before planning, save it after
+  --baseline fftw-mpi      also run FFTW's MPI transform (FFTW_MPI_TRANSPOSED_OUT/IN) on
+                           the same grid and report nbfft's time as a ratio of it
+  --sequential             run each configuration's iterations back to back instead of
+                           interleaving them round-robin
+  --json FILE              write one JSON record per run to FILE (a JSON array)
+  --help                   this text
+
+Each iteration is forward + normalize (1/N, fused into nbfft's z FFT) + backward. Phase
+times are seconds per iteration, max over ranks, then min / median / max over iterations.
+GFlop/s uses 2.5 N log2 N per r2c or c2r transform of N points (5 N log2 N for c2c),
+times NV. The exit code is 1 when any run's max error exceeds 1e-8 (double) or 1e-3
+(single).
+
+Table II (with blocking among the transports), per process grid. Per direction d
+(forward, backward), per field: C_d = the blocking run's local work (FFTs, pack, unpack;
+slowest rank, median) + the fastest ROW exchange alone; T_d = the fastest COL exchange
+alone. "Alone" = NV exchanges back to back after a barrier with nothing else running,
+slowest rank, median of 3-5 repetitions, measured for every run and (with NV > 1) for the
+reference transports blocking, native, caller and thread, so the bound does not depend on
+--transport. Pipeline bound = sum over d of max(NV*C_d, NV*T_d + C_d): the CPU must do all
+the work, and the network cannot start before the first field's pre-exchange work nor
+finish before the last field's post-exchange work. gap closed = (t_blocking - t) /
+(t_blocking - bound). JSON records add pipeline_bound_s, gap_closed, improvement_pct,
+compute_per_field_s, exchange_per_field_s, blocking_time_s, col_alone_s and row_alone_s.
+)";
+
+namespace {
+
+int int_at_least(const std::string& opt, const std::string& v, long lo) {
+  const long x = bench::parse_long(opt, v);
+  if (x < lo) throw Error("--" + opt + ": expected an integer >= " + std::to_string(lo) + ", got '" + v + "'");
+  return static_cast<int>(x);
+}
+
+std::vector<int> int_list(const bench::Args& args, const std::string& opt, long lo) {
+  std::vector<int> out;
+  for (const auto& x : args.get_list(opt, "0")) out.push_back(int_at_least(opt, x, lo));
+  return out;
+}
+
+}  // namespace
+
+SineArgs parse_sine_args(const bench::Args& args) {
+  args.allow_only({"grid", "proc-grid", "precision", "transform", "transport", "row-transport", "fields",
+                   "progress-chunks", "chunk-planes", "iters", "warmup", "effort", "wisdom", "baseline", "sequential",
+                   "json", "help"});
+  if (!args.positional().empty()) {
+    if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
+  }
+  SineArgs a;
+  a.help = args.has("help") || !args.positional().empty();
+  a.sequential = args.has("sequential");
+  {
+    std::string t = args.get("grid", "128");
+    std::replace(t.begin(), t.end(), 'x', ',');
+    auto parts = bench::split(t, ',');
+    if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
+    if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ, got '" + args.get("grid", "") + "'");
+    for (int d = 0; d < 3; ++d) a.n[d] = int_at_least("grid", parts[d], 1);
+  }
+  if (args.has("proc-grid")) {
+    a.grids.clear();
+    for (const auto& g : args.get_list("proc-grid", "auto"))
+      a.grids.push_back(g == "auto" ? std::make_pair(0, 0) : fft::parse_proc_grid(g));
+  }
+  a.precision = fft::parse_precision(args.get("precision", "double"));
+  a.transform = fft::parse_transform(args.get("transform", "r2c"));
+  const std::string transports = args.get("transport", "blocking");
+  a.transports = coll::parse_transports(transports);
+  a.transport_names = bench::split(transports, ',');
+  if (args.has("row-transport")) {
+    a.row_transport = args.get("row-transport", "");
+    coll::Transport::parse(a.row_transport);  // validates
+  }
+  a.fields = int_at_least("fields", args.get("fields", "1"), 1);
+  a.progress_chunks = int_list(args, "progress-chunks", 0);
+  a.chunk_planes = int_list(args, "chunk-planes", 0);
+  a.iters = int_at_least("iters", args.get("iters", "10"), 1);
+  a.warmup = int_at_least("warmup", args.get("warmup", "1"), 0);
+  a.effort = fft::parse_effort(args.get("effort", "measure"));
+  a.wisdom = args.get("wisdom", "");
+  a.json = args.get("json", "");
+  const std::string b = args.get("baseline", "none");
+  if (b != "fftw-mpi" && b != "none") throw Error("--baseline: only 'fftw-mpi' (or 'none') is known, got '" + b + "'");
+  a.baseline = b == "none" ? "" : b;
+  return a;
+}
+
+bool SineArgs::needs_thread_multiple() const {
+  for (const auto& t : transports)
+    if (t.engine == coll::EngineKind::Thread) return true;
+  return !row_transport.empty() && coll::Transport::parse(row_transport).engine == coll::EngineKind::Thread;
+}
+
+fft::Options plan_options(const SineArgs& a, int m1, int m2, const coll::Transport& t, int progress_chunks,
+                          int chunk_planes) {
+  fft::Options o;
+  o.precision = a.precision;
+  o.transform = a.transform;
+  o.norm = fft::Norm::Forward;  // test_sine normalizes after the forward transform
+  o.m1 = m1;
+  o.m2 = m2;
+  o.row_transport = o.col_transport = t;
+  if (!a.row_transport.empty()) o.row_transport = coll::Transport::parse(a.row_transport);
+  o.effort = a.effort;
+  o.progress_chunks = progress_chunks;
+  o.col_chunk_planes = chunk_planes;
+  return o;
+}
+
+}  // namespace nbfft::sine

@@ -1,0 +1,380 @@
+// The C API (nbfft/nbfft.h) over nbfft::fft::Plan and the field helpers. Each entry point
+// is one guard() around the C++ call: handles are checked first (NULL = invalid state),
+// local argument checks that could differ between ranks are agreed on the communicator
+// before any collective, so every rank returns the same status.
+#include "nbfft/nbfft.h"
+
+#include "capi/guard.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/fft/field.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/wisdom.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+
+struct nbfft_options_s {
+  nbfft::fft::Options o;
+};
+
+struct nbfft_plan_s {
+  nbfft::fft::Plan plan;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for gather/scatter and batch checks
+};
+
+namespace nbfft::capi {
+
+namespace {
+thread_local std::string g_last_error;
+}
+
+void set_last_error(std::string message) noexcept {
+  try {
+    g_last_error = std::move(message);
+  } catch (...) {
+    g_last_error.clear();
+  }
+}
+
+namespace {
+
+using fft::Layout;
+
+const nbfft_options_s& opts_of(nbfft_options o) {
+  static const nbfft_options_s defaults{};
+  return o ? *o : defaults;
+}
+
+nbfft_plan_s& plan_of(nbfft_plan p) {
+  if (!p) throw Error("the plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  return *p;
+}
+
+Layout layout_of(nbfft_layout l) {
+  if (l != NBFFT_LAYOUT_INPUT && l != NBFFT_LAYOUT_OUTPUT)
+    throw Error("layout " + std::to_string(static_cast<int>(l)) +
+                " is neither NBFFT_LAYOUT_INPUT (0) nor NBFFT_LAYOUT_OUTPUT (1)");
+  return static_cast<Layout>(l);
+}
+
+void need(const void* p, const char* what) {
+  if (!p) throw Error(std::string(what) + " is NULL");
+}
+
+int parse_count(const char* key, const std::string& v) {
+  std::size_t used = 0;
+  long x = -1;
+  try {
+    x = std::stol(v, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != v.size() || x < 0 || x > std::numeric_limits<int>::max())
+    throw Error(std::string(key) + ": '" + v + "' is not an integer >= 0");
+  return static_cast<int>(x);
+}
+
+bool parse_bool(const char* key, const std::string& v) {
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  throw Error(std::string(key) + ": '" + v + "' is not true or false");
+}
+
+void set_option(fft::Options& o, const std::string& key, const std::string& v) {
+  if (key == "precision") o.precision = fft::parse_precision(v);
+  else if (key == "transform") o.transform = fft::parse_transform(v);
+  else if (key == "norm") o.norm = fft::parse_norm(v);
+  else if (key == "effort") o.effort = fft::parse_effort(v);
+  else if (key == "proc_grid") std::tie(o.m1, o.m2) = fft::parse_proc_grid(v);
+  else if (key == "transport") o.transport(v);
+  else if (key == "row_transport") o.row_transport = coll::Transport::parse(v);
+  else if (key == "col_transport") o.col_transport = coll::Transport::parse(v);
+  else if (key == "progress_chunks") o.progress_chunks = parse_count("progress_chunks", v);
+  else if (key == "col_chunk_planes") o.col_chunk_planes = parse_count("col_chunk_planes", v);
+  else if (key == "allow_empty") o.allow_empty = parse_bool("allow_empty", v);
+  else
+    throw Error("unknown option '" + key +
+                "' (use precision, transform, norm, proc_grid, transport, row_transport, col_transport, "
+                "effort, progress_chunks, col_chunk_planes or allow_empty)");
+}
+
+void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
+  check_mpi_running("nbfft_plan_create");
+  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  if (inter) throw Error("an intercommunicator cannot hold a plan; use an intracommunicator");
+  agree(comm, [&] {
+    need(n, "n");
+    need(plan, "the plan pointer");
+  });
+  *plan = nullptr;
+  fft::Plan p(comm, {n[0], n[1], n[2]}, opts_of(options).o);
+  MPI_Comm dup = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+  *plan = new nbfft_plan_s{std::move(p), dup};
+}
+
+void fill_box(const fft::Box3& b, int64_t lo[3], int64_t n[3], int order[3]) {
+  for (int d = 0; d < 3; ++d) {
+    if (lo) lo[d] = b.lo[d];
+    if (n) n[d] = b.n[d];
+    if (order) order[d] = b.order[d];
+  }
+}
+
+// Batch buffers must be addressable before any rank splits them into fields.
+void check_batch(nbfft_plan_s& p, bool forward, std::size_t nv, const void* in, const void* out) {
+  agree(p.comm, [&] {
+    const auto s = fft::detail::batch_strides(p.plan, forward, in, out);
+    const std::size_t most = s[0] > s[1] ? s[0] : s[1];
+    if (nv > 0 && most > std::numeric_limits<std::size_t>::max() / nv)
+      throw Error(std::to_string(nv) + " fields of " + std::to_string(most) + " bytes cannot be addressed",
+                  ErrorCode::OutOfMemory);
+  });
+}
+
+}  // namespace
+}  // namespace nbfft::capi
+
+using nbfft::Error;
+using nbfft::capi::guard;
+using namespace nbfft::capi;
+
+extern "C" {
+
+const char* nbfft_status_string(nbfft_status status) {
+  if (status == NBFFT_SUCCESS) return "success";
+  if (status >= NBFFT_INVALID_ARGUMENT && status <= NBFFT_INTERNAL)
+    return nbfft::error_code_name(static_cast<nbfft::ErrorCode>(static_cast<int>(status)));
+  return "unknown status";
+}
+
+const char* nbfft_last_error(void) { return g_last_error.c_str(); }
+
+const char* nbfft_version(void) { return NBFFT_VERSION_STRING; }
+
+nbfft_status nbfft_options_create(nbfft_options* options) {
+  return guard("nbfft_options_create", [&] {
+    need(options, "the options pointer");
+    *options = new nbfft_options_s{};
+  });
+}
+
+nbfft_status nbfft_options_destroy(nbfft_options* options) {
+  return guard("nbfft_options_destroy", [&] {
+    need(options, "the options pointer");
+    delete *options;
+    *options = nullptr;
+  });
+}
+
+nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value) {
+  return guard("nbfft_options_set", [&] {
+    if (!options) throw Error("the options are NULL (never created, or destroyed)", nbfft::ErrorCode::InvalidState);
+    need(key, "key");
+    need(value, "value");
+    set_option(options->o, key, value);
+  });
+}
+
+nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_options_string", [&] {
+    std::ostringstream os;
+    os << opts_of(options).o;
+    const std::string s = os.str();
+    if (needed) *needed = s.size() + 1;
+    if (size > 0) {
+      need(buffer, "buffer");
+      const std::size_t k = s.size() < size - 1 ? s.size() : size - 1;
+      std::memcpy(buffer, s.data(), k);
+      buffer[k] = '\0';
+    }
+  });
+}
+
+nbfft_status nbfft_required_thread_level(nbfft_options options, int* level) {
+  return guard("nbfft_required_thread_level", [&] {
+    need(level, "level");
+    *level = nbfft::fft::required_thread_level(opts_of(options).o);
+  });
+}
+
+nbfft_status nbfft_plan_create(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
+  return guard("nbfft_plan_create", [&] { create_plan(comm, n, options, plan); });
+}
+
+nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
+  return guard("nbfft_plan_create_f", [&] {
+    nbfft::check_mpi_running("nbfft_plan_create_f");
+    const MPI_Comm c = MPI_Comm_f2c(comm);
+    // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
+    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
+                  nbfft::ErrorCode::Mpi);
+    create_plan(c, n, options, plan);
+  });
+}
+
+nbfft_status nbfft_plan_destroy(nbfft_plan* plan) {
+  return guard("nbfft_plan_destroy", [&] {
+    need(plan, "the plan pointer");
+    if (!*plan) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && (*plan)->comm != MPI_COMM_NULL) MPI_Comm_free(&(*plan)->comm);
+    delete *plan;
+    *plan = nullptr;
+  });
+}
+
+nbfft_status nbfft_plan_box(nbfft_plan plan, nbfft_layout layout, int64_t lo[3], int64_t n[3], int order[3]) {
+  return guard("nbfft_plan_box", [&] {
+    auto& p = plan_of(plan);
+    fill_box(nbfft::fft::box(p.plan, layout_of(layout)), lo, n, order);
+  });
+}
+
+nbfft_status nbfft_plan_box_of(nbfft_plan plan, nbfft_layout layout, int rank, int64_t lo[3], int64_t n[3],
+                               int order[3]) {
+  return guard("nbfft_plan_box_of", [&] {
+    auto& p = plan_of(plan);
+    const auto& d = p.plan.decomposition();
+    const int size = d.m1 * d.m2;
+    if (rank < 0 || rank >= size)
+      throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
+                  std::to_string(size - 1) + ")");
+    const auto r = nbfft::fft::Decomposition::make(d.n, d.r2c, d.m1, d.m2, size, rank, true);
+    fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? r.x_pencil : r.z_pencil, lo, n, order);
+  });
+}
+
+nbfft_status nbfft_plan_grid(nbfft_plan plan, int64_t n[3], int* m1, int* m2) {
+  return guard("nbfft_plan_grid", [&] {
+    auto& p = plan_of(plan);
+    const auto g = p.plan.global_size();
+    if (n)
+      for (int d = 0; d < 3; ++d) n[d] = g[d];
+    if (m1) *m1 = p.plan.m1();
+    if (m2) *m2 = p.plan.m2();
+  });
+}
+
+nbfft_status nbfft_plan_counts(nbfft_plan plan, int64_t* in_count, int64_t* out_count) {
+  return guard("nbfft_plan_counts", [&] {
+    auto& p = plan_of(plan);
+    if (in_count) *in_count = p.plan.in_count();
+    if (out_count) *out_count = p.plan.out_count();
+  });
+}
+
+nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_bytes, size_t* inplace_bytes) {
+  return guard("nbfft_plan_bytes", [&] {
+    auto& p = plan_of(plan);
+    if (in_bytes) *in_bytes = p.plan.in_bytes();
+    if (out_bytes) *out_bytes = p.plan.out_bytes();
+    if (inplace_bytes) *inplace_bytes = p.plan.inplace_bytes();
+  });
+}
+
+nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
+  return guard("nbfft_forward", [&] { plan_of(plan).plan.forward_bytes(in, in_bytes, out, out_bytes); });
+}
+
+nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
+  return guard("nbfft_backward", [&] { plan_of(plan).plan.backward_bytes(in, in_bytes, out, out_bytes); });
+}
+
+nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                void* const* out, size_t out_bytes) {
+  return guard("nbfft_forward_many", [&] {
+    auto& p = plan_of(plan);
+    nbfft::agree(p.comm, [&] {
+      if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
+    });
+    p.plan.forward_many_bytes(nv, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status nbfft_backward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                 void* const* out, size_t out_bytes) {
+  return guard("nbfft_backward_many", [&] {
+    auto& p = plan_of(plan);
+    nbfft::agree(p.comm, [&] {
+      if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
+    });
+    p.plan.backward_many_bytes(nv, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
+                                 size_t out_bytes) {
+  return guard("nbfft_forward_batch", [&] {
+    auto& p = plan_of(plan);
+    check_batch(p, true, nv, in, out);
+    nbfft::fft::forward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
+                                  size_t out_bytes) {
+  return guard("nbfft_backward_batch", [&] {
+    auto& p = plan_of(plan);
+    check_batch(p, false, nv, in, out);
+    nbfft::fft::backward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status nbfft_wavenumbers(nbfft_plan plan, const double length[3], double* kx, double* ky, double* kz) {
+  return guard("nbfft_wavenumbers", [&] {
+    auto& p = plan_of(plan);
+    std::array<double, 3> len{nbfft::fft::kTwoPi, nbfft::fft::kTwoPi, nbfft::fft::kTwoPi};
+    if (length) len = {length[0], length[1], length[2]};
+    const auto k = nbfft::fft::wavenumbers(p.plan, len);
+    double* dst[3] = {kx, ky, kz};
+    for (int d = 0; d < 3; ++d) {
+      if (!k[d].empty() && !dst[d]) throw Error(std::string("k") + "xyz"[d] + " is NULL");
+      if (!k[d].empty()) std::memcpy(dst[d], k[d].data(), k[d].size() * sizeof(double));
+    }
+  });
+}
+
+nbfft_status nbfft_gather(nbfft_plan plan, nbfft_layout layout, const void* local, size_t local_bytes, void* global,
+                          size_t global_bytes, int root) {
+  return guard("nbfft_gather", [&] {
+    auto& p = plan_of(plan);
+    nbfft::fft::gather_bytes(p.comm, p.plan, layout_of(layout), local, local_bytes, global, global_bytes, root);
+  });
+}
+
+nbfft_status nbfft_scatter(nbfft_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                           void* local, size_t local_bytes, int root) {
+  return guard("nbfft_scatter", [&] {
+    auto& p = plan_of(plan);
+    nbfft::fft::scatter_bytes(p.comm, p.plan, layout_of(layout), global, global_bytes, local, local_bytes, root);
+  });
+}
+
+nbfft_status nbfft_wisdom_save(MPI_Comm comm, const char* path) {
+  return guard("nbfft_wisdom_save", [&] {
+    nbfft::check_mpi_running("nbfft_wisdom_save");
+    nbfft::agree(comm, [&] { need(path, "path"); });
+    nbfft::fft::save_wisdom(comm, path);
+  });
+}
+
+nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found) {
+  return guard("nbfft_wisdom_load", [&] {
+    nbfft::check_mpi_running("nbfft_wisdom_load");
+    nbfft::agree(comm, [&] { need(path, "path"); });
+    const bool f = nbfft::fft::load_wisdom(comm, path);
+    if (found) *found = f ? 1 : 0;
+  });
+}
+
+}  // extern "C"

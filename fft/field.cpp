@@ -1,0 +1,209 @@
+// The field helpers of nbfft/fft/field.hpp: wavenumbers, every rank's box, gather/scatter
+// of whole fields, contiguous batches, the MPI thread level options need.
+#include "nbfft/fft/field.hpp"
+
+#include "nbfft/agree.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/error.hpp"
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+namespace nbfft::fft {
+
+std::array<std::vector<double>, 3> wavenumbers(const Plan& plan, std::array<double, 3> length) {
+  const Box3& b = plan.out_box();
+  const auto n = plan.global_size();
+  const bool r2c = plan.options().transform == TransformKind::R2C;
+  std::array<std::vector<double>, 3> k;
+  for (int d = 0; d < 3; ++d) {
+    if (!(length[d] > 0))
+      throw Error("wavenumbers: length[" + std::to_string(d) + "] must be positive, not " +
+                  std::to_string(length[d]));
+    const double scale = kTwoPi / length[d];
+    k[d].resize(static_cast<std::size_t>(b.n[d]));
+    for (std::int64_t m = 0; m < b.n[d]; ++m)
+      k[d][m] = scale * static_cast<double>(wavenumber(b.lo[d] + m, n[d], d == 0 && r2c));
+  }
+  return k;
+}
+
+std::vector<Box3> all_boxes(const Plan& plan, Layout layout) {
+  const Decomposition& me = plan.decomposition();
+  std::vector<Box3> boxes;
+  const int size = me.m1 * me.m2;
+  boxes.reserve(size);
+  for (int r = 0; r < size; ++r) {
+    // Every rank's decomposition follows from the grid alone (the plan validated it).
+    const Decomposition d = Decomposition::make(me.n, me.r2c, me.m1, me.m2, size, r, true);
+    boxes.push_back(layout == Layout::Input ? d.x_pencil : d.z_pencil);
+  }
+  return boxes;
+}
+
+std::size_t element_bytes(const Plan& plan, Layout layout) {
+  const std::size_t real = plan.options().precision == Precision::Double ? sizeof(double) : sizeof(float);
+  const bool complex = layout == Layout::Output || plan.options().transform == TransformKind::C2C;
+  return complex ? 2 * real : real;
+}
+
+std::int64_t global_count(const Plan& plan, Layout layout) {
+  const Decomposition& d = plan.decomposition();
+  return (layout == Layout::Input ? d.n[0] : d.xc) * d.n[1] * d.n[2];
+}
+
+namespace detail {
+void check_element_bytes(const Plan& plan, Layout layout, std::size_t bytes, const char* what) {
+  const std::size_t e = element_bytes(plan, layout);
+  if (bytes != e)
+    throw Error(std::string(what) + ": elements of " + std::to_string(bytes) + " bytes, but the plan's " +
+                (layout == Layout::Input ? "input" : "output") + " elements have " + std::to_string(e));
+}
+
+std::array<std::size_t, 2> batch_strides(const Plan& plan, bool forward, const void* in, const void* out) {
+  if (in == out && in != nullptr) return {plan.inplace_bytes(), plan.inplace_bytes()};
+  return forward ? std::array<std::size_t, 2>{plan.in_bytes(), plan.out_bytes()}
+                 : std::array<std::size_t, 2>{plan.out_bytes(), plan.in_bytes()};
+}
+}  // namespace detail
+
+namespace {
+
+// The checks every gather/scatter runs before moving data; "" when all is well here.
+std::string field_error(MPI_Comm comm, const Plan& plan, Layout layout, const char* what, const void* local,
+                        std::size_t local_bytes, const void* global, std::size_t global_bytes, int root) {
+  const std::string w = what;
+  int size = 0, rank = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  const Decomposition& d = plan.decomposition();
+  if (size != d.m1 * d.m2 || rank != d.rank)
+    return w + ": the communicator (rank " + std::to_string(rank) + " of " + std::to_string(size) +
+           ") is not the plan's (rank " + std::to_string(d.rank) + " of " + std::to_string(d.m1 * d.m2) + ")";
+  if (root < 0 || root >= size)
+    return w + ": root " + std::to_string(root) + " is not a rank of the communicator (0.." +
+           std::to_string(size - 1) + ")";
+  const std::size_t e = element_bytes(plan, layout);
+  const std::size_t need_local = static_cast<std::size_t>(box(plan, layout).count()) * e;
+  if (local_bytes < need_local || (local == nullptr && need_local > 0))
+    return w + ": the local buffer has " + std::to_string(local == nullptr ? 0 : local_bytes) +
+           " bytes, the box needs " + std::to_string(need_local);
+  if (rank == root) {
+    const std::size_t need = static_cast<std::size_t>(global_count(plan, layout)) * e;
+    if (global_bytes < need || global == nullptr)
+      return w + ": the global buffer on root has " + std::to_string(global == nullptr ? 0 : global_bytes) +
+             " bytes, the whole grid needs " + std::to_string(need);
+  }
+  // MPI counts are ints: one element is one MPI datatype, so only the element count matters.
+  for (const Box3& b : all_boxes(plan, layout))
+    if (b.count() > INT_MAX)
+      return w + ": a rank's box holds " + std::to_string(b.count()) + " elements, more than MPI's int count";
+  return "";
+}
+
+struct ElementType {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  explicit ElementType(std::size_t bytes) {
+    check_mpi(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
+  }
+  ~ElementType() { MPI_Type_free(&t); }
+};
+
+// Copies between a box's storage (its memory order) and the natural-order global array.
+void copy_box(const Box3& b, std::int64_t gx, std::int64_t gy, std::size_t e, const char* boxed, char* global,
+              bool to_global) {
+  for_each_point(b, [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
+    char* g = global + static_cast<std::size_t>(x + gx * (y + gy * z)) * e;
+    if (to_global)
+      std::memcpy(g, boxed + static_cast<std::size_t>(at) * e, e);
+    else
+      std::memcpy(const_cast<char*>(boxed) + static_cast<std::size_t>(at) * e, g, e);
+  });
+}
+
+void move_field(MPI_Comm comm, const Plan& plan, Layout layout, bool to_root, const void* local_in, void* local_out,
+                std::size_t local_bytes, void* global, std::size_t global_bytes, int root) {
+  const char* what = to_root ? "gather" : "scatter";
+  agree_message(comm, field_error(comm, plan, layout, what, to_root ? local_in : local_out, local_bytes, global,
+                                  global_bytes, root),
+                ErrorCode::InvalidArgument);
+  const std::size_t e = element_bytes(plan, layout);
+  const Decomposition& d = plan.decomposition();
+  const std::int64_t gx = layout == Layout::Input ? d.n[0] : d.xc, gy = d.n[1];
+  const bool is_root = d.rank == root;
+  std::vector<Box3> boxes;
+  if (is_root) boxes = all_boxes(plan, layout);
+  const int mycount = static_cast<int>(box(plan, layout).count());
+  ElementType type(e);
+  char* g = static_cast<char*>(global);
+  // One message per rank (not Gatherv: its int displacements overflow for big grids); the
+  // root unpacks each box, in its memory order, into the natural-order global array.
+  if (to_root) {
+    if (is_root) {
+      for (std::size_t r = 0; r < boxes.size(); ++r) {
+        std::vector<char> part(static_cast<std::size_t>(boxes[r].count()) * e);
+        if (static_cast<int>(r) == root)
+          std::memcpy(part.data(), local_in, part.size());
+        else if (!part.empty())
+          check_mpi(MPI_Recv(part.data(), static_cast<int>(boxes[r].count()), type.t, static_cast<int>(r), 0, comm, MPI_STATUS_IGNORE),
+                    "MPI_Recv");
+        copy_box(boxes[r], gx, gy, e, part.data(), g, true);
+      }
+    } else if (mycount > 0) {
+      check_mpi(MPI_Send(local_in, mycount, type.t, root, 0, comm), "MPI_Send");
+    }
+  } else {
+    if (is_root) {
+      for (std::size_t r = 0; r < boxes.size(); ++r) {
+        std::vector<char> part(static_cast<std::size_t>(boxes[r].count()) * e);
+        copy_box(boxes[r], gx, gy, e, part.data(), g, false);
+        if (static_cast<int>(r) == root)
+          std::memcpy(local_out, part.data(), part.size());
+        else if (!part.empty())
+          check_mpi(MPI_Send(part.data(), static_cast<int>(boxes[r].count()), type.t, static_cast<int>(r), 0, comm), "MPI_Send");
+      }
+    } else if (mycount > 0) {
+      check_mpi(MPI_Recv(local_out, mycount, type.t, root, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    }
+  }
+}
+
+}  // namespace
+
+void gather_bytes(MPI_Comm comm, const Plan& plan, Layout layout, const void* local, std::size_t local_bytes,
+                  void* global, std::size_t global_bytes, int root) {
+  move_field(comm, plan, layout, true, local, nullptr, local_bytes, global, global_bytes, root);
+}
+
+void scatter_bytes(MPI_Comm comm, const Plan& plan, Layout layout, const void* global, std::size_t global_bytes,
+                   void* local, std::size_t local_bytes, int root) {
+  move_field(comm, plan, layout, false, nullptr, local, local_bytes, const_cast<void*>(global), global_bytes, root);
+}
+
+void forward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
+                         std::size_t out_bytes, Timings* t) {
+  detail::Batch<char, char> b(plan, true, nv, static_cast<const char*>(in), in_bytes,
+                                    static_cast<char*>(out), out_bytes);
+  plan.forward_many_bytes(nv, reinterpret_cast<const void* const*>(b.in.data()), b.in_n,
+                          reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
+}
+
+void backward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
+                          std::size_t out_bytes, Timings* t) {
+  detail::Batch<char, char> b(plan, false, nv, static_cast<const char*>(in), in_bytes,
+                                    static_cast<char*>(out), out_bytes);
+  plan.backward_many_bytes(nv, reinterpret_cast<const void* const*>(b.in.data()), b.in_n,
+                           reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
+}
+
+int required_thread_level(const Options& options) {
+  for (const auto& e : coll::engines())
+    if (e.needs_thread_multiple &&
+        (e.kind == options.row_transport.engine || e.kind == options.col_transport.engine))
+      return MPI_THREAD_MULTIPLE;
+  return MPI_THREAD_SINGLE;
+}
+
+}  // namespace nbfft::fft

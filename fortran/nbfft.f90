@@ -1,0 +1,510 @@
+! nbfft: the Fortran interface to nbfft (docs/fortran.md has every routine and its errors).
+!
+!   use mpi            ! or: use mpi_f08 -- the same calls take either communicator
+!   use nbfft
+!   type(nbfft_plan) :: plan
+!   type(nbfft_options) :: opts
+!   integer :: lo(3), hi(3)
+!   call nbfft_options_create(opts)
+!   call nbfft_options_set(opts, "norm", "backward")
+!   call nbfft_plan_create(plan, MPI_COMM_WORLD, [nx, ny, nz], opts)
+!   call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo, hi)          ! 1-based, inclusive
+!   allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))        ! input: u(x, y, z)
+!   call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi)
+!   allocate(uh(lo(1):hi(1), lo(3):hi(3), lo(2):hi(2)))       ! output: uh(x, z, y)
+!   call nbfft_forward(plan, u, uh)
+!
+! Every routine takes an optional integer `status`: present, it receives the nbfft status
+! (NBFFT_SUCCESS = 0) and the program goes on; absent, an error prints nbfft's message on
+! standard error and stops the program (error stop). Collective routines fail on every
+! rank together.
+module nbfft
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  ! mpi_f08's type(MPI_Comm), declared here so that one generic accepts both an integer
+  ! communicator (use mpi) and a type(MPI_Comm) (use mpi_f08) without nbfft depending on
+  ! either module: two bind(c) types with the same name and components are the same type.
+  ! The name must be exactly MPI_Comm (gfortran resolves the generic by it).
+  type, bind(c) :: MPI_Comm
+    integer :: MPI_VAL
+  end type MPI_Comm
+
+  type, public :: nbfft_plan
+    type(c_ptr) :: p = c_null_ptr
+  end type nbfft_plan
+  type, public :: nbfft_options
+    type(c_ptr) :: p = c_null_ptr
+  end type nbfft_options
+
+  integer, parameter, public :: NBFFT_SUCCESS = 0, NBFFT_INVALID_ARGUMENT = 1, &
+    NBFFT_RANKS_DISAGREE = 2, NBFFT_UNAVAILABLE = 3, NBFFT_MPI_ERROR = 4, &
+    NBFFT_OUT_OF_MEMORY = 5, NBFFT_IO_ERROR = 6, NBFFT_INVALID_STATE = 7, NBFFT_INTERNAL = 8
+  integer, parameter :: i8 = c_int64_t
+  integer, parameter, public :: NBFFT_LAYOUT_INPUT = 0, NBFFT_LAYOUT_OUTPUT = 1
+
+  public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set
+  public :: nbfft_required_thread_level
+  public :: nbfft_plan_create, nbfft_plan_destroy
+  public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
+  public :: nbfft_forward, nbfft_backward, nbfft_wavenumbers
+  public :: nbfft_gather, nbfft_scatter
+  public :: nbfft_status_string, nbfft_last_error
+
+  interface nbfft_plan_create
+    module procedure plan_create_int, plan_create_f08
+  end interface
+  interface nbfft_forward
+    module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s
+  end interface
+  interface nbfft_backward
+    module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s
+  end interface
+  interface nbfft_gather
+    module procedure gather_r_d, gather_c_d, gather_r_s, gather_c_s
+  end interface
+  interface nbfft_scatter
+    module procedure scatter_r_d, scatter_c_d, scatter_r_s, scatter_c_s
+  end interface
+
+  ! The C API (nbfft/nbfft.h).
+  interface
+    integer(c_int) function c_options_create(o) bind(c, name="nbfft_options_create")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: o
+    end function
+    integer(c_int) function c_options_destroy(o) bind(c, name="nbfft_options_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: o
+    end function
+    integer(c_int) function c_options_set(o, key, value) bind(c, name="nbfft_options_set")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: o
+      character(kind=c_char), intent(in) :: key(*), value(*)
+    end function
+    integer(c_int) function c_required_thread_level(o, level) bind(c, name="nbfft_required_thread_level")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: o
+      integer(c_int), intent(out) :: level
+    end function
+    integer(c_int) function c_plan_create_f(comm, n, o, p) bind(c, name="nbfft_plan_create_f")
+      import :: c_int, c_ptr, c_int64_t
+      integer(c_int), value :: comm
+      integer(c_int64_t), intent(in) :: n(3)
+      type(c_ptr), value :: o
+      type(c_ptr), intent(out) :: p
+    end function
+    integer(c_int) function c_plan_destroy(p) bind(c, name="nbfft_plan_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: p
+    end function
+    integer(c_int) function c_plan_box_of(p, layout, rank, lo, n, order) bind(c, name="nbfft_plan_box_of")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int), value :: layout, rank
+      integer(c_int64_t), intent(out) :: lo(3), n(3)
+      integer(c_int), intent(out) :: order(3)
+    end function
+    integer(c_int) function c_plan_box(p, layout, lo, n, order) bind(c, name="nbfft_plan_box")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int), value :: layout
+      integer(c_int64_t), intent(out) :: lo(3), n(3)
+      integer(c_int), intent(out) :: order(3)
+    end function
+    integer(c_int) function c_plan_grid(p, n, m1, m2) bind(c, name="nbfft_plan_grid")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int64_t), intent(out) :: n(3)
+      integer(c_int), intent(out) :: m1, m2
+    end function
+    integer(c_int) function c_plan_counts(p, nin, nout) bind(c, name="nbfft_plan_counts")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: p
+      integer(c_int64_t), intent(out) :: nin, nout
+    end function
+    integer(c_int) function c_forward(p, in, in_bytes, out, out_bytes) bind(c, name="nbfft_forward")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, in, out
+      integer(c_size_t), value :: in_bytes, out_bytes
+    end function
+    integer(c_int) function c_backward(p, in, in_bytes, out, out_bytes) bind(c, name="nbfft_backward")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, in, out
+      integer(c_size_t), value :: in_bytes, out_bytes
+    end function
+    integer(c_int) function c_wavenumbers(p, length, kx, ky, kz) bind(c, name="nbfft_wavenumbers")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: p, length
+      real(c_double), intent(out) :: kx(*), ky(*), kz(*)
+    end function
+    integer(c_int) function c_gather(p, layout, local, local_bytes, global, global_bytes, root) &
+        bind(c, name="nbfft_gather")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, local, global
+      integer(c_int), value :: layout, root
+      integer(c_size_t), value :: local_bytes, global_bytes
+    end function
+    integer(c_int) function c_scatter(p, layout, global, global_bytes, local, local_bytes, root) &
+        bind(c, name="nbfft_scatter")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, local, global
+      integer(c_int), value :: layout, root
+      integer(c_size_t), value :: local_bytes, global_bytes
+    end function
+    type(c_ptr) function c_status_string(s) bind(c, name="nbfft_status_string")
+      import :: c_ptr, c_int
+      integer(c_int), value :: s
+    end function
+    type(c_ptr) function c_last_error() bind(c, name="nbfft_last_error")
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(s) bind(c, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: s
+    end function
+  end interface
+
+contains
+
+  ! A NUL-terminated C string as a Fortran string.
+  function from_c(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function
+
+  function to_c(s) result(c)
+    character(len=*), intent(in) :: s
+    character(kind=c_char, len=len_trim(s) + 1) :: c
+    c = trim(s) // c_null_char
+  end function
+
+  ! "invalid argument", ... for a status.
+  function nbfft_status_string(status) result(s)
+    integer, intent(in) :: status
+    character(len=:), allocatable :: s
+    s = from_c(c_status_string(int(status, c_int)))
+  end function
+
+  ! The message of the last failed call on this thread.
+  function nbfft_last_error() result(s)
+    character(len=:), allocatable :: s
+    s = from_c(c_last_error())
+  end function
+
+  ! Hands rc to the caller's status, or stops with nbfft's message when there is none.
+  subroutine finish(rc, status)
+    integer(c_int), intent(in) :: rc
+    integer, intent(out), optional :: status
+    if (present(status)) then
+      status = int(rc)
+    else if (rc /= 0) then
+      write (error_unit, '(a)') "nbfft: " // nbfft_last_error()
+      error stop 1
+    end if
+  end subroutine
+
+  subroutine nbfft_options_create(options, status)
+    type(nbfft_options), intent(out) :: options
+    integer, intent(out), optional :: status
+    call finish(c_options_create(options%p), status)
+  end subroutine
+
+  subroutine nbfft_options_destroy(options, status)
+    type(nbfft_options), intent(inout) :: options
+    integer, intent(out), optional :: status
+    call finish(c_options_destroy(options%p), status)
+  end subroutine
+
+  ! Keys and values as in C (nbfft_options_set): "transport", "pairwise:4@thread", ...
+  subroutine nbfft_options_set(options, key, value, status)
+    type(nbfft_options), intent(in) :: options
+    character(len=*), intent(in) :: key, value
+    integer, intent(out), optional :: status
+    call finish(c_options_set(options%p, to_c(key), to_c(value)), status)
+  end subroutine
+
+  ! The MPI thread level (MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE) plans with these options need.
+  subroutine nbfft_required_thread_level(options, level, status)
+    type(nbfft_options), intent(in) :: options
+    integer, intent(out) :: level
+    integer, intent(out), optional :: status
+    integer(c_int) :: l
+    l = 0
+    call finish(c_required_thread_level(options%p, l), status)
+    level = int(l)
+  end subroutine
+
+  subroutine plan_create_int(plan, comm, n, options, status)
+    type(nbfft_plan), intent(out) :: plan
+    integer, intent(in) :: comm
+    integer, intent(in) :: n(3)
+    type(nbfft_options), intent(in), optional :: options
+    integer, intent(out), optional :: status
+    type(c_ptr) :: o
+    o = c_null_ptr
+    if (present(options)) o = options%p
+    call finish(c_plan_create_f(int(comm, c_int), int(n, c_int64_t), o, plan%p), status)
+  end subroutine
+
+  subroutine plan_create_f08(plan, comm, n, options, status)
+    type(nbfft_plan), intent(out) :: plan
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n(3)
+    type(nbfft_options), intent(in), optional :: options
+    integer, intent(out), optional :: status
+    call plan_create_int(plan, comm%MPI_VAL, n, options, status)
+  end subroutine
+
+  subroutine nbfft_plan_destroy(plan, status)
+    type(nbfft_plan), intent(inout) :: plan
+    integer, intent(out), optional :: status
+    call finish(c_plan_destroy(plan%p), status)
+  end subroutine
+
+  ! This rank's box of a layout in Fortran terms: global indices lo(d)..hi(d), 1-based and
+  ! inclusive, along x, y, z; order(1..3) the dimensions from fastest to slowest in memory
+  ! ([1,2,3] input: u(x,y,z); [1,3,2] output: uh(x,z,y)).
+  subroutine nbfft_box(plan, layout, lo, hi, order, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout
+    integer, intent(out) :: lo(3), hi(3)
+    integer, intent(out), optional :: order(3)
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: l(3), n(3)
+    integer(c_int) :: o(3)
+    l = 0; n = 0; o = 0
+    call finish(c_plan_box(plan%p, int(layout, c_int), l, n, o), status)
+    lo = int(l) + 1
+    hi = int(l + n)
+    if (present(order)) order = int(o) + 1
+  end subroutine
+
+  ! The same for another rank (0-based rank of the plan's communicator).
+  subroutine nbfft_box_of(plan, layout, rank, lo, hi, order, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, rank
+    integer, intent(out) :: lo(3), hi(3)
+    integer, intent(out), optional :: order(3)
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: l(3), n(3)
+    integer(c_int) :: o(3)
+    l = 0; n = 0; o = 0
+    call finish(c_plan_box_of(plan%p, int(layout, c_int), int(rank, c_int), l, n, o), status)
+    lo = int(l) + 1
+    hi = int(l + n)
+    if (present(order)) order = int(o) + 1
+  end subroutine
+
+  ! Global grid n(3) and process grid m1 x m2.
+  subroutine nbfft_grid(plan, n, m1, m2, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(out) :: n(3), m1, m2
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: g(3)
+    integer(c_int) :: a, b
+    g = 0; a = 0; b = 0
+    call finish(c_plan_grid(plan%p, g, a, b), status)
+    n = int(g); m1 = int(a); m2 = int(b)
+  end subroutine
+
+  ! Elements of this rank's input and output boxes.
+  subroutine nbfft_counts(plan, in_count, out_count, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer(c_int64_t), intent(out) :: in_count, out_count
+    integer, intent(out), optional :: status
+    in_count = 0; out_count = 0
+    call finish(c_plan_counts(plan%p, in_count, out_count), status)
+  end subroutine
+
+  ! Wavenumbers of this rank's output box: kx(i) belongs to global x index lo(1)+i-1 of
+  ! nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi); numpy's fftfreq*n convention, times
+  ! 2*pi/length(d) (length absent: 2*pi, integer wavenumbers).
+  subroutine nbfft_wavenumbers(plan, kx, ky, kz, length, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(out) :: kx(*), ky(*), kz(*)
+    real(c_double), intent(in), target, optional :: length(3)
+    integer, intent(out), optional :: status
+    type(c_ptr) :: l
+    l = c_null_ptr
+    if (present(length)) l = c_loc(length)
+    call finish(c_wavenumbers(plan%p, l, kx, ky, kz), status)
+  end subroutine
+
+  ! Forward: real (r2c) or complex (c2c) input u(x,y,z) to complex output uh(x,z,y), double
+  ! or single precision as the plan's; the arrays' sizes are checked against the plan.
+  subroutine forward_r2c_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 16)), status)
+  end subroutine
+  subroutine forward_c2c_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
+            c_loc(out), bytes(size(out, kind=i8), 16)), status)
+  end subroutine
+  subroutine forward_r2c_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 4), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+  subroutine forward_c2c_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+
+  ! Backward: complex uh(x,z,y) to real (c2r) or complex u(x,y,z); uh is left untouched.
+  subroutine backward_c2r_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
+    real(c_double), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+  subroutine backward_c2c_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
+            c_loc(out), bytes(size(out, kind=i8), 16)), status)
+  end subroutine
+  subroutine backward_c2r_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
+    real(c_float), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 4)), status)
+  end subroutine
+  subroutine backward_c2c_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+
+  ! Whole fields on rank `root` (0-based): the global array is g(x, y, z) of the layout's
+  ! elements (nx*ny*nz for input, xc*ny*nz complex for output, xc = nx/2+1 for r2c) and
+  ! matters on root only (other ranks may pass a size-0 array).
+  subroutine gather_r_d(plan, layout, local, global, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    real(c_double), intent(in), target, contiguous :: local(:,:,:)
+    real(c_double), intent(inout), target, contiguous :: global(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 8), &
+                         addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), int(root, c_int)), status)
+  end subroutine
+  subroutine gather_c_d(plan, layout, local, global, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    complex(c_double_complex), intent(in), target, contiguous :: local(:,:,:)
+    complex(c_double_complex), intent(inout), target, contiguous :: global(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_gather(plan%p, int(layout, c_int), &
+            c_loc(local), bytes(size(local, kind=i8), 16), &
+                         addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 16), int(root, c_int)), status)
+  end subroutine
+  subroutine gather_r_s(plan, layout, local, global, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    real(c_float), intent(in), target, contiguous :: local(:,:,:)
+    real(c_float), intent(inout), target, contiguous :: global(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 4), &
+                         addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 4), int(root, c_int)), status)
+  end subroutine
+  subroutine gather_c_s(plan, layout, local, global, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    complex(c_float_complex), intent(in), target, contiguous :: local(:,:,:)
+    complex(c_float_complex), intent(inout), target, contiguous :: global(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 8), &
+                         addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), int(root, c_int)), status)
+  end subroutine
+
+  subroutine scatter_r_d(plan, layout, global, local, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    real(c_double), intent(in), target, contiguous :: global(:,:,:)
+    real(c_double), intent(inout), target, contiguous :: local(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_scatter(plan%p, int(layout, c_int), &
+            addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), &
+                          c_loc(local), bytes(size(local, kind=i8), 8), int(root, c_int)), status)
+  end subroutine
+  subroutine scatter_c_d(plan, layout, global, local, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    complex(c_double_complex), intent(in), target, contiguous :: global(:,:,:)
+    complex(c_double_complex), intent(inout), target, contiguous :: local(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_scatter(plan%p, int(layout, c_int), &
+            addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 16), &
+                          c_loc(local), bytes(size(local, kind=i8), 16), int(root, c_int)), status)
+  end subroutine
+  subroutine scatter_r_s(plan, layout, global, local, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    real(c_float), intent(in), target, contiguous :: global(:,:,:)
+    real(c_float), intent(inout), target, contiguous :: local(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_scatter(plan%p, int(layout, c_int), &
+            addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 4), &
+                          c_loc(local), bytes(size(local, kind=i8), 4), int(root, c_int)), status)
+  end subroutine
+  subroutine scatter_c_s(plan, layout, global, local, root, status)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, root
+    complex(c_float_complex), intent(in), target, contiguous :: global(:,:,:)
+    complex(c_float_complex), intent(inout), target, contiguous :: local(:,:,:)
+    integer, intent(out), optional :: status
+    call finish(c_scatter(plan%p, int(layout, c_int), &
+            addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), &
+                          c_loc(local), bytes(size(local, kind=i8), 8), int(root, c_int)), status)
+  end subroutine
+
+  pure function bytes(count, each) result(b)
+    integer(c_int64_t), intent(in) :: count
+    integer, intent(in) :: each
+    integer(c_size_t) :: b
+    b = int(count, c_size_t) * int(each, c_size_t)
+  end function
+
+  ! A size-0 array has no meaningful address: hand C a NULL pointer for it.
+  function addr(count, p) result(q)
+    integer(c_int64_t), intent(in) :: count
+    type(c_ptr), intent(in) :: p
+    type(c_ptr) :: q
+    q = p
+    if (count == 0) q = c_null_ptr
+  end function
+end module nbfft

@@ -1,0 +1,133 @@
+/* nbfft.h: the C API of nbfft, a distributed 3D FFT (docs/c.md has every function and its errors).
+ *
+ *   nbfft_options o;  nbfft_plan p;  int64_t n[3] = {64, 64, 64};
+ *   nbfft_options_create(&o);
+ *   nbfft_options_set(o, "transport", "pairwise:4@thread");   // the CLI's words
+ *   nbfft_plan_create(MPI_COMM_WORLD, n, o, &p);
+ *   nbfft_forward(p, u, in_bytes, uhat, out_bytes);             // collective
+ *   nbfft_plan_destroy(&p);  nbfft_options_destroy(&o);
+ *
+ * Every function returns an nbfft_status; NBFFT_SUCCESS is 0. On failure
+ * nbfft_last_error() holds this thread's message. Collective calls fail on every rank
+ * together, with the same status and message, so `if (st) MPI_Abort(...)` or a clean exit
+ * is safe. No C++ exception ever leaves the library. Pure C99; link with -lnbfft_c (see
+ * nbfft.pc) or CMake's nbfft::c.
+ */
+#ifndef NBFFT_NBFFT_H
+#define NBFFT_NBFFT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The same numbers as nbfft::ErrorCode (C++), plus success. Never renumbered. */
+typedef enum nbfft_status {
+  NBFFT_SUCCESS = 0,
+  NBFFT_INVALID_ARGUMENT = 1, /* a value is malformed, out of range, or a buffer too small */
+  NBFFT_RANKS_DISAGREE = 2,   /* ranks passed different values for something that must agree */
+  NBFFT_UNAVAILABLE = 3,      /* valid, but this MPI / build / thread level cannot do it */
+  NBFFT_MPI_ERROR = 4,        /* an MPI call failed */
+  NBFFT_OUT_OF_MEMORY = 5,    /* an allocation failed or a size cannot be addressed */
+  NBFFT_IO_ERROR = 6,         /* a file could not be read, written or parsed */
+  NBFFT_INVALID_STATE = 7,    /* a NULL / destroyed handle, a concurrent call, MPI not running */
+  NBFFT_INTERNAL = 8          /* a bug in nbfft (please report it) */
+} nbfft_status;
+
+/* Which distribution: the X-pencil input of forward (output of backward) or the Z-pencil. */
+typedef enum nbfft_layout { NBFFT_LAYOUT_INPUT = 0, NBFFT_LAYOUT_OUTPUT = 1 } nbfft_layout;
+
+typedef struct nbfft_options_s* nbfft_options; /* opaque; NULL = defaults where accepted */
+typedef struct nbfft_plan_s* nbfft_plan;       /* opaque */
+
+/* "success", "invalid argument", "ranks disagree", ...; "unknown status" otherwise. */
+const char* nbfft_status_string(nbfft_status status);
+/* The message of the last failed call on this thread ("" if none); valid until the next call. */
+const char* nbfft_last_error(void);
+/* "0.1.0" */
+const char* nbfft_version(void);
+
+/* ---- options (local, not collective) ---- */
+nbfft_status nbfft_options_create(nbfft_options* options);
+nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = NULL; NULL ok */
+/* Keys and values as on nbfft-sine's command line:
+ *   precision        double | single          transform  r2c | c2c
+ *   norm             none | backward | forward | ortho
+ *   proc_grid        "M1xM2" ("0x0": nbfft chooses)
+ *   transport        sets row_transport and col_transport: a preset ("blocking", "thread",
+ *   row_transport    ...) or ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread")
+ *   col_transport
+ *   effort           estimate | measure | patient | exhaustive
+ *   progress_chunks  integer >= 0           col_chunk_planes  integer >= 0
+ *   allow_empty      true | false
+ * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the accepted words. */
+nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);
+/* The options as one line ("precision=double transform=r2c ..."), NUL-terminated and cut to
+ * size bytes; *needed (may be NULL) gets the full length + 1. */
+nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed);
+/* The MPI thread level a plan with these options needs (MPI_THREAD_MULTIPLE for a transport
+ * on the thread engine, else MPI_THREAD_SINGLE); options may be NULL (defaults). */
+nbfft_status nbfft_required_thread_level(nbfft_options options, int* level);
+
+/* ---- plans (create, destroy and every transform are collective over comm) ---- */
+/* n = {nx, ny, nz}; options may be NULL. The plan keeps its own duplicate of comm. */
+nbfft_status nbfft_plan_create(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08's %MPI_VAL). */
+nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan);
+nbfft_status nbfft_plan_destroy(nbfft_plan* plan); /* sets *plan = NULL; NULL ok. Collective. */
+
+/* This rank's box: lo/n along x, y, z (0-based global indices) and order = dimensions from
+ * fastest to slowest in memory: input {0,1,2} (x, y, z), output {0,2,1} (x, z, y).
+ * Element (x,y,z) is at (x-lo[o0]) ... see docs/layout.md. Any pointer may be NULL. */
+nbfft_status nbfft_plan_box(nbfft_plan plan, nbfft_layout layout, int64_t lo[3], int64_t n[3], int order[3]);
+/* The box of another rank of the plan's communicator (no communication). */
+nbfft_status nbfft_plan_box_of(nbfft_plan plan, nbfft_layout layout, int rank, int64_t lo[3], int64_t n[3],
+                               int order[3]);
+/* Global grid, process grid M1 x M2 (either pointer may be NULL). */
+nbfft_status nbfft_plan_grid(nbfft_plan plan, int64_t n[3], int* m1, int* m2);
+/* Elements of this rank's input / output box (real for r2c input, complex otherwise). */
+nbfft_status nbfft_plan_counts(nbfft_plan plan, int64_t* in_count, int64_t* out_count);
+/* Bytes of the input box, the output box, an in-place buffer (any may be NULL). */
+nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_bytes, size_t* inplace_bytes);
+
+/* Transforms: element types are the plan's (double/float, real for r2c input). Sizes in
+ * bytes; in == out is in place (the buffer must hold inplace_bytes). */
+nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
+nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
+/* nv fields, field k from in[k] to out[k]; sizes are per field; nv must agree on all ranks. */
+nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                void* const* out, size_t out_bytes);
+nbfft_status nbfft_backward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                 void* const* out, size_t out_bytes);
+/* nv fields back to back in one buffer each (field k at k*in_bytes / k*out_bytes of the
+ * single-field sizes; in place: k*inplace_bytes). Sizes are the whole buffers. */
+nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
+                                 size_t out_bytes);
+nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
+                                  size_t out_bytes);
+
+/* Wavenumbers of this rank's output box along x, y, z (numpy's fftfreq*n; x of r2c:
+ * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). kx holds the output
+ * box's n[0] values, ky n[1], kz n[2]. Not collective. */
+nbfft_status nbfft_wavenumbers(nbfft_plan plan, const double length[3], double* kx, double* ky, double* kz);
+
+/* Whole fields on one rank: the global array is x fastest, then y, then z, of the layout's
+ * elements (nx*ny*nz input, xc*ny*nz complex output; xc = nx/2+1 for r2c). global and
+ * global_bytes matter on root only. Collective. */
+nbfft_status nbfft_gather(nbfft_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
+                          void* global, size_t global_bytes, int root);
+nbfft_status nbfft_scatter(nbfft_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                           void* local, size_t local_bytes, int root);
+
+/* FFTW wisdom (collective): save after planning, load before. *found (may be NULL) is 0
+ * when the file does not exist (not an error); a file that is not nbfft wisdom: IO error. */
+nbfft_status nbfft_wisdom_save(MPI_Comm comm, const char* path);
+nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NBFFT_NBFFT_H */

@@ -1,0 +1,87 @@
+! The Fortran module with `use mpi` (integer communicators; the examples use mpi_f08):
+! 1-based boxes against nbfft_box_of, a forward/backward round trip, gather/scatter, and
+! the optional status argument. Stops with a non-zero code on any failure.
+program fortran_test
+  use mpi
+  use nbfft
+  implicit none
+  integer, parameter :: dp = kind(1d0)
+  type(nbfft_plan) :: plan, none
+  type(nbfft_options) :: opts
+  integer :: ierr, rank, size, lo(3), hi(3), lo2(3), hi2(3), order(3), st, failures, total, i, j, l
+  real(dp), allocatable :: u(:,:,:), v(:,:,:), g(:,:,:)
+  complex(dp), allocatable :: uh(:,:,:)
+
+  failures = 0
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+
+  call nbfft_options_create(opts)
+  call nbfft_options_set(opts, "effort", "estimate")
+  call nbfft_options_set(opts, "norm", "backward")
+  call nbfft_options_set(opts, "precision", "quad", status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "bad option value gives NBFFT_INVALID_ARGUMENT")
+  call expect(len(nbfft_last_error()) > 0, "the last error has a message")
+  call nbfft_box(none, NBFFT_LAYOUT_INPUT, lo, hi, status=st)
+  call expect(st == NBFFT_INVALID_STATE, "a plan never created gives NBFFT_INVALID_STATE")
+  call expect(nbfft_status_string(NBFFT_RANKS_DISAGREE) == "ranks disagree", "status string")
+
+  call nbfft_plan_create(plan, MPI_COMM_WORLD, [9, 7, 5], opts)
+  call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo, hi, order)
+  call nbfft_box_of(plan, NBFFT_LAYOUT_INPUT, rank, lo2, hi2)
+  call expect(all(lo == lo2) .and. all(hi == hi2), "nbfft_box == nbfft_box_of(own rank)")
+  call expect(lo(1) == 1 .and. hi(1) == 9, "input x is whole and 1-based")
+  call expect(all(order == [1, 2, 3]), "input order")
+  allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), v(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+  do l = lo(3), hi(3)
+    do j = lo(2), hi(2)
+      do i = lo(1), hi(1)
+        u(i, j, l) = i + 10 * j + 100 * l
+      end do
+    end do
+  end do
+  call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo2, hi2, order)
+  call expect(all(order == [1, 3, 2]), "output order")
+  call expect(lo2(3) == 1 .and. hi2(3) == 5, "output z is whole")
+  allocate(uh(lo2(1):hi2(1), lo2(3):hi2(3), lo2(2):hi2(2)))
+  call nbfft_forward(plan, u, uh)
+  call nbfft_backward(plan, uh, v)
+  call expect(maxval(abs(u - v)) < 1d-10, "backward(forward(u)) == u")
+
+  ! gather to rank 0: g(x, y, z) holds u at its global indices
+  if (rank == 0) then
+    allocate(g(9, 7, 5))
+  else
+    allocate(g(0, 0, 0))
+  end if
+  call nbfft_gather(plan, NBFFT_LAYOUT_INPUT, u, g, 0)
+  if (rank == 0) call expect(g(4, 3, 2) == 4 + 30 + 200 .and. g(9, 7, 5) == 9 + 70 + 500, "gathered values")
+  v = 0
+  call nbfft_scatter(plan, NBFFT_LAYOUT_INPUT, g, v, 0)
+  call expect(all(u == v), "scatter(gather(u)) == u")
+  ! a short global array on the root fails on every rank
+  call nbfft_gather(plan, NBFFT_LAYOUT_INPUT, u, g(:, :, 1:1), 0, status=st)
+  if (rank == 0) then
+    call expect(st == NBFFT_INVALID_ARGUMENT, "short global array")
+  else
+    call expect(st == NBFFT_INVALID_ARGUMENT, "short global array on the root reaches every rank")
+  end if
+
+  call nbfft_plan_destroy(plan)
+  call nbfft_options_destroy(opts)
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,i0,a,i0,a)', 'fortran_test: ', size, ' ranks, ', total, ' failures'
+  call MPI_Finalize(ierr)
+  if (total /= 0) error stop 1
+
+contains
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      print '(a,i0,a,a)', 'rank ', rank, ': FAILED: ', what
+      failures = failures + 1
+    end if
+  end subroutine
+end program fortran_test
