@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <sstream>
 #include <cstdint>
 #include <string>
@@ -63,6 +64,7 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
           {"progress_chunks", str(o.progress_chunks)},
           {"col_chunk_planes", str(o.col_chunk_planes)},
           {"col_depth", str(o.col_depth)},
+          {"fields_in_flight", str(o.fields_in_flight)},
           {"allow_empty", o.allow_empty ? "true" : "false"}};
 }
 
@@ -82,7 +84,8 @@ template <typename T>
 void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
            const coll::Comm& row, const coll::Comm& col) {
   agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col); });
-  for (int k = 0; k < p.tr->field_workspaces(); ++k) p.ws.push_back(add_workspace(*p.tr, comm));
+  const int n = p.tr->fields_pipeline() ? o.fields_in_flight : 1;
+  for (int k = 0; k < n; ++k) p.ws.push_back(add_workspace(*p.tr, comm));
 }
 
 }  // namespace
@@ -102,6 +105,9 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
                 " must be >= 0 (0: one bulk COL exchange)");
   if (options.col_depth < 0)
     throw Error("col_depth = " + std::to_string(options.col_depth) + " must be >= 0 (0: every chunk in flight)");
+  if (options.fields_in_flight < 1 || options.fields_in_flight > 64)
+    throw Error("fields_in_flight = " + std::to_string(options.fields_in_flight) +
+                " must be in [1, 64] (1: fields one after the other; 2: seed 000's two-field pipeline)");
   if (options.progress_chunks < 0)
     throw Error("progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
                 std::to_string(kDefaultProgressChunks) + ")");
@@ -306,6 +312,109 @@ Plan::Workspace Plan::make_workspace() const {
   w.impl_->owner = &impl();
   impl().visit([&](const auto& p) { w.impl_->ws = add_workspace(*p.tr, impl().comm); });
   return w;
+}
+
+// ---- Split phase ----------------------------------------------------------------------
+
+struct Plan::Pending::Impl {
+  std::atomic<bool>* busy = nullptr;  // the workspace's, held from start to wait
+  std::vector<coll::Request> col;     // the COL exchange in flight
+  std::function<void(std::vector<coll::Request>&)> complete;
+  void release() {
+    if (busy) busy->store(false, std::memory_order_release);
+    busy = nullptr;
+  }
+};
+
+Plan::Pending::Pending() = default;
+Plan::Pending::Pending(Pending&&) noexcept = default;
+Plan::Pending& Plan::Pending::operator=(Pending&& o) noexcept {
+  if (this != &o) {
+    if (active()) {
+      try {
+        wait();
+      } catch (...) {
+      }
+    }
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+Plan::Pending::~Pending() {
+  if (!active()) return;
+  try {
+    wait();
+  } catch (...) {
+    // A destructor must not throw; the error reached every rank through the transform's
+    // own agreement or will surface in the next collective call.
+  }
+}
+
+bool Plan::Pending::active() const { return impl_ && impl_->busy; }
+
+void Plan::Pending::progress() {
+  if (!active()) throw Error("Pending::progress: the transform is not active (never started, or already waited for)",
+                             ErrorCode::InvalidState);
+  coll::progress_all();
+}
+
+bool Plan::Pending::test() {
+  progress();
+  auto& q = impl_->col;
+  q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
+  return q.empty();
+}
+
+void Plan::Pending::wait() {
+  if (!active()) throw Error("Pending::wait: the transform is not active (never started, or already waited for)",
+                             ErrorCode::InvalidState);
+  struct Release {
+    Impl& p;
+    ~Release() { p.release(); }
+  } release{*impl_};
+  impl_->complete(impl_->col);
+}
+
+Plan::Pending Plan::forward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
+                                        Timings* t) const {
+  return start_bytes(true, in, in_b, out, out_b, ws, t);
+}
+Plan::Pending Plan::backward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
+                                         Workspace& ws, Timings* t) const {
+  return start_bytes(false, in, in_b, out, out_b, ws, t);
+}
+
+Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b,
+                                Workspace& ws, Timings* t) const {
+  const char* what = forward ? "forward_start" : "backward_start";
+  if (!ws.impl_ || ws.impl_->owner != &impl())
+    throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
+  std::atomic<bool>& busy = ws.impl_->busy;
+  if (busy.exchange(true, std::memory_order_acq_rel))
+    throw Error(std::string(what) + ": the workspace is in use by a transform that has not completed (wait for it, "
+                "or make one workspace per transform in flight)",
+                ErrorCode::InvalidState);
+  Pending p;
+  p.impl_ = std::make_unique<Pending::Impl>();
+  p.impl_->busy = &busy;
+  try {
+    check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
+                  forward ? out_bytes() : in_bytes(), inplace_bytes());
+    const Dir d = forward ? kForward : kBackward;
+    impl().visit([&](const auto& typed) {
+      using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
+      W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
+      const auto* tr = typed.tr.get();
+      tr->start(d, in, out, *w, p.impl_->col, true, t);
+      p.impl_->complete = [tr, d, in, out, w, t](std::vector<coll::Request>& col) {
+        tr->complete(d, in, out, *w, col, true, t);
+      };
+    });
+  } catch (...) {
+    p.impl_->release();
+    throw;
+  }
+  return p;
 }
 
 void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,

@@ -223,22 +223,22 @@ void Transform<T>::finish(InFlight& q, double Timings::*ph, Timings* t) {
 // Steps [i0, i1) of direction d for one field. Each stage runs chunk by chunk of the
 // exchange after it and starts the chunk's collective when its planes are done, keeping
 // at most depth chunks in flight. The COL exchange (the split step) is left in flight in
-// `mine` for the caller; the others complete before the next stage. `other`: requests of
-// another field in flight (they need progress calls too).
+// `mine` for the caller; the others complete before the next stage. `others`: exchanges of
+// other fields are in flight (they need progress calls too).
 template <typename T>
-void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine,
-                         const InFlight& other, Timings* t) const {
+void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
+                         Timings* t) const {
   for (std::size_t i = i0; i < i1; ++i) {
     const Step& s = path_[d][i];
     if (s.last) {
-      run_stage(s.stage, f, 0, s.units, !mine.empty() || !other.empty(), t);
+      run_stage(s.stage, f, 0, s.units, !mine.empty() || others, t);
       continue;
     }
     const Exchange& ex = exchange(s.ex);
     const auto& colls = f.ws->coll[s.ex][d];
     const std::size_t depth = ex.depth() > 0 ? static_cast<std::size_t>(ex.depth()) : colls.size();
     for (int k = 0; k < ex.chunks(d); ++k) {
-      run_stage(s.stage, f, ex.chunk_begin(d, k), ex.chunk_end(d, k), !mine.empty() || !other.empty(), t);
+      run_stage(s.stage, f, ex.chunk_begin(d, k), ex.chunk_end(d, k), !mine.empty() || others, t);
       if (colls.empty()) continue;
       PhaseClock clk(t);
       mine.push_back(colls[static_cast<std::size_t>(k)].start());
@@ -254,31 +254,33 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
 }
 
 template <typename T>
+void Transform<T>::start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
+                         Timings* t) const {
+  steps(d, 0, split_[d] + 1, {in, out, &ws}, col, progress, t);
+}
+
+template <typename T>
+void Transform<T>::complete(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
+                            Timings* t) const {
+  finish(col, &Timings::col, t);
+  steps(d, split_[d] + 1, path_[d].size(), {in, out, &ws}, col, progress, t);
+}
+
+// Field j starts in workspace j % K and field j-K+1 completes while the exchanges of the
+// K-1 fields after it travel: K = 2 is seed 000 Fig. 4 (field j's work up to its COL
+// exchange overlaps the exchange of field j-1, field j-1's work after it the exchange of
+// field j); K = 1 runs the fields one after the other.
+template <typename T>
 void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, int nws,
                        Timings* t) const {
   if (nv <= 0) return;
   PhaseClock total(t);
-  const std::size_t front = split_[d] + 1, end = path_[d].size();
-  const InFlight none;
-  if (nws < 2 || nv == 1) {
-    for (int j = 0; j < nv; ++j) {
-      const Field f{in[j], out[j], ws[0]};
-      InFlight col;
-      steps(d, 0, front, f, col, none, t);
-      finish(col, &Timings::col, t);
-      steps(d, front, end, f, col, none, t);
-    }
-  } else {
-    // Seed 000 Fig. 4: field j up to its COL exchange (workspace j % 2), then field j-1
-    // after its COL exchange while field j's travels.
-    InFlight col[2];
-    for (int j = 0; j <= nv; ++j) {
-      const int b = j & 1;
-      if (j < nv) steps(d, 0, front, {in[j], out[j], ws[b]}, col[b], col[1 - b], t);
-      if (j == 0) continue;
-      finish(col[1 - b], &Timings::col, t);
-      steps(d, front, end, {in[j - 1], out[j - 1], ws[1 - b]}, col[1 - b], col[b], t);
-    }
+  const int K = fields_pipeline() ? std::max(1, std::min(nws, nv)) : 1;
+  std::vector<InFlight> col(static_cast<std::size_t>(K));
+  for (int j = 0; j < nv + K - 1; ++j) {
+    if (j < nv) start(d, in[j], out[j], *ws[j % K], col[static_cast<std::size_t>(j % K)], j >= K - 1 && K > 1, t);
+    const int c = j - (K - 1);
+    if (c >= 0) complete(d, in[c], out[c], *ws[c % K], col[static_cast<std::size_t>(c % K)], c + 1 < nv && K > 1, t);
   }
   total.mark(&Timings::total);
 }

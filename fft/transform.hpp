@@ -89,13 +89,24 @@ class Transform {
   // (collective over that exchange's communicator).
   std::unique_ptr<Workspace<T>> allocate() const;
   void bind(Workspace<T>& w, ExchangeId e) const;
-  // Workspaces that forward_many / backward_many use: 2 when the fields can pipeline over
-  // a bulk COL exchange, else 1 (they run one after the other).
-  int field_workspaces() const { return col_.moves_data() && !col_.chunked() ? 2 : 1; }
+  // Whether fields can pipeline over the COL exchange (a bulk exchange that moves data):
+  // only then does a second workspace let forward_many overlap one field's exchange with
+  // its neighbours' FFTs (with chunked exchanges the fields run one after the other).
+  bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
 
-  // nv fields in[k] -> out[k] in direction d (nv = 1: one transform), through nws (1 or 2)
-  // workspaces. Backward never modifies its input.
+  // Requests of one field's exchanges in flight.
+  using InFlight = std::vector<coll::Request>;
+
+  // nv fields in[k] -> out[k] in direction d (nv = 1: one transform) through nws
+  // workspaces, up to nws fields in flight (seed 000 Fig. 4 for nws = 2). Backward never
+  // modifies its input. Built from start() and complete() below.
   void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, int nws, Timings* t) const;
+  // Split phase: start() runs the stages up to the COL exchange and leaves that exchange in
+  // flight in `col`; complete() waits for it and runs the stages after it. Between them the
+  // workspace belongs to this field. `progress`: cut the stages into progress_chunks pieces
+  // with coll::progress_all() between them (other exchanges are in flight).
+  void start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress, Timings* t) const;
+  void complete(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress, Timings* t) const;
   // Only exchange e of direction d, on the workspace's buffers, timed into t->row / t->col.
   void exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings* t) const;
 
@@ -116,9 +127,7 @@ class Transform {
     void* out;
     Workspace<T>* ws;
   };
-  using InFlight = std::vector<coll::Request>;
-
-  void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, const InFlight& other,
+  void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
              Timings* t) const;
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, Timings* t) const;
   static void finish(InFlight& q, double Timings::*phase, Timings* t);

@@ -147,6 +147,7 @@ fft::Options plan_options(const SineArgs& a, int m1, int m2, const coll::Transpo
   o.effort = a.effort;
   o.progress_chunks = progress_chunks;
   o.col_chunk_planes = chunk_planes;
+  o.fields_in_flight = a.fields > 1 ? 2 : 1;  // seed 000 Fig. 4 pipelines two fields
   return o;
 }
 

@@ -86,14 +86,18 @@ TEST(Workspace, ForeignOrEmptyWorkspaceIsInvalidArgument) {
 }
 
 // The pipeline's second workspace exists from construction: a multi-field call allocates
-// nothing, so workspace_bytes() is the same before and after it.
+// nothing, so workspace_bytes() is the same before and after it. Without fields in flight
+// the plan holds one workspace.
 TEST(Workspace, PipelineWorkspaceIsMadeAtConstruction) {
   Options o;
   o.m1 = 1;
   o.m2 = world_size();
   o.effort = Effort::Estimate;
   const Grid n{8, 8, 8};
+  const Plan lean(MPI_COMM_WORLD, n, o);
+  o.fields_in_flight = 2;
   const Plan plan(MPI_COMM_WORLD, n, o);
+  EXPECT_EQ(plan.workspace_bytes(), lean.workspace_bytes() * (world_size() > 1 ? 2 : 1));
   const std::size_t before = plan.workspace_bytes();
   std::vector<std::vector<double>> in(3, std::vector<double>(plan.in_count(), 1.0));
   std::vector<std::vector<std::complex<double>>> out(3, std::vector<std::complex<double>>(plan.out_count()));

@@ -85,6 +85,13 @@ struct Options {
   // Chunks of the COL exchange in flight at once while the next planes are transformed:
   // 0 = all of them (the plane pipeline); 1 = one (seed 002's per-plane kernels).
   int col_depth = 0;
+  // Fields in flight in forward_many / backward_many: the plan holds this many workspaces
+  // (each about the size of the local data) and pipelines that many fields over the COL
+  // exchange. 1 (the default) keeps memory lean and runs the fields one after the other; 2
+  // is seed 000 Fig. 4, each field's COL exchange behind its neighbours' FFTs. Only a bulk
+  // COL exchange between several ranks pipelines; otherwise the plan holds one workspace.
+  // Split-phase transforms (Plan::forward_start) use workspaces from make_workspace().
+  int fields_in_flight = 1;
 
   // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
   Options& transport(std::string_view name);

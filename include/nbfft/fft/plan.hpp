@@ -31,8 +31,10 @@
 // runs behind the local FFTs of its neighbours (docs/fft.md "Multi-field transforms"):
 //   std::vector<const double*> in = {u, v, w};  std::vector<std::complex<double>*> out = {U, V, W};
 //   plan.forward_many(in, plan.in_count(), out, plan.out_count());
-// When the fields can pipeline (a bulk COL exchange), the plan holds a second workspace for
-// them from construction on; nothing is allocated by a transform call.
+// The fields pipeline when the plan was made with Options::fields_in_flight >= 2 (and its COL
+// exchange is a bulk exchange between ranks): the plan then holds that many workspaces
+// from construction on. Nothing is allocated by a transform call. Split-phase transforms
+// (forward_start, below) let the caller overlap its own work with a field's exchange.
 #pragma once
 
 #include "nbfft/fft/box.hpp"
@@ -134,6 +136,58 @@ class Plan {
   void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
                       Timings* t = nullptr) const;
 
+  // Split-phase transforms: start a field's transform, do other work, complete it.
+  //
+  //   Plan::Workspace ws = plan.make_workspace();          // one per transform in flight
+  //   Plan::Pending p = plan.forward_start(u, nu, U, nU, ws);
+  //   compute_next_term();                                  // the COL exchange travels
+  //   p.progress();                                         // (caller engine: now and then)
+  //   p.wait();                                             // the stages after the exchange
+  //
+  // forward_start / backward_start run the stages up to the COL exchange and start it;
+  // wait() completes the exchange and runs the stages after it (for backward these include
+  // the ROW exchange). Any number may be in flight, one per workspace: a workspace is busy
+  // from start to wait. Starts are collective and must come in the same order on every
+  // rank, and so must the waits of backward transforms (their ROW exchange is collective).
+  // With the thread engine the exchange moves by itself; with the caller engine it moves
+  // only inside progress(), test(), wait() and the stages of other transforms of this
+  // library. Results equal the plain calls. The plan, the workspace and the arrays must
+  // outlive the Pending; destroying an active Pending waits for it.
+  class Pending {
+   public:
+    Pending();
+    ~Pending();
+    Pending(Pending&&) noexcept;
+    Pending& operator=(Pending&&) noexcept;
+    bool active() const;  // started and not yet waited for
+    void progress();      // one host progress pass over nbfft's exchanges in flight
+    bool test();          // progress(), then whether the exchange has arrived (wait() still needed)
+    void wait();          // completes the transform; the Pending is inactive afterwards
+    struct Impl;
+
+   private:
+    friend class Plan;
+    std::unique_ptr<Impl> impl_;
+  };
+  template <typename In, typename Out>
+  Pending forward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
+                        Timings* t = nullptr) const {
+    static_assert(is_fft_type<In>() && is_fft_type<Out>(), "forward_start: element types must be double, float or their std::complex");
+    check_call("forward", is_real<In>(), is_real<Out>(), precision_of<In>());
+    return forward_start_bytes(in, in_n * sizeof(In), out, out_n * sizeof(Out), ws, t);
+  }
+  template <typename In, typename Out>
+  Pending backward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
+                         Timings* t = nullptr) const {
+    static_assert(is_fft_type<In>() && is_fft_type<Out>(), "backward_start: element types must be double, float or their std::complex");
+    check_call("backward", is_real<In>(), is_real<Out>(), precision_of<In>());
+    return backward_start_bytes(in, in_n * sizeof(In), out, out_n * sizeof(Out), ws, t);
+  }
+  Pending forward_start_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                              Timings* t = nullptr) const;
+  Pending backward_start_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
+                               Timings* t = nullptr) const;
+
   // Multi-field transforms: field k goes from in[k] to out[k]; every in[k] holds at least
   // in_n and every out[k] at least out_n elements of the pointed-to types (the single-field
   // sizes). in.size() == out.size() = nv must be the same on every rank. In place per field
@@ -222,6 +276,8 @@ class Plan {
                   void* const* out, std::size_t out_bytes, Timings* t) const;
   void one_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace* ws,
                  Timings* t) const;
+  Pending start_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                      Workspace& ws, Timings* t) const;
   void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
   const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,542 @@
+// Plan-time autotuning (include/nbfft/fft/tune.hpp): candidates, trials, and the memory of
+// past choices.
+#include "nbfft/fft/tune.hpp"
+
+#include "nbfft/agree.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/decomposition.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace nbfft::fft {
+
+namespace {
+
+constexpr const char* kMagic = "nbfft-tune 1";
+constexpr std::size_t kMaxWisdomBytes = 16u << 20;
+
+// ---- remembering ---------------------------------------------------------------------
+
+std::mutex memory_mutex;
+std::map<std::string, std::string>& memory() {
+  static std::map<std::string, std::string> m;
+  return m;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t b = 0;
+  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  return s.substr(b);
+}
+
+// Broadcasts a string from rank 0.
+void bcast(MPI_Comm comm, std::string& s) {
+  long long len = static_cast<long long>(s.size());
+  check_mpi(MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  s.resize(static_cast<std::size_t>(len));
+  if (len > 0) check_mpi(MPI_Bcast(s.data(), static_cast<int>(len), MPI_CHAR, 0, comm), "MPI_Bcast");
+}
+
+// The wisdom file's entries (rank 0 reads; everyone gets them or the same error).
+std::map<std::string, std::string> read_wisdom(MPI_Comm comm, const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string text, error;
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      in.seekg(0, std::ios::end);
+      const auto size = in.tellg();
+      in.seekg(0);
+      if (size < 0 || static_cast<std::size_t>(size) > kMaxWisdomBytes) {
+        error = "tuning wisdom '" + path + "' is not a regular file of at most 16 MiB";
+      } else {
+        text.resize(static_cast<std::size_t>(size));
+        if (!in.read(text.data(), size)) error = "cannot read tuning wisdom '" + path + "'";
+      }
+    }
+  }
+  agree_message(comm, error, ErrorCode::Io);
+  bcast(comm, text);
+  std::map<std::string, std::string> entries;
+  if (text.empty()) return entries;
+  std::istringstream is(text);
+  std::string line;
+  std::getline(is, line);
+  if (trim(line) != kMagic)
+    throw Error("'" + path + "' is not an nbfft tuning wisdom file (first line must be '" + kMagic + "')",
+                ErrorCode::Io);
+  while (std::getline(is, line)) {
+    if (line.empty()) continue;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos)
+      throw Error("tuning wisdom '" + path + "': malformed line '" + line + "'", ErrorCode::Io);
+    entries[line.substr(0, tab)] = line.substr(tab + 1);
+  }
+  return entries;
+}
+
+void write_wisdom(MPI_Comm comm, const std::string& path, const std::map<std::string, std::string>& entries) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  if (rank == 0) {
+    // Temporary name beside the target, then rename: a failed write never loses the old file.
+    const std::string tmp = path + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << kMagic << "\n";
+      for (const auto& [k, v] : entries) out << k << "\t" << v << "\n";
+      out.flush();
+      if (!out) error = "cannot write tuning wisdom '" + tmp + "'";
+    }
+    if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
+      error = "cannot rename '" + tmp + "' to '" + path + "'";
+    if (!error.empty()) std::remove(tmp.c_str());
+  }
+  agree_message(comm, error, ErrorCode::Io);
+}
+
+// ---- the key -------------------------------------------------------------------------
+
+std::string host_signature() {
+  std::string model = "unknown cpu";
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpu, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) model = trim(line.substr(colon + 1));
+      break;
+    }
+  return model + " x" + std::to_string(std::thread::hardware_concurrency());
+}
+
+std::string mpi_library() {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(v, &len);
+  std::string s(v, static_cast<std::size_t>(std::max(0, len)));
+  s = trim(s.substr(0, s.find_first_of("\n,")));
+  return s;
+}
+
+// ---- options as text -----------------------------------------------------------------
+
+std::string encode(const Options& o, double seconds) {
+  std::ostringstream s;
+  s << "m1=" << o.m1 << ";m2=" << o.m2 << ";row=" << o.row_transport.str() << ";col=" << o.col_transport.str()
+    << ";progress_chunks=" << o.progress_chunks << ";col_chunk_planes=" << o.col_chunk_planes
+    << ";seconds=" << std::setprecision(17) << seconds;
+  return s.str();
+}
+
+Options decode(const Options& base, const std::string& value, const std::string& where) {
+  Options o = base;
+  std::istringstream is(value);
+  std::string item;
+  try {
+    while (std::getline(is, item, ';')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) throw Error("entry '" + item + "' has no '='");
+      const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+      if (k == "m1") o.m1 = std::stoi(v);
+      else if (k == "m2") o.m2 = std::stoi(v);
+      else if (k == "row") o.row_transport = coll::Transport::parse(v);
+      else if (k == "col") o.col_transport = coll::Transport::parse(v);
+      else if (k == "progress_chunks") o.progress_chunks = std::stoi(v);
+      else if (k == "col_chunk_planes") o.col_chunk_planes = std::stoi(v);
+    }
+  } catch (const std::exception& e) {
+    throw Error("tuning wisdom " + where + ": cannot read '" + value + "': " + e.what(), ErrorCode::Io);
+  }
+  return o;
+}
+
+std::string grid_str(const Options& o) { return std::to_string(o.m1) + "x" + std::to_string(o.m2); }
+
+// ---- trials --------------------------------------------------------------------------
+
+// fftw_malloc'd bytes (the plan's FFTs are planned on SIMD-aligned buffers).
+struct Buffer {
+  explicit Buffer(std::size_t bytes) : p(fftw_malloc(std::max<std::size_t>(bytes, 64))) {
+    if (!p) throw Error("tune: out of memory allocating " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
+    std::fill_n(static_cast<unsigned char*>(p), std::max<std::size_t>(bytes, 64), 0);
+  }
+  ~Buffer() { fftw_free(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* p;
+};
+
+class Trials {
+ public:
+  Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r)
+      : comm_(comm), n_(n), s_(s), r_(r), start_(MPI_Wtime()) {}
+
+  bool out_of_time() {
+    double elapsed = MPI_Wtime() - start_, most = 0;
+    check_mpi(MPI_Allreduce(&elapsed, &most, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+    if (most > s_.budget_seconds) r_.budget_exhausted = true;
+    return r_.budget_exhausted;
+  }
+
+  // Times one configuration; returns its seconds, or a negative number when the plan
+  // cannot be built here (every rank agrees: Plan's constructor settles errors).
+  double run(const Options& o, const char* step) {
+    for (const auto& t : r_.trials)
+      if (same(t.options, o)) return t.seconds;
+    if (out_of_time()) return -1;
+    double seconds = -1;
+    try {
+      Plan plan(comm_, n_, o);
+      seconds = time(plan);
+    } catch (const Error& e) {
+      // Unavailable transports, grids the plan refuses: not a candidate here.
+      if (e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
+      return -1;
+    }
+    TuneTrial t;
+    t.options = o;
+    t.seconds = seconds;
+    t.step = step;
+    r_.trials.push_back(t);
+    return seconds;
+  }
+
+  // The fastest trial so far (its options; base when none ran).
+  const TuneTrial* best() const {
+    const TuneTrial* b = nullptr;
+    for (const auto& t : r_.trials)
+      if (!b || t.seconds < b->seconds) b = &t;
+    return b;
+  }
+
+ private:
+  static bool same(const Options& a, const Options& b) {
+    return a.m1 == b.m1 && a.m2 == b.m2 && a.row_transport.str() == b.row_transport.str() &&
+           a.col_transport.str() == b.col_transport.str() && a.progress_chunks == b.progress_chunks &&
+           a.col_chunk_planes == b.col_chunk_planes;
+  }
+
+  double time(const Plan& plan) {
+    const int nv = std::max(1, s_.fields);
+    std::vector<std::unique_ptr<Buffer>> in, out;
+    std::vector<void*> ip, op;
+    for (int k = 0; k < nv; ++k) {
+      in.push_back(std::make_unique<Buffer>(plan.in_bytes()));
+      out.push_back(std::make_unique<Buffer>(plan.out_bytes()));
+      ip.push_back(in.back()->p);
+      op.push_back(out.back()->p);
+    }
+    auto once = [&] {
+      if (nv == 1) {
+        plan.forward_bytes(ip[0], plan.in_bytes(), op[0], plan.out_bytes());
+        plan.backward_bytes(op[0], plan.out_bytes(), ip[0], plan.in_bytes());
+      } else {
+        plan.forward_many_bytes(static_cast<std::size_t>(nv), ip.data(), plan.in_bytes(), op.data(), plan.out_bytes());
+        plan.backward_many_bytes(static_cast<std::size_t>(nv), op.data(), plan.out_bytes(), ip.data(), plan.in_bytes());
+      }
+    };
+    once();  // warm-up: first-touch, engine start, MPI connections
+    std::vector<double> times;
+    for (int it = 0; it < std::max(1, s_.trial_iters); ++it) {
+      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+      const double t0 = MPI_Wtime();
+      once();
+      double mine = MPI_Wtime() - t0, slowest = 0;
+      check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+      times.push_back(slowest);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  }
+
+  MPI_Comm comm_;
+  std::array<std::int64_t, 3> n_;
+  const TuneSettings& s_;
+  TuneReport& r_;
+  double start_;
+};
+
+// ---- candidates ----------------------------------------------------------------------
+
+std::vector<std::pair<int, int>> grids(std::array<std::int64_t, 3> n, const Options& base, int P) {
+  const bool r2c = base.transform == TransformKind::R2C;
+  if (base.m1 > 0 || base.m2 > 0) {  // the caller fixed the grid: validate it, tune the rest
+    const Decomposition d = Decomposition::make(n, r2c, base.m1, base.m2, P, 0, base.allow_empty);
+    return {{d.m1, d.m2}};
+  }
+  std::vector<std::pair<int, int>> g;
+  for (int m1 = 1; m1 <= P; ++m1)
+    if (P % m1 == 0 && Decomposition::empty_reason(n, r2c, m1, P / m1).empty()) g.emplace_back(m1, P / m1);
+  if (g.empty()) g.push_back(Decomposition::choose_grid(n, r2c, P));
+  return g;
+}
+
+std::vector<std::string> transports(TuneEffort e, int peers, bool thread_ok) {
+  std::vector<std::string> t = {"blocking@caller", "pairwise:2@caller", "native@native"};
+  if (e != TuneEffort::Quick) {
+    t.push_back("pairwise:1@caller");
+    t.push_back("pairwise:4@caller");
+    if (peers <= 8) t.push_back("linear@caller");
+  }
+  if (thread_ok) {
+    t.push_back("pairwise:4@thread");
+    if (e != TuneEffort::Quick) t.push_back("pairwise:2@thread");
+  }
+  return t;
+}
+
+std::vector<int> progress_chunk_values(TuneEffort e) {
+  return e == TuneEffort::Quick ? std::vector<int>{16, 256} : std::vector<int>{8, 16, 32, 128, 256};
+}
+std::vector<int> chunk_plane_values(TuneEffort e) {
+  return e == TuneEffort::Quick ? std::vector<int>{2, 8} : std::vector<int>{1, 2, 4, 8, 16};
+}
+
+bool overlaps(const Options& o) { return o.col_transport.algorithm.name != "blocking"; }
+
+Options with(const Options& base, std::pair<int, int> g) {
+  Options o = base;
+  o.m1 = g.first;
+  o.m2 = g.second;
+  return o;
+}
+
+void search_greedy(Trials& trials, std::array<std::int64_t, 3> n, const Options& base, const TuneSettings& s, int P,
+                   bool thread_ok) {
+  // 1. grids, blocking.
+  std::vector<std::pair<double, std::pair<int, int>>> by_time;
+  for (auto g : grids(n, base, P)) {
+    Options o = with(base, g);
+    o.transport("blocking");
+    const double t = trials.run(o, "grid");
+    if (t >= 0) by_time.push_back({t, g});
+  }
+  if (by_time.empty()) return;
+  std::sort(by_time.begin(), by_time.end());
+  const std::size_t keep_max = s.effort == TuneEffort::Quick ? 2 : 3;
+  std::vector<std::pair<int, int>> kept;
+  for (const auto& [t, g] : by_time)
+    if (kept.size() < keep_max && t <= by_time.front().first * s.keep_within) kept.push_back(g);
+
+  // 2. transports on the kept grids (both exchanges alike, and Thorough: ROW blocking).
+  for (auto g : kept) {
+    const int peers = std::max(g.first, g.second);
+    for (const auto& name : transports(s.effort, peers, thread_ok)) {
+      Options o = with(base, g);
+      o.transport(name);
+      trials.run(o, "transport");
+      if (s.effort != TuneEffort::Quick && g.first > 1 && g.second > 1) {
+        o.row_transport = coll::Transport::parse("blocking");
+        trials.run(o, "transport");
+      }
+    }
+  }
+
+  // 3. chunking on the best so far.
+  const TuneTrial* b = trials.best();
+  if (!b || !overlaps(b->options)) return;
+  const Options best = b->options;
+  const bool caller = best.col_transport.engine == coll::EngineKind::Caller;
+  if (best.m1 == 1 && best.m2 > 1)
+    for (int cp : chunk_plane_values(s.effort)) {
+      Options o = best;
+      o.col_chunk_planes = cp;
+      trials.run(o, "chunks");
+    }
+  if (caller && (s.fields > 1 || trials.best()->options.col_chunk_planes > 0)) {
+    const Options now = trials.best()->options;
+    for (int pc : progress_chunk_values(s.effort)) {
+      Options o = now;
+      o.progress_chunks = pc;
+      trials.run(o, "chunks");
+    }
+  }
+}
+
+void search_exhaustive(Trials& trials, std::array<std::int64_t, 3> n, const Options& base, const TuneSettings& s,
+                       int P, bool thread_ok) {
+  for (auto g : grids(n, base, P))
+    for (const auto& name : transports(TuneEffort::Thorough, std::max(g.first, g.second), thread_ok)) {
+      Options o = with(base, g);
+      o.transport(name);
+      std::vector<int> cps = {0};
+      if (o.m1 == 1 && o.m2 > 1 && overlaps(o))
+        for (int cp : chunk_plane_values(TuneEffort::Thorough)) cps.push_back(cp);
+      for (int cp : cps) {
+        std::vector<int> pcs = {0};
+        if (o.col_transport.engine == coll::EngineKind::Caller && overlaps(o) && (s.fields > 1 || cp > 0))
+          for (int pc : progress_chunk_values(TuneEffort::Thorough)) pcs.push_back(pc);
+        for (int pc : pcs) {
+          Options c = o;
+          c.col_chunk_planes = cp;
+          c.progress_chunks = pc;
+          trials.run(c, "exhaustive");
+          if (trials.out_of_time()) return;
+        }
+      }
+    }
+}
+
+}  // namespace
+
+const char* name(TuneEffort e) {
+  switch (e) {
+    case TuneEffort::Quick: return "quick";
+    case TuneEffort::Thorough: return "thorough";
+    case TuneEffort::Exhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
+TuneEffort parse_tune_effort(std::string_view s) {
+  if (s == "quick") return TuneEffort::Quick;
+  if (s == "thorough") return TuneEffort::Thorough;
+  if (s == "exhaustive") return TuneEffort::Exhaustive;
+  throw Error("unknown tuning effort '" + std::string(s) + "' (use quick, thorough or exhaustive)");
+}
+
+std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, int fields) {
+  int P = 1;
+  check_mpi(MPI_Comm_size(comm, &P), "MPI_Comm_size");
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int per_node = 1, most = 1;
+  MPI_Comm_size(node, &per_node);
+  MPI_Comm_free(&node);
+  check_mpi(MPI_Allreduce(&per_node, &most, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string host = rank == 0 ? host_signature() : "";
+  bcast(comm, host);
+  std::ostringstream k;
+  k << "grid=" << n[0] << "x" << n[1] << "x" << n[2] << " ranks=" << P << " per_node=" << most
+    << " precision=" << name(base.precision) << " transform=" << name(base.transform) << " norm=" << name(base.norm)
+    << " fields=" << std::max(1, fields) << " effort=" << name(base.effort) << " fixed_grid=" << base.m1 << "x"
+    << base.m2 << " mpi=" << mpi_library() << " host=" << host;
+  std::string key = k.str();
+  for (auto& c : key)
+    if (c == '\t' || c == '\n') c = ' ';
+  return key;
+}
+
+void forget_tuning() {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  memory().clear();
+}
+
+TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, const TuneSettings& s) {
+  check_mpi_running("tune");
+  if (comm == MPI_COMM_NULL) throw Error("tune: the communicator is MPI_COMM_NULL");
+  check_same(comm, "tune",
+             {{"grid", std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2])},
+              {"effort", name(s.effort)},
+              {"budget_seconds", std::to_string(s.budget_seconds)},
+              {"fields", std::to_string(s.fields)},
+              {"trial_iters", std::to_string(s.trial_iters)},
+              {"wisdom_path", s.wisdom_path},
+              {"base process grid", std::to_string(base.m1) + "x" + std::to_string(base.m2)}});
+  if (s.fields < 1) throw Error("tune: fields = " + std::to_string(s.fields) + " must be >= 1");
+  if (s.trial_iters < 1) throw Error("tune: trial_iters = " + std::to_string(s.trial_iters) + " must be >= 1");
+  if (!(s.budget_seconds > 0)) throw Error("tune: budget_seconds must be > 0");
+
+  const double t0 = MPI_Wtime();
+  TuneReport r;
+  r.key = tune_key(comm, n, base, s.fields);
+  std::map<std::string, std::string> file;
+  if (!s.wisdom_path.empty()) file = read_wisdom(comm, s.wisdom_path);
+  {
+    std::string remembered;
+    {
+      std::lock_guard<std::mutex> lock(memory_mutex);
+      auto it = memory().find(r.key);
+      if (it != memory().end()) remembered = it->second;
+    }
+    if (remembered.empty()) {
+      auto it = file.find(r.key);
+      if (it != file.end()) remembered = it->second;
+    }
+    // Every rank must take the same branch: rank 0's memory decides.
+    bcast(comm, remembered);
+    if (!remembered.empty()) {
+      r.chosen = decode(base, remembered, "entry for this key");
+      r.from_wisdom = true;
+      r.tuning_seconds = MPI_Wtime() - t0;
+      return r;
+    }
+  }
+
+  int P = 1, provided = MPI_THREAD_SINGLE;
+  MPI_Comm_size(comm, &P);
+  MPI_Query_thread(&provided);
+  const bool thread_ok = provided >= MPI_THREAD_MULTIPLE;
+  Trials trials(comm, n, s, r);
+  if (s.effort == TuneEffort::Exhaustive)
+    search_exhaustive(trials, n, base, s, P, thread_ok);
+  else
+    search_greedy(trials, n, base, s, P, thread_ok);
+  const TuneTrial* b = trials.best();
+  if (!b) throw Error("tune: no candidate configuration could be planned for this grid and communicator");
+  r.chosen = b->options;
+  r.best_seconds = b->seconds;
+
+  const std::string value = encode(r.chosen, r.best_seconds);
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    memory()[r.key] = value;
+  }
+  if (!s.wisdom_path.empty()) {
+    file[r.key] = value;
+    write_wisdom(comm, s.wisdom_path, file);
+  }
+  r.tuning_seconds = MPI_Wtime() - t0;
+  return r;
+}
+
+Plan tuned_plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, const TuneSettings& s,
+                TuneReport* report) {
+  TuneReport r = tune(comm, n, base, s);
+  Plan plan(comm, n, r.chosen);
+  if (report) *report = std::move(r);
+  return plan;
+}
+
+std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
+  auto line = [&](const Options& o) {
+    std::ostringstream s;
+    s << "grid " << grid_str(o) << ", row " << o.row_transport.str() << ", col " << o.col_transport.str()
+      << ", progress_chunks " << o.progress_chunks << ", col_chunk_planes " << o.col_chunk_planes;
+    return s.str();
+  };
+  if (r.from_wisdom) {
+    return os << "tuning: from wisdom (" << std::fixed << std::setprecision(3) << r.tuning_seconds * 1e3
+              << " ms): " << line(r.chosen) << "\n";
+  }
+  os << "tuning: " << r.trials.size() << " trials in " << std::fixed << std::setprecision(2) << r.tuning_seconds
+     << " s" << (r.budget_exhausted ? " (budget exhausted)" : "") << "\n";
+  os << "  step        time ms   configuration\n";
+  for (const auto& t : r.trials)
+    os << "  " << std::left << std::setw(10) << t.step << std::right << std::setw(10) << std::setprecision(3)
+       << t.seconds * 1e3 << "   " << line(t.options) << "\n";
+  os << "  chosen: " << line(r.chosen) << " (" << std::setprecision(3) << r.best_seconds * 1e3
+     << " ms, the fastest trial)\n";
+  return os;
+}
+
+}  // namespace nbfft::fft

@@ -1,0 +1,97 @@
+// Plan-time autotuning: measure candidate configurations on the caller's own grid and ranks,
+// keep the fastest, and remember the choice (FFTW's planner idea, applied to the whole
+// distributed transform rather than only to its local FFTs).
+//
+//   nbfft::fft::TuneSettings s;                 // Quick effort, 10 s budget
+//   s.fields = 3;                               // the code transforms 3 fields per call
+//   s.wisdom_path = "nbfft-tune.txt";           // remembered across runs
+//   nbfft::fft::TuneReport r;
+//   nbfft::fft::Plan plan = nbfft::fft::tuned_plan(MPI_COMM_WORLD, {n, n, n}, base, s, &r);
+//   if (rank == 0) std::cout << r;              // what was tried and why this one
+//
+// What is tuned: the process grid (every M1 x M2 = P that leaves no rank empty), the ROW
+// and COL transports (algorithm, window, engine), the caller engine's progress chunks and
+// the plane pipeline's chunk planes. Everything else (precision, transform, normalization,
+// FFTW effort) is the caller's and part of the key.
+//
+// How (greedy, pruned by short trials, bounded by budget_seconds):
+//   1. grids, with the blocking transport: the grid sets the local FFT shapes and how many
+//      exchanges run; grids slower than `keep_within` x the best are dropped;
+//   2. transports on the kept grids: blocking, pairwise windows, linear, native, and the
+//      thread engine when MPI provides MPI_THREAD_MULTIPLE. The cost models prune: linear
+//      (all peers at once) only up to 8 ranks per exchange, bruck never (equal counts
+//      only), rma never (it cannot run on every MPI/transport);
+//   3. progress chunks (caller engine with something to overlap) and chunk planes (slabs
+//      with a non-blocking transport) on the best so far.
+// Thorough widens every step; Exhaustive runs the full cartesian product of the candidate
+// lists (to check how close the greedy search gets). Each trial is `trial_iters` timed
+// forward+backward calls (forward_many/backward_many when fields > 1) after one warm-up;
+// a trial's time is the median over iterations of the slowest rank.
+//
+// Remembering: the choice is stored under a key of everything that decides it — grid,
+// ranks, ranks per node, precision, transform, norm, fields, FFTW effort, the MPI library
+// and a host signature (CPU model, cores) — in this process and, with wisdom_path, in a
+// text file (read on rank 0 and broadcast; written atomically). A later tune() with the
+// same key returns at once with from_wisdom = true. Every function here is collective.
+#pragma once
+
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/plan.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nbfft::fft {
+
+enum class TuneEffort { Quick, Thorough, Exhaustive };
+const char* name(TuneEffort e);         // "quick", "thorough", "exhaustive"
+TuneEffort parse_tune_effort(std::string_view s);
+
+struct TuneSettings {
+  TuneEffort effort = TuneEffort::Quick;
+  double budget_seconds = 10;  // wall time for all trials; the best found so far wins
+  int fields = 1;              // fields per transform call the application makes
+  int trial_iters = 3;         // timed iterations per trial (after one warm-up)
+  double keep_within = 1.25;   // step 1 keeps grids within this factor of the best
+  std::string wisdom_path;     // "" = remember in this process only
+};
+
+struct TuneTrial {
+  Options options;
+  double seconds = 0;  // per forward+backward of all fields (median over iterations)
+  std::string step;    // "grid", "transport", "chunks", "exhaustive"
+};
+
+struct TuneReport {
+  Options chosen;
+  std::string key;
+  bool from_wisdom = false;
+  double tuning_seconds = 0;  // wall time tune() took
+  bool budget_exhausted = false;
+  std::vector<TuneTrial> trials;  // in the order tried (empty when from wisdom)
+  double best_seconds = 0;        // the chosen trial's time (0 when from wisdom)
+};
+
+std::ostream& operator<<(std::ostream& os, const TuneReport& r);
+
+// Finds the fastest configuration for plans like Plan(comm, n, base). Collective.
+TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base,
+                const TuneSettings& settings = {});
+
+// tune() then the plan with the chosen options. Collective.
+Plan tuned_plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base,
+                const TuneSettings& settings = {}, TuneReport* report = nullptr);
+
+// The key tune() files its choice under (collective: it asks for the node layout).
+std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, int fields);
+
+// Forgets what this process remembers (not the wisdom file); for tests and benchmarks that
+// want to measure tuning itself.
+void forget_tuning();
+
+}  // namespace nbfft::fft

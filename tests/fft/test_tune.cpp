@@ -1,0 +1,146 @@
+// Plan-time autotuning: the choice is one of the measured candidates and the fastest of
+// them, a tuned plan transforms correctly, and the same key is answered from memory or
+// from the wisdom file without new trials. Timings are not asserted (CI machines are noisy).
+#include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/tune.hpp"
+#include "fft_test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <unistd.h>
+#include <fstream>
+#include <string>
+
+namespace nbfft::fft::test {
+namespace {
+
+Options quick() {
+  Options o;
+  o.effort = Effort::Estimate;
+  return o;
+}
+
+TuneSettings fast(int fields = 1) {
+  TuneSettings s;
+  s.budget_seconds = 20;
+  s.trial_iters = 1;
+  s.fields = fields;
+  return s;
+}
+
+// A shared file name (rank 0's pid) so every rank names the same wisdom file.
+std::string shared_path(const char* stem) {
+  long pid = static_cast<long>(::getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return "/tmp/nbfft-test-" + std::string(stem) + "-" + std::to_string(pid) + ".txt";
+}
+
+// max |backward(forward(f)) - N f| / max |N f| on this plan, reduced over ranks.
+double round_trip_error(const Plan& plan, std::array<std::int64_t, 3> n) {
+  std::vector<double> f = random_box(plan.in_box(), n, 1, 7), g(f.size());
+  std::vector<std::complex<double>> F(static_cast<std::size_t>(plan.out_count()));
+  plan.forward(f, F);
+  plan.backward(F, g);
+  const double N = static_cast<double>(n[0] * n[1] * n[2]);
+  double err = rel_error(g, f, N), most = 0;
+  MPI_Allreduce(&err, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return most;
+}
+
+TEST(Tune, ChoosesTheFastestMeasuredCandidateAndItIsCorrect) {
+  forget_tuning();
+  const std::array<std::int64_t, 3> n = {16, 12, 10};
+  TuneReport r;
+  Plan plan = tuned_plan(MPI_COMM_WORLD, n, quick(), fast(), &r);
+  EXPECT_FALSE(r.from_wisdom);
+  ASSERT_FALSE(r.trials.empty());
+  double best = r.trials.front().seconds;
+  for (const auto& t : r.trials) best = std::min(best, t.seconds);
+  EXPECT_DOUBLE_EQ(r.best_seconds, best);
+  EXPECT_EQ(plan.m1() * plan.m2(), world_size());
+  EXPECT_EQ(plan.m1(), r.chosen.m1);
+  EXPECT_EQ(plan.options().col_transport.str(), r.chosen.col_transport.str());
+  // Every grid that leaves no rank empty was tried.
+  int grids = 0;
+  for (auto g : factorizations(world_size()))
+    if (Decomposition::empty_reason(n, true, g[0], g[1]).empty()) ++grids;
+  int grid_trials = 0;
+  for (const auto& t : r.trials) grid_trials += t.step == "grid";
+  EXPECT_EQ(grid_trials, grids);
+  EXPECT_LT(round_trip_error(plan, n), 1e-12);
+}
+
+TEST(Tune, SameKeyIsAnsweredFromMemoryWithoutTrials) {
+  forget_tuning();
+  const std::array<std::int64_t, 3> n = {12, 10, 9};
+  TuneReport first = tune(MPI_COMM_WORLD, n, quick(), fast(2));
+  TuneReport second = tune(MPI_COMM_WORLD, n, quick(), fast(2));
+  EXPECT_FALSE(first.from_wisdom);
+  EXPECT_TRUE(second.from_wisdom);
+  EXPECT_TRUE(second.trials.empty());
+  EXPECT_EQ(second.chosen.m1, first.chosen.m1);
+  EXPECT_EQ(second.chosen.col_transport.str(), first.chosen.col_transport.str());
+  EXPECT_EQ(second.chosen.col_chunk_planes, first.chosen.col_chunk_planes);
+  // A different field count is a different key.
+  TuneReport other = tune(MPI_COMM_WORLD, n, quick(), fast(1));
+  EXPECT_FALSE(other.from_wisdom);
+}
+
+TEST(Tune, WisdomFileIsReusedByALaterProcess) {
+  forget_tuning();
+  const std::string path = shared_path("tune");
+  const std::array<std::int64_t, 3> n = {10, 9, 8};
+  TuneSettings s = fast();
+  s.wisdom_path = path;
+  TuneReport first = tune(MPI_COMM_WORLD, n, quick(), s);
+  forget_tuning();  // as if a new run started: only the file remembers
+  TuneReport again = tune(MPI_COMM_WORLD, n, quick(), s);
+  EXPECT_FALSE(first.from_wisdom);
+  EXPECT_TRUE(again.from_wisdom);
+  EXPECT_EQ(again.chosen.m2, first.chosen.m2);
+  EXPECT_EQ(again.chosen.row_transport.str(), first.chosen.row_transport.str());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(path.c_str());
+}
+
+TEST(Tune, MalformedWisdomIsAnIoErrorOnEveryRank) {
+  const std::string path = shared_path("bad");
+  if (world_rank() == 0) std::ofstream(path) << "not a wisdom file\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  TuneSettings s = fast();
+  s.wisdom_path = path;
+  try {
+    tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), s);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Io) << e.what();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(path.c_str());
+}
+
+TEST(Tune, RanksThatDisagreeFailTogether) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  TuneSettings s = fast(world_rank() == 1 ? 3 : 1);
+  try {
+    tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), s);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::RanksDisagree) << e.what();
+  }
+}
+
+TEST(Tune, FixedProcessGridIsKept) {
+  forget_tuning();
+  if (world_size() != 4) GTEST_SKIP() << "pencils on 4 ranks";
+  Options o = quick();
+  o.m1 = 2;
+  o.m2 = 2;
+  TuneReport r = tune(MPI_COMM_WORLD, {16, 16, 16}, o, fast());
+  EXPECT_EQ(r.chosen.m1, 2);
+  EXPECT_EQ(r.chosen.m2, 2);
+}
+
+}  // namespace
+}  // namespace nbfft::fft::test
