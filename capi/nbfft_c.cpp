@@ -96,11 +96,14 @@ void set_option(fft::Options& o, const std::string& key, const std::string& v) {
   else if (key == "col_transport") o.col_transport = coll::Transport::parse(v);
   else if (key == "progress_chunks") o.progress_chunks = parse_count("progress_chunks", v);
   else if (key == "col_chunk_planes") o.col_chunk_planes = parse_count("col_chunk_planes", v);
+  else if (key == "col_depth") o.col_depth = parse_count("col_depth", v);
+  else if (key == "col_kernel") o.col_kernel(v);
+  else if (key == "fields_in_flight") o.fields_in_flight = parse_count("fields_in_flight", v);
   else if (key == "allow_empty") o.allow_empty = parse_bool("allow_empty", v);
   else
     throw Error("unknown option '" + key +
                 "' (use precision, transform, norm, proc_grid, transport, row_transport, col_transport, "
-                "effort, progress_chunks, col_chunk_planes or allow_empty)");
+                "effort, progress_chunks, col_chunk_planes, col_depth, col_kernel, fields_in_flight or allow_empty)");
 }
 
 void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {

@@ -140,8 +140,8 @@ std::string mpi_library() {
 std::string encode(const Options& o, double seconds) {
   std::ostringstream s;
   s << "m1=" << o.m1 << ";m2=" << o.m2 << ";row=" << o.row_transport.str() << ";col=" << o.col_transport.str()
-    << ";progress_chunks=" << o.progress_chunks << ";col_chunk_planes=" << o.col_chunk_planes
-    << ";seconds=" << std::setprecision(17) << seconds;
+ << ";progress_chunks=" << o.progress_chunks << ";col_chunk_planes=" << o.col_chunk_planes
+    << ";col_depth=" << o.col_depth << ";fields_in_flight=" << o.fields_in_flight << ";seconds=" << std::setprecision(17) << seconds;
   return s.str();
 }
 
@@ -160,6 +160,8 @@ Options decode(const Options& base, const std::string& value, const std::string&
       else if (k == "col") o.col_transport = coll::Transport::parse(v);
       else if (k == "progress_chunks") o.progress_chunks = std::stoi(v);
       else if (k == "col_chunk_planes") o.col_chunk_planes = std::stoi(v);
+      else if (k == "col_depth") o.col_depth = std::stoi(v);
+      else if (k == "fields_in_flight") o.fields_in_flight = std::stoi(v);
     }
   } catch (const std::exception& e) {
     throw Error("tuning wisdom " + where + ": cannot read '" + value + "': " + e.what(), ErrorCode::Io);
@@ -230,7 +232,8 @@ class Trials {
   static bool same(const Options& a, const Options& b) {
     return a.m1 == b.m1 && a.m2 == b.m2 && a.row_transport.str() == b.row_transport.str() &&
            a.col_transport.str() == b.col_transport.str() && a.progress_chunks == b.progress_chunks &&
-           a.col_chunk_planes == b.col_chunk_planes;
+           a.col_chunk_planes == b.col_chunk_planes && a.col_depth == b.col_depth &&
+           a.fields_in_flight == b.fields_in_flight;
   }
 
   double time(const Plan& plan) {
@@ -311,10 +314,12 @@ std::vector<int> chunk_plane_values(TuneEffort e) {
 
 bool overlaps(const Options& o) { return o.col_transport.algorithm.name != "blocking"; }
 
-Options with(const Options& base, std::pair<int, int> g) {
+// A candidate on grid g; several fields start with seed 000's two-field pipeline.
+Options with(const Options& base, std::pair<int, int> g, int fields) {
   Options o = base;
   o.m1 = g.first;
   o.m2 = g.second;
+  if (fields > 1 && o.fields_in_flight == 1) o.fields_in_flight = 2;
   return o;
 }
 
@@ -323,7 +328,7 @@ void search_greedy(Trials& trials, std::array<std::int64_t, 3> n, const Options&
   // 1. grids, blocking.
   std::vector<std::pair<double, std::pair<int, int>>> by_time;
   for (auto g : grids(n, base, P)) {
-    Options o = with(base, g);
+    Options o = with(base, g, s.fields);
     o.transport("blocking");
     const double t = trials.run(o, "grid");
     if (t >= 0) by_time.push_back({t, g});
@@ -339,7 +344,7 @@ void search_greedy(Trials& trials, std::array<std::int64_t, 3> n, const Options&
   for (auto g : kept) {
     const int peers = std::max(g.first, g.second);
     for (const auto& name : transports(s.effort, peers, thread_ok)) {
-      Options o = with(base, g);
+      Options o = with(base, g, s.fields);
       o.transport(name);
       trials.run(o, "transport");
       if (s.effort != TuneEffort::Quick && g.first > 1 && g.second > 1) {
@@ -368,13 +373,22 @@ void search_greedy(Trials& trials, std::array<std::int64_t, 3> n, const Options&
       trials.run(o, "chunks");
     }
   }
+  // 4. fields in flight (each costs a workspace): in turn, two, three.
+  if (s.fields > 1) {
+    const Options now = trials.best()->options;
+    for (int k = 1; k <= std::min(3, s.fields); ++k) {
+      Options o = now;
+      o.fields_in_flight = k;
+      trials.run(o, "fields");
+    }
+  }
 }
 
 void search_exhaustive(Trials& trials, std::array<std::int64_t, 3> n, const Options& base, const TuneSettings& s,
                        int P, bool thread_ok) {
   for (auto g : grids(n, base, P))
     for (const auto& name : transports(TuneEffort::Thorough, std::max(g.first, g.second), thread_ok)) {
-      Options o = with(base, g);
+      Options o = with(base, g, s.fields);
       o.transport(name);
       std::vector<int> cps = {0};
       if (o.m1 == 1 && o.m2 > 1 && overlaps(o))
@@ -383,13 +397,17 @@ void search_exhaustive(Trials& trials, std::array<std::int64_t, 3> n, const Opti
         std::vector<int> pcs = {0};
         if (o.col_transport.engine == coll::EngineKind::Caller && overlaps(o) && (s.fields > 1 || cp > 0))
           for (int pc : progress_chunk_values(TuneEffort::Thorough)) pcs.push_back(pc);
-        for (int pc : pcs) {
-          Options c = o;
-          c.col_chunk_planes = cp;
-          c.progress_chunks = pc;
-          trials.run(c, "exhaustive");
-          if (trials.out_of_time()) return;
-        }
+        std::vector<int> inflight = {o.fields_in_flight};
+        if (s.fields > 1) inflight = {1, 2, 3};
+        for (int pc : pcs)
+          for (int k : inflight) {
+            Options c = o;
+            c.col_chunk_planes = cp;
+            c.progress_chunks = pc;
+            c.fields_in_flight = k;
+            trials.run(c, "exhaustive");
+            if (trials.out_of_time()) return;
+          }
       }
     }
 }

@@ -62,6 +62,9 @@ nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = N
  *   col_transport
  *   effort           estimate | measure | patient | exhaustive
  *   progress_chunks  integer >= 0           col_chunk_planes  integer >= 0
+ *   col_depth        integer >= 0           col_kernel  replace | standard | overlap |
+ *                                                       oneplane | allplanes (seed 002)
+ *   fields_in_flight integer >= 1: workspaces for the multi-field pipeline (2 pipelines)
  *   allow_empty      true | false
  * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the accepted words. */
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);

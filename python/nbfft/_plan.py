@@ -205,6 +205,10 @@ class Plan:
         numpy.fft's scaling conventions; None scales neither direction (FFTW's).
     effort : {'estimate', 'measure', 'patient', 'exhaustive'}
         FFTW planner effort.
+    fields_in_flight : int
+        Fields ``forward_many``/``backward_many`` keep in flight: the plan holds one
+        workspace per field in flight; 2 overlaps each field's exchange with its
+        neighbours' FFTs (seed 000 Fig. 4), 1 (the default) keeps memory lean.
     allow_empty, progress_chunks, col_chunk_planes, col_kernel
         Advanced options of the C++ ``nbfft::fft::Options`` (docs/fft.md).
 
@@ -219,7 +223,7 @@ class Plan:
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
                  row_transport=None, col_transport=None, norm="backward", effort="measure", allow_empty=True,
-                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport"):
+                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport", fields_in_flight=1):
         self._p = None
         problem = comm_problem(comm, "Plan")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
@@ -235,7 +239,7 @@ class Plan:
         m1, m2 = self._grid
         self._p = _core.Plan(handle_of(comm), (nx, ny, nz), self._precision, self._transform, self._norm, m1, m2,
                              self._row, self._col, effort, bool(allow_empty), int(progress_chunks),
-                             int(col_chunk_planes), str(col_kernel))
+                             int(col_chunk_planes), str(col_kernel), int(fields_in_flight))
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()

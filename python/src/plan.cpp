@@ -108,7 +108,7 @@ class PyPlan {
 fft::Options make_options(const std::string& precision, const std::string& transform, const std::string& norm,
                           int m1, int m2, const std::string& row, const std::string& col, const std::string& effort,
                           bool allow_empty, int progress_chunks, int col_chunk_planes,
-                          const std::string& col_kernel) {
+                          const std::string& col_kernel, int fields_in_flight) {
   fft::Options o;
   o.precision = fft::parse_precision(precision);
   o.transform = fft::parse_transform(transform);
@@ -123,6 +123,7 @@ fft::Options make_options(const std::string& precision, const std::string& trans
   o.col_chunk_planes = col_chunk_planes;
   // Seed 002's kernels set col_transport, col_chunk_planes and col_depth together.
   if (col_kernel != "transport") o.col_kernel(col_kernel);
+  o.fields_in_flight = fields_in_flight;
   return o;
 }
 
@@ -136,16 +137,16 @@ void bind_plan(nb::module_& m) {
           [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n, const std::string& precision,
              const std::string& transform, const std::string& norm, int m1, int m2, const std::string& row,
              const std::string& col, const std::string& effort, bool allow_empty, int progress_chunks,
-             int col_chunk_planes, const std::string& col_kernel) {
+             int col_chunk_planes, const std::string& col_kernel, int fields_in_flight) {
             // Options are parsed on every rank before the collective constructor; the
             // Python layer has already agreed that every rank's words are valid.
             const fft::Options o = make_options(precision, transform, norm, m1, m2, row, col, effort, allow_empty,
-                                                progress_chunks, col_chunk_planes, col_kernel);
+                                                progress_chunks, col_chunk_planes, col_kernel, fields_in_flight);
             new (self) PyPlan(handle, n, o);
           },
           "comm_handle"_a, "n"_a, "precision"_a, "transform"_a, "norm"_a, "m1"_a, "m2"_a, "row_transport"_a,
           "col_transport"_a, "effort"_a, "allow_empty"_a, "progress_chunks"_a, "col_chunk_planes"_a,
-          "col_kernel"_a)
+          "col_kernel"_a, "fields_in_flight"_a)
       .def("close", &PyPlan::close)
       .def_prop_ro("closed", &PyPlan::closed)
       .def("agree", &PyPlan::agree, "kind"_a, "message"_a)
@@ -195,6 +196,7 @@ void bind_plan(nb::module_& m) {
         d["progress_chunks"] = o.progress_chunks;
         d["col_chunk_planes"] = o.col_chunk_planes;
         d["col_depth"] = o.col_depth;
+        d["fields_in_flight"] = o.fields_in_flight;
         return d;
       });
 }

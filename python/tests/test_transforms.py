@@ -106,13 +106,16 @@ def test_norm_scaling(comm, norm):
         assert_close_everywhere(back, factor * u, np.float64)
 
 
+@pytest.mark.parametrize("inflight", [1, 2], ids=["in-turn", "pipelined"])
 @pytest.mark.parametrize("stacked", [False, True], ids=["list", "stacked"])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64], ids=lambda d: np.dtype(d).name)
-def test_many_fields_equal_single_calls(comm, stacked, dtype):
+def test_many_fields_equal_single_calls(comm, stacked, dtype, inflight):
     shape = (9, 6, 8)
     nv = 3
     fields = [global_field(shape, dtype, seed=10 + k) for k in range(nv)]
-    with nbfft.Plan(comm, shape, dtype=dtype, effort="estimate") as plan:
+    with nbfft.Plan(comm, shape, dtype=dtype, effort="estimate", transport="caller",
+                    fields_in_flight=inflight) as plan:
+        assert plan.options.fields_in_flight == inflight
         local = [plan.scatter(f if comm.rank == 0 else None) for f in fields]
         ins = np.stack(local) if stacked else local
         outs = plan.forward_many(ins)

@@ -10,8 +10,8 @@
 //   if (rank == 0) std::cout << r;              // what was tried and why this one
 //
 // What is tuned: the process grid (every M1 x M2 = P that leaves no rank empty), the ROW
-// and COL transports (algorithm, window, engine), the caller engine's progress chunks and
-// the plane pipeline's chunk planes. Everything else (precision, transform, normalization,
+// and COL transports (algorithm, window, engine), the caller engine's progress chunks,
+// the plane pipeline's chunk planes and, for several fields, the fields in flight. Everything else (precision, transform, normalization,
 // FFTW effort) is the caller's and part of the key.
 //
 // How (greedy, pruned by short trials, bounded by budget_seconds):
@@ -22,7 +22,8 @@
 //      (all peers at once) only up to 8 ranks per exchange, bruck never (equal counts
 //      only), rma never (it cannot run on every MPI/transport);
 //   3. progress chunks (caller engine with something to overlap) and chunk planes (slabs
-//      with a non-blocking transport) on the best so far.
+//      with a non-blocking transport) on the best so far;
+//   4. with several fields, 1, 2 or 3 fields in flight (memory for speed).
 // Thorough widens every step; Exhaustive runs the full cartesian product of the candidate
 // lists (to check how close the greedy search gets). Each trial is `trial_iters` timed
 // forward+backward calls (forward_many/backward_many when fields > 1) after one warm-up;
