@@ -540,6 +540,8 @@ std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
     std::ostringstream s;
     s << "grid " << grid_str(o) << ", row " << o.row_transport.str() << ", col " << o.col_transport.str()
       << ", progress_chunks " << o.progress_chunks << ", col_chunk_planes " << o.col_chunk_planes;
+    if (o.col_depth) s << ", col_depth " << o.col_depth;
+    if (o.fields_in_flight != 1) s << ", fields_in_flight " << o.fields_in_flight;
     return s.str();
   };
   if (r.from_wisdom) {

@@ -2,11 +2,13 @@
 
 #include "bench/sine/nbfft_runner.hpp"
 #include "nbfft/error.hpp"
+#include "nbfft/fft/tune.hpp"
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <functional>
+#include <iostream>
 
 namespace nbfft::sine {
 
@@ -76,7 +78,7 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
           // A transport this MPI cannot run here (the plan fails on every rank alike, e.g.
           // rma over TCP under MPI_THREAD_MULTIPLE in Open MPI 4.1) is skipped, not fatal.
           try {
-            r.runner = make_nbfft(MPI_COMM_WORLD, a, g.first, g.second, a.transports[k], label, pc, cp);
+            r.runner = make_nbfft(MPI_COMM_WORLD, a, plan_options(a, g.first, g.second, a.transports[k], pc, cp), label);
           } catch (const Error& e) {
             skipped.push_back(label + " on " + std::to_string(g.first) + "x" + std::to_string(g.second) + ": " + e.what());
             continue;
@@ -86,6 +88,27 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
                         coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
           results.push_back(std::move(r));
         }
+  if (!a.tune.empty()) {
+    // The tuner's choice for this grid, ranks and field count, as one more run. It times
+    // its candidates with the same options nbfft-sine uses (normalized forward).
+    fft::TuneSettings s;
+    s.effort = fft::parse_tune_effort(a.tune);
+    s.budget_seconds = a.tune_budget;
+    s.fields = a.fields;
+    s.wisdom_path = a.tune_wisdom;
+    fft::Options base = plan_options(a, 0, 0, coll::Transport::parse("blocking"), 0, 0);
+    if (a.grids.size() == 1 && a.grids[0].first > 0) {  // one fixed grid: tune the rest
+      base.m1 = a.grids[0].first;
+      base.m2 = a.grids[0].second;
+    }
+    const fft::TuneReport report = fft::tune(MPI_COMM_WORLD, a.n, base, s);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::cout << report << std::flush;
+    Result r;
+    r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned");
+    results.push_back(std::move(r));
+  }
   if (results.empty()) {
     std::string why;
     for (const auto& w : skipped) why += "\n  " + w;

@@ -13,12 +13,8 @@ class NbfftRunner final : public Runner {
   using C = std::complex<T>;
 
  public:
-  NbfftRunner(MPI_Comm comm, const SineArgs& a, int m1, int m2, const coll::Transport& t, std::string name,
-              int progress_chunks, int chunk_planes)
-      : name_(std::move(name)),
-        field_(a.n),
-        plan_(comm, a.n, plan_options(a, m1, m2, t, progress_chunks, chunk_planes)),
-        nv_(a.fields) {
+  NbfftRunner(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string name)
+      : name_(std::move(name)), field_(a.n), plan_(comm, a.n, o), nv_(a.fields) {
     const fft::Box3& b = plan_.in_box();
     const bool r2c = a.transform == fft::TransformKind::R2C;
     const std::size_t count = static_cast<std::size_t>(b.count());
@@ -110,11 +106,9 @@ class NbfftRunner final : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, int m1, int m2, const coll::Transport& t,
-                                   std::string label, int progress_chunks, int chunk_planes) {
-  if (a.precision == fft::Precision::Double)
-    return std::make_unique<NbfftRunner<double>>(comm, a, m1, m2, t, std::move(label), progress_chunks, chunk_planes);
-  return std::make_unique<NbfftRunner<float>>(comm, a, m1, m2, t, std::move(label), progress_chunks, chunk_planes);
+std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string label) {
+  if (a.precision == fft::Precision::Double) return std::make_unique<NbfftRunner<double>>(comm, a, o, std::move(label));
+  return std::make_unique<NbfftRunner<float>>(comm, a, o, std::move(label));
 }
 
 }  // namespace nbfft::sine

@@ -14,7 +14,7 @@
 
 namespace nbfft::sine {
 
-std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, int m1, int m2, const coll::Transport& t,
-                                   std::string label, int progress_chunks, int chunk_planes);
+// One run with the plan options `o` (plan_options() or a tuner's choice), labelled `label`.
+std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string label);
 
 }  // namespace nbfft::sine

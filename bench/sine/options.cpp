@@ -1,5 +1,7 @@
 #include "bench/sine/options.hpp"
 
+#include "nbfft/fft/tune.hpp"
+
 #include "nbfft/error.hpp"
 
 #include <algorithm>
@@ -44,6 +46,13 @@ usage: mpirun -n P nbfft-sine [options]
                            the same grid and report nbfft's time as a ratio of it
   --sequential             run each configuration's iterations back to back instead of
                            interleaving them round-robin
+  --autotune EFFORT        also run the configuration the plan-time tuner picks for this grid,
+                           ranks and --fields (quick, thorough or exhaustive): it prints what
+                           it tried and why, and the run is labelled "tuned". (Not --tune:
+                           Open MPI's mpirun takes that option for itself.)
+  --autotune-budget S      seconds the tuner may spend (default 20)
+  --autotune-wisdom FILE   remember the tuner's choice in FILE; a later run with the same
+                           grid, ranks, fields, MPI and host reuses it without trials
   --json FILE              write one JSON record per run to FILE (a JSON array)
   --help                   this text
 
@@ -85,7 +94,7 @@ std::vector<int> int_list(const bench::Args& args, const std::string& opt, long 
 SineArgs parse_sine_args(const bench::Args& args) {
   args.allow_only({"grid", "proc-grid", "precision", "transform", "transport", "row-transport", "fields",
                    "progress-chunks", "chunk-planes", "iters", "warmup", "effort", "wisdom", "baseline", "sequential",
-                   "json", "help"});
+                   "json", "autotune", "autotune-budget", "autotune-wisdom", "help"});
   if (!args.positional().empty()) {
     if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
   }
@@ -125,10 +134,17 @@ SineArgs parse_sine_args(const bench::Args& args) {
   const std::string b = args.get("baseline", "none");
   if (b != "fftw-mpi" && b != "none") throw Error("--baseline: only 'fftw-mpi' (or 'none') is known, got '" + b + "'");
   a.baseline = b == "none" ? "" : b;
+  if (args.has("autotune")) {
+    a.tune = args.get("autotune", "quick");
+    fft::parse_tune_effort(a.tune);  // validates
+  }
+  a.tune_budget = args.get_double("autotune-budget", 20, 0.001, 1e6);
+  a.tune_wisdom = args.get("autotune-wisdom", "");
   return a;
 }
 
 bool SineArgs::needs_thread_multiple() const {
+  if (!tune.empty()) return true;  // the tuner tries the thread engine where MPI allows it
   for (const auto& t : transports)
     if (t.engine == coll::EngineKind::Thread) return true;
   return !row_transport.empty() && coll::Transport::parse(row_transport).engine == coll::EngineKind::Thread;

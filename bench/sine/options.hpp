@@ -29,6 +29,9 @@ struct SineArgs {
   int iters = 10, warmup = 1;
   fft::Effort effort = fft::Effort::Measure;
   std::string wisdom, json, baseline;
+  std::string tune;         // "" or a TuneEffort name: add the tuner's choice as a run
+  double tune_budget = 20;  // seconds
+  std::string tune_wisdom;  // the tuner's memory across runs
   bool sequential = false, help = false;
 
   bool needs_thread_multiple() const;  // a transport runs on the thread engine
