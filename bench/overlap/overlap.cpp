@@ -23,6 +23,7 @@
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/coll/coll.hpp"
+#include "nbfft/coll/trace.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +43,7 @@ const char* const kOverlapHelp = R"(nbfft-bench overlap [options]
   --concurrent K     K collectives outstanding at once (default 1; Fig. 10)
   --iters N          measured iterations (default 20), after 3 warm-up ones
   --compute KIND     cache (L1-resident loop) or memory (streams 64 MiB, like an FFT) (default memory)
+  --trace FILE       record a timeline of every rank (Chrome/Perfetto trace-event JSON)
   --json FILE        write one record per configuration
   Columns: seed 000's overlap % (compute / total) and, beside it, the compute alone timed in
   the same run, the compute slowdown under communication and the hidden share
@@ -157,7 +159,7 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
 }  // namespace
 
 int run_overlap(const Args& args, MPI_Comm world) {
-  args.allow_only({"algorithm", "window", "progress", "sizes", "tests", "concurrent", "iters", "compute", "json", "help"});
+  args.allow_only({"algorithm", "window", "progress", "sizes", "tests", "concurrent", "iters", "compute", "json", "trace", "help"});
   int rank = 0, P = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);
@@ -178,6 +180,7 @@ int run_overlap(const Args& args, MPI_Comm world) {
 
   Compute compute(parse_compute(compute_name));
   const double s_per_unit = compute.calibrate();
+  if (args.has("trace")) trace::start(args.get("trace", ""));
 
   std::vector<Config> configs;
   for (const auto& a : algos)
@@ -232,6 +235,10 @@ int run_overlap(const Args& args, MPI_Comm world) {
           .add("hidden_pct", r.hidden);
       records.push_back(rec);
     }
+  }
+  if (args.has("trace")) {
+    const long n = trace::stop(world);
+    if (rank == 0) std::printf("# trace: %ld events in %s\n", n, args.get("trace", "").c_str());
   }
   if (rank == 0 && args.has("json")) write_json(args.get("json", ""), records);
   if (rank == 0) std::printf("# checksum %.3g\n", compute.checksum());

@@ -17,6 +17,7 @@
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/coll/coll.hpp"
+#include "nbfft/coll/trace.hpp"
 #include "nbfft/coll/primitives.hpp"
 #include "nbfft/coll/schedule.hpp"
 
@@ -41,6 +42,7 @@ const char* const kPrimitivesHelp = R"(nbfft-bench primitives [options]
   --tests N          test calls spread over the compute of the overlap run (default 10)
   --iters N          measured iterations (default 50), after 3 warm-up ones
   --compute KIND     cache or memory (default cache)
+  --trace FILE       record a timeline of every rank (Chrome/Perfetto trace-event JSON)
   --json FILE        one record per configuration
 )";
 
@@ -155,7 +157,7 @@ double mpi_barrier_latency(MPI_Comm mc, long iters) {
 }  // namespace
 
 int run_primitives(const Args& args, MPI_Comm world) {
-  args.allow_only({"primitive", "progress", "sizes", "receivers", "groups", "tests", "iters", "compute", "json", "help"});
+  args.allow_only({"primitive", "progress", "sizes", "receivers", "groups", "tests", "iters", "compute", "json", "trace", "help"});
   int rank = 0, P = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);
@@ -185,6 +187,7 @@ int run_primitives(const Args& args, MPI_Comm world) {
 
   Compute compute(parse_compute(compute_name));
   const double s_per_unit = compute.calibrate();
+  if (args.has("trace")) trace::start(args.get("trace", ""));
   std::vector<JsonRecord> records;
   auto emit = [&](const Row& r) {
     if (rank == 0) {
@@ -259,6 +262,10 @@ int run_primitives(const Args& args, MPI_Comm world) {
         }
       }
     }
+  }
+  if (args.has("trace")) {
+    const long n = trace::stop(world);
+    if (rank == 0) std::printf("# trace: %ld events in %s\n", n, args.get("trace", "").c_str());
   }
   if (rank == 0 && args.has("json")) write_json(args.get("json", ""), records);
   if (rank == 0) std::printf("# checksum %.3g\n", compute.checksum());
