@@ -119,7 +119,8 @@ def run(args) -> int:
         progress.finish(e.weight)
         print(f"  {e.name}: {verdict} ({secs:.0f} s)", file=sys.stderr, flush=True)
     _index(out)
-    print(f"nbfft-experiments: {len(exps)} experiments in {time.time() - t_all:.0f} s; results in {out}/index.md"
+    print(f"nbfft-experiments: {len(exps)} experiments in {time.time() - t_all:.0f} s "
+          f"({progress.run_seconds:.0f} s inside MPI runs); results in {out}/index.md"
           f"{'; failed: ' + ', '.join(failed) if failed else ''}{'; skipped: ' + ', '.join(skipped) if skipped else ''}",
           file=sys.stderr)
     rc = 1 if failed else 0

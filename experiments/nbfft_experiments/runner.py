@@ -70,7 +70,12 @@ class Launcher:
             cmd = ["mpiexec.mpich", "-n", str(np), exe, *args]
         else:
             cmd = ["mpiexec.openmpi", "--oversubscribe", "--bind-to", "none", "-n", str(np), exe, *args]
-        return (["flock", self.lock] if self.lock else []) + cmd
+        if not self.lock:
+            return cmd
+        # Under the lock, time the run itself too, so waits for the lock are not counted.
+        timer = "import subprocess,sys,time;t=time.time();r=subprocess.call(sys.argv[1:]);" \
+                "print('#ran %.2f s' % (time.time()-t));sys.exit(r)"
+        return ["flock", self.lock, sys.executable, "-c", timer, *cmd]
 
 
 class Context:
@@ -114,7 +119,9 @@ class Context:
         np = np or self.ranks
         key = (prog, tuple(args), np, tuple(sorted((env or {}).items())))
         shown = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-        shown += (" " if shown else "") + " ".join(shlex.quote(a) for a in self.launcher.command(prog, args, np) if a)
+        lockless = Launcher.command(self.launcher, prog, args, np)[5:] if self.launcher.lock else \
+            self.launcher.command(prog, args, np)
+        shown += (" " if shown else "") + " ".join(shlex.quote(a) for a in lockless if a)
         self.commands.append(shown + " --json FILE")
         if key in self.cache:
             return self.cache[key]
@@ -130,6 +137,8 @@ class Context:
             log = self.outdir / "log.txt"
             with open(log, "a") as f:
                 f.write(f"$ {' '.join(cmd)}\n# {time.time() - t0:.1f} s, rc={p.returncode}\n{p.stdout}\n")
+            ran = re.findall(r"^#ran ([0-9.]+) s$", p.stdout, re.M)
+            self.progress.run_seconds += float(ran[-1]) if ran else time.time() - t0
             if p.returncode != 0:
                 tail = "\n".join(p.stdout.strip().splitlines()[-6:])
                 raise RuntimeError(f"{prog} failed (rc={p.returncode}):\n{tail}")
@@ -172,6 +181,7 @@ class Progress:
         self.t0 = time.time()
         self.stream = stream
         self.current = ""
+        self.run_seconds = 0.0  # inside MPI runs, lock waits excluded
 
     def start(self, i: int, n: int, name: str):
         self.current = f"[{i}/{n}] {name}"
