@@ -71,6 +71,8 @@ def draw_timeline(ax, events, t0, t1, title):
             continue
         y = rows[(e["pid"], ln)]
         if e["ph"] == "X":
+            if e["name"] == "total":  # the whole transform call: it would hide its stages
+                continue
             a, b = e["ts"], e["ts"] + e["dur"]
             if b < t0 or a > t1:
                 continue
