@@ -187,7 +187,7 @@ def fig8(ctx):
     return {"sizes": sizes, "tests": tests, "caller": caller, "thread": thread}, (
         f"{v}: thread engine overlap {min(th_ov):.0f}-{max(th_ov):.0f} % over {_kib(sizes[0])}..{_kib(sizes[-1])} "
         f"(seed: ~99 %), hidden {th_hid:.0f} % at {_kib(sizes[-1])}, compute slowdown {thread[-1]['slowdown']:.2f}x; "
-        f"best caller setting {best_caller:.0f} %. On {_where(ctx)} a thread that moves bytes takes CPU from the compute.")
+        f"best caller setting {best_caller:.0f} %. On {_where(ctx)} the engine thread competes with the compute for the 2 cores.")
 
 
 @experiment(

@@ -61,8 +61,9 @@ def fig2(ctx):
     if last["MPI/NB"] <= 10 and last["NBC/NB"] > max(10.0, last["MPI/NB"]):
         v = "reproduced"
     elif wins > len(rows) / 2:
-        v = ("reproduced in shape (NBC/NB frees more than MPI/NB, but " +
-             ("nothing" if last["NBC/NB"] <= 0 else "little") + " on local ranks, where the bytes are copied by the CPU)")
+        v = "reproduced in shape (NBC/NB frees more than MPI/NB" + (
+            ", but MPI/NB still frees some with every core busy)" if last["MPI/NB"] > 10 else
+            ", but frees too little itself)")
     else:
         v = ("not reproduced because the helper thread's blocking MPI_Alltoall frees the calling thread's time "
              "even with every core busy: the caller only measures its own calls, and the slowdown shows up as a "
