@@ -309,7 +309,7 @@ def table2(ctx):
     v = "reproduced" if wins == len(rows) and best else ("reproduced in shape" if wins > len(rows) / 2 else "not reproduced")
     imp = ", ".join(f"{r['grid']}: {r['improvement_pct']:+.1f} %" for r in rows)
     hon = ", ".join(f"{r['grid']}: {100 * (r['gap_closed_vs_nonoverlapped']['thread'] or math.nan):+.0f} %" for r in rows)
-    why = "" if v == "reproduced" else f" because on {_where(ctx)} there is no network to overlap with"
+    why = f" because on {_where(ctx)} there is no network to overlap with" if v == "not reproduced" else ""
     return {"grids": grids, "fields": nv, "rows": rows, "seed": SEED_TABLE2}, (
         f"{v}{why}: thread vs blocking {imp} (seed 23.5 % .. 7.29 %); gap closed by thread against the best "
         f"non-overlapped nbfft exchange {hon}.")
