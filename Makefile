@@ -1,7 +1,8 @@
 # nbfft — the two set-up commands of the README, and the checks around them.
 #
 #   make demo          install what is missing, build, run the sine-kernel benchmark (4 local ranks)
-#   make test          install what is missing, build, run every test (ctest, real mpirun)
+#   make test          install what is missing, build, run every test (ctest, real mpirun),
+#                      then the seed experiments in quick mode (make experiments-quick)
 #   make test MPI=mpich   the same against MPICH instead of Open MPI
 #   make python-test   pip install ./python into the venv, run its pytest suite under mpirun
 #   make tsan          ThreadSanitizer build of the engine tests
@@ -39,7 +40,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test
+.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments-quick
 all: build
 
 deps:
@@ -70,6 +71,7 @@ build: deps
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory experiments-quick
 
 # The Python package, installed the way a user would (pip install ./python) against this
 # MPI's compilers, then its pytest suite under mpirun at each rank count, each run with a
@@ -85,6 +87,12 @@ python-test: venv
 	  timeout 600 $(MPIRUN) -n $$n $(PY) python/tests/mpi_pytest.py -q -x --color=no -p no:cacheprovider python/tests \
 	    || { echo "python-test: FAILED on $$n rank(s)"; exit 1; }; \
 	done
+
+# Every seed experiment in quick mode on local ranks (a few minutes), then a check that each
+# wrote its figure, verdict and a valid data.json (tools/nbfft-experiments, docs/experiments.md).
+experiments-quick: venv build
+	NBFFT_PYTHON=$(abspath $(PY)) tools/nbfft-experiments run all --quick --build $(BUILD_DIR) --mpi $(MPI) \
+	  --out $(BUILD_DIR)/results --check
 
 demo: build
 	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)

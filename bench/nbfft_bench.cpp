@@ -3,6 +3,7 @@
 #include "bench/common/main.hpp"
 #include "bench/kernels/kernels.hpp"
 #include "bench/overlap/overlap.hpp"
+#include "bench/primitives/primitives.hpp"
 #include "nbfft/coll/coll.hpp"
 
 #include <mpi.h>
@@ -66,6 +67,7 @@ const std::vector<Command>& commands() {
        nbfft::bench::kOverlapHelp, nbfft::bench::run_overlap},
       {"kernels", "seed 002's five redistribution kernels as slab transposes: comm / comp breakdown",
        nbfft::bench::kKernelsHelp, nbfft::bench::run_kernels},
+      {"primitives", "seed 003's primitives and barrier: latency and overlap, caller vs thread", nbfft::bench::kPrimitivesHelp, nbfft::bench::run_primitives},
       {"algorithms", "list the alltoall algorithms, progress engines and transports",
        "nbfft-bench algorithms [--markdown]\n",
        list_algorithms},

@@ -7,6 +7,7 @@
 #include "coll/caller_engine.hpp"
 
 #include "coll/engine_detail.hpp"
+#include "nbfft/coll/trace.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -25,7 +26,9 @@ bool HostEngine::settle() {
 }
 
 void HostEngine::progress() {
-  if (kind_ == EngineKind::Caller) advance_all();
+  if (kind_ != EngineKind::Caller || active_.empty()) return;  // nothing to drive (or trace)
+  trace::Span span("host", "progress");
+  advance_all();
 }
 
 void HostEngine::advance_all() {

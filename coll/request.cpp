@@ -1,5 +1,6 @@
 #include "nbfft/coll/request.hpp"
 
+#include "nbfft/coll/trace.hpp"
 #include "nbfft/error.hpp"
 
 #include <thread>
@@ -27,14 +28,20 @@ void Request::finish() {
 
 bool Request::test() {
   check_usable("test");
-  if (!engine_->test(*state_)) return false;
+  const double t0 = trace::enabled() ? trace::now_us() : -1;
+  const bool done = engine_->test(*state_);
+  if (t0 >= 0) trace::complete("host", "test", t0, trace::now_us());
+  if (!done) return false;
+  if (t0 >= 0) trace::async_end("exchanges", state_->sched->description, state_.get());
   finish();
   return true;
 }
 
 void Request::wait() {
   check_usable("wait");
+  const double t0 = trace::enabled() ? trace::now_us() : -1;
   engine_->wait(*state_);
+  if (t0 >= 0) trace::complete("host", "wait", t0, trace::now_us()), trace::async_end("exchanges", state_->sched->description, state_.get());
   finish();
 }
 
@@ -87,7 +94,10 @@ Request Collective::start() const {
   st->tag = impl_->comm.next_tag();  // reserved even for an empty schedule, so every rank stays in step
   st->collective_busy = impl_->busy;
   const auto& engine = impl_->comm.engine();
+  const double t0 = trace::enabled() ? trace::now_us() : -1;
+  if (t0 >= 0) trace::async_begin("exchanges", impl_->sched->description, st.get());
   engine->post(st);
+  if (t0 >= 0) trace::complete("host", "start", t0, trace::now_us());
   return Request(std::move(st), engine);
 }
 

@@ -9,6 +9,7 @@
 #include "coll/thread_engine.hpp"
 
 #include "coll/engine_detail.hpp"
+#include "nbfft/coll/trace.hpp"
 #include "nbfft/error.hpp"
 
 #include <pthread.h>
@@ -120,6 +121,7 @@ void ThreadEngine::run() {
       }
     }
     bool progressed = false, finished = false;
+    const double t0 = trace::enabled() ? trace::now_us() : -1;
     for (std::size_t i = 0; i < active.size(); ++i) {
       RequestState& st = *active[i];
       if (st.done.load(std::memory_order_relaxed)) continue;
@@ -128,6 +130,7 @@ void ThreadEngine::run() {
       progressed |= s != RequestState::Step::Pending;
       finished |= s == RequestState::Step::Done;
     }
+    if (t0 >= 0 && progressed) trace::complete("engine", "advance", t0, trace::now_us());
     if (finished) {
       active.erase(std::remove_if(active.begin(), active.end(),
                                   [](const auto& st) { return st->done.load(std::memory_order_relaxed); }),

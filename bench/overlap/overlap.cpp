@@ -7,6 +7,13 @@
 //   overheads time inside start, the test calls and wait (start is counted too: for the
 //             blocking algorithm it is the whole exchange)
 //   compute   total - overheads;   overlap % = 100 · compute / total
+//   alone     the same compute (same chunks) with nothing in flight, timed in the same
+//             iterations, interleaved with the overlapped runs (so drift hits both alike)
+//   slowdown  compute / alone: how much the communication slowed the compute down (engine
+//             thread, kernel network work and memory traffic compete for the cores)
+//   hidden %  100 · (base + alone - total) / min(base, alone): the share of the shorter
+//             activity that really disappeared (IMB-NBC); seed 000's overlap % cannot see a
+//             slowed-down compute, this can
 //
 // Every value is the median over iterations on a rank, then the mean over ranks; the
 // engine agent's CPU time per iteration is reported beside it.
@@ -16,7 +23,9 @@
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/coll/coll.hpp"
+#include "nbfft/coll/trace.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -34,7 +43,11 @@ const char* const kOverlapHelp = R"(nbfft-bench overlap [options]
   --concurrent K     K collectives outstanding at once (default 1; Fig. 10)
   --iters N          measured iterations (default 20), after 3 warm-up ones
   --compute KIND     cache (L1-resident loop) or memory (streams 64 MiB, like an FFT) (default memory)
+  --trace FILE       record a timeline of every rank (Chrome/Perfetto trace-event JSON)
   --json FILE        write one record per configuration
+  Columns: seed 000's overlap % (compute / total) and, beside it, the compute alone timed in
+  the same run, the compute slowdown under communication and the hidden share
+  100*(base + alone - total)/min(base, alone) (DESIGN.md "Measures").
 )";
 
 namespace {
@@ -50,7 +63,7 @@ struct Config {
 };
 
 struct Result {
-  double base, total, compute, overhead, overlap, engine_cpu;
+  double base, total, compute, overhead, overlap, engine_cpu, alone, slowdown, hidden;
 };
 
 class Setup {
@@ -110,8 +123,12 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
   const long units = std::max(1L, static_cast<long>(base_s / s_per_unit + 0.5));
   const long chunks = c.tests + 1;
   const auto engine = comm.engine();
-  std::vector<double> total, overhead, cpu;
+  std::vector<double> total, overhead, cpu, alone;
   for (long i = 0; i < iters; ++i) {
+    MPI_Barrier(mc);
+    const double a0 = now();
+    for (long k = 0; k < chunks; ++k) compute.run(units * (k + 1) / chunks - units * k / chunks);
+    alone.push_back(now() - a0);
     MPI_Barrier(mc);
     const double cpu0 = engine->agent_cpu_seconds();
     const double t0 = now();
@@ -132,13 +149,17 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
   r.compute = r.total - r.overhead;
   r.overlap = r.total > 0 ? 100.0 * r.compute / r.total : 0.0;
   r.engine_cpu = reduce_mean(summarize(cpu).median, mc);
+  r.alone = reduce_mean(summarize(alone).median, mc);
+  r.slowdown = r.alone > 0 ? r.compute / r.alone : 0.0;
+  const double shorter = std::min(r.base, r.alone);
+  r.hidden = shorter > 0 ? 100.0 * (r.base + r.alone - r.total) / shorter : 0.0;
   return r;
 }
 
 }  // namespace
 
 int run_overlap(const Args& args, MPI_Comm world) {
-  args.allow_only({"algorithm", "window", "progress", "sizes", "tests", "concurrent", "iters", "compute", "json", "help"});
+  args.allow_only({"algorithm", "window", "progress", "sizes", "tests", "concurrent", "iters", "compute", "json", "trace", "help"});
   int rank = 0, P = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);
@@ -159,6 +180,7 @@ int run_overlap(const Args& args, MPI_Comm world) {
 
   Compute compute(parse_compute(compute_name));
   const double s_per_unit = compute.calibrate();
+  if (args.has("trace")) trace::start(args.get("trace", ""));
 
   std::vector<Config> configs;
   for (const auto& a : algos)
@@ -177,17 +199,19 @@ int run_overlap(const Args& args, MPI_Comm world) {
     if (rank == 0) {
       std::printf("\n# overlap: %ld B per peer, %d ranks, %ld concurrent, compute=%s, %ld iters (median; mean over ranks)\n",
                   bytes, P, concurrent, compute_name.c_str(), iters);
-      std::printf("%-14s %-8s %6s %10s %10s %10s %10s %8s %11s\n", "algorithm", "progress", "tests", "base_ms",
-                  "total_ms", "compute_ms", "overhd_ms", "overlap%", "engine_cpu%");
+      std::printf("%-14s %-8s %6s %10s %10s %10s %10s %8s %10s %8s %8s %11s\n", "algorithm", "progress", "tests",
+                  "base_ms", "total_ms", "compute_ms", "overhd_ms", "overlap%", "alone_ms", "slowdown", "hidden%",
+                  "engine_cpu%");
     }
     for (Config c : configs) {
       c.bytes = bytes;
       coll::Comm comm(world, c.engine);
       Result r = measure(comm, c, compute, s_per_unit, iters);
       if (rank == 0) {
-        std::printf("%-14s %-8s %6ld %10.3f %10.3f %10.3f %10.3f %8.1f %11.1f\n", c.algo.str().c_str(),
-                    coll::engine_name(c.engine), c.tests, 1e3 * r.base, 1e3 * r.total, 1e3 * r.compute,
-                    1e3 * r.overhead, r.overlap, r.total > 0 ? 100.0 * r.engine_cpu / r.total : 0.0);
+        std::printf("%-14s %-8s %6ld %10.3f %10.3f %10.3f %10.3f %8.1f %10.3f %8.2f %8.1f %11.1f\n",
+                    c.algo.str().c_str(), coll::engine_name(c.engine), c.tests, 1e3 * r.base, 1e3 * r.total,
+                    1e3 * r.compute, 1e3 * r.overhead, r.overlap, 1e3 * r.alone, r.slowdown, r.hidden,
+                    r.total > 0 ? 100.0 * r.engine_cpu / r.total : 0.0);
         std::fflush(stdout);
       }
       JsonRecord rec;
@@ -205,9 +229,16 @@ int run_overlap(const Args& args, MPI_Comm world) {
           .add("compute_s", r.compute)
           .add("overhead_s", r.overhead)
           .add("overlap_pct", r.overlap)
-          .add("engine_cpu_s", r.engine_cpu);
+          .add("engine_cpu_s", r.engine_cpu)
+          .add("compute_alone_s", r.alone)
+          .add("slowdown", r.slowdown)
+          .add("hidden_pct", r.hidden);
       records.push_back(rec);
     }
+  }
+  if (args.has("trace")) {
+    const long n = trace::stop(world);
+    if (rank == 0) std::printf("# trace: %ld events in %s\n", n, args.get("trace", "").c_str());
   }
   if (rank == 0 && args.has("json")) write_json(args.get("json", ""), records);
   if (rank == 0) std::printf("# checksum %.3g\n", compute.checksum());

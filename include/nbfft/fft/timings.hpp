@@ -8,6 +8,8 @@
 // finished z plane into the user's array).
 #pragma once
 
+#include "nbfft/coll/trace.hpp"
+
 #include <chrono>
 
 namespace nbfft::fft {
@@ -19,6 +21,16 @@ struct Timings {
   double total = 0;         // whole calls
 
   static constexpr int kPhases = 8;
+  static const char* phase_name(double Timings::*p) {
+    for (int k = 0; k < kPhases; ++k)
+      if (member(k) == p) return phase_name(k);
+    return "?";
+  }
+  static double Timings::*member(int k) {
+    static double Timings::*const m[kPhases] = {&Timings::fft_x, &Timings::fft_y,  &Timings::fft_z, &Timings::pack,
+                                                  &Timings::unpack, &Timings::row, &Timings::col,   &Timings::total};
+    return m[k];
+  }
   static const char* phase_name(int k) {
     static const char* names[kPhases] = {"fft_x", "fft_y", "fft_z", "pack", "unpack", "row", "col", "total"};
     return names[k];
@@ -34,21 +46,29 @@ struct Timings {
   }
 };
 
-// Adds the time since the previous mark to a phase; a no-op without a Timings.
+// Adds the time since the previous mark to a phase; a no-op without a Timings, unless a
+// trace is being recorded (nbfft/coll/trace.hpp): then every mark is also a span on the
+// rank's "fft" lane, so the timeline shows the stages without touching the plans.
 class PhaseClock {
  public:
-  explicit PhaseClock(Timings* t) : t_(t) {
-    if (t_) last_ = std::chrono::steady_clock::now();
+  explicit PhaseClock(Timings* t) : t_(t), trace_(trace::enabled()) {
+    if (t_ || trace_) last_ = std::chrono::steady_clock::now();
   }
   void mark(double Timings::*phase) {
-    if (!t_) return;
+    if (!t_ && !trace_) return;
     const auto now = std::chrono::steady_clock::now();
-    t_->*phase += std::chrono::duration<double>(now - last_).count();
+    if (t_) t_->*phase += std::chrono::duration<double>(now - last_).count();
+    if (trace_) {
+      using us = std::chrono::duration<double, std::micro>;
+      trace::complete("fft", Timings::phase_name(phase), us(last_.time_since_epoch()).count(),
+                      us(now.time_since_epoch()).count());
+    }
     last_ = now;
   }
 
  private:
   Timings* t_;
+  bool trace_;
   std::chrono::steady_clock::time_point last_{};
 };
 

@@ -1,0 +1,3 @@
+from nbfft_experiments.cli import main
+
+raise SystemExit(main())
