@@ -88,11 +88,11 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
                         coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
           results.push_back(std::move(r));
         }
-  if (!a.tune.empty()) {
+  for (const auto& effort : a.tune) {
     // The tuner's choice for this grid, ranks and field count, as one more run. It times
     // its candidates with the same options nbfft-sine uses (normalized forward).
     fft::TuneSettings s;
-    s.effort = fft::parse_tune_effort(a.tune);
+    s.effort = fft::parse_tune_effort(effort);
     s.budget_seconds = a.tune_budget;
     s.fields = a.fields;
     s.wisdom_path = a.tune_wisdom;
@@ -101,12 +101,13 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
       base.m1 = a.grids[0].first;
       base.m2 = a.grids[0].second;
     }
+    fft::forget_tuning();  // each effort searches for itself (a wisdom file still answers)
     const fft::TuneReport report = fft::tune(MPI_COMM_WORLD, a.n, base, s);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::cout << report << std::flush;
+    if (rank == 0) std::cout << "[" << effort << "] " << report << std::flush;
     Result r;
-    r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned");
+    r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned-" + effort);
     results.push_back(std::move(r));
   }
   if (results.empty()) {

@@ -46,10 +46,11 @@ usage: mpirun -n P nbfft-sine [options]
                            the same grid and report nbfft's time as a ratio of it
   --sequential             run each configuration's iterations back to back instead of
                            interleaving them round-robin
-  --autotune EFFORT        also run the configuration the plan-time tuner picks for this grid,
-                           ranks and --fields (quick, thorough or exhaustive): it prints what
-                           it tried and why, and the run is labelled "tuned". (Not --tune:
-                           Open MPI's mpirun takes that option for itself.)
+  --autotune LIST          also run the configuration the plan-time tuner picks for this grid,
+                           ranks and --fields with each effort (quick, thorough, exhaustive):
+                           it prints what it tried and why; runs are labelled tuned-EFFORT,
+                           so "quick,exhaustive" measures the greedy choice against the full
+                           sweep's in one run. (Not --tune: Open MPI's mpirun takes that.)
   --autotune-budget S      seconds the tuner may spend (default 20)
   --autotune-wisdom FILE   remember the tuner's choice in FILE; a later run with the same
                            grid, ranks, fields, MPI and host reuses it without trials
@@ -135,8 +136,8 @@ SineArgs parse_sine_args(const bench::Args& args) {
   if (b != "fftw-mpi" && b != "none") throw Error("--baseline: only 'fftw-mpi' (or 'none') is known, got '" + b + "'");
   a.baseline = b == "none" ? "" : b;
   if (args.has("autotune")) {
-    a.tune = args.get("autotune", "quick");
-    fft::parse_tune_effort(a.tune);  // validates
+    a.tune = args.get_list("autotune", "quick");
+    for (const auto& e : a.tune) fft::parse_tune_effort(e);  // validates
   }
   a.tune_budget = args.get_double("autotune-budget", 20, 0.001, 1e6);
   a.tune_wisdom = args.get("autotune-wisdom", "");

@@ -29,7 +29,7 @@ struct SineArgs {
   int iters = 10, warmup = 1;
   fft::Effort effort = fft::Effort::Measure;
   std::string wisdom, json, baseline;
-  std::string tune;         // "" or a TuneEffort name: add the tuner's choice as a run
+  std::vector<std::string> tune;  // TuneEffort names: each adds the tuner's choice as a run
   double tune_budget = 20;  // seconds
   std::string tune_wisdom;  // the tuner's memory across runs
   bool sequential = false, help = false;
