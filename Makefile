@@ -22,6 +22,7 @@ ifeq ($(MPI),mpich)
              -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DNBFFT_WITH_FFTW_MPI=OFF
   MPIRUN   = mpiexec.mpich
   DEMO_BASELINE =
+  PERF_MPI_ARGS = --no-fftw-mpi
 else ifeq ($(MPI),openmpi)
   MPI_ARGS = -DMPI_C_COMPILER=mpicc.openmpi -DMPI_CXX_COMPILER=mpicxx.openmpi \
              -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
@@ -40,7 +41,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments-quick
+.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments-quick performance
 all: build
 
 deps:
@@ -93,6 +94,15 @@ python-test: venv
 experiments-quick: venv build
 	NBFFT_PYTHON=$(abspath $(PY)) tools/nbfft-experiments run all --quick --build $(BUILD_DIR) --mpi $(MPI) \
 	  --out $(BUILD_DIR)/results --check
+
+# docs/performance.md: nbfft (default and tuned) against FFTW-MPI, mpi4py-fft and FFTW's
+# threaded serial transform, one command (~10 min at 128^3 and 256^3 on 1, 2, 4 ranks;
+# PERF_ARGS="--grids 128,256,512" for more). mpi4py-fft is installed into the venv for it.
+PERF_ARGS ?=
+performance: venv build
+	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
+	$(PY) -m pip install -q mpi4py-fft
+	$(PY) bench/compare/performance.py --build $(BUILD_DIR) --mpirun "$(MPIRUN)" $(PERF_MPI_ARGS) $(PERF_ARGS)
 
 demo: build
 	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --proc-grid 2x2 --iters 10 $(DEMO_BASELINE)
