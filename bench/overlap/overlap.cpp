@@ -21,6 +21,7 @@
 
 #include "bench/common/compute.hpp"
 #include "bench/common/json.hpp"
+#include "bench/common/overlap_metrics.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/coll/coll.hpp"
 #include "nbfft/coll/trace.hpp"
@@ -146,13 +147,13 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
   r.base = reduce_mean(base_s, mc);
   r.total = reduce_mean(summarize(total).median, mc);
   r.overhead = reduce_mean(summarize(overhead).median, mc);
-  r.compute = r.total - r.overhead;
-  r.overlap = r.total > 0 ? 100.0 * r.compute / r.total : 0.0;
   r.engine_cpu = reduce_mean(summarize(cpu).median, mc);
   r.alone = reduce_mean(summarize(alone).median, mc);
-  r.slowdown = r.alone > 0 ? r.compute / r.alone : 0.0;
-  const double shorter = std::min(r.base, r.alone);
-  r.hidden = shorter > 0 ? 100.0 * (r.base + r.alone - r.total) / shorter : 0.0;
+  const OverlapMetrics m = overlap_metrics(r.base, r.total, r.overhead, r.alone);
+  r.compute = m.compute;
+  r.overlap = m.overlap_pct;
+  r.slowdown = m.slowdown;
+  r.hidden = m.hidden_pct;
   return r;
 }
 

@@ -15,6 +15,7 @@
 
 #include "bench/common/compute.hpp"
 #include "bench/common/json.hpp"
+#include "bench/common/overlap_metrics.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/coll/coll.hpp"
 #include "nbfft/coll/trace.hpp"
@@ -135,11 +136,10 @@ void measure(const coll::Collective& c, MPI_Comm mc, Compute& compute, double s_
   row.total = reduce_max(summarize(total).median, mc);
   row.overhead = reduce_max(summarize(over).median, mc);
   row.alone = reduce_max(summarize(alone).median, mc);
-  const double comp = row.total - row.overhead;
-  row.overlap = row.total > 0 ? 100.0 * comp / row.total : 0;
-  row.slowdown = row.alone > 0 ? comp / row.alone : 0;
-  const double shorter = std::min(row.latency, row.alone);
-  row.hidden = shorter > 0 ? 100.0 * (row.latency + row.alone - row.total) / shorter : 0;
+  const OverlapMetrics m = overlap_metrics(row.latency, row.total, row.overhead, row.alone);
+  row.overlap = m.overlap_pct;
+  row.slowdown = m.slowdown;
+  row.hidden = m.hidden_pct;
 }
 
 double mpi_barrier_latency(MPI_Comm mc, long iters) {
