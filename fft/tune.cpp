@@ -3,6 +3,7 @@
 #include "nbfft/fft/tune.hpp"
 
 #include "nbfft/agree.hpp"
+#include "nbfft/atomic_file.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/decomposition.hpp"
@@ -18,8 +19,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-
-#include <unistd.h>
 
 namespace nbfft::fft {
 
@@ -95,18 +94,14 @@ void write_wisdom(MPI_Comm comm, const std::string& path, const std::map<std::st
   MPI_Comm_rank(comm, &rank);
   std::string error;
   if (rank == 0) {
-    // Temporary name beside the target, then rename: a failed write never loses the old file.
-    const std::string tmp = path + ".tmp" + std::to_string(static_cast<long>(::getpid()));
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << kMagic << "\n";
-      for (const auto& [k, v] : entries) out << k << "\t" << v << "\n";
-      out.flush();
-      if (!out) error = "cannot write tuning wisdom '" + tmp + "'";
+    std::ostringstream text;
+    text << kMagic << "\n";
+    for (const auto& [k, v] : entries) text << k << "\t" << v << "\n";
+    try {
+      write_file_atomic(path, text.str());  // a failed write never loses the old file
+    } catch (const Error& e) {
+      error = e.message();
     }
-    if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
-      error = "cannot rename '" + tmp + "' to '" + path + "'";
-    if (!error.empty()) std::remove(tmp.c_str());
   }
   agree_message(comm, error, ErrorCode::Io);
 }
