@@ -30,27 +30,33 @@ Box3 chunk_of(Box3 box, int axis, std::int64_t cp, int k) {
 
 // Every count, offset and stride of both directions, from the boxes alone.
 Exchange::Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide side1, int slow, std::int64_t chunk_planes,
-                   int depth, std::int64_t own_pitch, coll::Comm comm, coll::Transport transport)
+                   int depth, std::int64_t own_pitch, coll::Comm comm, coll::Transport transport,
+                   ExchangeLayout layout)
     : name_(std::move(name)), me_(me), depth_(depth), cp_(std::max<std::int64_t>(0, chunk_planes)),
       own_pitch_(own_pitch), side_{std::move(side0), std::move(side1)}, comm_(std::move(comm)),
-      transport_(std::move(transport)) {
-  const int m = ranks(), other = 3 - slow;  // x (0) is always fastest
+      transport_(std::move(transport)), layout_(layout) {
+  const int m = ranks();
   for (Dir d : {kForward, kBackward}) {
     const ExchangeSide& S = side_[send_side(d)];
     const ExchangeSide& R = side_[1 - send_side(d)];
+    // Chunks cut the sender's box, or with chunk_by_side0 on a backward exchange the receiver's.
+    const bool by_sender = chunks_follow_sender(d);
+    const ExchangeSide& Ck = by_sender ? S : R;
     int K = 1;
     if (cp_ > 0)
-      for (const Box3& b : S.box) K = std::max<int>(K, static_cast<int>((b.n[S.plane_axis] + cp_ - 1) / cp_));
+      for (const Box3& b : Ck.box) K = std::max<int>(K, static_cast<int>((b.n[Ck.plane_axis] + cp_ - 1) / cp_));
     send_[d].assign(K, std::vector<Block>(m));
     recv_[d].assign(K, std::vector<Block>(m));
     counts_[d].assign(K, {});
+    side0_end_[d].assign(K, 0);
     std::int64_t off[2] = {0, 0};
     auto place = [&](const Box3& box, int side, bool own) {
       Block b{box, side, off[side], {1, 0, 0}};
+      const int sl = own && layout_.own_first_z ? 2 : slow, other = 3 - sl;  // x (0) is always fastest
       const std::int64_t pitch = own && m == 1 && own_pitch_ > 0 ? own_pitch_ : box.n[0];
       b.stride[other] = pitch;
-      b.stride[slow] = pitch * box.n[other];
-      off[side] += pitch * box.n[other] * box.n[slow];
+      b.stride[sl] = pitch * box.n[other];
+      off[side] += pitch * box.n[other] * box.n[sl];
       return b;
     };
     for (int k = 0; k < K; ++k) {
@@ -59,9 +65,16 @@ Exchange::Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide si
       c.send_displs.assign(m, 0);
       c.recv_counts.assign(m, 0);
       c.recv_displs.assign(m, 0);
-      for (int p = 0; p < m; ++p) {
-        const Box3 sb = intersect(chunk_of(S.box[me], S.plane_axis, cp_, k), R.box[p]);
-        const Box3 rb = intersect(chunk_of(S.box[p], S.plane_axis, cp_, k), R.box[me]);
+      // With own_first_z the own block takes the front of side 1 (no chunking then).
+      std::vector<int> order;
+      if (layout_.own_first_z) order.push_back(me);
+      for (int p = 0; p < m; ++p)
+        if (!layout_.own_first_z || p != me) order.push_back(p);
+      for (int p : order) {
+        const Box3 sb = by_sender ? intersect(chunk_of(S.box[me], S.plane_axis, cp_, k), R.box[p])
+                                  : intersect(S.box[me], chunk_of(R.box[p], R.plane_axis, cp_, k));
+        const Box3 rb = by_sender ? intersect(chunk_of(S.box[p], S.plane_axis, cp_, k), R.box[me])
+                                  : intersect(S.box[p], chunk_of(R.box[me], R.plane_axis, cp_, k));
         Block& s = send_[d][k][p];
         Block& r = recv_[d][k][p];
         // Side 1 holds every block (own included); side 0 only the peers'.
@@ -78,6 +91,7 @@ Exchange::Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide si
         c.recv_counts[p] = rb.count();
         c.recv_displs[p] = r.off;
       }
+      side0_end_[d][static_cast<std::size_t>(k)] = off[0];
     }
     for (int side = 0; side < 2; ++side) size_[side] = std::max(size_[side], off[side]);
   }
@@ -106,17 +120,19 @@ void Exchange::describe(std::ostream& os) const {
     os << ", bulk";
 }
 
-Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t) {
+Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes,
+                           int depth, ExchangeLayout layout) {
   ExchangeSide x, y;  // X-pencil after the x FFT, Y-pencil: both walk z planes, rows y
   for (int p = 0; p < d.m1; ++p) {
     x.box.push_back(Box3::from({0, d.xc}, d.row_y(p), d.col_z(d.j)));
     y.box.push_back(Box3::from(d.row_x(p), {0, d.n[1]}, d.col_z(d.j)));
   }
-  return Exchange("ROW", d.i, std::move(x), std::move(y), /*slow=*/2, 0, 0, 0, std::move(comm), std::move(t));
+  return Exchange("ROW", d.i, std::move(x), std::move(y), /*slow=*/2, chunk_planes, depth, 0, std::move(comm),
+                  std::move(t), layout);
 }
 
 Exchange make_col_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes,
-                           int depth, std::int64_t own_pitch) {
+                           int depth, std::int64_t own_pitch, ExchangeLayout layout) {
   ExchangeSide y, z;  // Y-pencil: z planes, rows y; Z-pencil: y planes, rows z
   z.plane_axis = 1;
   z.row_axis = 2;
@@ -125,7 +141,7 @@ Exchange make_col_exchange(const Decomposition& d, coll::Comm comm, coll::Transp
     z.box.push_back(Box3::from(d.row_x(d.i), d.col_y(q), {0, d.n[2]}));
   }
   return Exchange("COL", d.j, std::move(y), std::move(z), /*slow=*/1, chunk_planes, depth, own_pitch, std::move(comm),
-                  std::move(t));
+                  std::move(t), layout);
 }
 
 }  // namespace nbfft::fft

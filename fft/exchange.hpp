@@ -24,6 +24,12 @@
 // `depth` is how many started chunks may be in flight while the next planes are
 // transformed: 0 = all of them (the plane pipeline, seed 001 §5), 1 = seed 002's per-plane
 // kernels (chunk k completes after chunk k+1 has been started).
+//
+// The lean workspace (Options::lean_workspace, docs/fft.md "Memory") asks two more things
+// of a layout: chunks of both directions cut along side 0's planes (backward: the
+// receiver's, so that every chunk's receive blocks are one z plane of the X- or
+// Y-pencil, laid out plane after plane), and the own block of side 1 stored first with z
+// slowest (the Y stage then writes it behind its own reads of the same buffer).
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
@@ -83,6 +89,12 @@ struct Block {
   std::array<std::int64_t, 3> stride{1, 0, 0};
 };
 
+// Layout choices beyond the defaults (all off: the fast layout of the default workspace).
+struct ExchangeLayout {
+  bool chunk_by_side0 = false;  // backward chunks follow side 0's (the receiver's) planes
+  bool own_first_z = false;     // side 1's own block first, z slowest
+};
+
 class Exchange {
  public:
   Exchange() = default;
@@ -90,7 +102,8 @@ class Exchange {
   // pitch of the own block when the exchange has one rank (then side 1's buffer is this
   // rank's padded pencil and a side-1 stage reads it in place; 0 = tight).
   Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide side1, int slow, std::int64_t chunk_planes,
-           int depth, std::int64_t own_pitch, coll::Comm comm, coll::Transport transport);
+           int depth, std::int64_t own_pitch, coll::Comm comm, coll::Transport transport,
+           ExchangeLayout layout = {});
 
   const std::string& name() const { return name_; }
   int ranks() const { return static_cast<int>(side_[0].box.size()); }
@@ -102,6 +115,13 @@ class Exchange {
   std::int64_t chunk_begin(Dir d, int k) const { return std::min(k * step(d), planes(send_side(d))); }
   std::int64_t chunk_end(Dir d, int k) const { return std::min((k + 1) * step(d), planes(send_side(d))); }
   std::int64_t planes(int side) const { return mine(side).n[side_[side].plane_axis]; }
+  // Planes of the stage that feeds direction d's exchange (its send side).
+  std::int64_t send_planes(Dir d) const { return planes(send_side(d)); }
+  // Whether chunk k of d holds the sender's planes [chunk_begin, chunk_end) (else each
+  // chunk needs every plane of the sending stage: it starts after the whole stage).
+  bool chunks_follow_sender(Dir d) const { return !layout_.chunk_by_side0 || d == kForward; }
+  // Elements of side 0's buffer up to the end of chunk k of d (chunk-major layout).
+  std::int64_t side0_end(Dir d, int k) const { return side0_end_[d][static_cast<std::size_t>(k)]; }
   std::int64_t buffer_elems(int side) const { return size_[side]; }
   const Box3& mine(int side) const { return side_[side].box[static_cast<std::size_t>(me_)]; }
 
@@ -112,6 +132,11 @@ class Exchange {
   template <typename C>
   void scatter(Dir d, const C* plane, std::int64_t ld, std::int64_t u, C* const buf[2]) const {
     const int s = send_side(d);
+    if (!chunks_follow_sender(d)) {  // plane u has a part in every chunk
+      for (const auto& chunk : send_[d])
+        for (const Block& b : chunk) copy(b, s, const_cast<C*>(plane), ld, u, buf, true);
+      return;
+    }
     const int k = static_cast<int>(cp_ > 0 ? u / cp_ : 0);
     for (const Block& b : send_[d][static_cast<std::size_t>(k)]) copy(b, s, const_cast<C*>(plane), ld, u, buf, true);
   }
@@ -165,13 +190,16 @@ class Exchange {
   };
   std::vector<Counts> counts_[2];               // [dir][chunk]
   std::int64_t size_[2] = {0, 0};               // elements of each side's buffer
+  std::vector<std::int64_t> side0_end_[2];      // [dir][chunk]
   coll::Comm comm_;
   coll::Transport transport_;
+  ExchangeLayout layout_;
 };
 
 // The ROW and COL exchanges of a decomposition (peer boxes from its split).
-Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t);
+Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes = 0,
+                           int depth = 0, ExchangeLayout layout = {});
 Exchange make_col_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes,
-                           int depth, std::int64_t own_pitch);
+                           int depth, std::int64_t own_pitch, ExchangeLayout layout = {});
 
 }  // namespace nbfft::fft

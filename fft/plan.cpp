@@ -25,6 +25,7 @@ struct Plan::Impl {
   struct Typed {
     std::unique_ptr<const Transform<T>> tr;
     std::vector<std::unique_ptr<fft::Workspace<T>>> ws;
+    std::string note;  // why a lean workspace was asked for and not made
     std::vector<fft::Workspace<T>*> ptrs() const {
       std::vector<fft::Workspace<T>*> p;
       for (const auto& w : ws) p.push_back(w.get());
@@ -65,6 +66,7 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
           {"col_chunk_planes", str(o.col_chunk_planes)},
           {"col_depth", str(o.col_depth)},
           {"fields_in_flight", str(o.fields_in_flight)},
+          {"lean_workspace", o.lean_workspace ? "true" : "false"},
           {"allow_empty", o.allow_empty ? "true" : "false"}};
 }
 
@@ -83,7 +85,22 @@ std::unique_ptr<Workspace<T>> add_workspace(const Transform<T>& tr, MPI_Comm com
 template <typename T>
 void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
            const coll::Comm& row, const coll::Comm& col) {
-  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col); });
+  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col, comm); });
+  // A lean layout that does not fit on one rank is dropped on all (their exchanges must match).
+  if (o.lean_workspace) {
+    int bad = !p.tr->lean(), all = 0;
+    check_mpi(MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
+    int any = 0;
+    check_mpi(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, comm), "MPI_Allreduce");
+    if (any && !all) {
+      Options fallback = o;
+      fallback.lean_workspace = false;
+      p.note = p.tr->lean_note().empty() ? "the lean layout does not fit another rank's array" : p.tr->lean_note();
+      agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, fallback, flags, row, col, comm); });
+    } else if (any) {
+      p.note = p.tr->lean_note();
+    }
+  }
   const int n = p.tr->fields_pipeline() ? o.fields_in_flight : 1;
   for (int k = 0; k < n; ++k) p.ws.push_back(add_workspace(*p.tr, comm));
 }
@@ -207,6 +224,10 @@ std::size_t Plan::workspace_bytes() const {
   });
 }
 
+bool Plan::lean_workspace() const {
+  return impl().visit([](const auto& t) { return t.tr->lean(); });
+}
+
 void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p) const {
   const Options& o = impl().opt;
   const bool r2c = o.transform == TransformKind::R2C;
@@ -226,13 +247,16 @@ namespace {
 // What is wrong with the user's buffers on this rank ("" if nothing).
 std::string buffer_error(const char* what, const void* in, std::size_t in_have, std::size_t in_need,
                          const void* out, std::size_t out_have, std::size_t out_need,
-                         std::size_t inplace_need) {
+                         std::size_t inplace_need, bool in_place_only) {
   std::string err;
   const char* i = static_cast<const char*>(in);
   const char* o = static_cast<const char*>(out);
   auto missing = [](const void* p, std::size_t need) { return p == nullptr && need > 0; };
   if (missing(in, in_need) || missing(out, out_need)) {
     err = std::string(what) + ": null buffer for a non-empty box";
+  } else if (in_place_only && i != o) {
+    err = std::string(what) + ": the plan has a lean workspace (Options::lean_workspace), which uses the "
+          "caller's array as exchange buffer, so it transforms in place only: pass the same array as input and output";
   } else if (i == o && in_need + out_need > 0) {
     const std::size_t have = std::min(in_have, out_have);
     if (have < inplace_need)
@@ -254,9 +278,11 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
 // Checks sizes and aliasing of the user's buffers on every rank together.
 void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
                    std::size_t in_need, const void* out, std::size_t out_have,
-                   std::size_t out_need, std::size_t inplace_need) {
-  agree_message(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need));
+                   std::size_t out_need, std::size_t inplace_need, bool in_place_only) {
+  agree_message(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only));
 }
+
+
 
 }  // namespace
 
@@ -288,7 +314,7 @@ void Plan::one_bytes(bool forward, const void* in, std::size_t in_b, void* out, 
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
   check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                forward ? out_bytes() : in_bytes(), inplace_bytes());
+                forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
   const Dir d = forward ? kForward : kBackward;
   impl().visit([&](const auto& p) {
     using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
@@ -399,7 +425,7 @@ Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, 
   p.impl_->busy = &busy;
   try {
     check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                  forward ? out_bytes() : in_bytes(), inplace_bytes());
+                  forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
     const Dir d = forward ? kForward : kBackward;
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
@@ -432,7 +458,7 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
   else if (nv_in > 0 && (in == nullptr || out == nullptr))
     err = std::string(what) + ": null array of field pointers";
   for (std::size_t k = 0; err.empty() && k < nv_in; ++k) {
-    err = buffer_error(what, in[k], in_b, need_in, out[k], out_b, need_out, inplace_bytes());
+    err = buffer_error(what, in[k], in_b, need_in, out[k], out_b, need_out, inplace_bytes(), lean_workspace());
     if (!err.empty()) err += " (field " + std::to_string(k) + ")";
   }
   // Different fields must not share memory: the pipeline writes one field's output while
@@ -488,6 +514,8 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
       }
     }
     os << "  workspaces: " << t.ws.size() << " (one per field in flight), " << plan.workspace_bytes() << " bytes";
+    if (t.tr->lean()) os << ", lean (in place only)";
+    if (!t.note.empty()) os << ", not lean: " << t.note;
   });
   return os;
 }

@@ -1,5 +1,6 @@
 #include "fft/transform.hpp"
 
+#include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
 
@@ -18,13 +19,12 @@ FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
 }
 
 template <typename T>
-Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col)
+Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
+                        MPI_Comm agree)
     : d_(d),
       in_elem_(o.transform == TransformKind::R2C ? sizeof(T) : sizeof(C)),
       progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks),
-      row_(d.m1 > 1 ? make_row_exchange(d, std::move(row), o.row_transport) : Exchange()),
-      col_(make_col_exchange(d, std::move(col), o.col_transport, d.m2 > 1 ? o.col_chunk_planes : 0, o.col_depth,
-                             padded_ld<C>(d.y_pencil.n[0]))) {
+      agree_(agree) {
   nx_ = d.n[0];
   nyi_ = d.x_pencil.n[1];
   nzc_ = d.x_pencil.n[2];
@@ -38,19 +38,34 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
 
+  // The lean layout when asked for and it fits this rank's array. The plan agrees on it:
+  // when it does not fit on some rank, every rank plans again without it.
+  if (o.lean_workspace && d.m1 * d.m2 > 1) {
+    make_exchanges(d, o, row, col, true);
+    lean_ = true;
+    lean_note_ = lean_problem();
+    lean_ = lean_note_.empty();
+  } else if (o.lean_workspace) {
+    lean_note_ = "one rank: there is no exchange to save memory on";
+  }
+  if (!lean_) make_exchanges(d, o, row, col, false);
+
   // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
   using T_ = Transform<T>;
+  const bool lean_y = lean_ && d.m2 > 1;  // the pencils' backward Y stage writes A behind its reads
   if (d.m1 > 1) {
-    path_[kForward] = {{&T_::template forward_x<kRow>, kRow, false, 0},
-                       {&T_::template middle_y<kForward>, kCol, false, 0},
-                       {&T_::forward_z, kCol, true, nyj_}};
-    path_[kBackward] = {{&T_::backward_z, kCol, false, 0},
-                        {&T_::template middle_y<kBackward>, kRow, false, 0},
-                        {&T_::template backward_x<kRow>, kRow, true, nzc_}};
+    path_[kForward] = {{&T_::template forward_x<kRow>, kRow, false, 0, false},
+                       {&T_::template middle_y<kForward>, kCol, false, 0, false},
+                       {&T_::forward_z, kCol, true, nyj_, false}};
+    path_[kBackward] = {{&T_::backward_z, kCol, false, 0, false},
+                        {&T_::template middle_y<kBackward>, kRow, false, 0, lean_y},
+                        {&T_::template backward_x<kRow>, kRow, true, nzc_, lean_}};
     split_[kForward] = 1;
   } else {
-    path_[kForward] = {{&T_::template forward_x<kCol>, kCol, false, 0}, {&T_::forward_z, kCol, true, nyj_}};
-    path_[kBackward] = {{&T_::backward_z, kCol, false, 0}, {&T_::template backward_x<kCol>, kCol, true, nzc_}};
+    path_[kForward] = {{&T_::template forward_x<kCol>, kCol, false, 0, false},
+                       {&T_::forward_z, kCol, true, nyj_, false}};
+    path_[kBackward] = {{&T_::backward_z, kCol, false, 0, false},
+                        {&T_::template backward_x<kCol>, kCol, true, nzc_, lean_}};
   }
 
   // Planned on buffers of the workspace's alignment (fftw_malloc); the measuring planner
@@ -73,10 +88,62 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   fz_bwd_ = LocalFft<T>(FftKind::Backward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
 }
 
+// Lean: the first exchange one collective per plane (chunks of side 0's planes both
+// ways); on pencils the COL exchange bulk with its own block first, z slowest, and on
+// M2 = 1 the COL own block tight (it is the output's layout, in U).
+template <typename T>
+void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row,
+                                  const coll::Comm& col, bool lean) {
+  const bool slabs = d.m1 == 1;
+  row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? 1 : 0, 0, {lean, false}) : Exchange();
+  std::int64_t cp = d.m2 > 1 ? o.col_chunk_planes : 0;
+  if (lean) cp = slabs ? 1 : 0;
+  col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : padded_ld<C>(d.y_pencil.n[0]),
+                           {lean && slabs, lean && !slabs && d.m2 > 1});
+}
+
+template <typename T>
+std::size_t Transform<T>::inplace_bytes() const {
+  return std::max<std::size_t>(static_cast<std::size_t>(nx_ * nyi_ * nzc_) * in_elem_,
+                               sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nz_));
+}
+
+// Whether the lean layout fits this rank's in-place array: every chunk k of the first
+// exchange must end below the end of the user's plane k (a complex plane after the x FFT
+// is about twice a real one: with M ranks the peers' part is (M-1)/M of it), and all that
+// lives in U must fit in it.
+template <typename T>
+std::string Transform<T>::lean_problem() const {
+  const Exchange& first = d_.m1 > 1 ? row_ : col_;
+  const std::size_t plane = static_cast<std::size_t>(nx_ * nyi_) * in_elem_;
+  for (Dir dir : {kForward, kBackward})
+    for (int k = 0; k < first.chunks(dir); ++k)
+      if (sizeof(C) * static_cast<std::size_t>(first.side0_end(dir, k)) > plane * static_cast<std::size_t>(k + 1))
+        return "x is too short for the lean layout on this many ranks (a plane's blocks for the other ranks "
+               "outgrow the plane they replace)";
+  for (ExchangeId e : {kRow, kCol})
+    for (int s = 0; s < 2; ++s)
+      if (in_user(e, s) && sizeof(C) * static_cast<std::size_t>(exchange(e).buffer_elems(s)) > inplace_bytes())
+        return "an exchange buffer outgrows the in-place array on this uneven grid";
+  return "";
+}
+
 template <typename T>
 std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
   auto w = std::make_unique<Workspace<T>>();
   w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, d_.n[1] * ldy_, nz_ * ldy_}));
+  if (lean_) {
+    std::int64_t a = 0;
+    for (ExchangeId e : {kRow, kCol})
+      for (int s = 0; s < 2; ++s)
+        if (!in_user(e, s)) a = std::max(a, exchange(e).buffer_elems(s));
+    w->shared = FftwBuffer(sizeof(C) * a);
+    w->stand_in = FftwBuffer(64);
+    for (ExchangeId e : {kRow, kCol})
+      for (int s = 0; s < 2; ++s) w->side[e][s] = static_cast<C*>(in_user(e, s) ? w->stand_in.get() : w->shared.get());
+    w->user = nullptr;  // bound at the first transform, on the caller's array (attach)
+    return w;
+  }
   for (ExchangeId e : {kRow, kCol})
     for (int s = 0; s < 2; ++s) {
       w->buf[e][s] = FftwBuffer(sizeof(C) * exchange(e).buffer_elems(s));
@@ -86,7 +153,27 @@ std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
 }
 
 template <typename T>
+void Transform<T>::attach(Workspace<T>& w, const void* user) const {
+  if (!lean_) return;
+  const void* u = user ? user : w.stand_in.get();  // empty boxes pass null
+  int moved = u != w.user, any = 0;
+  check_mpi(MPI_Allreduce(&moved, &any, 1, MPI_INT, MPI_LOR, agree_), "MPI_Allreduce");
+  if (!any) return;
+  for (ExchangeId e : {kRow, kCol})
+    for (int s = 0; s < 2; ++s)
+      if (in_user(e, s)) w.side[e][s] = static_cast<C*>(const_cast<void*>(u));
+  w.user = u;
+  try {
+    for (ExchangeId e : {kRow, kCol}) agree(agree_, [&] { bind(w, e); });
+  } catch (...) {
+    w.user = nullptr;  // half bound: bind again next time
+    throw;
+  }
+}
+
+template <typename T>
 void Transform<T>::bind(Workspace<T>& w, ExchangeId e) const {
+  if (lean_ && !w.user) return;  // lean: no caller's array yet (attach binds)
   for (Dir d : {kForward, kBackward}) w.coll[e][d] = exchange(e).bind(d, w.side[e][0], w.side[e][1], sizeof(C));
 }
 
@@ -201,8 +288,16 @@ void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int
 // ---- The driver -----------------------------------------------------------------------
 
 template <typename T>
-void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress,
+void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                              Timings* t) const {
+  if (reverse) {  // plane by plane, last first
+    const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
+    for (std::int64_t u = u1 - 1; u >= u0; --u) {
+      (this->*s)(f.in, f.out, *f.ws, u, u + 1, t);
+      if (progress && (u1 - u) % step == 0) coll::progress_all();
+    }
+    return;
+  }
   if (!progress || u1 - u0 <= 1) return (this->*s)(f.in, f.out, *f.ws, u0, u1, t);
   const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
   for (std::int64_t a = u0; a < u1; a += step) {
@@ -231,15 +326,14 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
   for (std::size_t i = i0; i < i1; ++i) {
     const Step& s = path_[d][i];
     if (s.last) {
-      run_stage(s.stage, f, 0, s.units, !mine.empty() || others, t);
+      run_stage(s.stage, f, 0, s.units, !mine.empty() || others, s.reverse, t);
       continue;
     }
     const Exchange& ex = exchange(s.ex);
     const auto& colls = f.ws->coll[s.ex][d];
     const std::size_t depth = ex.depth() > 0 ? static_cast<std::size_t>(ex.depth()) : colls.size();
-    for (int k = 0; k < ex.chunks(d); ++k) {
-      run_stage(s.stage, f, ex.chunk_begin(d, k), ex.chunk_end(d, k), !mine.empty() || others, t);
-      if (colls.empty()) continue;
+    auto launch = [&](int k) {
+      if (colls.empty()) return;
       PhaseClock clk(t);
       mine.push_back(colls[static_cast<std::size_t>(k)].start());
       coll::progress_all();
@@ -248,6 +342,17 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
         mine.erase(mine.begin());
       }
       clk.mark(phase(s.ex));
+    };
+    // Chunks that need every plane of the stage (or a stage run last plane first) start
+    // after the whole stage.
+    if (s.reverse || !ex.chunks_follow_sender(d)) {
+      run_stage(s.stage, f, 0, ex.send_planes(d), !mine.empty() || others, s.reverse, t);
+      for (int k = 0; k < ex.chunks(d); ++k) launch(k);
+    } else {
+      for (int k = 0; k < ex.chunks(d); ++k) {
+        run_stage(s.stage, f, ex.chunk_begin(d, k), ex.chunk_end(d, k), !mine.empty() || others, false, t);
+        launch(k);
+      }
     }
     if (i != split_[d]) finish(mine, phase(s.ex), t);
   }
@@ -256,6 +361,7 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
 template <typename T>
 void Transform<T>::start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
                          Timings* t) const {
+  attach(ws, out);
   steps(d, 0, split_[d] + 1, {in, out, &ws}, col, progress, t);
 }
 
@@ -287,6 +393,18 @@ void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, W
 
 template <typename T>
 void Transform<T>::exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings* t) const {
+  FftwBuffer stand_in;  // lean: an array in the user's place for the exchange alone
+  if (lean_) {
+    stand_in = FftwBuffer(inplace_bytes());
+    attach(ws, stand_in.get());
+  }
+  struct Unbind {
+    Workspace<T>& w;
+    bool lean;
+    ~Unbind() {
+      if (lean) w.user = nullptr;  // rebind at the next transform: the stand-in goes
+    }
+  } unbind{ws, lean_};
   const auto& colls = ws.coll[e][d];
   const std::size_t depth = exchange(e).depth() > 0 ? static_cast<std::size_t>(exchange(e).depth()) : colls.size();
   InFlight q;

@@ -28,6 +28,16 @@
 //
 // A Transform is immutable after construction: FFTW plans and exchange geometry. The
 // buffers and the collectives bound to them live in a Workspace (one per field in flight).
+//
+// Lean workspace (Options::lean_workspace): side 0 of every exchange is the caller's
+// in-place array U and side 1 one buffer A of about the local data (the M1 > 1, M2 = 1 COL
+// "exchange" keeps its own block in U too). Each stage then reads one of U, A and writes
+// the other, except the first forward stage and the last backward one, which run on U
+// in place: the first exchange is chunked per plane and laid out plane after plane, so
+// chunk k sits below the end of the user's plane k (forward writes it after reading that
+// plane; backward reads it before writing it, planes last to first). The pencils' COL
+// exchange is bulk, its own block first in A with z slowest, written behind the Y stage's
+// reads of the ROW blocks in A. Checked at plan time; transforms must be in place.
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
@@ -66,11 +76,14 @@ struct Workspace {
   using C = std::complex<T>;
   FftwBuffer plane;                            // P
   FftwBuffer buf[2][2];                        // [exchange][side]
-  C* side[2][2] = {};                          // the same, typed
+  C* side[2][2] = {};                          // the same, typed (lean: U or A)
   std::vector<coll::Collective> coll[2][2];    // [exchange][direction], one per chunk
+  FftwBuffer shared;                           // lean: A, side 1 of the exchanges
+  FftwBuffer stand_in;                         // lean: U of ranks with empty boxes
+  const void* user = nullptr;                  // lean: the U the collectives are bound to
   C* P() const { return static_cast<C*>(plane.get()); }
   std::size_t bytes() const {
-    std::size_t b = plane.bytes();
+    std::size_t b = plane.bytes() + shared.bytes();
     for (const auto& e : buf) b += e[0].bytes() + e[1].bytes();
     return b;
   }
@@ -83,7 +96,9 @@ class Transform {
 
   // Plans every local FFT (purely local: it may throw on one rank only). row / col are the
   // exchanges' communicators (unused when M1 / M2 is 1).
-  Transform(const Decomposition& d, const Options& o, unsigned fftw_flags, coll::Comm row, coll::Comm col);
+  // agree: the plan's communicator, for the lean workspace's per-call binding.
+  Transform(const Decomposition& d, const Options& o, unsigned fftw_flags, coll::Comm row, coll::Comm col,
+            MPI_Comm agree);
 
   // A workspace's buffers (local), then its collectives, one exchange at a time
   // (collective over that exchange's communicator).
@@ -93,6 +108,12 @@ class Transform {
   // only then does a second workspace let forward_many overlap one field's exchange with
   // its neighbours' FFTs (with chunked exchanges the fields run one after the other).
   bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
+  // Whether the workspace is lean, and why not when it was asked for but cannot be.
+  bool lean() const { return lean_; }
+  const std::string& lean_note() const { return lean_note_; }
+  // Lean: binds the workspace's U sides to the caller's array (collective over the plan's
+  // communicator: the collectives are rebuilt when any rank's array moved).
+  void attach(Workspace<T>& w, const void* user) const;
 
   // Requests of one field's exchanges in flight.
   using InFlight = std::vector<coll::Request>;
@@ -121,6 +142,7 @@ class Transform {
     ExchangeId ex;      // the exchange after the stage
     bool last;          // no exchange after it
     std::int64_t units; // planes of the last stage
+    bool reverse;       // planes last to first (lean backward: in place behind its reads)
   };
   struct Field {
     const void* in;
@@ -129,7 +151,15 @@ class Transform {
   };
   void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
              Timings* t) const;
-  void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, Timings* t) const;
+  void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
+                 Timings* t) const;
+  void make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row, const coll::Comm& col,
+                      bool lean);
+  std::string lean_problem() const;  // "" when the lean layout fits the user's array
+  bool in_user(ExchangeId e, int side) const {
+    return lean_ && (side == 0 || (e == kCol && d_.m1 > 1 && d_.m2 == 1));
+  }
+  std::size_t inplace_bytes() const;
   static void finish(InFlight& q, double Timings::*phase, Timings* t);
   static double Timings::*phase(ExchangeId e) { return e == kRow ? &Timings::row : &Timings::col; }
   void scale(C* plane, std::int64_t rows, T s) const;
@@ -149,6 +179,9 @@ class Transform {
   T fwd_scale_ = 1, bwd_scale_ = 1;
   int progress_chunks_;
   Exchange row_, col_;
+  bool lean_ = false;
+  std::string lean_note_;
+  MPI_Comm agree_ = MPI_COMM_NULL;
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;

@@ -92,6 +92,12 @@ struct Options {
   // COL exchange between several ranks pipelines; otherwise the plan holds one workspace.
   // Split-phase transforms (Plan::forward_start) use workspaces from make_workspace().
   int fields_in_flight = 1;
+  // Lean workspace (docs/fft.md "Memory"): the plan's own buffers shrink to about 1x the
+  // local data (default: 2-3x) by using the caller's array as one side of every exchange,
+  // at the price that transforms run in place only (the same array in and out) and the
+  // first exchange is cut into one collective per plane. Plans where this cannot work
+  // (tiny x extents on many ranks, one rank) keep the default workspace and say why.
+  bool lean_workspace = false;
 
   // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
   Options& transport(std::string_view name);

@@ -78,6 +78,9 @@ class Plan {
   std::size_t out_bytes() const;
   std::size_t inplace_bytes() const;    // max(in_bytes, out_bytes)
   std::size_t workspace_bytes() const;  // buffers the plan holds besides the user's arrays
+  // Whether the workspace is lean (Options::lean_workspace, and it fits every rank): then
+  // every transform must run in place. operator<< says why when it was asked for and not made.
+  bool lean_workspace() const;
 
   // Typed transforms; counts are elements of the pointed-to type. A call that does not
   // match the plan's precision / transform, or buffers smaller than the box, throw.
