@@ -91,6 +91,10 @@ class FftwMpiRunner final : public Runner {
     res_ = Api::alloc(std::max<std::size_t>(field_bytes, 64));
     spec_ = Api::alloc(std::max<std::size_t>(sizeof(C) * alloc, 64));
     spec_count_ = static_cast<std::size_t>(local_ny_ * nz * xc);
+    // Its arrays, the most on any rank (FFTW-MPI's own transpose scratch is not visible).
+    unsigned long long mine = 2 * field_bytes + sizeof(C) * alloc, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s.comm);
+    data_bytes_ = most;
     const unsigned effort = fft::fftw_effort_flags(static_cast<int>(s.effort));
     auto cin = static_cast<typename Api::cplx*>(in_);
     auto cspec = static_cast<typename Api::cplx*>(spec_);
@@ -138,6 +142,7 @@ class FftwMpiRunner final : public Runner {
     return os.str();
   }
   bool has_phases() const override { return false; }
+  std::size_t data_bytes() const override { return data_bytes_; }
 
   void iterate(fft::Timings& t) override {
     fft::PhaseClock clk(&t);
@@ -176,6 +181,7 @@ class FftwMpiRunner final : public Runner {
   ptrdiff_t local_nz_ = 0, z0_ = 0, local_ny_ = 0, row_ = 0;
   void *in_ = nullptr, *res_ = nullptr, *spec_ = nullptr;
   std::size_t spec_count_ = 0;
+  std::size_t data_bytes_ = 0;
   typename Api::plan fwd_ = nullptr, bwd_ = nullptr;
 };
 

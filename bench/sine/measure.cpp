@@ -70,24 +70,28 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
   for (const auto& g : a.grids)
     for (std::size_t k = 0; k < a.transports.size(); ++k)
       for (int pc : a.progress_chunks)
-        for (int cp : a.chunk_planes) {
-          Result r;
-          std::string label = a.transport_names[k];
-          if (a.progress_chunks.size() > 1) label += "/k" + std::to_string(pc);
-          if (a.chunk_planes.size() > 1) label += "/p" + std::to_string(cp);
-          // A transport this MPI cannot run here (the plan fails on every rank alike, e.g.
-          // rma over TCP under MPI_THREAD_MULTIPLE in Open MPI 4.1) is skipped, not fatal.
-          try {
-            r.runner = make_nbfft(MPI_COMM_WORLD, a, plan_options(a, g.first, g.second, a.transports[k], pc, cp), label);
-          } catch (const Error& e) {
-            skipped.push_back(label + " on " + std::to_string(g.first) + "x" + std::to_string(g.second) + ": " + e.what());
-            continue;
+        for (int cp : a.chunk_planes)
+          for (bool lean : a.lean) {
+            Result r;
+            std::string label = a.transport_names[k];
+            if (a.progress_chunks.size() > 1) label += "/k" + std::to_string(pc);
+            if (a.chunk_planes.size() > 1) label += "/p" + std::to_string(cp);
+            if (lean) label += "/lean";
+            // A transport this MPI cannot run here (the plan fails on every rank alike, e.g.
+            // rma over TCP under MPI_THREAD_MULTIPLE in Open MPI 4.1) is skipped, not fatal.
+            try {
+              fft::Options o = plan_options(a, g.first, g.second, a.transports[k], pc, cp);
+              o.lean_workspace = lean;
+              r.runner = make_nbfft(MPI_COMM_WORLD, a, o, label);
+            } catch (const Error& e) {
+              skipped.push_back(label + " on " + std::to_string(g.first) + "x" + std::to_string(g.second) + ": " + e.what());
+              continue;
+            }
+            r.blocking = !lean && a.transports[k].algorithm.name == "blocking" &&
+                         (a.row_transport.empty() ||
+                          coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
+            results.push_back(std::move(r));
           }
-          r.blocking = a.transports[k].algorithm.name == "blocking" &&
-                       (a.row_transport.empty() ||
-                        coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
-          results.push_back(std::move(r));
-        }
   for (const auto& effort : a.tune) {
     // The tuner's choice for this grid, ranks and field count, as one more run. It times
     // its candidates with the same options nbfft-sine uses (normalized forward).

@@ -18,20 +18,42 @@ class NbfftRunner final : public Runner {
     const fft::Box3& b = plan_.in_box();
     const bool r2c = a.transform == fft::TransformKind::R2C;
     const std::size_t count = static_cast<std::size_t>(b.count());
-    if (r2c) {
+    std::size_t data = 0;
+    if (plan_.lean_workspace()) {
+      // In place (a lean plan's only way): one array per field, the round trip returns to it.
+      inplace_.assign(nv_, std::vector<C>((plan_.inplace_bytes() + sizeof(C) - 1) / sizeof(C)));
+      data = nv_ * inplace_[0].size() * sizeof(C);
+      for (auto& u : inplace_) {
+        in_ptr_.push_back(u.data());
+        out_ptr_.push_back(u.data());
+      }
+    } else if (r2c) {
       real_in_.assign(nv_, std::vector<T>(count));
       real_out_.assign(nv_, std::vector<T>(count));
+      data = nv_ * (2 * count * sizeof(T));
     } else {
       cplx_in_.assign(nv_, std::vector<C>(count));
       cplx_out_.assign(nv_, std::vector<C>(count));
+      data = nv_ * (2 * count * sizeof(C));
     }
-    spec_.assign(nv_, std::vector<C>(static_cast<std::size_t>(plan_.out_count())));
+    if (!plan_.lean_workspace()) {
+      spec_.assign(nv_, std::vector<C>(static_cast<std::size_t>(plan_.out_count())));
+      data += nv_ * spec_[0].size() * sizeof(C);
+    }
     each_point([&](int v, std::size_t k, std::complex<double> exact) {
-      if (r2c)
+      if (!inplace_.empty() && r2c)
+        reinterpret_cast<T*>(inplace_[v].data())[k] = static_cast<T>(exact.real());
+      else if (!inplace_.empty())
+        inplace_[v][k] = C(static_cast<T>(exact.real()), static_cast<T>(exact.imag()));
+      else if (r2c)
         real_in_[v][k] = static_cast<T>(exact.real());
       else
         cplx_in_[v][k] = C(static_cast<T>(exact.real()), static_cast<T>(exact.imag()));
     });
+    unsigned long long mine[2] = {data, plan_.workspace_bytes()}, most[2] = {0, 0};
+    MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    data_bytes_ = most[0];
+    workspace_bytes_ = most[1];
   }
 
   std::string transport() const override { return name_; }
@@ -45,9 +67,21 @@ class NbfftRunner final : public Runner {
   }
   bool has_phases() const override { return true; }
 
+  std::size_t data_bytes() const override { return data_bytes_; }
+  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+
   void iterate(fft::Timings& t) override {
     fwd_ = bwd_ = fft::Timings{};
-    if (plan_.options().transform == fft::TransformKind::R2C) {
+    const std::size_t n = inplace_.empty() ? 0 : inplace_[0].size();
+    if (!inplace_.empty() && plan_.options().transform == fft::TransformKind::R2C) {
+      std::vector<T*> real;
+      for (C* p : in_ptr_) real.push_back(reinterpret_cast<T*>(p));
+      plan_.forward_many(real, 2 * n, out_ptr_, n, &fwd_);
+      plan_.backward_many(out_ptr_, n, real, 2 * n, &bwd_);
+    } else if (!inplace_.empty()) {
+      plan_.forward_many(in_ptr_, n, out_ptr_, n, &fwd_);
+      plan_.backward_many(out_ptr_, n, in_ptr_, n, &bwd_);
+    } else if (plan_.options().transform == fft::TransformKind::R2C) {
       plan_.forward_many(real_in_, spec_, &fwd_);
       plan_.backward_many(spec_, real_out_, &bwd_);
     } else {
@@ -71,8 +105,15 @@ class NbfftRunner final : public Runner {
     double e = 0;
     const bool r2c = plan_.options().transform == fft::TransformKind::R2C;
     each_point([&](int v, std::size_t k, std::complex<double> exact) {
-      const std::complex<double> got = r2c ? std::complex<double>(real_out_[v][k])
-                                            : std::complex<double>(cplx_out_[v][k].real(), cplx_out_[v][k].imag());
+      std::complex<double> got;
+      if (!inplace_.empty() && r2c)
+        got = reinterpret_cast<const T*>(inplace_[v].data())[k];
+      else if (!inplace_.empty())
+        got = {inplace_[v][k].real(), inplace_[v][k].imag()};
+      else if (r2c)
+        got = real_out_[v][k];
+      else
+        got = {cplx_out_[v][k].real(), cplx_out_[v][k].imag()};
       e = std::max(e, std::abs(got - exact) / (v + 1));
     });
     return e;
@@ -101,6 +142,9 @@ class NbfftRunner final : public Runner {
   int nv_;
   std::vector<std::vector<T>> real_in_, real_out_;
   std::vector<std::vector<C>> cplx_in_, cplx_out_, spec_;
+  std::vector<std::vector<C>> inplace_;  // lean plans: one in-place array per field
+  std::vector<C*> in_ptr_, out_ptr_;
+  std::size_t data_bytes_ = 0, workspace_bytes_ = 0;
   fft::Timings fwd_, bwd_;
 };
 

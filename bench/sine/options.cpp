@@ -37,6 +37,10 @@ usage: mpirun -n P nbfft-sine [options]
   --chunk-planes LIST      plane-pipelined COL exchange (seed 001 §5) in chunks of N
                            planes (default 0: one bulk exchange). A list runs every
                            transport once per value (labels TRANSPORT/pN)
+  --workspace LIST         default and/or lean (default: default). lean = the plan's
+                           Options::lean_workspace (about 1x the local data, transforms
+                           in place); a list runs every transport once per value
+                           (labels TRANSPORT/lean), to measure the trade-off
   --iters N                timed iterations per run (default 10)
   --warmup N               untimed iterations first (default 1)
   --effort E               FFTW planner effort: estimate, measure, patient, exhaustive
@@ -95,7 +99,7 @@ std::vector<int> int_list(const bench::Args& args, const std::string& opt, long 
 SineArgs parse_sine_args(const bench::Args& args) {
   args.allow_only({"grid", "proc-grid", "precision", "transform", "transport", "row-transport", "fields",
                    "progress-chunks", "chunk-planes", "iters", "warmup", "effort", "wisdom", "baseline", "sequential",
-                   "json", "autotune", "autotune-budget", "autotune-wisdom", "help"});
+                   "json", "autotune", "autotune-budget", "autotune-wisdom", "workspace", "help"});
   if (!args.positional().empty()) {
     if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
   }
@@ -127,6 +131,11 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.fields = int_at_least("fields", args.get("fields", "1"), 1);
   a.progress_chunks = int_list(args, "progress-chunks", 0);
   a.chunk_planes = int_list(args, "chunk-planes", 0);
+  a.lean.clear();
+  for (const auto& w : args.get_list("workspace", "default")) {
+    if (w != "default" && w != "lean") throw Error("--workspace: expected default or lean, got '" + w + "'");
+    a.lean.push_back(w == "lean");
+  }
   a.iters = int_at_least("iters", args.get("iters", "10"), 1);
   a.warmup = int_at_least("warmup", args.get("warmup", "1"), 0);
   a.effort = fft::parse_effort(args.get("effort", "measure"));

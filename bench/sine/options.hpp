@@ -26,6 +26,7 @@ struct SineArgs {
   int fields = 1;
   std::vector<int> chunk_planes{0};
   std::vector<int> progress_chunks{0};
+  std::vector<bool> lean{false};  // Options::lean_workspace of each run (--workspace)
   int iters = 10, warmup = 1;
   fft::Effort effort = fft::Effort::Measure;
   std::string wisdom, json, baseline;

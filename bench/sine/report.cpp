@@ -138,6 +138,10 @@ void Report::print_table2(const Result& b) const {
   std::printf("\n");
 }
 
+namespace {
+std::string bytes_or_null(std::size_t b) { return b ? std::to_string(b) : "null"; }  // 0: not known
+}  // namespace
+
 std::vector<bench::JsonRecord> Report::records() const {
   const SineArgs& a = args;
   const Result* base = nullptr;
@@ -160,6 +164,8 @@ std::vector<bench::JsonRecord> Report::records() const {
         .add("max_error", r.max_error)
         .add("gflops", gflops(r))
         .add("effort", fft::name(a.effort))
+        .add_raw("data_bytes_per_rank", bytes_or_null(r.runner->data_bytes()))
+        .add_raw("workspace_bytes_per_rank", bytes_or_null(r.runner->workspace_bytes()))
         .add_raw("interleaved", a.sequential ? "false" : "true");
     if (base) j.add("ratio_vs_fftw_mpi", r.total_s() / base->total_s());
     TableRow t;

@@ -33,6 +33,10 @@ class Runner {
   virtual bool exchange_only(int /*exchange*/, bool /*forward*/, fft::Timings& /*t*/) { return false; }
   // max |result - sine field| on this rank after the last iterate().
   virtual double local_error() const = 0;
+  // Bytes per rank (the most on any rank; 0 = not known): the user's arrays of all fields,
+  // and what the transform holds besides them.
+  virtual std::size_t data_bytes() const { return 0; }
+  virtual std::size_t workspace_bytes() const { return 0; }
 };
 
 // The test_sine field on [0, 2pi)^3: sin(x) sin(2y) sin(3z), and for c2c an imaginary
