@@ -48,7 +48,6 @@ Exchange::Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide si
     send_[d].assign(K, std::vector<Block>(m));
     recv_[d].assign(K, std::vector<Block>(m));
     counts_[d].assign(K, {});
-    side0_end_[d].assign(K, 0);
     std::int64_t off[2] = {0, 0};
     auto place = [&](const Box3& box, int side, bool own) {
       Block b{box, side, off[side], {1, 0, 0}};
@@ -91,9 +90,21 @@ Exchange::Exchange(std::string name, int me, ExchangeSide side0, ExchangeSide si
         c.recv_counts[p] = rb.count();
         c.recv_displs[p] = r.off;
       }
-      side0_end_[d][static_cast<std::size_t>(k)] = off[0];
     }
     for (int side = 0; side < 2; ++side) size_[side] = std::max(size_[side], off[side]);
+    // Where each plane's parts end in side 0 (the lean workspace's in-place condition).
+    const ExchangeSide& z = side_[0];
+    const int a = z.plane_axis, r = z.row_axis;
+    side0_plane_end_[d].assign(static_cast<std::size_t>(planes(0)), 0);
+    for (const auto& chunk : d == kForward ? send_[d] : recv_[d])
+      for (const Block& b : chunk) {
+        if (b.side != 0 || b.box.empty()) continue;
+        for (std::int64_t g = b.box.lo[a]; g < b.box.lo[a] + b.box.n[a]; ++g) {
+          const std::int64_t end = b.off + (g - b.box.lo[a]) * b.stride[a] + (b.box.n[r] - 1) * b.stride[r] + b.box.n[0];
+          auto& e = side0_plane_end_[d][static_cast<std::size_t>(g - mine(0).lo[a])];
+          e = std::max(e, end);
+        }
+      }
   }
 }
 

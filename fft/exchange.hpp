@@ -120,8 +120,9 @@ class Exchange {
   // Whether chunk k of d holds the sender's planes [chunk_begin, chunk_end) (else each
   // chunk needs every plane of the sending stage: it starts after the whole stage).
   bool chunks_follow_sender(Dir d) const { return !layout_.chunk_by_side0 || d == kForward; }
-  // Elements of side 0's buffer up to the end of chunk k of d (chunk-major layout).
-  std::int64_t side0_end(Dir d, int k) const { return side0_end_[d][static_cast<std::size_t>(k)]; }
+  // Elements of side 0's buffer up to the end of the last block part of this rank's side-0
+  // plane u in direction d (0 when no block holds part of it).
+  std::int64_t side0_plane_end(Dir d, std::int64_t u) const { return side0_plane_end_[d][static_cast<std::size_t>(u)]; }
   std::int64_t buffer_elems(int side) const { return size_[side]; }
   const Box3& mine(int side) const { return side_[side].box[static_cast<std::size_t>(me_)]; }
 
@@ -190,7 +191,7 @@ class Exchange {
   };
   std::vector<Counts> counts_[2];               // [dir][chunk]
   std::int64_t size_[2] = {0, 0};               // elements of each side's buffer
-  std::vector<std::int64_t> side0_end_[2];      // [dir][chunk]
+  std::vector<std::int64_t> side0_plane_end_[2];  // [dir][side-0 plane]
   coll::Comm comm_;
   coll::Transport transport_;
   ExchangeLayout layout_;

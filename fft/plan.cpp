@@ -85,22 +85,24 @@ std::unique_ptr<Workspace<T>> add_workspace(const Transform<T>& tr, MPI_Comm com
 template <typename T>
 void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
            const coll::Comm& row, const coll::Comm& col) {
-  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col, comm); });
-  // A lean layout that does not fit on one rank is dropped on all (their exchanges must match).
+  // The lean workspace's chunk: the largest of about 1/8 of the z planes, halved, that fits
+  // every rank's array (the ranks of an exchange must cut it alike).
+  std::int64_t lean_cp = 0;
   if (o.lean_workspace) {
-    int bad = !p.tr->lean(), all = 0;
-    check_mpi(MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
-    int any = 0;
-    check_mpi(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, comm), "MPI_Allreduce");
-    if (any && !all) {
-      Options fallback = o;
-      fallback.lean_workspace = false;
-      p.note = p.tr->lean_note().empty() ? "the lean layout does not fit another rank's array" : p.tr->lean_note();
-      agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, fallback, flags, row, col, comm); });
-    } else if (any) {
-      p.note = p.tr->lean_note();
+    const std::int64_t planes = (d.n[2] + d.m2 - 1) / d.m2;
+    std::int64_t cp = 1;
+    while (cp * 8 < planes) cp *= 2;
+    for (; cp >= 1 && lean_cp == 0; cp /= 2) {
+      std::string why;
+      agree(comm, [&] { why = Transform<T>::lean_fit(d, o, cp); });
+      int fits = why.empty(), all = 0;
+      check_mpi(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
+      if (all) lean_cp = cp;
+      else p.note = why.empty() ? "the lean layout does not fit another rank's array" : why;
     }
+    if (lean_cp) p.note.clear();
   }
+  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col, comm, lean_cp); });
   const int n = p.tr->fields_pipeline() ? o.fields_in_flight : 1;
   for (int k = 0; k < n; ++k) p.ws.push_back(add_workspace(*p.tr, comm));
 }

@@ -19,12 +19,10 @@ FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
 }
 
 template <typename T>
-Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
-                        MPI_Comm agree)
+Transform<T>::Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp)
     : d_(d),
       in_elem_(o.transform == TransformKind::R2C ? sizeof(T) : sizeof(C)),
-      progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks),
-      agree_(agree) {
+      progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks) {
   nx_ = d.n[0];
   nyi_ = d.x_pencil.n[1];
   nzc_ = d.x_pencil.n[2];
@@ -33,22 +31,31 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   nz_ = d.n[2];
   ldx_ = padded_ld<C>(d.xc);
   ldy_ = padded_ld<C>(nxi_);
+  lean_ = lean_cp > 0;
+  if (lean_) make_exchanges(d, o, coll::Comm(), coll::Comm(), true, lean_cp);
+}
+
+template <typename T>
+std::string Transform<T>::lean_fit(const Decomposition& d, const Options& o, std::int64_t cp) {
+  if (d.m1 * d.m2 == 1) return "one rank: there is no exchange to save memory on";
+  return Transform(d, o, cp).lean_problem();
+}
+
+template <typename T>
+Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
+                        MPI_Comm agree, std::int64_t lean_cp)
+    : Transform(d, o, 0) {
+  agree_ = agree;
   const double N = static_cast<double>(nx_) * d.n[1] * nz_;
   if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
 
-  // The lean layout when asked for and it fits this rank's array. The plan agrees on it:
-  // when it does not fit on some rank, every rank plans again without it.
-  if (o.lean_workspace && d.m1 * d.m2 > 1) {
-    make_exchanges(d, o, row, col, true);
-    lean_ = true;
-    lean_note_ = lean_problem();
-    lean_ = lean_note_.empty();
-  } else if (o.lean_workspace) {
-    lean_note_ = "one rank: there is no exchange to save memory on";
-  }
-  if (!lean_) make_exchanges(d, o, row, col, false);
+  // Lean with the chunk the plan agreed on (lean_fit said it fits on every rank).
+  lean_ = lean_cp > 0;
+  make_exchanges(d, o, row, col, lean_, lean_cp);
+  if (lean_ && !lean_problem().empty())
+    throw Error("lean workspace: the layout agreed on does not fit: " + lean_problem(), ErrorCode::Internal);
 
   // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
   using T_ = Transform<T>;
@@ -88,16 +95,15 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   fz_bwd_ = LocalFft<T>(FftKind::Backward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
 }
 
-// Lean: the first exchange one collective per plane (chunks of side 0's planes both
-// ways); on pencils the COL exchange bulk with its own block first, z slowest, and on
+// Lean: the first exchange in chunks of first_cp planes (of side 0's planes both ways); on pencils the COL exchange bulk with its own block first, z slowest, and on
 // M2 = 1 the COL own block tight (it is the output's layout, in U).
 template <typename T>
 void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row,
-                                  const coll::Comm& col, bool lean) {
+                                  const coll::Comm& col, bool lean, std::int64_t first_cp) {
   const bool slabs = d.m1 == 1;
-  row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? 1 : 0, 0, {lean, false}) : Exchange();
+  row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? first_cp : 0, 0, {lean, false}) : Exchange();
   std::int64_t cp = d.m2 > 1 ? o.col_chunk_planes : 0;
-  if (lean) cp = slabs ? 1 : 0;
+  if (lean) cp = slabs ? first_cp : 0;
   col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : padded_ld<C>(d.y_pencil.n[0]),
                            {lean && slabs, lean && !slabs && d.m2 > 1});
 }
@@ -117,8 +123,8 @@ std::string Transform<T>::lean_problem() const {
   const Exchange& first = d_.m1 > 1 ? row_ : col_;
   const std::size_t plane = static_cast<std::size_t>(nx_ * nyi_) * in_elem_;
   for (Dir dir : {kForward, kBackward})
-    for (int k = 0; k < first.chunks(dir); ++k)
-      if (sizeof(C) * static_cast<std::size_t>(first.side0_end(dir, k)) > plane * static_cast<std::size_t>(k + 1))
+    for (std::int64_t u = 0; u < first.planes(0); ++u)
+      if (sizeof(C) * static_cast<std::size_t>(first.side0_plane_end(dir, u)) > plane * static_cast<std::size_t>(u + 1))
         return "x is too short for the lean layout on this many ranks (a plane's blocks for the other ranks "
                "outgrow the plane they replace)";
   for (ExchangeId e : {kRow, kCol})

@@ -33,9 +33,10 @@
 // in-place array U and side 1 one buffer A of about the local data (the M1 > 1, M2 = 1 COL
 // "exchange" keeps its own block in U too). Each stage then reads one of U, A and writes
 // the other, except the first forward stage and the last backward one, which run on U
-// in place: the first exchange is chunked per plane and laid out plane after plane, so
-// chunk k sits below the end of the user's plane k (forward writes it after reading that
-// plane; backward reads it before writing it, planes last to first). The pencils' COL
+// in place: the first exchange is chunked and laid out chunk after chunk, so the blocks'
+// parts of the user's plane u end below the end of that plane (forward writes them after
+// reading it; backward reads them before writing it, planes last to first); the plan picks
+// the largest chunk (about 1/8 of the planes, halved until it fits). The pencils' COL
 // exchange is bulk, its own block first in A with z slowest, written behind the Y stage's
 // reads of the ROW blocks in A. Checked at plan time; transforms must be in place.
 #pragma once
@@ -96,9 +97,13 @@ class Transform {
 
   // Plans every local FFT (purely local: it may throw on one rank only). row / col are the
   // exchanges' communicators (unused when M1 / M2 is 1).
-  // agree: the plan's communicator, for the lean workspace's per-call binding.
+  // agree: the plan's communicator, for the lean workspace's per-call binding. lean_cp > 0:
+  // the lean workspace, its first exchange in chunks of lean_cp planes (see lean_fit).
   Transform(const Decomposition& d, const Options& o, unsigned fftw_flags, coll::Comm row, coll::Comm col,
-            MPI_Comm agree);
+            MPI_Comm agree, std::int64_t lean_cp = 0);
+  // Whether the lean layout with chunks of cp planes fits this rank's array ("" = it does;
+  // else why not). Local and cheap: the plan agrees on a cp that fits every rank.
+  static std::string lean_fit(const Decomposition& d, const Options& o, std::int64_t cp);
 
   // A workspace's buffers (local), then its collectives, one exchange at a time
   // (collective over that exchange's communicator).
@@ -108,9 +113,8 @@ class Transform {
   // only then does a second workspace let forward_many overlap one field's exchange with
   // its neighbours' FFTs (with chunked exchanges the fields run one after the other).
   bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
-  // Whether the workspace is lean, and why not when it was asked for but cannot be.
+  // Whether the workspace is lean (Options::lean_workspace and the plan found a layout).
   bool lean() const { return lean_; }
-  const std::string& lean_note() const { return lean_note_; }
   // Lean: binds the workspace's U sides to the caller's array (collective over the plan's
   // communicator: the collectives are rebuilt when any rank's array moved).
   void attach(Workspace<T>& w, const void* user) const;
@@ -135,6 +139,8 @@ class Transform {
   const Decomposition& decomposition() const { return d_; }
 
  private:
+  // Geometry and, for lean_cp > 0, the lean exchanges without communicators: a probe.
+  Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp);
   using Stage = void (Transform::*)(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1,
                                     Timings* t) const;
   struct Step {
@@ -154,7 +160,7 @@ class Transform {
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                  Timings* t) const;
   void make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row, const coll::Comm& col,
-                      bool lean);
+                      bool lean, std::int64_t first_cp);
   std::string lean_problem() const;  // "" when the lean layout fits the user's array
   bool in_user(ExchangeId e, int side) const {
     return lean_ && (side == 0 || (e == kCol && d_.m1 > 1 && d_.m2 == 1));
@@ -180,7 +186,6 @@ class Transform {
   int progress_chunks_;
   Exchange row_, col_;
   bool lean_ = false;
-  std::string lean_note_;
   MPI_Comm agree_ = MPI_COMM_NULL;
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
