@@ -328,7 +328,7 @@ void Transform<T>::finish(InFlight& q, double Timings::*ph, Timings* t) {
 // other fields are in flight (they need progress calls too).
 template <typename T>
 void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
-                         Timings* t) const {
+                         std::size_t keep, Timings* t) const {
   for (std::size_t i = i0; i < i1; ++i) {
     const Step& s = path_[d][i];
     if (s.last) {
@@ -360,7 +360,7 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
         launch(k);
       }
     }
-    if (i != split_[d]) finish(mine, phase(s.ex), t);
+    if (i != keep) finish(mine, phase(s.ex), t);
   }
 }
 
@@ -368,14 +368,14 @@ template <typename T>
 void Transform<T>::start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
                          Timings* t) const {
   attach(ws, out);
-  steps(d, 0, split_[d] + 1, {in, out, &ws}, col, progress, t);
+  steps(d, 0, split_[d] + 1, {in, out, &ws}, col, progress, split_[d], t);
 }
 
 template <typename T>
 void Transform<T>::complete(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
                             Timings* t) const {
   finish(col, &Timings::col, t);
-  steps(d, split_[d] + 1, path_[d].size(), {in, out, &ws}, col, progress, t);
+  steps(d, split_[d] + 1, path_[d].size(), {in, out, &ws}, col, progress, kNone, t);
 }
 
 // Field j starts in workspace j % K and field j-K+1 completes while the exchanges of the
@@ -388,6 +388,11 @@ void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, W
   if (nv <= 0) return;
   PhaseClock total(t);
   const int K = fields_pipeline() ? std::max(1, std::min(nws, nv)) : 1;
+  if (K > 1 && path_[d].size() == 3) {
+    run_pencils(d, nv, in, out, ws, t);
+    total.mark(&Timings::total);
+    return;
+  }
   std::vector<InFlight> col(static_cast<std::size_t>(K));
   for (int j = 0; j < nv + K - 1; ++j) {
     if (j < nv) start(d, in[j], out[j], *ws[j % K], col[static_cast<std::size_t>(j % K)], j >= K - 1 && K > 1, t);
@@ -395,6 +400,38 @@ void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, W
     if (c >= 0) complete(d, in[c], out[c], *ws[c % K], col[static_cast<std::size_t>(c % K)], c + 1 < nv && K > 1, t);
   }
   total.mark(&Timings::total);
+}
+
+// Pencils, two fields in flight: both exchanges pipelined across fields. Each field runs in
+// three phases, A: first stage, its exchange left in flight; B: the middle stage, the
+// second exchange left in flight; C: the last stage. The order A(j), C(j-1), B(j) hides
+// field j's first exchange behind field j-1's last stage and field j's second exchange
+// behind field j+1's first stage (seed 000 pipelined only COL, behind the whole of the
+// next field's work up to it, with the ROW exchange blocking).
+template <typename T>
+void Transform<T>::run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws,
+                               Timings* t) const {
+  const auto& p = path_[d];
+  InFlight first[2], second[2];
+  auto field = [&](int j) { return Field{in[j], out[j], ws[j % 2]}; };
+  auto A = [&](int j, bool others) {
+    attach(*ws[j % 2], out[j]);
+    steps(d, 0, 1, field(j), first[j % 2], others, 0, t);
+  };
+  auto B = [&](int j) {
+    finish(first[j % 2], phase(p[0].ex), t);
+    steps(d, 1, 2, field(j), second[j % 2], false, 1, t);
+  };
+  auto C = [&](int j, bool others) {
+    finish(second[j % 2], phase(p[1].ex), t);
+    steps(d, 2, 3, field(j), second[j % 2], others, kNone, t);
+  };
+  for (int j = 0; j < nv; ++j) {
+    A(j, j > 0);
+    if (j > 0) C(j - 1, true);
+    B(j);
+  }
+  C(nv - 1, false);
 }
 
 template <typename T>

@@ -22,7 +22,8 @@
 //     per-plane kernels: K chunks, depth 1);
 //   - with two workspaces, several fields are pipelined over the COL exchange as in seed 000
 //     Fig. 4: field j's work up to its COL exchange overlaps the exchange of field j-1, and
-//     field j-1's work after it the exchange of field j;
+//     field j-1's work after it the exchange of field j; on pencils over both exchanges
+//     (run_pencils);
 //   - while anything is in flight, stage loops are cut into progress_chunks pieces with
 //     coll::progress_all() between them, so the caller engine moves data during the FFTs.
 //
@@ -155,8 +156,11 @@ class Transform {
     void* out;
     Workspace<T>* ws;
   };
-  void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  // Steps [i0, i1) of one field; the exchange of step `keep` is left in flight in `mine`.
+  void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others, std::size_t keep,
              Timings* t) const;
+  void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, Timings* t) const;
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                  Timings* t) const;
   void make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row, const coll::Comm& col,
