@@ -79,6 +79,115 @@ def mpi4py_fft(args, mpirun, n, p, iters):
     return res.get("mpi4py_fft_s"), res.get("mpi4py_fft")
 
 
+def sine_json(args, mpirun, p, argv, timeout):
+    """Records of one nbfft-sine job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        js = os.path.join(tmp, "sine.json")
+        run(mpirun + ["-n", str(p), os.path.join(args.build, "bin", "nbfft-sine")] + argv + ["--json", js], timeout)
+        with open(js) as f:
+            return json.load(f)
+
+
+def lean_rows(args, mpirun):
+    """Default vs lean workspace (in place), interleaved, on 1x2, 2x1, 2x2."""
+    rows = []
+    for n in [int(g) for g in args.grids.split(",") if int(g) <= 256]:
+        for pg in ("1x2", "2x1", "2x2"):
+            p = eval(pg.replace("x", "*"))
+            recs = sine_json(args, mpirun, p, ["--grid", str(n), "--proc-grid", pg, "--workspace", "default,lean",
+                                               "--iters", str(args.iters), "--effort", "measure"], args.timeout)
+            by = {("lean" if r["transport"].endswith("/lean") else "default"): r for r in recs}
+            row = {"grid": n, "proc_grid": pg, "default": by["default"]["time_s"], "lean": by["lean"]["time_s"],
+                   "default_min": by["default"]["time_min_s"], "lean_min": by["lean"]["time_min_s"],
+                   "data_bytes": by["lean"]["data_bytes_per_rank"],
+                   "default_ws": by["default"]["workspace_bytes_per_rank"], "lean_ws": by["lean"]["workspace_bytes_per_rank"]}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def lean_section(rows):
+    lines = ["## Lean workspace", "",
+             "`Options::lean_workspace` (docs/fft.md \"Memory\"): one nbfft-sine job per row runs the default plan",
+             "(out of place) and the lean one (in place) with their iterations interleaved, `blocking` transport.",
+             "Workspace is the plan's own bytes per rank (the most on any rank), as a multiple of the",
+             "in-place array (`inplace_bytes()`).", "",
+             "| grid | process grid | default ms (min) | lean ms (min) | lean / default | default workspace | lean workspace |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| {}^3 | {} | {} ({}) | {} ({}) | {:.3f} | {:.2f}x | {:.3f}x |".format(
+            r["grid"], r["proc_grid"], ms(r["default"]), ms(r["default_min"]), ms(r["lean"]), ms(r["lean_min"]),
+            r["lean"] / r["default"], r["default_ws"] / r["data_bytes"], r["lean_ws"] / r["data_bytes"]))
+    return lines
+
+
+def profile_rows(args, mpirun):
+    """Phase times (median ms, forward + backward) of 1, 2 and 4 ranks, slabs and pencils."""
+    rows = []
+    for n in [int(g) for g in args.grids.split(",")]:
+        iters = args.iters if n <= 256 else max(3, args.iters // 3)
+        for p, pg in ((1, "1x1"), (2, "1x2"), (4, "1x4"), (4, "2x2")):
+            if p not in [int(r) for r in args.ranks.split(",")]:
+                continue
+            rec = sine_json(args, mpirun, p, ["--grid", str(n), "--proc-grid", pg, "--iters", str(iters),
+                                              "--effort", "measure"], args.timeout)[0]
+            row = {"grid": n, "ranks": p, "proc_grid": pg, "total": rec["time_s"]}
+            for k, v in rec["phases"].items():
+                row[k] = v["median"]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def profile_section(rows):
+    phases = ["fft_x", "fft_y", "fft_z", "pack", "unpack", "row", "col"]
+    lines = ["## Where the time goes", "",
+             "Median ms per phase of one forward + backward (nbfft-sine `phases`, rank 0; `pack`/`unpack`",
+             "are the copies between planes and exchange blocks, `row`/`col` the time spent in or waiting",
+             "for the exchanges). \"vs 1 rank / P\" is the total against perfect scaling of nbfft's own",
+             "one-rank time, a stricter limit than FFTW's threaded serial transform above.", "",
+             "| grid | ranks | grid | " + " | ".join(phases) + " | total | vs 1 rank / P |",
+             "|---|---|---|" + "---|" * (len(phases) + 2)]
+    one = {r["grid"]: r["total"] for r in rows if r["ranks"] == 1}
+    for r in rows:
+        ideal = one.get(r["grid"])
+        lines.append("| {}^3 | {} | {} | {} | {} | {} |".format(
+            r["grid"], r["ranks"], r["proc_grid"], " | ".join(ms(r.get(k, 0)) for k in phases), ms(r["total"]),
+            "{:.2f}".format(r["total"] / (ideal / r["ranks"])) if ideal else "-"))
+    by = {(r["grid"], r["proc_grid"]): r for r in rows}
+    for n in sorted({r["grid"] for r in rows}):
+        s, p = by.get((n, "1x4")), by.get((n, "2x2"))
+        if s and p:
+            inherent = p.get("row", 0) + max(0.0, p.get("pack", 0) - s.get("pack", 0)) + \
+                max(0.0, p.get("unpack", 0) - s.get("unpack", 0))
+            lines.append("")
+            lines.append("{}^3 on 4 ranks: pencils (2x2) take {} ms, slabs (1x4) {} ms ({:.2f}x); the second exchange and "
+                         "its copies (ROW + extra pack/unpack) account for {} ms of the {} ms difference, the rest "
+                         "(FFTs on shorter, strided pencils; the COL exchange) for {} ms.".format(
+                             n, ms(p["total"]), ms(s["total"]), p["total"] / s["total"], ms(inherent),
+                             ms(p["total"] - s["total"]), ms(p["total"] - s["total"] - inherent)))
+    return lines
+
+
+def write_sections(path, sections, head):
+    """Replaces the given sections of the file (between <!-- NAME --> markers), keeping the others."""
+    old = open(path).read() if os.path.exists(path) else ""
+    order = ["compare", "lean", "profile"]
+    parts = {}
+    for name in order:
+        m = re.search(r"<!-- {0} -->\n(.*?)<!-- /{0} -->\n".format(name), old, re.S)
+        if m:
+            parts[name] = m.group(1)
+    parts.update(sections)
+    text = "\n".join(head) + "\n"
+    for name in order:
+        if name in parts:
+            text += "\n<!-- {0} -->\n{1}<!-- /{0} -->\n".format(name, parts[name])
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def ms(x):
     return "{:.2f}".format(1e3 * x) if isinstance(x, (int, float)) else "-"
 
@@ -94,9 +203,33 @@ def main():
     ap.add_argument("--no-fftw-mpi", dest="fftw_mpi", action="store_false", help="MPICH builds have no FFTW-MPI")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--sections", default="compare,lean,profile",
+                    help="which tables to (re)make; the others are kept from the existing file")
     args = ap.parse_args()
     mpirun = shlex.split(args.mpirun)
+    want = args.sections.split(",")
+    sections = {}
+    if "lean" in want:
+        sections["lean"] = "\n".join(lean_section(lean_rows(args, mpirun))) + "\n"
+    if "profile" in want:
+        sections["profile"] = "\n".join(profile_section(profile_rows(args, mpirun))) + "\n"
+    if "compare" in want:
+        sections["compare"] = compare(args, mpirun)
+    host = run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; nproc"], 30).split("\n")
+    head = [
+        "# Performance: nbfft against the distributed FFTs users have, and the single-node limit",
+        "",
+        "Made by `make performance` (bench/compare/performance.py; `--sections` remakes some tables) on",
+        "{} ({} cores, {}), last {}. All ranks share the machine's cores (more ranks than cores".format(
+            host[0].strip(), host[1].strip(), os.path.basename(os.path.normpath(args.build)),
+            datetime.date.today().isoformat()),
+        "oversubscribe them). The emulated-cluster numbers are in [performance-cluster.md](performance-cluster.md).",
+    ]
+    write_sections(args.out, sections, head)
+    print("wrote", args.out)
 
+
+def compare(args, mpirun):
     rows = []
     for n in [int(g) for g in args.grids.split(",")]:
         for p in [int(r) for r in args.ranks.split(",")]:
@@ -117,16 +250,12 @@ def main():
             rows.append(row)
             print(json.dumps(row), flush=True)
 
-    host = run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; nproc"], 30).split("\n")
     lines = [
-        "# Performance: nbfft against the distributed FFTs users have, and the single-node limit",
+        "## nbfft against the others",
         "",
-        "Made by `make performance` (bench/compare/performance.py) on {} ({} cores, {}), {}."
-        .format(host[0].strip(), host[1].strip(), os.path.basename(os.path.normpath(args.build)),
-                datetime.date.today().isoformat()),
-        "Median ms per forward r2c + normalization + backward c2r of a double N^3 field, slowest rank,",
+        "Made {}. Median ms per forward r2c + normalization + backward c2r of a double N^3 field, slowest rank,"
+        .format(datetime.date.today().isoformat()),
         "FFTW_MEASURE everywhere; nbfft's runs and FFTW-MPI interleaved in one job per row.",
-        "All ranks share the machine's cores (more ranks than cores oversubscribe them).",
         "",
         "| grid | ranks | nbfft default | nbfft tuned (quick) | tuned (exhaustive) | quick / exhaustive | tuning s (quick / exhaustive) |"
         " FFTW-MPI | mpi4py-fft | FFTW serial, threads = ranks | nbfft best / best other | nbfft best / serial limit |",
@@ -150,10 +279,7 @@ def main():
     notes = sorted({r["mpi4py_fft_note"] for r in rows if r["mpi4py_fft_note"]})
     if notes:
         lines += ["", "mpi4py-fft: " + "; ".join(notes)]
-    with open(args.out + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n\nRaw rows (JSON):\n\n```\n" + "\n".join(json.dumps(r) for r in rows) + "\n```\n")
-    os.replace(args.out + ".tmp", args.out)
-    print("wrote", args.out)
+    return "\n".join(lines) + "\n\nRaw rows (JSON):\n\n```\n" + "\n".join(json.dumps(r) for r in rows) + "\n```\n"
 
 
 if __name__ == "__main__":
