@@ -456,7 +456,8 @@ def observation_from_record(rec: Dict, setting: Dict) -> Observation:
     ranks = m1 * m2
     lay = Layout(n, m1, m2, rpn, int(rec.get("fields", 1)), rec.get("transform", "r2c"),
                  rec.get("precision", "double"), max(1.0, ranks / max(1, cores))).check()
-    return Observation(lay, ph, total, f"{n[0]}^3 {rec['proc_grid']} {setting.get('where', '')}".strip(),
+    nv = f" nv{lay.fields}" if lay.fields > 1 else ""
+    return Observation(lay, ph, total, f"{setting.get('where', '')} {n[0]}^3 {rec['proc_grid']}{nv}".strip(),
                        setting.get("rate", "") if setting.get("hosts", 1) > 1 else "")
 
 
@@ -491,29 +492,28 @@ def fit(obs: Sequence[Observation], pipelines: Sequence[float] = ()) -> Model:
     report["network"]["intra"] = fit_quality(X @ [ai, bi], Y)
     net = Network(float(ai), float(bi))
     # Between nodes: what the shared-memory part leaves of exchanges that cross nodes.
-    X, Y, rates_seen = [], [], set()
+    X, Y, ov, links = [], [], [], set()
     for o in obs:
         for ex in EXCHANGES:
             f = exchange_features(o.layout, ex)
             if f[2] > 0 and o.phases.get(ex, 0) > 0:
                 X.append(f)
                 Y.append(o.phases[ex])
-                rates_seen.add(o.network)
-    if len(rates_seen) > 1:
-        raise ModelError(f"fit: the runs between nodes come from several networks ({', '.join(sorted(rates_seen))}); "
+                ov.append(o.layout.oversub)
+                links.add(o.network)
+    if len(links) > 1:
+        raise ModelError(f"fit: the runs between nodes come from several networks ({', '.join(sorted(links))}); "
                          "fit one network at a time")
     if X:
         if len(X) < 2:
             raise ModelError("fit: need at least 2 exchanges between nodes to fit alpha and beta (or none)")
         X, Y = np.array(X), np.array(Y)
-        rest = Y - (X[:, 0] * ai + X[:, 1] * bi) * np.array(
-            [o.layout.oversub for o in obs for ex in EXCHANGES
-             if exchange_features(o.layout, ex)[2] > 0 and o.phases.get(ex, 0) > 0])
-        rest = np.maximum(rest, 1e-3 * Y)
+        shm = (X[:, 0] * ai + X[:, 1] * bi) * np.array(ov)
+        rest = np.maximum(Y - shm, 1e-3 * Y)
         ae, be = _weighted_nnls(X[:, 2:], rest)
         net.alpha_inter, net.beta_inter = float(ae), float(be)
-        report["network"]["inter"] = fit_quality(X[:, 2:] @ [ae, be] + (Y - rest), Y)
-        report["network"]["inter_link"] = next(iter(rates_seen))
+        report["network"]["inter"] = fit_quality(X[:, 2:] @ [ae, be] + shm, Y)
+        report["network"]["inter_link"] = next(iter(links))
         report["ranks_per_node"] = max(o.layout.ranks_per_node for o in obs if o.network)
     m = Model(rates, net, None, report)
     tot = [sum(predict_phases(m, o.layout).values()) for o in obs

@@ -299,11 +299,13 @@ def do_validate(args) -> int:
     if not rows:
         raise M.ModelError("validate: the files hold no runs")
     print(f"nbfft-model validate: {args.model} against {', '.join(args.measurements)}")
-    print(f"{'run':<44} {'kind':<9} {'measured':>10} {'predicted':>10} {'error':>8}")
+    print(f"{'run':<44} {'kind':<9} {'measured':>10} {'predicted':>10} {'error':>8}   COL exchange meas/pred ms")
     for r in rows:
         r["rel"] = (r["predicted_s"] - r["measured_s"]) / r["measured_s"]
+        col = f"   {1e3 * r['col_meas']:.2f} / {1e3 * r['col_pred']:.2f}" if r["kind"] == "blocking" else \
+            f"   bound meas {1e3 * (r['bound_meas'] or 0):.2f} / pred {1e3 * r['bound_pred']:.2f}"
         print(f"{r['run'][:44]:<44} {r['kind']:<9} {1e3 * r['measured_s']:>8.2f}ms {1e3 * r['predicted_s']:>8.2f}ms "
-              f"{100 * r['rel']:>+7.1f}%")
+              f"{100 * r['rel']:>+7.1f}%{col}")
     summary = {}
     for kind in ("blocking", "pipelined", "all"):
         sel = [r for r in rows if kind == "all" or r["kind"] == kind]
