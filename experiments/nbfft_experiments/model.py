@@ -19,11 +19,14 @@ squares:
                         per node: the R ranks of a node all exchange at once through one
                         link, so beta_inter is the node link's seconds per byte.
 
-Compute and shared-memory copies are CPU work: when more ranks share a machine than it
-has cores (the emulated cluster on this 2-core box) they take `oversub = ranks/cores`
-times longer. Bytes between hosts are moved by the (emulated) NIC and are not scaled.
+Compute and shared-memory copies are CPU work. When more ranks share a machine than it has
+cores (`oversub = ranks/cores` > 1: the emulated cluster on this 2-core box), the ranks take
+turns: each rank's own phases hardly lengthen (measured), but the blocking exchanges wait
+for the peers' turns, so a run costs (1 + theta (oversub - 1)) times its CPU work, theta
+fitted (1 = the CPU work fully serialized). Bytes between hosts are moved by the
+(emulated) NIC and are not scaled.
 
-Blocking time = the sum of the phases. The pipelined bound is seed 000 Fig. 4's (the one
+Blocking time = the sum of the phases + that wait for the CPU. The pipelined bound is seed 000 Fig. 4's (the one
 nbfft-sine's Table II uses): per direction d with per-field compute C_d (FFTs, copies, the
 ROW exchange, which the pipeline leaves blocking) and COL exchange T_d,
   bound = sum_d max(NV*C_d, NV*T_d + C_d).
@@ -260,11 +263,12 @@ class Model:
     network: Network
     gap_closed: Optional[float] = None      # measured share of blocking - bound the pipeline closes
     fit_report: Dict = field(default_factory=dict)
+    theta: float = 1.0                      # share of the CPU work that serializes when oversubscribed
     version: int = MODEL_VERSION
 
     def to_json(self) -> Dict:
         return {"version": self.version, "rates": self.rates, "network": asdict(self.network),
-                "gap_closed": self.gap_closed, "fit": self.fit_report}
+                "gap_closed": self.gap_closed, "theta": self.theta, "fit": self.fit_report}
 
     @staticmethod
     def from_json(d: Dict) -> "Model":
@@ -275,7 +279,7 @@ class Model:
             net = Network(**d["network"])
         except (KeyError, TypeError, AttributeError) as e:
             raise ModelError(f"not an nbfft-model file (missing {e})") from None
-        return Model(rates, net, d.get("gap_closed"), d.get("fit", {}))
+        return Model(rates, net, d.get("gap_closed"), d.get("fit", {}), float(d.get("theta", 1.0)))
 
 
 def with_network(model: Model, spec: Optional[str]) -> Model:
@@ -311,22 +315,38 @@ def with_network(model: Model, spec: Optional[str]) -> Model:
         else:
             raise ModelError(f"--network: unknown key '{k}' (alpha, beta, bw, ranks-per-node, intra-alpha, "
                              "intra-beta)")
-    return Model(dict(model.rates), net, model.gap_closed, model.fit_report)
+    return Model(dict(model.rates), net, model.gap_closed, model.fit_report, model.theta)
+
+
+def _parts(model: Model, lay: Layout) -> Tuple[Dict[str, float], Dict[str, float], Dict[str, float]]:
+    """Per phase: a rank's own time; of each exchange, its CPU (shared-memory) and its
+    network (between nodes) part."""
+    s = sizes(lay)
+    own = {p: model.rates[p] * s[p] for p in COMPUTE_PHASES}
+    net = model.network
+    cpu, wire = {}, {}
+    for ex in EXCHANGES:
+        f = exchange_features(lay, ex)
+        cpu[ex] = f[0] * net.alpha_intra + f[1] * net.beta_intra
+        wire[ex] = 0.0
+        if f[2] > 0:
+            net.check_inter()
+            wire[ex] = f[2] * net.alpha_inter + f[3] * net.beta_inter
+        own[ex] = cpu[ex] + wire[ex]
+    return own, cpu, wire
+
+
+def cpu_factor(model: Model, lay: Layout) -> float:
+    return 1.0 + model.theta * (lay.oversub - 1.0)
 
 
 def predict_phases(model: Model, lay: Layout) -> Dict[str, float]:
-    """Seconds per forward+backward of lay.fields fields, per phase, blocking."""
-    s = sizes(lay)
-    out = {p: model.rates[p] * s[p] * lay.oversub for p in COMPUTE_PHASES}
-    net = model.network
-    for ex in EXCHANGES:
-        f = exchange_features(lay, ex)
-        t = (f[0] * net.alpha_intra + f[1] * net.beta_intra) * lay.oversub
-        if f[2] > 0:
-            net.check_inter()
-            t += f[2] * net.alpha_inter + f[3] * net.beta_inter
-        out[ex] = t
-    return out
+    """Seconds per forward+backward of lay.fields fields, blocking: every phase of
+    timings.hpp as a rank sees it, and `cpu_wait`, the time ranks wait for the CPU when
+    they outnumber the cores (0 otherwise)."""
+    own, cpu, _ = _parts(model, lay)
+    work = sum(own[p] for p in COMPUTE_PHASES) + sum(cpu.values())
+    return {**own, "cpu_wait": (cpu_factor(model, lay) - 1.0) * work}
 
 
 @dataclass
@@ -346,9 +366,12 @@ def predict(model: Model, lay: Layout) -> Prediction:
     ph = predict_phases(model, lay)
     blocking = sum(ph.values())
     nv = lay.fields
-    # Per field and direction (the model is symmetric in direction): C = compute + ROW.
-    c = (sum(ph[p] for p in COMPUTE_PHASES) + ph["row"]) / (2 * nv)
-    t = ph["col"] / (2 * nv)
+    # Per field and direction (the model is symmetric in direction): C = compute + ROW,
+    # T = COL; CPU work at the oversubscribed rate.
+    _, cpu, wire = _parts(model, lay)
+    k = cpu_factor(model, lay)
+    c = (k * (sum(ph[p] for p in COMPUTE_PHASES) + cpu["row"]) + wire["row"]) / (2 * nv)
+    t = (k * cpu["col"] + wire["col"]) / (2 * nv)
     bound = 2 * max(nv * c, nv * t + c)
     expected = None
     if model.gap_closed is not None:
@@ -421,13 +444,13 @@ def fit_quality(pred: Sequence[float], meas: Sequence[float]) -> Dict[str, float
             "max_abs_rel": float(np.max(np.abs(rel))) if len(y) else float("nan")}
 
 
-def _weighted_nnls(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Minimize the sum of squared RELATIVE residuals ((X theta - y)/y)^2, theta >= 0,
-    so the small runs count as much as the large ones."""
-    w = 1.0 / y
+def _weighted_nnls(X: np.ndarray, y: np.ndarray, ref: Optional[np.ndarray] = None) -> np.ndarray:
+    """Minimize the sum of squared RELATIVE residuals ((X theta - y)/ref)^2 (ref = y by
+    default), theta >= 0, so the small runs count as much as the large ones."""
+    w = 1.0 / (y if ref is None else ref)
     scale = np.abs(X * w[:, None]).max(axis=0)
     scale[scale == 0] = 1.0
-    theta = nnls(X * w[:, None] / scale, np.ones_like(y))
+    theta = nnls(X * w[:, None] / scale, y * w)
     return theta / scale
 
 
@@ -461,9 +484,17 @@ def observation_from_record(rec: Dict, setting: Dict) -> Observation:
                        setting.get("rate", "") if setting.get("hosts", 1) > 1 else "")
 
 
+def _crosses(lay: Layout) -> bool:
+    return any(exchange_features(lay, ex)[2] > 0 for ex in EXCHANGES)
+
+
 def fit(obs: Sequence[Observation], pipelines: Sequence[float] = ()) -> Model:
-    """Fits the rates and the network to blocking observations; `pipelines` are measured
-    gap-closed shares of pipelined runs (their median becomes Model.gap_closed)."""
+    """Fits the model to blocking observations, in four linear steps: the stage rates to
+    the compute phases; alpha/beta within a node to the exchanges of runs on one node with
+    a core per rank; theta to the totals of oversubscribed runs on one node; alpha/beta
+    between nodes to what the CPU part leaves of the totals of runs across nodes.
+    `pipelines` are measured gap-closed shares of pipelined runs (their median becomes
+    Model.gap_closed)."""
     obs = list(obs)
     if not obs:
         raise ModelError("fit: no blocking runs to fit (measure some with `nbfft-model measure`)")
@@ -472,53 +503,63 @@ def fit(obs: Sequence[Observation], pipelines: Sequence[float] = ()) -> Model:
         use = [o for o in obs if o.phases.get(p, 0) > 0]
         if not use:
             raise ModelError(f"fit: no run has a positive '{p}' phase time")
-        x = np.array([sizes(o.layout)[p] * o.layout.oversub for o in use])
+        x = np.array([sizes(o.layout)[p] for o in use])
         y = np.array([o.phases[p] for o in use])
         a = float(np.sum(x / y) / np.sum((x / y) ** 2))     # relative least squares, through 0
         rates[p] = a
         report["phases"][p] = fit_quality(a * x, y)
-    # Shared memory: exchanges of runs with no traffic between nodes.
-    X, Y = [], []
-    for o in obs:
-        for ex in EXCHANGES:
-            f = exchange_features(o.layout, ex)
-            if f[2] == 0 and f[0] > 0 and o.phases.get(ex, 0) > 0:
-                X.append(f[:2] * o.layout.oversub)
-                Y.append(o.phases[ex])
+    # Shared memory: exchanges of runs on one node, a core per rank where there are such.
+    def intra_rows(pick):
+        X, Y = [], []
+        for o in obs:
+            for ex in EXCHANGES:
+                f = exchange_features(o.layout, ex)
+                if f[2] == 0 and f[0] > 0 and o.phases.get(ex, 0) > 0 and pick(o):
+                    X.append(f[:2])
+                    Y.append(o.phases[ex])
+        return X, Y
+    X, Y = intra_rows(lambda o: o.layout.oversub <= 1.0 and not _crosses(o.layout))
+    if len(X) < 2:
+        X, Y = intra_rows(lambda o: not _crosses(o.layout))
     if len(X) < 2:
         raise ModelError("fit: need at least 2 exchanges within one node (local runs on 2+ ranks)")
     X, Y = np.array(X), np.array(Y)
     ai, bi = _weighted_nnls(X, Y)
     report["network"]["intra"] = fit_quality(X @ [ai, bi], Y)
     net = Network(float(ai), float(bi))
-    # Between nodes: what the shared-memory part leaves of exchanges that cross nodes.
-    X, Y, ov, links = [], [], [], set()
-    for o in obs:
-        for ex in EXCHANGES:
-            f = exchange_features(o.layout, ex)
-            if f[2] > 0 and o.phases.get(ex, 0) > 0:
-                X.append(f)
-                Y.append(o.phases[ex])
-                ov.append(o.layout.oversub)
-                links.add(o.network)
+    m = Model(rates, net, None, report)
+
+    def cpu_work(o):
+        own, cpu, _ = _parts(Model(rates, Network(float(ai), float(bi), 0.0, 0.0), None), o.layout)
+        return sum(own[p] for p in COMPUTE_PHASES) + sum(cpu.values())
+    # Oversubscription: T = (1 + theta (oversub - 1)) * CPU work, on one node.
+    over = [o for o in obs if o.layout.oversub > 1.0 and not _crosses(o.layout)]
+    if over:
+        r = np.array([o.total_s / cpu_work(o) - 1.0 for o in over])
+        d = np.array([o.layout.oversub - 1.0 for o in over])
+        m.theta = float(np.clip(np.sum(r * d) / np.sum(d * d), 0.0, 2.0))
+        report["theta"] = fit_quality([(1 + m.theta * (o.layout.oversub - 1)) * cpu_work(o) for o in over],
+                                      [o.total_s for o in over])
+    # Between nodes: the totals of runs that cross nodes, less their CPU work.
+    cross = [o for o in obs if _crosses(o.layout)]
+    links = {o.network for o in cross}
     if len(links) > 1:
         raise ModelError(f"fit: the runs between nodes come from several networks ({', '.join(sorted(links))}); "
                          "fit one network at a time")
-    if X:
-        if len(X) < 2:
-            raise ModelError("fit: need at least 2 exchanges between nodes to fit alpha and beta (or none)")
-        X, Y = np.array(X), np.array(Y)
-        shm = (X[:, 0] * ai + X[:, 1] * bi) * np.array(ov)
-        rest = np.maximum(Y - shm, 1e-3 * Y)
-        ae, be = _weighted_nnls(X[:, 2:], rest)
+    if cross:
+        if len(cross) < 2:
+            raise ModelError("fit: need at least 2 runs between nodes to fit alpha and beta (or none)")
+        X = np.array([sum(exchange_features(o.layout, ex)[2:] for ex in EXCHANGES) for o in cross])
+        T = np.array([o.total_s for o in cross])
+        base = np.array([cpu_factor(m, o.layout) * cpu_work(o) for o in cross])
+        ae, be = _weighted_nnls(X, T - base, ref=T)
         net.alpha_inter, net.beta_inter = float(ae), float(be)
-        report["network"]["inter"] = fit_quality(X[:, 2:] @ [ae, be] + shm, Y)
+        report["network"]["inter"] = fit_quality(X @ [ae, be] + base, T)
         report["network"]["inter_link"] = next(iter(links))
-        report["ranks_per_node"] = max(o.layout.ranks_per_node for o in obs if o.network)
-    m = Model(rates, net, None, report)
-    tot = [sum(predict_phases(m, o.layout).values()) for o in obs
-           if o.network == "" or net.alpha_inter is not None]
-    report["total"] = fit_quality(tot, [o.total_s for o in obs])
+        report["ranks_per_node"] = max(o.layout.ranks_per_node for o in cross)
+    report["total"] = fit_quality([predict(m, o.layout).blocking_s for o in obs
+                                   if not _crosses(o.layout) or net.alpha_inter is not None],
+                                  [o.total_s for o in obs if not _crosses(o.layout) or net.alpha_inter is not None])
     if len(pipelines):
         m.gap_closed = float(np.median(np.asarray(pipelines, float)))
         report["gap_closed_runs"] = [float(g) for g in pipelines]

@@ -44,6 +44,8 @@ def plan_measurements(cluster: Optional[Tuple[int, int, str]], grids: List[int],
         pgs = [f"1x{p}"]
         if cluster and cluster[1] > 1 and cluster[0] > 1:
             pgs.append(f"{cluster[1]}x{cluster[0]}")        # ROW within a host, COL across
+        elif cluster and p >= 4 and p % 2 == 0:
+            pgs.append(f"2x{p // 2}")                       # ROW across hosts too
         elif not cluster and p == 2:
             pgs.append("2x1")                               # a ROW exchange on its own
         elif not cluster and p >= 4 and p % 2 == 0:
@@ -185,7 +187,10 @@ def do_fit(args) -> int:
               f"{_q(m.fit_report['network']['inter'])}")
     else:
         print("  inter-node  not fitted (no run crossed nodes); predict needs --network")
-    print(f"  total (sum of phases vs measured time per iteration): {_q(m.fit_report['total'])}")
+    if "theta" in m.fit_report:
+        print(f"  oversubscribed: theta {m.theta:.2f} (time = (1 + theta (ranks/cores - 1)) x CPU work)  "
+              f"{_q(m.fit_report['theta'])}")
+    print(f"  total (predicted blocking vs measured time per iteration): {_q(m.fit_report['total'])}")
     if m.gap_closed is not None:
         print(f"  pipeline: median gap closed {100 * m.gap_closed:.0f} % of (blocking - bound) over "
               f"{len(gaps)} run(s)")

@@ -15,7 +15,7 @@ TRUE_NET = M.Network(alpha_intra=3e-6, beta_intra=0.3e-9, alpha_inter=60e-6, bet
 
 
 def _true_model():
-    return M.Model(dict(TRUE_RATES), M.Network(**vars(TRUE_NET)))
+    return M.Model(dict(TRUE_RATES), M.Network(**vars(TRUE_NET)), theta=0.7)
 
 
 def _layouts():
@@ -48,6 +48,7 @@ def test_fit_recovers_known_constants_exactly():
         assert m.rates[p] == pytest.approx(v, rel=1e-6), p
     for k in ("alpha_intra", "beta_intra", "alpha_inter", "beta_inter"):
         assert getattr(m.network, k) == pytest.approx(getattr(TRUE_NET, k), rel=1e-4), k
+    assert m.theta == pytest.approx(0.7, rel=1e-6)
     assert m.fit_report["total"]["r2"] == pytest.approx(1.0, abs=1e-9)
     assert m.fit_report["network"]["inter"]["max_abs_rel"] < 1e-6
 
