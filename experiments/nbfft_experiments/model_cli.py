@@ -21,8 +21,8 @@ from nbfft_experiments import model as M
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _fail(msg: str) -> "SystemExit":
-    return SystemExit(f"nbfft-model: error: {msg}")
+def _fail(msg: str) -> M.ModelError:
+    return M.ModelError(msg)
 
 
 # ----------------------------------------------------------------------------- measure
@@ -81,8 +81,13 @@ def measure(args) -> int:
     build = Path(args.build).resolve()
     if not (build / "bin/nbfft-sine").exists():
         raise _fail(f"{build}/bin/nbfft-sine is missing: build first (make build)")
-    grids = [int(g) for g in args.grids.split(",")]
-    ranks = [int(p) for p in args.ranks.split(",")]
+    try:
+        grids = [int(g) for g in args.grids.split(",")]
+        ranks = [int(p) for p in args.ranks.split(",")]
+    except ValueError:
+        raise _fail(f"--grids/--ranks: expected comma-separated integers, got '{args.grids}' / '{args.ranks}'") from None
+    if min(grids) < 2 or min(ranks) < 1 or args.iters < 1 or args.fields < 1:
+        raise _fail("--grids must be >= 2, --ranks, --iters and --fields >= 1")
     plan = plan_measurements(cluster, grids, ranks, args.fields, args.pipeline_transports, args.iters)
     cores = os.cpu_count() or 1
     h, r, rate = cluster if cluster else (1, 0, "")

@@ -226,6 +226,8 @@ def test_cli_fit_predict_validate_round_trip(tmp_path, capsys):
 @pytest.mark.parametrize("argv, what", [
     (["fit", "/nonexistent.json", "--out", "/tmp/x.json"], "cannot read measurements"),
     (["predict", "--model", "/nonexistent.json", "--grid", "64", "--ranks", "4"], "cannot read model"),
+    (["measure", "--out", "/tmp/x.json", "--build", "/nonexistent"], "nbfft-sine is missing"),
+    (["measure", "--out", "/tmp/x.json", "--cluster", "4@1gbit"], "HOSTSxRANKS@RATE"),
 ])
 def test_cli_bad_input_exits_2_with_a_message(argv, what, capsys):
     assert C.main(argv) == 2
