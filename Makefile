@@ -89,9 +89,12 @@ python-test: venv
 	    || { echo "python-test: FAILED on $$n rank(s)"; exit 1; }; \
 	done
 
-# Every seed experiment in quick mode on local ranks (a few minutes), then a check that each
-# wrote its figure, verdict and a valid data.json (tools/nbfft-experiments, docs/experiments.md).
+# The unit tests of the experiments' pure parts (the scaling model, docs/model.md: < 2 s, no
+# MPI), then every seed experiment in quick mode on local ranks (a few minutes), then a check
+# that each wrote its figure, verdict and a valid data.json (tools/nbfft-experiments,
+# docs/experiments.md).
 experiments-quick: venv build
+	PYTHONPATH=experiments $(PY) -m pytest -q --color=no -p no:cacheprovider --timeout 120 experiments/tests
 	NBFFT_PYTHON=$(abspath $(PY)) tools/nbfft-experiments run all --quick --build $(BUILD_DIR) --mpi $(MPI) \
 	  --out $(BUILD_DIR)/results --check
 
