@@ -101,11 +101,12 @@ void set_option(fft::Options& o, const std::string& key, const std::string& v) {
   else if (key == "fields_in_flight") o.fields_in_flight = parse_count("fields_in_flight", v);
   else if (key == "allow_empty") o.allow_empty = parse_bool("allow_empty", v);
   else if (key == "lean_workspace") o.lean_workspace = parse_bool("lean_workspace", v);
+  else if (key == "pipeline_row") o.pipeline_row = parse_bool("pipeline_row", v);
   else
     throw Error("unknown option '" + key +
                 "' (use precision, transform, norm, proc_grid, transport, row_transport, col_transport, "
-                "effort, progress_chunks, col_chunk_planes, col_depth, col_kernel, fields_in_flight, allow_empty or "
-                "lean_workspace)");
+                "effort, progress_chunks, col_chunk_planes, col_depth, col_kernel, fields_in_flight, allow_empty, "
+                "lean_workspace or pipeline_row)");
 }
 
 void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {

@@ -140,6 +140,7 @@ std::ostream& operator<<(std::ostream& os, const Options& o) {
   if (o.col_depth > 0) os << " col_depth=" << o.col_depth;
   if (o.fields_in_flight != 1) os << " fields_in_flight=" << o.fields_in_flight;
   if (o.lean_workspace) os << " lean_workspace";
+  if (o.pipeline_row) os << " pipeline_row";
   os << " progress_chunks=" << (o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks);
   return os;
 }

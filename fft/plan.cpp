@@ -67,6 +67,7 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
           {"col_depth", str(o.col_depth)},
           {"fields_in_flight", str(o.fields_in_flight)},
           {"lean_workspace", o.lean_workspace ? "true" : "false"},
+          {"pipeline_row", o.pipeline_row ? "true" : "false"},
           {"allow_empty", o.allow_empty ? "true" : "false"}};
 }
 

@@ -46,6 +46,7 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
                         MPI_Comm agree, std::int64_t lean_cp)
     : Transform(d, o, 0) {
   agree_ = agree;
+  pipeline_row_ = o.pipeline_row;
   const double N = static_cast<double>(nx_) * d.n[1] * nz_;
   if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
@@ -388,7 +389,7 @@ void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, W
   if (nv <= 0) return;
   PhaseClock total(t);
   const int K = fields_pipeline() ? std::max(1, std::min(nws, nv)) : 1;
-  if (K > 1 && path_[d].size() == 3) {
+  if (K > 1 && pipeline_row_ && path_[d].size() == 3) {
     run_pencils(d, nv, in, out, ws, t);
     total.mark(&Timings::total);
     return;

@@ -22,8 +22,8 @@
 //     per-plane kernels: K chunks, depth 1);
 //   - with two workspaces, several fields are pipelined over the COL exchange as in seed 000
 //     Fig. 4: field j's work up to its COL exchange overlaps the exchange of field j-1, and
-//     field j-1's work after it the exchange of field j; on pencils over both exchanges
-//     (run_pencils);
+//     field j-1's work after it the exchange of field j; on pencils with pipeline_row over
+//     both exchanges (run_pencils);
 //   - while anything is in flight, stage loops are cut into progress_chunks pieces with
 //     coll::progress_all() between them, so the caller engine moves data during the FFTs.
 //
@@ -190,6 +190,7 @@ class Transform {
   int progress_chunks_;
   Exchange row_, col_;
   bool lean_ = false;
+  bool pipeline_row_ = false;
   MPI_Comm agree_ = MPI_COMM_NULL;
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL

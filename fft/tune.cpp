@@ -136,7 +136,8 @@ std::string encode(const Options& o, double seconds) {
   std::ostringstream s;
   s << "m1=" << o.m1 << ";m2=" << o.m2 << ";row=" << o.row_transport.str() << ";col=" << o.col_transport.str()
  << ";progress_chunks=" << o.progress_chunks << ";col_chunk_planes=" << o.col_chunk_planes
-    << ";col_depth=" << o.col_depth << ";fields_in_flight=" << o.fields_in_flight << ";seconds=" << std::setprecision(17) << seconds;
+    << ";col_depth=" << o.col_depth << ";fields_in_flight=" << o.fields_in_flight
+    << ";pipeline_row=" << (o.pipeline_row ? 1 : 0) << ";seconds=" << std::setprecision(17) << seconds;
   return s.str();
 }
 
@@ -157,6 +158,7 @@ Options decode(const Options& base, const std::string& value, const std::string&
       else if (k == "col_chunk_planes") o.col_chunk_planes = std::stoi(v);
       else if (k == "col_depth") o.col_depth = std::stoi(v);
       else if (k == "fields_in_flight") o.fields_in_flight = std::stoi(v);
+      else if (k == "pipeline_row") o.pipeline_row = std::stoi(v) != 0;
     }
   } catch (const std::exception& e) {
     throw Error("tuning wisdom " + where + ": cannot read '" + value + "': " + e.what(), ErrorCode::Io);
@@ -226,7 +228,7 @@ class Trials {
     return a.m1 == b.m1 && a.m2 == b.m2 && a.row_transport.str() == b.row_transport.str() &&
            a.col_transport.str() == b.col_transport.str() && a.progress_chunks == b.progress_chunks &&
            a.col_chunk_planes == b.col_chunk_planes && a.col_depth == b.col_depth &&
-           a.fields_in_flight == b.fields_in_flight;
+           a.fields_in_flight == b.fields_in_flight && a.pipeline_row == b.pipeline_row;
   }
 
   // The few fastest trials again, their iterations interleaved round-robin so that a noisy
@@ -412,6 +414,12 @@ void search_greedy(Trials& trials, std::array<std::int64_t, 3> n, const Options&
       o.fields_in_flight = k;
       trials.run(o, "fields");
     }
+    // 5. pencils: the ROW exchange pipelined across fields too.
+    Options o = trials.best()->options;
+    if (o.m1 > 1 && o.m2 > 1 && o.fields_in_flight > 1) {
+      o.pipeline_row = true;
+      trials.run(o, "fields");
+    }
   }
 }
 
@@ -431,14 +439,17 @@ void search_exhaustive(Trials& trials, std::array<std::int64_t, 3> n, const Opti
         std::vector<int> inflight = {o.fields_in_flight};
         if (s.fields > 1) inflight = {1, 2, 3};
         for (int pc : pcs)
-          for (int k : inflight) {
-            Options c = o;
-            c.col_chunk_planes = cp;
-            c.progress_chunks = pc;
-            c.fields_in_flight = k;
-            trials.run(c, "exhaustive");
-            if (trials.out_of_time()) return;
-          }
+          for (int k : inflight)
+            for (bool row : {false, true}) {
+              if (row && !(o.m1 > 1 && o.m2 > 1 && k > 1)) continue;
+              Options c = o;
+              c.col_chunk_planes = cp;
+              c.progress_chunks = pc;
+              c.fields_in_flight = k;
+              c.pipeline_row = row;
+              trials.run(c, "exhaustive");
+              if (trials.out_of_time()) return;
+            }
       }
     }
 }
@@ -574,6 +585,7 @@ std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
       << ", progress_chunks " << o.progress_chunks << ", col_chunk_planes " << o.col_chunk_planes;
     if (o.col_depth) s << ", col_depth " << o.col_depth;
     if (o.fields_in_flight != 1) s << ", fields_in_flight " << o.fields_in_flight;
+    if (o.pipeline_row) s << ", pipeline_row";
     return s.str();
   };
   if (r.from_wisdom) {

@@ -67,6 +67,7 @@ nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = N
  *   fields_in_flight integer >= 1: workspaces for the multi-field pipeline (2 pipelines)
  *   allow_empty      true | false
  *   lean_workspace   true | false: workspace of about 1x the local data, in-place only
+ *   pipeline_row     true | false: pencils' forward_many also pipelines the ROW exchange
  * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the accepted words. */
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);
 /* The options as one line ("precision=double transform=r2c ..."), NUL-terminated and cut to

@@ -209,6 +209,12 @@ class Plan:
         Fields ``forward_many``/``backward_many`` keep in flight: the plan holds one
         workspace per field in flight; 2 overlaps each field's exchange with its
         neighbours' FFTs (seed 000 Fig. 4), 1 (the default) keeps memory lean.
+    lean_workspace : bool
+        A workspace of about the local data instead of 1.5-3x it; every transform must
+        then run in place (``empty_inplace``), an out-of-place call raises InvalidArgument.
+        ``plan.lean_workspace`` says whether the plan could make it (docs/fft.md "Memory").
+    pipeline_row : bool
+        Pencils with fields in flight: pipeline the ROW exchange across fields too.
     allow_empty, progress_chunks, col_chunk_planes, col_kernel
         Advanced options of the C++ ``nbfft::fft::Options`` (docs/fft.md).
 
@@ -223,7 +229,8 @@ class Plan:
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
                  row_transport=None, col_transport=None, norm="backward", effort="measure", allow_empty=True,
-                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport", fields_in_flight=1):
+                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport", fields_in_flight=1,
+                 lean_workspace=False, pipeline_row=False):
         self._p = None
         problem = comm_problem(comm, "Plan")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
@@ -239,7 +246,8 @@ class Plan:
         m1, m2 = self._grid
         self._p = _core.Plan(handle_of(comm), (nx, ny, nz), self._precision, self._transform, self._norm, m1, m2,
                              self._row, self._col, effort, bool(allow_empty), int(progress_chunks),
-                             int(col_chunk_planes), str(col_kernel), int(fields_in_flight))
+                             int(col_chunk_planes), str(col_kernel), int(fields_in_flight), bool(lean_workspace),
+                             bool(pipeline_row))
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
@@ -346,6 +354,11 @@ class Plan:
     def workspace_bytes(self):
         """Bytes of buffers the plan holds besides the user's arrays."""
         return self._plan().workspace_bytes
+
+    @property
+    def lean_workspace(self):
+        """Whether the plan has the lean workspace (then it transforms in place only)."""
+        return self._plan().lean_workspace
 
     @property
     def inplace_bytes(self):

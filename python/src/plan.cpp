@@ -108,7 +108,8 @@ class PyPlan {
 fft::Options make_options(const std::string& precision, const std::string& transform, const std::string& norm,
                           int m1, int m2, const std::string& row, const std::string& col, const std::string& effort,
                           bool allow_empty, int progress_chunks, int col_chunk_planes,
-                          const std::string& col_kernel, int fields_in_flight) {
+                          const std::string& col_kernel, int fields_in_flight, bool lean_workspace,
+                          bool pipeline_row) {
   fft::Options o;
   o.precision = fft::parse_precision(precision);
   o.transform = fft::parse_transform(transform);
@@ -124,6 +125,8 @@ fft::Options make_options(const std::string& precision, const std::string& trans
   // Seed 002's kernels set col_transport, col_chunk_planes and col_depth together.
   if (col_kernel != "transport") o.col_kernel(col_kernel);
   o.fields_in_flight = fields_in_flight;
+  o.lean_workspace = lean_workspace;
+  o.pipeline_row = pipeline_row;
   return o;
 }
 
@@ -137,16 +140,18 @@ void bind_plan(nb::module_& m) {
           [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n, const std::string& precision,
              const std::string& transform, const std::string& norm, int m1, int m2, const std::string& row,
              const std::string& col, const std::string& effort, bool allow_empty, int progress_chunks,
-             int col_chunk_planes, const std::string& col_kernel, int fields_in_flight) {
+             int col_chunk_planes, const std::string& col_kernel, int fields_in_flight, bool lean_workspace,
+             bool pipeline_row) {
             // Options are parsed on every rank before the collective constructor; the
             // Python layer has already agreed that every rank's words are valid.
             const fft::Options o = make_options(precision, transform, norm, m1, m2, row, col, effort, allow_empty,
-                                                progress_chunks, col_chunk_planes, col_kernel, fields_in_flight);
+                                                progress_chunks, col_chunk_planes, col_kernel, fields_in_flight,
+                                                lean_workspace, pipeline_row);
             new (self) PyPlan(handle, n, o);
           },
           "comm_handle"_a, "n"_a, "precision"_a, "transform"_a, "norm"_a, "m1"_a, "m2"_a, "row_transport"_a,
           "col_transport"_a, "effort"_a, "allow_empty"_a, "progress_chunks"_a, "col_chunk_planes"_a,
-          "col_kernel"_a, "fields_in_flight"_a)
+          "col_kernel"_a, "fields_in_flight"_a, "lean_workspace"_a, "pipeline_row"_a)
       .def("close", &PyPlan::close)
       .def_prop_ro("closed", &PyPlan::closed)
       .def("agree", &PyPlan::agree, "kind"_a, "message"_a)
@@ -178,6 +183,7 @@ void bind_plan(nb::module_& m) {
       .def_prop_ro("out_bytes", [](const PyPlan& p) { return p.plan().out_bytes(); })
       .def_prop_ro("inplace_bytes", [](const PyPlan& p) { return p.plan().inplace_bytes(); })
       .def_prop_ro("workspace_bytes", [](const PyPlan& p) { return p.plan().workspace_bytes(); })
+      .def_prop_ro("lean_workspace", [](const PyPlan& p) { return p.plan().lean_workspace(); })
       .def_prop_ro("m1", [](const PyPlan& p) { return p.plan().m1(); })
       .def_prop_ro("m2", [](const PyPlan& p) { return p.plan().m2(); })
       .def_prop_ro("options_str", &PyPlan::options_str)

@@ -224,3 +224,24 @@ def test_printing(comm):
         assert o.precision == "single" and o.transform == "r2c" and o.m1 * o.m2 == P
         assert "precision=single" in str(o) and "nbfft.Options(" in repr(o)
     assert "closed" in repr(plan)
+
+
+@pytest.mark.parametrize("grid", list(GRIDS), ids=str)
+def test_lean_workspace_in_place_matches_numpy(comm, grid):
+    shape, dtype = (7, 5, 9), np.float64
+    g = global_field(shape, dtype)
+    with nbfft.Plan(comm, shape, dtype=dtype, grid=GRIDS[grid], effort="estimate", lean_workspace=True) as plan, \
+            nbfft.Plan(comm, shape, dtype=dtype, grid=GRIDS[grid], effort="estimate") as default:
+        assert plan.lean_workspace == (P > 1)
+        if P > 1:
+            assert plan.workspace_bytes < default.workspace_bytes
+        u, U = plan.empty_inplace()
+        plan.scatter(g if comm.rank == 0 else None, out=u)
+        plan.forward(u, out=U)
+        want_local = reference(g, dtype).transpose(plan.output_box.perm)[plan.output_box.slices]
+        assert_close_everywhere(U, want_local, dtype)
+        v = plan.backward(U, out=u)
+        assert_close_everywhere(v, g[plan.input_box.slices], dtype)
+        if plan.lean_workspace:  # out of place is refused on every rank
+            with pytest.raises(nbfft.InvalidArgument):
+                plan.forward(plan.empty_input())
