@@ -99,9 +99,10 @@ experiments-quick: venv build
 	  --out $(BUILD_DIR)/results --check
 
 # docs/performance.md: nbfft (default and tuned) against FFTW-MPI, mpi4py-fft and FFTW's
-# threaded serial transform, one command (~10 min at 128^3 and 256^3 on 1, 2, 4 ranks;
-# PERF_ARGS="--grids 128,256,512" for more). mpi4py-fft is installed into the venv for it.
-PERF_ARGS ?=
+# threaded serial transform, the lean workspace's cost and a phase profile, one command
+# (~35 min on 2 cores at 128^3-512^3 on 1, 2, 4 ranks; PERF_ARGS="--grids 128,256
+# --sections compare" remakes only those rows). mpi4py-fft is installed into the venv for it.
+PERF_ARGS ?= --grids 128,256,512
 performance: venv build
 	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	$(PY) -m pip install -q mpi4py-fft

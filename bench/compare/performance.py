@@ -188,6 +188,14 @@ def write_sections(path, sections, head):
     os.replace(path + ".tmp", path)
 
 
+def existing_rows(path):
+    """The raw JSON rows of the compare section of an existing docs/performance.md."""
+    if not os.path.exists(path):
+        return []
+    m = re.search(r"<!-- compare -->\n.*?```\n(.*?)```", open(path).read(), re.S)
+    return [json.loads(ln) for ln in m.group(1).splitlines() if ln.strip()] if m else []
+
+
 def ms(x):
     return "{:.2f}".format(1e3 * x) if isinstance(x, (int, float)) else "-"
 
@@ -249,12 +257,16 @@ def compare(args, mpirun):
                    "mpi4py_fft": m4, "mpi4py_fft_note": m4_note, "serial": ser}
             rows.append(row)
             print(json.dumps(row), flush=True)
+    # Rows of other grids / rank counts from the existing file are kept (marked with their
+    # own iteration count and time of making), so a run of some grids updates only those.
+    made = {(r["grid"], r["ranks"]) for r in rows}
+    rows += [r for r in existing_rows(args.out) if (r["grid"], r["ranks"]) not in made]
+    rows.sort(key=lambda r: (r["grid"], r["ranks"]))
 
     lines = [
         "## nbfft against the others",
         "",
-        "Made {}. Median ms per forward r2c + normalization + backward c2r of a double N^3 field, slowest rank,"
-        .format(datetime.date.today().isoformat()),
+        "Median ms per forward r2c + normalization + backward c2r of a double N^3 field, slowest rank,",
         "FFTW_MEASURE everywhere; nbfft's runs and FFTW-MPI interleaved in one job per row.",
         "",
         "| grid | ranks | nbfft default | nbfft tuned (quick) | tuned (exhaustive) | quick / exhaustive | tuning s (quick / exhaustive) |"
