@@ -2,6 +2,7 @@
 #include "bench/common/cli.hpp"
 #include "bench/common/main.hpp"
 #include "bench/kernels/kernels.hpp"
+#include "bench/nsloop/nsloop.hpp"
 #include "bench/overlap/overlap.hpp"
 #include "bench/primitives/primitives.hpp"
 #include "nbfft/coll/coll.hpp"
@@ -68,6 +69,8 @@ const std::vector<Command>& commands() {
       {"kernels", "seed 002's five redistribution kernels as slab transposes: comm / comp breakdown",
        nbfft::bench::kKernelsHelp, nbfft::bench::run_kernels},
       {"primitives", "seed 003's primitives and barrier: latency and overlap, caller vs thread", nbfft::bench::kPrimitivesHelp, nbfft::bench::run_primitives},
+      {"nsloop", "a Navier-Stokes-like loop: terms and forward transforms, blocking vs split-phase",
+       nbfft::bench::kNsloopHelp, nbfft::bench::run_nsloop},
       {"algorithms", "list the alltoall algorithms, progress engines and transports",
        "nbfft-bench algorithms [--markdown]\n",
        list_algorithms},
