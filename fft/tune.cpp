@@ -217,10 +217,16 @@ class Trials {
   }
 
   // The fastest trial so far (its options; base when none ran).
-  const TuneTrial* best() const {
+  // runoff_only: among the trials the runoff re-timed (when it ran), so that a trial timed
+  // once cannot win on a lucky moment over the ones timed side by side.
+  const TuneTrial* best(bool runoff_only = false) const {
+    bool any = false;
+    for (const auto& t : r_.trials) any = any || t.step.find("runoff") != std::string::npos;
     const TuneTrial* b = nullptr;
-    for (const auto& t : r_.trials)
+    for (const auto& t : r_.trials) {
+      if (runoff_only && any && t.step.find("runoff") == std::string::npos) continue;
       if (!b || t.seconds < b->seconds) b = &t;
+    }
     return b;
   }
 
@@ -552,7 +558,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& bas
   else
     search_greedy(trials, n, base, s, P, thread_ok);
   trials.runoff(3);
-  const TuneTrial* b = trials.best();
+  const TuneTrial* b = trials.best(/*runoff_only=*/true);
   if (!b) throw Error("tune: no candidate configuration could be planned for this grid and communicator");
   r.chosen = b->options;
   r.best_seconds = b->seconds;

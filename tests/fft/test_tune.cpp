@@ -55,8 +55,12 @@ TEST(Tune, ChoosesTheFastestMeasuredCandidateAndItIsCorrect) {
   Plan plan = tuned_plan(MPI_COMM_WORLD, n, quick(), fast(), &r);
   EXPECT_FALSE(r.from_wisdom);
   ASSERT_FALSE(r.trials.empty());
-  double best = r.trials.front().seconds;
-  for (const auto& t : r.trials) best = std::min(best, t.seconds);
+  // The choice is the fastest of the trials the runoff re-timed side by side (all trials
+  // when there was only one).
+  double best = -1;
+  for (const auto& t : r.trials)
+    if (r.trials.size() == 1 || t.step.find("runoff") != std::string::npos)
+      best = best < 0 ? t.seconds : std::min(best, t.seconds);
   EXPECT_DOUBLE_EQ(r.best_seconds, best);
   EXPECT_EQ(plan.m1() * plan.m2(), world_size());
   EXPECT_EQ(plan.m1(), r.chosen.m1);
