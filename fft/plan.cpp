@@ -285,8 +285,6 @@ void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t 
   agree_message(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only));
 }
 
-
-
 }  // namespace
 
 void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {

@@ -52,11 +52,9 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
 
-  // Lean with the chunk the plan agreed on (lean_fit said it fits on every rank).
+  // Lean with the chunk the plan agreed on (lean_fit, the same layout, said it fits on every rank).
   lean_ = lean_cp > 0;
   make_exchanges(d, o, row, col, lean_, lean_cp);
-  if (lean_ && !lean_problem().empty())
-    throw Error("lean workspace: the layout agreed on does not fit: " + lean_problem(), ErrorCode::Internal);
 
   // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
   using T_ = Transform<T>;
@@ -96,8 +94,9 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   fz_bwd_ = LocalFft<T>(FftKind::Backward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
 }
 
-// Lean: the first exchange in chunks of first_cp planes (of side 0's planes both ways); on pencils the COL exchange bulk with its own block first, z slowest, and on
-// M2 = 1 the COL own block tight (it is the output's layout, in U).
+// Lean: the first exchange in chunks of first_cp of side 0's planes, both ways; on pencils
+// the COL exchange bulk with its own block first, z slowest, and on M2 = 1 the COL own
+// block tight (it is the output's layout, in U).
 template <typename T>
 void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row,
                                   const coll::Comm& col, bool lean, std::int64_t first_cp) {
@@ -115,10 +114,10 @@ std::size_t Transform<T>::inplace_bytes() const {
                                sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nz_));
 }
 
-// Whether the lean layout fits this rank's in-place array: every chunk k of the first
-// exchange must end below the end of the user's plane k (a complex plane after the x FFT
-// is about twice a real one: with M ranks the peers' part is (M-1)/M of it), and all that
-// lives in U must fit in it.
+// Whether the lean layout fits this rank's in-place array: the first exchange's blocks'
+// parts of side-0 plane u must end below the end of the user's plane u (a complex plane
+// after the x FFT is about twice a real one: with M ranks the peers' part is (M-1)/M of
+// it), and all that lives in U must fit in it.
 template <typename T>
 std::string Transform<T>::lean_problem() const {
   const Exchange& first = d_.m1 > 1 ? row_ : col_;
@@ -297,8 +296,8 @@ void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int
 template <typename T>
 void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                              Timings* t) const {
+  const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
   if (reverse) {  // plane by plane, last first
-    const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
     for (std::int64_t u = u1 - 1; u >= u0; --u) {
       (this->*s)(f.in, f.out, *f.ws, u, u + 1, t);
       if (progress && (u1 - u) % step == 0) coll::progress_all();
@@ -306,7 +305,6 @@ void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int6
     return;
   }
   if (!progress || u1 - u0 <= 1) return (this->*s)(f.in, f.out, *f.ws, u0, u1, t);
-  const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
   for (std::int64_t a = u0; a < u1; a += step) {
     (this->*s)(f.in, f.out, *f.ws, a, std::min(a + step, u1), t);
     coll::progress_all();

@@ -24,8 +24,8 @@ class NbfftRunner final : public Runner {
       inplace_.assign(nv_, std::vector<C>((plan_.inplace_bytes() + sizeof(C) - 1) / sizeof(C)));
       data = nv_ * inplace_[0].size() * sizeof(C);
       for (auto& u : inplace_) {
-        in_ptr_.push_back(u.data());
-        out_ptr_.push_back(u.data());
+        cplx_ptr_.push_back(u.data());
+        real_ptr_.push_back(reinterpret_cast<T*>(u.data()));
       }
     } else if (r2c) {
       real_in_.assign(nv_, std::vector<T>(count));
@@ -74,13 +74,11 @@ class NbfftRunner final : public Runner {
     fwd_ = bwd_ = fft::Timings{};
     const std::size_t n = inplace_.empty() ? 0 : inplace_[0].size();
     if (!inplace_.empty() && plan_.options().transform == fft::TransformKind::R2C) {
-      std::vector<T*> real;
-      for (C* p : in_ptr_) real.push_back(reinterpret_cast<T*>(p));
-      plan_.forward_many(real, 2 * n, out_ptr_, n, &fwd_);
-      plan_.backward_many(out_ptr_, n, real, 2 * n, &bwd_);
+      plan_.forward_many(real_ptr_, 2 * n, cplx_ptr_, n, &fwd_);
+      plan_.backward_many(cplx_ptr_, n, real_ptr_, 2 * n, &bwd_);
     } else if (!inplace_.empty()) {
-      plan_.forward_many(in_ptr_, n, out_ptr_, n, &fwd_);
-      plan_.backward_many(out_ptr_, n, in_ptr_, n, &bwd_);
+      plan_.forward_many(cplx_ptr_, n, cplx_ptr_, n, &fwd_);
+      plan_.backward_many(cplx_ptr_, n, cplx_ptr_, n, &bwd_);
     } else if (plan_.options().transform == fft::TransformKind::R2C) {
       plan_.forward_many(real_in_, spec_, &fwd_);
       plan_.backward_many(spec_, real_out_, &bwd_);
@@ -143,7 +141,8 @@ class NbfftRunner final : public Runner {
   std::vector<std::vector<T>> real_in_, real_out_;
   std::vector<std::vector<C>> cplx_in_, cplx_out_, spec_;
   std::vector<std::vector<C>> inplace_;  // lean plans: one in-place array per field
-  std::vector<C*> in_ptr_, out_ptr_;
+  std::vector<C*> cplx_ptr_;  // the in-place arrays as complex and as real elements
+  std::vector<T*> real_ptr_;
   std::size_t data_bytes_ = 0, workspace_bytes_ = 0;
   fft::Timings fwd_, bwd_;
 };
