@@ -1,9 +1,9 @@
 #include "bench/common/compute.hpp"
 
+#include "bench/common/clock.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
 
-#include <chrono>
 
 namespace nbfft::bench {
 
@@ -11,9 +11,6 @@ namespace {
 constexpr std::size_t kCacheDoubles = 2048;             // 16 KiB
 constexpr std::size_t kMemoryDoubles = 8u << 20;        // 64 MiB per array
 constexpr std::size_t kMemoryBlock = 8192;              // 64 KiB of each array per unit
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 }  // namespace
 
 ComputeKind parse_compute(const std::string& name) {
@@ -46,17 +43,17 @@ void Compute::run(long units) {
 double Compute::calibrate(double probe_s) {
   long units = 1;
   for (;;) {  // grow until one run takes ~probe_s
-    double t = seconds();
+    double t = now_seconds();
     run(units);
-    t = seconds() - t;
+    t = now_seconds() - t;
     if (t > probe_s || units > (1L << 30)) break;
     units *= 2;
   }
   std::vector<double> per_unit;
   for (int i = 0; i < 5; ++i) {
-    double t = seconds();
+    double t = now_seconds();
     run(units);
-    per_unit.push_back((seconds() - t) / static_cast<double>(units));
+    per_unit.push_back((now_seconds() - t) / static_cast<double>(units));
   }
   return summarize(per_unit).median;
 }

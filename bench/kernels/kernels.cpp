@@ -14,6 +14,7 @@
 
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
+#include "bench/common/values.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
 
@@ -56,15 +57,6 @@ per iteration, and the largest relative difference from the plain transform.
 namespace {
 
 using Grid = std::array<std::int64_t, 3>;
-
-// Reproducible values in [-1, 1) from global indices.
-double value(std::uint64_t i) {
-  std::uint64_t z = i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 struct Kernel {
   const fft::ColKernel* kind;
@@ -120,7 +112,7 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
     for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
       for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
         for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-          field[k++] = static_cast<T>(value(static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z))));
+          field[k++] = static_cast<T>(reproducible_value(static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z))));
   }
   std::vector<C> spec(static_cast<std::size_t>(ref.out_count())), spec_ref(spec.size());
   ref.forward(field, spec_ref);

@@ -29,15 +29,16 @@
 // a difference beyond rounding exits non-zero.
 #include "bench/nsloop/nsloop.hpp"
 
+#include "bench/common/clock.hpp"
 #include "bench/common/json.hpp"
 #include "bench/common/stats.hpp"
+#include "bench/common/values.hpp"
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -83,17 +84,6 @@ namespace {
 using Grid = std::array<std::int64_t, 3>;
 using Cplx = std::complex<double>;
 using Fields = std::vector<std::vector<double>>;
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// Reproducible values in [-1, 1) from a global index and a field seed.
-double value(std::uint64_t i) {
-  std::uint64_t z = i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 // Field k's nonlinear term on points [begin, end): u_k u_{k+1} - u_{k+2}/2 (three reads and
 // a write per point, like a product of velocity components), then flops/2 dependent
@@ -146,12 +136,12 @@ void run_step(Variant& v, const Fields& u, Fields& terms, long flops, long progr
   if (!v.split) {
     double tr = 0, col = 0, first = 0, last = 0;
     for (std::size_t k = 0; k < F; ++k) {
-      const double t0 = now();
+      const double t0 = now_seconds();
       term(u, k, flops, terms[k].data(), 0, nin);
-      const double t1 = now();
+      const double t1 = now_seconds();
       fft::Timings tm;
       plan.forward(terms[k].data(), nin, v.spec[k].data(), nout, &tm);
-      const double t2 = now();
+      const double t2 = now_seconds();
       compute += t1 - t0;
       tr += t2 - t1;
       col += tm.col;
@@ -171,9 +161,9 @@ void run_step(Variant& v, const Fields& u, Fields& terms, long flops, long progr
     const long chunks = v.progress ? progress_calls + 1 : 1;
     for (std::size_t k = 0; k < F; ++k) {
       if (k >= static_cast<std::size_t>(in_flight)) {
-        const double t = now();
+        const double t = now_seconds();
         p[k - in_flight].wait();
-        calls += now() - t;
+        calls += now_seconds() - t;
       }
       // The newest transform in flight: progress() drives every nbfft exchange, one call does.
       fft::Plan::Pending* active = nullptr;
@@ -183,23 +173,23 @@ void run_step(Variant& v, const Fields& u, Fields& terms, long flops, long progr
           break;
         }
       for (long c = 0; c < chunks; ++c) {
-        const double t0 = now();
+        const double t0 = now_seconds();
         term(u, k, flops, terms[k].data(), nin * c / chunks, nin * (c + 1) / chunks);
-        const double t1 = now();
+        const double t1 = now_seconds();
         compute += t1 - t0;
         if (active && c + 1 < chunks) {
           active->progress();
-          calls += now() - t1;
+          calls += now_seconds() - t1;
         }
       }
-      const double t = now();
+      const double t = now_seconds();
       p[k] = plan.forward_start(terms[k].data(), nin, v.spec[k].data(), nout, v.ws[k % in_flight]);
-      calls += now() - t;
+      calls += now_seconds() - t;
     }
-    const double t = now();
+    const double t = now_seconds();
     for (auto& q : p)
       if (q.active()) q.wait();
-    calls += now() - t;
+    calls += now_seconds() - t;
   }
   v.compute.push_back(compute);
   v.calls.push_back(calls);
@@ -240,18 +230,18 @@ long calibrate_flops(const Fields& u, Fields& terms, Variant& blocking, double r
   auto time_term = [&](long flops) {
     std::vector<double> t;
     for (int r = 0; r < 3; ++r) {
-      const double t0 = now();
+      const double t0 = now_seconds();
       term(u, 0, flops, terms[0].data(), 0, nin);
-      t.push_back(now() - t0);
+      t.push_back(now_seconds() - t0);
     }
     return reduce_max(summarize(t).median, comm);
   };
   std::vector<double> tt;
   for (int r = 0; r < 3; ++r) {
     MPI_Barrier(comm);
-    const double t0 = now();
+    const double t0 = now_seconds();
     blocking.plan->forward(terms[0].data(), nin, blocking.spec[0].data(), blocking.spec[0].size());
-    tt.push_back(now() - t0);
+    tt.push_back(now_seconds() - t0);
   }
   const double transform = reduce_max(summarize(tt).median, comm);
   constexpr long kProbe = 200;
@@ -326,7 +316,7 @@ int run_nsloop(const Args& args, MPI_Comm world) {
       for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
         for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
           for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-            u[k][i++] = value(static_cast<std::uint64_t>(k) * 0x100000000ull +
+            u[k][i++] = reproducible_value(static_cast<std::uint64_t>(k) * 0x100000000ull +
                               static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z)));
     }
   }
@@ -338,9 +328,9 @@ int run_nsloop(const Args& args, MPI_Comm world) {
     for (auto& v : vs) {
       const bool timed = it >= warmup;
       MPI_Barrier(world);
-      const double t0 = now();
+      const double t0 = now_seconds();
       run_step(v, u, terms, flops, progress_calls, in_flight, timed && !v.split ? &parts : nullptr);
-      const double t = reduce_max(now() - t0, world);
+      const double t = reduce_max(now_seconds() - t0, world);
       if (timed) {
         v.step.push_back(t);
       } else {

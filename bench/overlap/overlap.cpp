@@ -20,6 +20,7 @@
 #include "bench/overlap/overlap.hpp"
 
 #include "bench/common/compute.hpp"
+#include "bench/common/clock.hpp"
 #include "bench/common/json.hpp"
 #include "bench/common/overlap_metrics.hpp"
 #include "bench/common/stats.hpp"
@@ -27,7 +28,6 @@
 #include "nbfft/coll/trace.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -53,7 +53,6 @@ const char* const kOverlapHelp = R"(nbfft-bench overlap [options]
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct Config {
   coll::AlgorithmSpec algo;
@@ -79,10 +78,10 @@ class Setup {
   }
   // Starts all K; returns seconds spent in the starts.
   double start(std::vector<coll::Request>& reqs) {
-    double t = now();
+    double t = now_seconds();
     reqs.clear();
     for (auto& c : colls_) reqs.push_back(c.start());
-    return now() - t;
+    return now_seconds() - t;
   }
 
  private:
@@ -91,17 +90,17 @@ class Setup {
 };
 
 double wait_all(std::vector<coll::Request>& reqs) {
-  double t = now();
+  double t = now_seconds();
   for (auto& r : reqs)
     if (r.active()) r.wait();
-  return now() - t;
+  return now_seconds() - t;
 }
 
 double test_all(std::vector<coll::Request>& reqs) {
-  double t = now();
+  double t = now_seconds();
   for (auto& r : reqs)
     if (r.active()) r.test();
-  return now() - t;
+  return now_seconds() - t;
 }
 
 Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double s_per_unit, long iters) {
@@ -115,10 +114,10 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
   std::vector<double> base;
   for (long i = 0; i < iters; ++i) {
     MPI_Barrier(mc);
-    double t = now();
+    double t = now_seconds();
     setup.start(reqs);
     wait_all(reqs);
-    base.push_back(now() - t);
+    base.push_back(now_seconds() - t);
   }
   const double base_s = reduce_max(summarize(base).median, mc);
   const long units = std::max(1L, static_cast<long>(base_s / s_per_unit + 0.5));
@@ -127,19 +126,19 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
   std::vector<double> total, overhead, cpu, alone;
   for (long i = 0; i < iters; ++i) {
     MPI_Barrier(mc);
-    const double a0 = now();
+    const double a0 = now_seconds();
     for (long k = 0; k < chunks; ++k) compute.run(units * (k + 1) / chunks - units * k / chunks);
-    alone.push_back(now() - a0);
+    alone.push_back(now_seconds() - a0);
     MPI_Barrier(mc);
     const double cpu0 = engine->agent_cpu_seconds();
-    const double t0 = now();
+    const double t0 = now_seconds();
     double over = setup.start(reqs);
     for (long k = 0; k < chunks; ++k) {
       compute.run(units * (k + 1) / chunks - units * k / chunks);
       if (k + 1 < chunks) over += test_all(reqs);
     }
     over += wait_all(reqs);
-    total.push_back(now() - t0);
+    total.push_back(now_seconds() - t0);
     overhead.push_back(over);
     cpu.push_back(engine->agent_cpu_seconds() - cpu0);
   }
