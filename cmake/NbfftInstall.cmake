@@ -1,6 +1,7 @@
 # cmake --install: the libraries, the public headers (include/nbfft/**), the Fortran module,
 # a CMake package (find_package(nbfft): nbfft::coll, nbfft::fft, nbfft::c, nbfft::fortran)
-# and a relocatable pkg-config file for C programs (nbfft.pc). GNU install directories.
+# and relocatable pkg-config files for C programs (nbfft.pc) and Fortran ones (nbfft-fortran.pc).
+# GNU install directories.
 include(CMakePackageConfigHelpers)
 
 set(NBFFT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/nbfft" CACHE STRING
@@ -58,3 +59,12 @@ else()
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/nbfft.pc.in ${PROJECT_BINARY_DIR}/nbfft.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/nbfft.pc DESTINATION ${_pcdir})
+if(NBFFT_WITH_FORTRAN)
+  if(IS_ABSOLUTE "${NBFFT_INSTALL_MODDIR}")
+    set(NBFFT_PC_MODDIR "${NBFFT_INSTALL_MODDIR}")
+  else()
+    set(NBFFT_PC_MODDIR "\${prefix}/${NBFFT_INSTALL_MODDIR}")
+  endif()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/nbfft-fortran.pc.in ${PROJECT_BINARY_DIR}/nbfft-fortran.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/nbfft-fortran.pc DESTINATION ${_pcdir})
+endif()

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs nbfft from a build tree into a fresh prefix, moves the prefix (the package must be
-# relocatable), builds the Poisson examples against it with find_package(nbfft) (C++, C,
-# Fortran) and the C one with plain `mpicc $(pkg-config --cflags --libs nbfft)`, and runs
-# each at 1, 2, 3 and 4 ranks; any error above 1e-10 or failed step fails the test.
+# relocatable), then builds against it
+#   - the Poisson examples (examples/, C++, C and Fortran in one project) with find_package,
+#   - three consumer projects that each enable ONE language (consumers/cxx, c, fortran),
+#   - the C programs with `mpicc $(pkg-config --cflags --libs nbfft)` and the Fortran one with
+#     `mpifort $(pkg-config --cflags --libs nbfft-fortran)`,
+# checks that a project enabling none of C, CXX, Fortran is told what to enable, and runs every
+# program at 1, 2, 3 and 4 ranks; any wrong result or failed step fails the test.
 #
 #   run.sh BUILD_DIR SOURCE_DIR MPIEXEC "MPIEXEC_FLAGS" MPICC MPICXX MPIFORT CC CXX FC
 set -euo pipefail
@@ -31,51 +35,79 @@ cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMA
 cmake --build "$work/examples" -j2 > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 ls "$work/examples" | grep '^poisson_'
 
-step "find_package(nbfft) from a C-only project (MPI's C component must be enough)"
-mkdir -p "$work/conly"
-cat > "$work/conly/CMakeLists.txt" <<CMAKE
-cmake_minimum_required(VERSION 3.18)
-project(conly LANGUAGES C)
-find_package(nbfft 0.1 REQUIRED COMPONENTS c)
-add_executable(poisson_conly $src/examples/poisson.c)
-target_link_libraries(poisson_conly PRIVATE nbfft::c m)
-CMAKE
-cmake -S "$work/conly" -B "$work/conly/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
-  -DMPI_C_COMPILER="$mpicc" > "$work/conly.log" || { cat "$work/conly.log"; exit 1; }
-cmake --build "$work/conly/build" > "$work/conly-build.log" || { cat "$work/conly-build.log"; exit 1; }
-if readelf -d "$work/conly/build/poisson_conly" | grep -q mpi_cxx; then
+# Each consumer project is configured with its one language's compilers only.
+here=$(cd "$(dirname "$0")" && pwd)
+consumer() {  # consumer NAME CMAKE_ARGS...: configure and build consumers/NAME
+  local name=$1; shift
+  cmake -S "$here/consumers/$name" -B "$work/consumer-$name" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release "$@" > "$work/consumer-$name.log" 2>&1 || { cat "$work/consumer-$name.log"; exit 1; }
+  cmake --build "$work/consumer-$name" > "$work/consumer-$name-build.log" 2>&1 \
+    || { cat "$work/consumer-$name-build.log"; exit 1; }
+  echo "consumers/$name: built ($(grep -ho 'LANGUAGES [A-Za-z]*' "$here/consumers/$name/CMakeLists.txt"))"
+}
+step "find_package(nbfft) from projects that enable one language each"
+consumer cxx -DCMAKE_CXX_COMPILER="$cxx" -DMPI_CXX_COMPILER="$mpicxx"
+consumer c -DCMAKE_C_COMPILER="$cc" -DMPI_C_COMPILER="$mpicc"
+if readelf -d "$work/consumer-c/roundtrip_c" | grep -q mpi_cxx; then
   echo "FAIL: a C program links Open MPI's C++ bindings"; exit 1
 fi
-echo "poisson_conly: built, no libmpi_cxx"
+echo "consumers/c: no libmpi_cxx"
+if [ -n "$fc" ]; then
+  consumer fortran -DCMAKE_Fortran_COMPILER="$fc" -DMPI_Fortran_COMPILER="$mpifort"
+fi
 
-step "pkg-config: $mpicc poisson.c \$(pkg-config --cflags --libs nbfft)"
+step "find_package(nbfft) from a project with no language MPI serves: a clear error"
+mkdir -p "$work/nolang"
+printf 'cmake_minimum_required(VERSION 3.18)\nproject(nolang LANGUAGES NONE)\nfind_package(nbfft REQUIRED)\n' \
+  > "$work/nolang/CMakeLists.txt"
+if cmake -S "$work/nolang" -B "$work/nolang/build" -DCMAKE_PREFIX_PATH="$prefix" > "$work/nolang.log" 2>&1; then
+  echo "FAIL: find_package(nbfft) succeeded without C, CXX or Fortran"; exit 1
+fi
+# cmake wraps the message: join its lines before looking for the advice.
+if ! tr -s ' \n' ' ' < "$work/nolang.log" | grep -q "enables none of them.*project(<name> LANGUAGES CXX)"; then
+  echo "FAIL: the error does not say what to enable:"; cat "$work/nolang.log"; exit 1
+fi
+echo "LANGUAGES NONE: refused with the advice to enable C, CXX or Fortran"
+
+step "pkg-config: $mpicc prog.c \$(pkg-config --cflags --libs nbfft), $mpifort prog.f90 \$(... nbfft-fortran)"
 pcdir=$(dirname "$(find "$prefix" -name nbfft.pc)")
 export PKG_CONFIG_PATH=$pcdir
 echo "pkg-config --cflags --libs nbfft: $(pkg-config --cflags --libs nbfft)"
 # shellcheck disable=SC2046
 "$mpicc" -std=c99 -pedantic -Wall -o "$work/poisson_pc" "$src/examples/poisson.c" $(pkg-config --cflags --libs nbfft) -lm
+# shellcheck disable=SC2046
+"$mpicc" -std=c99 -pedantic -Wall -o "$work/roundtrip_c_pc" "$here/consumers/c/roundtrip.c" $(pkg-config --cflags --libs nbfft) -lm
+pc_programs=("$work/poisson_pc" "$work/roundtrip_c_pc")
+if [ -n "$fc" ]; then
+  [ -f "$pcdir/nbfft-fortran.pc" ] || { echo "FAIL: nbfft was built with Fortran but installed no nbfft-fortran.pc"; exit 1; }
+  echo "pkg-config --cflags --libs nbfft-fortran: $(pkg-config --cflags --libs nbfft-fortran)"
+  # shellcheck disable=SC2046
+  "$mpifort" -Wall -o "$work/roundtrip_f_pc" "$here/consumers/fortran/roundtrip.f90" $(pkg-config --cflags --libs nbfft-fortran)
+  pc_programs+=("$work/roundtrip_f_pc")
+fi
 libdir=$(pkg-config --variable=libdir nbfft)
 
-programs=("$work/examples/poisson_cxx" "$work/examples/poisson_c" "$work/poisson_pc" "$work/conly/build/poisson_conly")
-[ -x "$work/examples/poisson_f" ] && programs+=("$work/examples/poisson_f")
-[ -x "$work/examples/poisson_f" ] || { [ -z "$fc" ] || { echo "FAIL: the Fortran example was not built"; exit 1; }; }
+# CMake's programs find the libraries through their RPATH; the pkg-config ones, built with
+# plain -L, through LD_LIBRARY_PATH as a user would set it.
+programs=("$work/examples/poisson_cxx" "$work/examples/poisson_c" "$work/consumer-cxx/roundtrip_cxx"
+          "$work/consumer-c/roundtrip_c")
+if [ -n "$fc" ]; then
+  [ -x "$work/examples/poisson_f" ] || { echo "FAIL: the Fortran example was not built"; exit 1; }
+  programs+=("$work/examples/poisson_f" "$work/consumer-fortran/roundtrip_f")
+fi
 fail=0
-for p in "${programs[@]}"; do
-  for np in 1 2 3 4; do
-    # shellcheck disable=SC2086
-    if ! LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 \
-        "$mpiexec" -n "$np" $mpiflags "$p"; then
-      echo "FAIL: $(basename "$p") at $np ranks"; fail=1
-    fi
-  done
+run() {  # run NP PROGRAM ARGS...: one mpiexec, with a timeout
+  local np=$1; shift
+  # shellcheck disable=SC2086
+  timeout 120 "$mpiexec" -n "$np" $mpiflags "$@" || { echo "FAIL: $(basename "$1") ${*:2} at $np ranks"; fail=1; }
+}
+step "running ${#programs[@]} + ${#pc_programs[@]} programs at 1, 2, 3 and 4 ranks"
+for np in 1 2 3 4; do
+  for p in "${programs[@]}"; do run "$np" "$p"; done
+  for p in "${pc_programs[@]}"; do LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run "$np" "$p"; done
 done
 # Pencils (2x2) with an overlapping transport, for the C and C++ programs.
-for p in "$work/examples/poisson_cxx" "$work/poisson_pc"; do
-  # shellcheck disable=SC2086
-  if ! LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 \
-      "$mpiexec" -n 4 $mpiflags "$p" pairwise:2@caller 2x2; then
-    echo "FAIL: $(basename "$p") at 4 ranks, 2x2, pairwise:2@caller"; fail=1
-  fi
-done
-[ "$fail" -eq 0 ] && echo && echo "install test: all examples passed"
+run 4 "$work/examples/poisson_cxx" pairwise:2@caller 2x2
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run 4 "$work/poisson_pc" pairwise:2@caller 2x2
+[ "$fail" -eq 0 ] && echo && echo "install test: all programs passed"
 exit "$fail"
