@@ -88,6 +88,16 @@ python-test: venv
 	  timeout 600 $(MPIRUN) -n $$n $(PY) python/tests/mpi_pytest.py -q -x --color=no -p no:cacheprovider python/tests \
 	    || { echo "python-test: FAILED on $$n rank(s)"; exit 1; }; \
 	done
+	@echo "python-test: the examples as documented (python -m mpi4py -m ...), 2 ranks"
+	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.poisson --n 32
+	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 4
+	@echo "python-test: an exception on one rank under python -m mpi4py must abort the job, not hang it"
+	@timeout 120 $(MPIRUN) -n 2 $(PY) -m mpi4py python/tests/one_rank_raises.py > $(BUILD_DIR)/one_rank_raises.log 2>&1; \
+	  rc=$$?; if [ $$rc -eq 0 ] || [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
+	    cat $(BUILD_DIR)/one_rank_raises.log; echo "python-test: FAILED: one_rank_raises.py exited $$rc (0: not aborted, 124: hung)"; exit 1; \
+	  fi; grep -q "fails on rank 1 (expected)" $(BUILD_DIR)/one_rank_raises.log \
+	  || { cat $(BUILD_DIR)/one_rank_raises.log; echo "python-test: FAILED: one_rank_raises.py did not fail as planned"; exit 1; }; \
+	  echo "python-test: aborted with exit $$rc, as it should"
 
 # The unit tests of the experiments' pure parts (the scaling model, docs/model.md: < 2 s, no
 # MPI), then every seed experiment in quick mode on local ranks (a few minutes), then a check

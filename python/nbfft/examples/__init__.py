@@ -1,1 +1,1 @@
-"""Runnable examples: ``mpirun -n 4 python -m nbfft.examples.poisson`` and ``... .taylor_green``."""
+"""Runnable examples: ``mpirun -n 4 python -m mpi4py -m nbfft.examples.poisson`` and ``... .taylor_green``."""

@@ -5,7 +5,10 @@ Solves ``laplacian(phi) = f`` on ``[0, 2*pi)^3`` for the manufactured solution
 a division by ``-|k|^2`` in spectral space, one backward transform; the result is compared
 with ``phi`` on every rank. Run it with::
 
-    mpirun -n 4 python -m nbfft.examples.poisson [--n 64] [--transport thread]
+    mpirun -n 4 python -m mpi4py -m nbfft.examples.poisson [--n 64] [--transport thread]
+
+(``python -m mpi4py`` turns an uncaught exception on one rank into ``MPI_Abort`` of the
+whole job instead of a hang: docs/python.md, "An exception on one rank").
 
 It exits non-zero if the error is above 1e-10.
 """

@@ -9,7 +9,9 @@ stays divergence-free and, at early times, the kinetic energy decays as
 ``E0 exp(-6 nu t)`` (the initial field is a Laplacian eigenfunction with ``|k|^2 = 3``;
 the nonlinear transfer changes that only at second order in t). Run it with::
 
-    mpirun -n 4 python -m nbfft.examples.taylor_green [--n 32] [--steps 10] [--transport thread]
+    mpirun -n 4 python -m mpi4py -m nbfft.examples.taylor_green [--n 32] [--steps 10] [--transport thread]
+
+(``python -m mpi4py``: an uncaught exception on one rank aborts the job instead of hanging it.)
 """
 
 import argparse
