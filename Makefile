@@ -95,7 +95,7 @@ python-test: venv
 # verdict rules, the docs page against its data, the scaling model: < 5 s, no MPI), then every
 # experiment on local ranks, then a check that each wrote its figure, a verdict that its data
 # regrades to, and a valid data.json. Quick by default (a few minutes: small sizes, 3 runs of
-# each measurement); QUICK=0 runs the full sizes (hours on 2 cores). Results in
+# each measurement); QUICK=0 runs the full sizes, 5 runs each (much longer). Results in
 # $(BUILD_DIR)/results/index.md. EXPERIMENTS_ARGS adds options (e.g. --lock FILE, --repeats N).
 QUICK ?= 1
 EXPERIMENTS_ARGS ?=

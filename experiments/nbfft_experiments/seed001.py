@@ -101,7 +101,9 @@ def fig2(ctx):
     verdict_rule="nbfft-sine --chunk-planes (COL exchange per chunk of planes), blocking vs caller (LibNBC) vs thread "
                  "(threaded), over process counts, --repeats runs; gain = 1 - nonblocking/blocking (end-to-end "
                  "time) and the COL exchange time. Shape: the best non-blocking transport (by median) gains over "
-                 "blocking at the largest count in every run. Full: it gains >= 5 % in every run.",
+                 "blocking at the largest count in every run. Full: it gains >= 5 % in every run. Honest: it also "
+                 "beats the best bulk run (--chunk-planes 0: one exchange, no plane pipeline) of any of the three "
+                 "transports in every run, so a faster exchange algorithm is not counted as pipelining.",
     weight=2.0)
 def fig3_4(ctx):
     grid = "32" if ctx.quick else "128"
@@ -112,17 +114,21 @@ def fig3_4(ctx):
     for rep in range(ctx.repeats):
         rows = []
         for np in nps:
-            recs = ctx.sine(["--grid", grid, "--proc-grid", f"1x{np}", "--chunk-planes", chunk, "--iters", it,
+            recs = ctx.sine(["--grid", grid, "--proc-grid", f"1x{np}", "--chunk-planes", f"0,{chunk}", "--iters", it,
                              "--transport", "blocking,caller,thread", *(["--effort", "estimate"] if ctx.quick else [])],
-                            np=np, label=f"nbfft-sine chunk-planes np={np}", rep=rep)
-            t = {r["transport"].split("/")[0]: r for r in recs}
+                            np=np, label=f"nbfft-sine chunk-planes 0,{chunk} np={np}", rep=rep)
+            t = {r["transport"].split("/")[0]: r for r in recs if r["transport"].endswith(f"/p{chunk}")}
+            bulk = {r["transport"].split("/")[0]: r["time_s"] for r in recs if r["transport"].endswith("/p0")}
             rows.append({"np": np, "time_s": {k: r["time_s"] for k, r in t.items()},
-                         "col_s": {k: r["phases"]["col"]["median"] for k, r in t.items()}})
+                         "col_s": {k: r["phases"]["col"]["median"] for k, r in t.items()},
+                         "bulk_time_s": bulk})
         runs.append(rows)
     fig, (ax, bx) = ctx.figure(ncols=2, width=5)
     for tr in ("blocking", "caller", "thread"):
         errorbar(ax, nps, [[r["time_s"][tr] for r in rows] for rows in runs], "o-", label=tr, scale=1e3)
         errorbar(bx, nps, [[r["col_s"][tr] for r in rows] for rows in runs], "o-", label=tr, scale=1e3)
+    errorbar(ax, nps, [[min(r["bulk_time_s"].values()) for r in rows] for rows in runs], "k--",
+             label="best bulk (no plane pipeline)", scale=1e3)
     ax.set_xlabel("processes"), ax.set_ylabel("FFT ms (forward + backward)"), legend_below(ax, 3, 8)
     bx.set_xlabel("processes"), bx.set_ylabel("COL exchange ms (communication overhead)"), legend_below(bx, 3, 8)
     ctx.save(fig)
@@ -130,10 +136,14 @@ def fig3_4(ctx):
     best = min(("caller", "thread"), key=lambda k: _med([t[k] for t in last]))
     gain = [100 * (1 - t[best] / t["blocking"]) for t in last]
     mt = {k: _med([t[k] for t in last]) for k in last[0]}
+    bulk = [min(rows[-1]["bulk_time_s"].values()) for rows in runs]
+    honest = [100 * (1 - t[best] / b) for t, b in zip(last, bulk)]
     v = grade([Effect(f"gain of {best} over blocking", gain, "shape", " %"),
-               Effect(f"gain of {best} over blocking - 5 %", [g - 5 for g in gain], "full", " pts")],
+               Effect(f"gain of {best} over blocking - 5 %", [g - 5 for g in gain], "full", " pts"),
+               Effect(f"gain of {best} over the best bulk run (no plane pipeline)", honest, "honest", " %")],
               f"{grid}^3, chunks of {chunk} planes, {nps[-1]} processes: best non-blocking ({best}) {_med(gain):+.1f} % "
               f"vs blocking (seed up to 14.2 % / 13.7 %); thread {mt['thread'] * 1e3:.2f} ms, caller "
-              f"{mt['caller'] * 1e3:.2f} ms, blocking {mt['blocking'] * 1e3:.2f} ms (medians)"
+              f"{mt['caller'] * 1e3:.2f} ms, blocking {mt['blocking'] * 1e3:.2f} ms, best bulk run "
+              f"{_med(bulk) * 1e3:.2f} ms (medians)"
               + ("" if ctx.cluster else "; local ranks have no network that moves bytes while the CPU computes") + ".")
     return {"grid": int(grid), "chunk_planes": int(chunk), "runs": runs}, v
