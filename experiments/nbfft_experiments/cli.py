@@ -193,8 +193,11 @@ def check(out: Path, names) -> int:
             problems.append(f"{n}: verdict.md missing")
         elif f"**Verdict:** {verdict}" not in (d / "verdict.md").read_text():
             problems.append(f"{n}: verdict.md's verdict differs from data.json's")
-        if index and verdict.replace("|", "/") not in index:
+        row = next((ln for ln in index.splitlines() if ln.startswith(f"| [{n}]")), "")
+        if index and not row.endswith(f"| {kind_of(verdict).replace('|', '/')} |"):
             problems.append(f"{n}: index.md's verdict differs from data.json's")
+        if index and (d / f"{n}.png").exists() and verdict.replace("|", "/") not in index:
+            problems.append(f"{n}: index.md's verdict text differs from data.json's")
         if verdict.startswith("failed"):
             problems.append(f"{n}: {verdict}")
         elif not verdict.startswith("skipped"):

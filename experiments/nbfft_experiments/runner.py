@@ -180,8 +180,10 @@ class Context:
             ran = re.findall(r"^#ran ([0-9.]+) s$", p.stdout, re.M)
             self.progress.run_seconds += float(ran[-1]) if ran else time.time() - t0
             if p.returncode != 0:
-                tail = "\n".join(p.stdout.strip().splitlines()[-6:])
-                raise RuntimeError(f"{prog} failed (rc={p.returncode}):\n{tail}")
+                # The program's own error line names the problem; MPI's abort banner does not.
+                own = [ln for ln in p.stdout.splitlines() if ln.startswith(f"{prog}: ")]
+                tail = own[0] if own else "\n".join(p.stdout.strip().splitlines()[-6:])
+                raise RuntimeError(f"{prog} failed (rc={p.returncode}): {tail}")
             recs = json.loads(out.read_text())
         self.cache[key] = recs
         return recs
@@ -192,13 +194,15 @@ class Context:
     def sine(self, args: List[str], np: Optional[int] = None, label: str = "", env=None, rep: int = 0) -> List[dict]:
         return self.run_json("nbfft-sine", args, np, label or "nbfft-sine", env, rep=rep)
 
-    def figure(self, ncols: int = 1, width: float = 6.0, height: float = 4.0):
+    def figure(self, ncols: int = 1, width: float = 6.0, height: float = 4.0, spread: bool = True):
+        """spread: the figure shows medians with the runs' range (else one run, the last)."""
         plt = pyplot()
         fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
         where = f"{self.cluster.hosts} hosts x {self.cluster.ranks_per_host} @ {self.cluster.rate}" if self.cluster \
             else f"local ranks ({self.mpi}, shared memory)"
         fig.suptitle(f"seed {self.exp.seed} {self.exp.figure}: {self.exp.title}\n{where}; "
-                     f"median of {self.repeats} runs, bars from the smallest to the largest", fontsize=9)
+                     + (f"median of {self.repeats} runs, bars from the smallest to the largest" if spread
+                        else f"the last of {self.repeats} runs"), fontsize=9)
         return fig, list(axes[0])
 
     def save(self, fig) -> None:

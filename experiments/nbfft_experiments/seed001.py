@@ -129,6 +129,7 @@ def fig3_4(ctx):
         errorbar(bx, nps, [[r["col_s"][tr] for r in rows] for rows in runs], "o-", label=tr, scale=1e3)
     errorbar(ax, nps, [[min(r["bulk_time_s"].values()) for r in rows] for rows in runs], "k--",
              label="best bulk (no plane pipeline)", scale=1e3)
+    ax.set_xticks(nps), bx.set_xticks(nps)
     ax.set_xlabel("processes"), ax.set_ylabel("FFT ms (forward + backward)"), legend_below(ax, 3, 8)
     bx.set_xlabel("processes"), bx.set_ylabel("COL exchange ms (communication overhead)"), legend_below(bx, 3, 8)
     ctx.save(fig)

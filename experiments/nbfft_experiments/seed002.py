@@ -53,7 +53,7 @@ def fig1_2(ctx):
         errorbar(bx, nps, [p[k]["comm_s"] for p in runs], "o-", label=k, scale=1e3)
     ax.set_ylabel("ms per FFT step (fwd + bwd)"), bx.set_ylabel("communication ms")
     for a in (ax, bx):
-        a.set_xlabel("processes"), a.set_yscale("log"), legend_below(a, 3)
+        a.set_xlabel("processes"), a.set_yscale("log"), a.set_xticks(nps), legend_below(a, 3)
     ctx.save(fig)
     last = [{k: d["time_s"][-1] for k, d in p.items()} for p in runs]
     ml = {k: _med([x[k] for x in last]) for k in KERNELS}
@@ -138,15 +138,17 @@ def fig5_7(ctx):
     scale = (gb / ga) ** 3
     fig, (ax, bx) = ctx.figure(ncols=2, width=5)
     fine = [min(nps) + (max(nps) - min(nps)) * i / 49 for i in range(50)]
-    for g, mk in ((ga, "o"), (gb, "s")):
+    for g, mk, col in ((ga, "o", "C0"), (gb, "s", "C1")):
         s = 1.0 if g == ga else scale
-        errorbar(ax, nps, [r["measured"][g]["comm_s"] for r in runs], mk, label=f"{g}^3 measured", scale=1e3)
-        ax.plot(fine, [(c0 + s * c1 / (c2 + n)) * 1e3 for n in fine], "-", label=f"{g}^3 {'fit' if g == ga else 'predicted'}")
-        errorbar(bx, nps, [r["measured"][g]["comp_s"] for r in runs], mk, label=f"{g}^3 measured", scale=1e3)
-        bx.plot(fine, [(p0 + s * p1 / n) * 1e3 for n in fine], "-", label=f"{g}^3 {'fit' if g == ga else 'predicted'}")
+        errorbar(ax, nps, [r["measured"][g]["comm_s"] for r in runs], mk, label=f"{g}^3 measured", scale=1e3, color=col)
+        ax.plot(fine, [(c0 + s * c1 / (c2 + n)) * 1e3 for n in fine], "-", color=col,
+                label=f"{g}^3 {'fit' if g == ga else 'predicted'}")
+        errorbar(bx, nps, [r["measured"][g]["comp_s"] for r in runs], mk, label=f"{g}^3 measured", scale=1e3, color=col)
+        bx.plot(fine, [(p0 + s * p1 / n) * 1e3 for n in fine], "-", color=col,
+                label=f"{g}^3 {'fit' if g == ga else 'predicted'}")
     ax.set_title("communication", fontsize=9), bx.set_title("computation", fontsize=9)
     for a in (ax, bx):
-        a.set_xlabel("processes"), a.set_ylabel("ms"), legend_below(a, 2)
+        a.set_xlabel("processes"), a.set_ylabel("ms"), a.set_xticks(nps), legend_below(a, 2)
     ctx.save(fig)
     ecomp = [r["error_pct"]["comp"] for r in runs]
     ecomm = [r["error_pct"]["comm"] for r in runs]

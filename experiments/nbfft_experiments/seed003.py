@@ -98,7 +98,7 @@ def barrier(ctx):
                  label=f"coll::barrier @{prog}", scale=1e6)
     errorbar(ax, groups, [[r["mpi_barrier_s"] for r in recs if r["progress"] == "caller"] for recs in runs], "k^--",
              label="MPI_Barrier", scale=1e6)
-    ax.set_xlabel("group size"), ax.set_ylabel("latency us"), legend_below(ax, 3, 8)
+    ax.set_xlabel("group size"), ax.set_ylabel("latency us"), legend_below(ax, 3, 8), ax.set_xticks(groups)
     ctx.save(fig)
     ratios = [[r["latency_s"] / r["mpi_barrier_s"] for r in recs if r["progress"] == "thread"] for recs in runs]
     med = [_med(p) for p in zip(*ratios)]

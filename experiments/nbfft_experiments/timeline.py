@@ -148,7 +148,7 @@ def pipeline(ctx):
                      "events": sum(1 for e in events if e.get("ph") != "M")})
     # The figure: the last run's trace (the file that stays).
     t0, t1 = last_iteration_window(events, recs[0]["time_s"])
-    fig, (ax,) = ctx.figure(width=11, height=4.6)
+    fig, (ax,) = ctx.figure(width=11, height=4.6, spread=False)
     draw_timeline(ax, events, t0, t1, f"{grid}^3, 4 fields, thread engine, {np_} ranks: last iteration of the last run")
     ctx.save(fig)
     ctx.note(f"open {path.name} at https://ui.perfetto.dev to browse every rank's timeline (the last run's)")
@@ -185,7 +185,7 @@ def profiles(ctx):
     grid = "32" if ctx.quick else "128"
     base = ["--grid", grid, "--proc-grid", f"1x{np_}", "--iters", "3" if ctx.quick else "10", "--effort", "estimate"]
     runs = []
-    fig, axes = ctx.figure(ncols=2, width=5.5)
+    fig, axes = ctx.figure(ncols=2, width=5.5, spread=False)
     for rep in range(ctx.repeats):
         out = {}
         for ax, (tag, extra) in zip(axes, (("allplanes", ["--transport", "blocking"]),

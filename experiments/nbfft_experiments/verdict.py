@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from statistics import median
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 REPRODUCED = "reproduced"
 IN_SHAPE = "reproduced in shape"

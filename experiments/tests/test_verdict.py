@@ -7,7 +7,7 @@ import math
 import pytest
 
 from nbfft_experiments import docs
-from nbfft_experiments.verdict import IN_SHAPE, NOT, REPRODUCED, Effect, Verdict, grade, kind_of, regrade
+from nbfft_experiments.verdict import IN_SHAPE, NOT, REPRODUCED, Effect, grade, kind_of, regrade
 
 
 def test_effect_beyond_the_spread_reproduces():
@@ -105,7 +105,7 @@ def _results(tmp_path, kind_effects):
     results = tmp_path / "results.json"
     results.write_text(json.dumps({"experiments": blocks}))
     doc = tmp_path / "experiments.md"
-    doc.write_text("# page\n\nhand-written\n\n" + docs.render(blocks) + "\n\nmore hand-written\n")
+    doc.write_text("# page\n\nhand-written\n\n" + docs.render(blocks, results, doc) + "\n\nmore hand-written\n")
     return doc, results
 
 
@@ -125,7 +125,7 @@ def test_data_whose_verdict_disagrees_with_its_effects_fails_the_check(tmp_path)
     data = json.loads(results.read_text())
     data["experiments"][0]["verdict"] = "reproduced in shape: summary 0"
     results.write_text(json.dumps(data))
-    doc.write_text("# page\n\n" + docs.render(data["experiments"]) + "\n")
+    doc.write_text("# page\n\n" + docs.render(data["experiments"], results, doc) + "\n")
     assert any("effects give 'not reproduced'" in p for p in docs.problems(doc, results))
 
 
@@ -133,6 +133,7 @@ def test_the_repository_page_matches_its_data():
     """docs/experiments.md's verdicts are the ones docs/figures/results.json stores and the
     current rules give (`tools/nbfft-experiments docs --from DIR` rewrites both)."""
     assert docs.problems() == []
+    assert docs.check() == 0
 
 
 def test_list_and_docs_check_need_neither_matplotlib_nor_numpy():
