@@ -3,6 +3,7 @@
 #   make demo          install what is missing, build, run the sine-kernel benchmark (4 local ranks)
 #   make test          install what is missing, build, run every test (ctest, real mpirun),
 #                      then the seed experiments in quick mode (make experiments-quick)
+#   make experiments   set up what is missing, run every seed experiment (quick; QUICK=0: full)
 #   make test MPI=mpich   the same against MPICH instead of Open MPI
 #   make python-test   pip install ./python into the venv, run its pytest suite under mpirun
 #   make tsan          ThreadSanitizer build of the engine tests
@@ -41,7 +42,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments-quick performance
+.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments experiments-quick performance
 all: build
 
 deps:
@@ -99,14 +100,22 @@ python-test: venv
 	  || { cat $(BUILD_DIR)/one_rank_raises.log; echo "python-test: FAILED: one_rank_raises.py did not fail as planned"; exit 1; }; \
 	  echo "python-test: aborted with exit $$rc, as it should"
 
-# The unit tests of the experiments' pure parts (the scaling model, docs/model.md: < 2 s, no
-# MPI), then every seed experiment in quick mode on local ranks (a few minutes), then a check
-# that each wrote its figure, verdict and a valid data.json (tools/nbfft-experiments,
-# docs/experiments.md).
-experiments-quick: venv build
+# The seeds' experiments (docs/experiments.md), set up from nothing: apt packages, the build
+# (with its benchmarks) and the venv, then the unit tests of the experiments' pure parts (the
+# verdict rules, the docs page against its data, the scaling model: < 5 s, no MPI), then every
+# experiment on local ranks, then a check that each wrote its figure, a verdict that its data
+# regrades to, and a valid data.json. Quick by default (a few minutes: small sizes, 3 runs of
+# each measurement); QUICK=0 runs the full sizes, 5 runs each (much longer). Results in
+# $(BUILD_DIR)/results/index.md. EXPERIMENTS_ARGS adds options (e.g. --lock FILE, --repeats N).
+QUICK ?= 1
+EXPERIMENTS_ARGS ?=
+experiments: venv build
 	PYTHONPATH=experiments $(PY) -m pytest -q --color=no -p no:cacheprovider --timeout 120 experiments/tests
-	NBFFT_PYTHON=$(abspath $(PY)) tools/nbfft-experiments run all --quick --build $(BUILD_DIR) --mpi $(MPI) \
-	  --out $(BUILD_DIR)/results --check
+	NBFFT_PYTHON=$(abspath $(PY)) tools/nbfft-experiments run all $(if $(filter 0,$(QUICK)),,--quick) \
+	  --build $(BUILD_DIR) --mpi $(MPI) --out $(BUILD_DIR)/results --check $(EXPERIMENTS_ARGS)
+
+experiments-quick:
+	$(MAKE) --no-print-directory experiments QUICK=1
 
 # docs/performance.md: nbfft (default and tuned) against FFTW-MPI, mpi4py-fft and FFTW's
 # threaded serial transform, the lean workspace's cost and a phase profile, one command

@@ -11,18 +11,52 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from typing import Dict, List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 class Skip(Exception):
     """An experiment this MPI or machine cannot run; the message says why."""
+
+
+def pyplot():
+    """matplotlib, imported only when a figure is drawn (`list` and `check` need none)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def legend_below(ax, ncol: int = 3, fontsize: int = 7) -> None:
+    """The legend under the axes, outside the data (save() keeps it inside the image)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, fontsize=fontsize, ncol=ncol, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.26), frameon=False)
+
+
+def robust_pct_axis(ax, values: Sequence[float], linthresh: float = 100.0) -> str:
+    """A percentage axis that one extreme series cannot flatten: symlog (linear within
+    +-linthresh, logarithmic beyond) when a value lies beyond 1.5 x linthresh. Returns a note
+    for the title ('' when the axis stays linear)."""
+    finite = [abs(v) for v in values if v == v and abs(v) != float("inf")]
+    if finite and max(finite) > 1.5 * linthresh:
+        ax.set_yscale("symlog", linthresh=linthresh)
+        ax.axhspan(-linthresh, linthresh, color="0.94", zorder=0)
+        return f"y symlog: linear within +-{linthresh:g} %"
+    return ""
+
+
+def errorbar(ax, x, runs: Sequence[Sequence[float]], fmt="o-", label="", scale=1.0, **kw):
+    """Median over the repeated runs with a bar from the smallest to the largest run.
+    runs: [run][point]."""
+    import statistics
+    pts = list(zip(*runs))
+    med = [scale * statistics.median(p) for p in pts]
+    lo = [m - scale * min(p) for m, p in zip(med, pts)]
+    hi = [scale * max(p) - m for m, p in zip(med, pts)]
+    return ax.errorbar(x, med, yerr=[lo, hi], fmt=fmt, label=label, capsize=2, ms=4, **kw)
 
 
 @dataclass
@@ -81,8 +115,12 @@ class Launcher:
 class Context:
     """What an experiment sees: run a CLI, get its JSON records; draw; report progress."""
 
-    def __init__(self, exp, launcher: Launcher, quick: bool, outdir: Path, progress, cache: Dict):
+    def __init__(self, exp, launcher: Launcher, quick: bool, outdir: Path, progress, cache: Dict,
+                 repeats: Optional[int] = None):
         self.exp = exp
+        # Every measurement runs this many times, so each verdict can compare an effect with
+        # the spread of the repeated runs (verdict.py).
+        self.repeats = repeats or (3 if quick else 5)
         self.launcher = launcher
         self.quick = quick
         self.outdir = outdir
@@ -113,11 +151,12 @@ class Context:
         return out
 
     def run_json(self, prog: str, args: List[str], np: Optional[int] = None, label: str = "",
-                 env: Optional[Dict[str, str]] = None) -> List[dict]:
+                 env: Optional[Dict[str, str]] = None, rep: int = 0) -> List[dict]:
         """Runs PROG ARGS --json TMP on np ranks (default: all); returns its records.
-        The same command within one session is run once (experiments share sweeps)."""
+        The same command and repeat index within one session is run once (experiments share
+        sweeps)."""
         np = np or self.ranks
-        key = (prog, tuple(args), np, tuple(sorted((env or {}).items())))
+        key = (prog, tuple(args), np, tuple(sorted((env or {}).items())), rep)
         shown = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         lockless = Launcher.command(self.launcher, prog, args, np)[5:] if self.launcher.lock else \
             self.launcher.command(prog, args, np)
@@ -125,7 +164,8 @@ class Context:
         self.commands.append(shown + " --json FILE")
         if key in self.cache:
             return self.cache[key]
-        self.progress.step(self.exp.name, label or f"{prog} {' '.join(args[:2])} (np={np})")
+        what = label or f"{prog} {' '.join(args[:2])} (np={np})"
+        self.progress.step(self.exp.name, f"{what} [run {rep + 1}/{self.repeats}]")
         with tempfile.TemporaryDirectory() as td:
             out = Path(td) / "out.json"
             cmd = self.launcher.command(prog, [*args, "--json", str(out)], np)
@@ -140,32 +180,39 @@ class Context:
             ran = re.findall(r"^#ran ([0-9.]+) s$", p.stdout, re.M)
             self.progress.run_seconds += float(ran[-1]) if ran else time.time() - t0
             if p.returncode != 0:
-                tail = "\n".join(p.stdout.strip().splitlines()[-6:])
-                raise RuntimeError(f"{prog} failed (rc={p.returncode}):\n{tail}")
+                # The program's own error line names the problem; MPI's abort banner does not.
+                own = [ln for ln in p.stdout.splitlines() if ln.startswith(f"{prog}: ")]
+                tail = own[0] if own else "\n".join(p.stdout.strip().splitlines()[-6:])
+                raise RuntimeError(f"{prog} failed (rc={p.returncode}): {tail}")
             recs = json.loads(out.read_text())
         self.cache[key] = recs
         return recs
 
-    def bench(self, sub: str, args: List[str], np: Optional[int] = None, label: str = "") -> List[dict]:
-        return self.run_json("nbfft-bench", [sub, *args], np, label or f"nbfft-bench {sub}")
+    def bench(self, sub: str, args: List[str], np: Optional[int] = None, label: str = "", rep: int = 0) -> List[dict]:
+        return self.run_json("nbfft-bench", [sub, *args], np, label or f"nbfft-bench {sub}", rep=rep)
 
-    def sine(self, args: List[str], np: Optional[int] = None, label: str = "", env=None) -> List[dict]:
-        return self.run_json("nbfft-sine", args, np, label or "nbfft-sine", env)
+    def sine(self, args: List[str], np: Optional[int] = None, label: str = "", env=None, rep: int = 0) -> List[dict]:
+        return self.run_json("nbfft-sine", args, np, label or "nbfft-sine", env, rep=rep)
 
-    def figure(self, ncols: int = 1, width: float = 6.0):
-        fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, 4.0), squeeze=False)
+    def figure(self, ncols: int = 1, width: float = 6.0, height: float = 4.0, spread: bool = True):
+        """spread: the figure shows medians with the runs' range (else one run, the last)."""
+        plt = pyplot()
+        fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
         where = f"{self.cluster.hosts} hosts x {self.cluster.ranks_per_host} @ {self.cluster.rate}" if self.cluster \
             else f"local ranks ({self.mpi}, shared memory)"
-        fig.suptitle(f"seed {self.exp.seed} {self.exp.figure}: {self.exp.title}\n{where}", fontsize=9)
+        fig.suptitle(f"seed {self.exp.seed} {self.exp.figure}: {self.exp.title}\n{where}; "
+                     + (f"median of {self.repeats} runs, bars from the smallest to the largest" if spread
+                        else f"the last of {self.repeats} runs"), fontsize=9)
         return fig, list(axes[0])
 
     def save(self, fig) -> None:
         fig.tight_layout()
         for ext in ("png", "svg"):
             path = self.outdir / f"{self.exp.name}.{ext}"
-            fig.savefig(path, dpi=90 if ext == "png" else None)
+            # bbox_inches: the legends below the axes stay in the image.
+            fig.savefig(path, dpi=90 if ext == "png" else None, bbox_inches="tight")
             self.figures.append(path.name)
-        plt.close(fig)
+        pyplot().close(fig)
 
     def note(self, text: str) -> None:
         self.notes.append(text)
