@@ -74,7 +74,9 @@ process_peak_rss_bytes_per_rank (every run at once).
 
 The last line is a summary: each nbfft run against FFTW-MPI (or, without it, against the
 first run, nbfft's default plan when --proc-grid and --transport are left alone): the
-median over rounds of the per-round speed ratio, its min-max range, and the max error.
+ratio of the median times (as the table's column), the middle half of the per-round
+ratios of the interleaved iterations ("within noise" when it spans 1), the fastest run
+and the max error.
 
 Each iteration is forward + normalize (1/N, fused into nbfft's z FFT) + backward. Phase
 times are seconds per iteration, max over ranks, then min / median / max over iterations.

@@ -205,17 +205,28 @@ std::vector<bench::JsonRecord> Report::records() const {
 
 namespace {
 
-// A speed ratio as words: "1.21x faster [1.05-1.30]" or "1.32x slower [1.20-1.41]"; s are
-// per-round ratios reference time / run time (> 1: the run is faster).
-std::string faster_or_slower(std::vector<double> s) {
-  const bench::Summary st = bench::summarize(s);
+// The q-quantile of v (linear between order statistics).
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(at);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// A speed ratio as words, "1.21x faster [1.05-1.30]" or "1.32x slower [1.20-1.41]":
+// ratio = reference median / run median (> 1: the run is faster, as the table's column),
+// [ ] = the middle half of the per-round ratios, as the same kind of factor; "within
+// noise" when that middle half has rounds on both sides of 1.
+std::string faster_or_slower(double ratio, const std::vector<double>& rounds) {
+  const double q1 = quantile(rounds, 0.25), q3 = quantile(rounds, 0.75);
   char buf[128];
-  if (st.median >= 1)
-    std::snprintf(buf, sizeof buf, "%.2fx faster [%.2f-%.2f]", st.median, st.min, st.max);
+  if (ratio >= 1)
+    std::snprintf(buf, sizeof buf, "%.2fx faster [%.2f-%.2f]", ratio, q1, q3);
   else
-    std::snprintf(buf, sizeof buf, "%.2fx slower [%.2f-%.2f]", 1 / st.median, 1 / st.max, 1 / st.min);
+    std::snprintf(buf, sizeof buf, "%.2fx slower [%.2f-%.2f]", 1 / ratio, 1 / q3, 1 / q1);
   std::string out = buf;
-  if (st.min < 1 && st.max > 1) out += " (not in every round)";
+  if (q1 < 1 && q3 > 1) out += " (within noise)";
   return out;
 }
 
@@ -232,8 +243,8 @@ std::string Report::describe(const Result& r) const {
 }
 
 // One line a newcomer can read: each run against FFTW-MPI (or, without it, against the
-// first run) as per-round ratios of the interleaved iterations (median and min-max), who
-// is fastest, and how well every result was verified.
+// first run) as the ratio of the median times with the spread of the per-round ratios of
+// the interleaved iterations, who is fastest, and how well every result was verified.
 void Report::print_summary() const {
   const Result* base = nullptr;
   for (const auto& r : results)
@@ -258,12 +269,14 @@ void Report::print_summary() const {
     if (&r == ref) continue;
     std::vector<double> s(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) s[i] = ref->round_s[i] / r.round_s[i];
-    line += (any ? "; " : ", ") + describe(r) + " is " + faster_or_slower(s);
+    line += (any ? "; " : ", ") + describe(r) + " is " + faster_or_slower(ref->total_s() / r.total_s(), s);
     any = true;
   }
   if (any) {
-    std::snprintf(buf, sizeof buf, " (median over %d %s rounds [min-max]). Fastest: %s, %.2f ms. ", n,
-                  args.sequential ? "back-to-back" : "interleaved", describe(*fastest).c_str(),
+    std::snprintf(buf, sizeof buf,
+                  " (ratios of the medians over %d %s rounds; [ ] the middle half of the per-round ratios). "
+                  "Fastest: %s, %.2f ms. ",
+                  n, args.sequential ? "back-to-back" : "interleaved", describe(*fastest).c_str(),
                   1e3 * fastest->total_s());
     line += buf;
   } else {
