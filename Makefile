@@ -108,11 +108,11 @@ performance: venv build
 	$(PY) -m pip install -q mpi4py-fft
 	$(PY) bench/compare/performance.py --build $(BUILD_DIR) --mpirun "$(MPIRUN)" $(PERF_MPI_ARGS) $(PERF_ARGS)
 
-# One interleaved run (~30 s on 2 cores): nbfft's default plan first, the quick tuner's
+# One interleaved run (~10 s on 2 cores once built): nbfft's default plan first, the quick tuner's
 # choice (a few seconds of trials), seed 000's 2x2 configuration and FFTW-MPI (MPICH builds
 # have none: the summary says so and compares nbfft's runs with its default plan).
 demo: build
-	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --iters 20 --autotune quick --autotune-budget 10 \
+	$(MPIRUN) -n 4 $(BUILD_DIR)/bin/nbfft-sine --grid 128 --iters 30 --autotune quick --autotune-budget 10 \
 	  --seed-run --baseline auto
 
 # Refreshes the registry tables in docs/algorithms.md.

@@ -148,6 +148,12 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       if (rank == 0) std::cout << "[" << effort << "] " << report << std::flush;
       r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned-" + effort);
+      const fft::Options& c = report.chosen;
+      r.chosen = c.col_transport.str();
+      if (c.row_transport.str() != c.col_transport.str() && c.m1 > 1)
+        r.chosen = "ROW " + c.row_transport.str() + ", COL " + r.chosen;
+      if (c.col_chunk_planes > 0) r.chosen += ", COL in chunks of " + std::to_string(c.col_chunk_planes) + " planes";
+      if (c.fields_in_flight > 1) r.chosen += ", " + std::to_string(c.fields_in_flight) + " fields in flight";
     });
     results.push_back(std::move(r));
   }

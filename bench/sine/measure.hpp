@@ -31,6 +31,7 @@ struct Result {
   // "default" (the plan nbfft picks with no options), "tuned", "seed" (seed 000's
   // configuration, --seed-run) or "" (any other).
   std::string role;
+  std::string chosen;           // tuned: the choice in a few words ("pairwise:2@caller")
   std::size_t peak_rss = 0;     // bytes, max over ranks (memory.hpp; 0 = not known)
   std::vector<double> round_s;  // slowest rank's total per timed iteration (round)
   double total_s() const { return phase[fft::Timings::kPhases - 1].median; }

@@ -236,6 +236,8 @@ std::string Report::describe(const Result& r) const {
   const std::string grid = r.runner->proc_grid();
   if (r.baseline) return "FFTW-MPI";
   if (r.role == "default") return "nbfft's default plan (" + grid + ", " + r.runner->transport() + ")";
+  if (r.role == "tuned" && !r.chosen.empty())
+    return "nbfft's " + r.runner->transport() + " plan (" + grid + ", " + r.chosen + ")";
   if (r.role == "seed")
     return "seed 000's " + grid + (args.fields > 1 ? " pipeline" : " configuration") +
            " (ROW blocking, COL pairwise:4@caller" + (args.fields > 1 ? ", 2 fields in flight)" : ")");
@@ -262,8 +264,15 @@ void Report::print_summary() const {
                 : "no FFTW-MPI run (--baseline auto adds it), so against ";
   else
     line += "against ";
-  std::snprintf(buf, sizeof buf, "%s (%.2f ms median)", describe(*ref).c_str(), 1e3 * ref->total_s());
-  line += buf;
+  {
+    std::string d = describe(*ref);  // "X (a, b)" -> "X (a, b; 8.1 ms median)"
+    std::snprintf(buf, sizeof buf, "%.2f ms median", 1e3 * ref->total_s());
+    if (!d.empty() && d.back() == ')')
+      d.insert(d.size() - 1, std::string("; ") + buf);
+    else
+      d += std::string(" (") + buf + ")";
+    line += d;
+  }
   bool any = false;
   for (const auto& r : results) {
     if (&r == ref) continue;
