@@ -29,12 +29,13 @@ Footprint footprint(const std::array<std::int64_t, 3>& n, const Options& o, int 
   return f;
 }
 
-void check_one_trial_at_a_time(const std::array<std::int64_t, 3>& n, int fields, TuneEffort effort) {
+void check_one_trial_at_a_time(const std::array<std::int64_t, 3>& n, int fields, TuneEffort effort,
+                               double budget = 60) {
   Options base;
   base.effort = Effort::Estimate;
   TuneSettings s;
   s.effort = effort;
-  s.budget_seconds = 60;
+  s.budget_seconds = budget;  // the exhaustive sweep stops there; its runoff still runs
   s.trial_iters = 1;
   s.fields = fields;
   forget_tuning();
@@ -69,7 +70,7 @@ TEST(TuneMemory, SeveralFieldsHoldOneTrialAtATime) {
 }
 
 TEST(TuneMemory, ExhaustiveHoldsOneTrialAtATime) {
-  check_one_trial_at_a_time({16, 12, 10}, 1, TuneEffort::Exhaustive);
+  check_one_trial_at_a_time({16, 12, 10}, 1, TuneEffort::Exhaustive, 3);
 }
 
 // The hook itself: a plan counts while alive, and its workspace bytes with it.
