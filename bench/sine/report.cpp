@@ -258,7 +258,9 @@ void Report::print_summary() const {
   const int n = args.iters;
   char buf[256];
   std::string line = "summary: ";
-  if (!base)
+  if (results.size() == 1)
+    line += "one run, nothing to compare with (--baseline auto adds FFTW-MPI when built in): ";
+  else if (!base)
     line += args.baseline == "fftw-mpi" || args.baseline == "auto"
                 ? "FFTW-MPI is not available in this build (MPICH builds leave it out), so against "
                 : "no FFTW-MPI run (--baseline auto adds it), so against ";
@@ -289,7 +291,7 @@ void Report::print_summary() const {
                   1e3 * fastest->total_s());
     line += buf;
   } else {
-    line += ", the only run. ";
+    line += ". ";
   }
   const double tol = args.precision == fft::Precision::Double ? 1e-8 : 1e-3;
   double worst = 0;
@@ -299,8 +301,8 @@ void Report::print_summary() const {
     worst = std::max(worst, r.max_error);
   }
   if (failed.empty())
-    std::snprintf(buf, sizeof buf, "All %zu verified against the analytic sine field: max error %.1e (limit %.0e).",
-                  results.size(), worst, tol);
+    std::snprintf(buf, sizeof buf, "%s verified against the analytic sine field: max error %.1e (limit %.0e).",
+                  results.size() == 1 ? "Its result" : ("All " + std::to_string(results.size())).c_str(), worst, tol);
   else
     std::snprintf(buf, sizeof buf, "VERIFICATION FAILED (limit %.0e) for: ", tol);
   line += buf;
