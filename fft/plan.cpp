@@ -4,6 +4,7 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
+#include "fft/memory_stats.hpp"
 #include "fft/transform.hpp"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ struct Plan::Impl {
       return p;
     }
   };
+  detail::PlanCount counted;  // memory_stats(): how many plans are alive
   Options opt;
   Decomposition d;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate for argument checks

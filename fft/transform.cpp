@@ -3,6 +3,7 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
+#include "fft/memory_stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,11 @@ FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
   // ranks still have valid pointers to bind.
   void* p = fftw_malloc(std::max<std::size_t>(bytes, 64));
   if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of FFT workspace", ErrorCode::OutOfMemory);
-  p_ = std::shared_ptr<void>(p, [](void* q) { fftw_free(q); });
+  detail::note_alloc(bytes);
+  p_ = std::shared_ptr<void>(p, [bytes](void* q) {
+    detail::note_free(bytes);
+    fftw_free(q);
+  });
 }
 
 template <typename T>

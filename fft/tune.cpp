@@ -7,6 +7,7 @@
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "fft/memory_stats.hpp"
 
 #include <fftw3.h>
 
@@ -170,16 +171,56 @@ std::string grid_str(const Options& o) { return std::to_string(o.m1) + "x" + std
 
 // ---- trials --------------------------------------------------------------------------
 
-// fftw_malloc'd bytes (the plan's FFTs are planned on SIMD-aligned buffers).
+// fftw_malloc'd bytes (the plan's FFTs are planned on SIMD-aligned buffers), zeroed: the
+// trials' transforms are linear, so the arrays stay zero and every timing sees the same data.
 struct Buffer {
-  explicit Buffer(std::size_t bytes) : p(fftw_malloc(std::max<std::size_t>(bytes, 64))) {
+  explicit Buffer(std::size_t bytes) : n(std::max<std::size_t>(bytes, 64)), p(fftw_malloc(n)) {
     if (!p) throw Error("tune: out of memory allocating " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
-    std::fill_n(static_cast<unsigned char*>(p), std::max<std::size_t>(bytes, 64), 0);
+    detail::note_alloc(n);
+    std::fill_n(static_cast<unsigned char*>(p), n, 0);
   }
-  ~Buffer() { fftw_free(p); }
+  ~Buffer() {
+    detail::note_free(n);
+    fftw_free(p);
+  }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
+  std::size_t n;
   void* p;
+};
+
+// The user's arrays of the trials: one set for every trial of a tune(), grown (freed, then
+// made again) only when a trial needs larger ones. With at most one plan alive, a tune()
+// holds at most one workspace and one set of arrays at a time.
+class Arrays {
+ public:
+  // nv input and nv output arrays of at least in / out bytes each (in_place: the same).
+  void fit(int nv, std::size_t in, std::size_t out, bool in_place) {
+    const std::size_t need_in = std::max(in, in_place ? out : 0);
+    const std::size_t need_out = in_place ? 0 : out;
+    const bool grow = static_cast<int>(in_.size()) < nv || need_in > in_bytes_ || need_out > out_bytes_ ||
+                      (!in_place && static_cast<int>(out_.size()) < nv);
+    if (grow) {
+      in_.clear();  // free before allocating: never two sets at once
+      out_.clear();
+      in_bytes_ = std::max(in_bytes_, need_in);
+      out_bytes_ = std::max(out_bytes_, need_out);
+      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(in_bytes_));
+      if (out_bytes_ > 0)
+        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(out_bytes_));
+    }
+    ip.clear();
+    op.clear();
+    for (int k = 0; k < nv; ++k) {
+      ip.push_back(in_[k]->p);
+      op.push_back(in_place ? in_[k]->p : out_[k]->p);
+    }
+  }
+  std::vector<void*> ip, op;
+
+ private:
+  std::vector<std::unique_ptr<Buffer>> in_, out_;
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
 };
 
 class Trials {
@@ -237,9 +278,11 @@ class Trials {
            a.fields_in_flight == b.fields_in_flight && a.pipeline_row == b.pipeline_row;
   }
 
-  // The few fastest trials again, their iterations interleaved round-robin so that a noisy
-  // moment of a shared machine hits all of them alike: a single short trial of each (the
-  // search) can mistake noise for a difference of 30% and more.
+  // The few fastest trials again, in rounds that visit each in turn, so that a noisy moment
+  // of a shared machine hits all of them alike: a single short trial of each (the search)
+  // can mistake noise for a difference of 30% and more. Each visit builds the plan again
+  // (FFTW remembers its plans' wisdom, so that is quick) and frees it before the next: the
+  // runoff holds one plan's workspace at a time, like every other trial.
   void runoff(int most) {
     std::vector<std::size_t> order(r_.trials.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -247,12 +290,15 @@ class Trials {
                      [&](std::size_t a, std::size_t b) { return r_.trials[a].seconds < r_.trials[b].seconds; });
     if (order.size() > static_cast<std::size_t>(most)) order.resize(static_cast<std::size_t>(most));
     if (order.size() < 2) return;
-    std::vector<std::unique_ptr<Timed>> runs;
-    for (std::size_t k : order) runs.push_back(std::make_unique<Timed>(Plan(comm_, n_, r_.trials[k].options), s_.fields));
-    std::vector<std::vector<double>> times(runs.size());
-    for (int it = 0; it < std::max(3, s_.trial_iters); ++it)
-      for (std::size_t c = 0; c < runs.size(); ++c) times[c].push_back(runs[c]->once(comm_));
-    for (std::size_t c = 0; c < runs.size(); ++c) {
+    constexpr int kRounds = 2;
+    const int per_visit = std::max(2, (s_.trial_iters + 1) / 2);
+    std::vector<std::vector<double>> times(order.size());
+    for (int round = 0; round < kRounds; ++round)
+      for (std::size_t c = 0; c < order.size(); ++c) {
+        Timed t(Plan(comm_, n_, r_.trials[order[c]].options), s_.fields, arrays_);
+        for (int it = 0; it < per_visit; ++it) times[c].push_back(t.once(comm_));
+      }
+    for (std::size_t c = 0; c < order.size(); ++c) {
       std::sort(times[c].begin(), times[c].end());
       TuneTrial& t = r_.trials[order[c]];
       t.seconds = times[c][times[c].size() / 2];
@@ -261,18 +307,15 @@ class Trials {
   }
 
  private:
-  // A plan with its fields' buffers, timed one forward+backward at a time.
+  // A plan on the shared arrays, timed one forward+backward at a time.
   struct Timed {
-    Timed(Plan p, int fields) : plan(std::move(p)), nv(std::max(1, fields)) {
+    Timed(Plan p, int fields, Arrays& arrays) : plan(std::move(p)), nv(std::max(1, fields)) {
       const bool in_place = plan.lean_workspace();  // a lean plan transforms in place only
       ib = in_place ? plan.inplace_bytes() : plan.in_bytes();
       ob = in_place ? plan.inplace_bytes() : plan.out_bytes();
-      for (int k = 0; k < nv; ++k) {
-        in.push_back(std::make_unique<Buffer>(ib));
-        ip.push_back(in.back()->p);
-        if (!in_place) out.push_back(std::make_unique<Buffer>(ob));
-        op.push_back(in_place ? ip.back() : out.back()->p);
-      }
+      arrays.fit(nv, ib, ob, in_place);
+      ip = arrays.ip;
+      op = arrays.op;
       run();  // warm-up: first-touch, engine start, MPI connections
     }
     void run() {
@@ -296,12 +339,11 @@ class Trials {
     Plan plan;
     int nv;
     std::size_t ib = 0, ob = 0;
-    std::vector<std::unique_ptr<Buffer>> in, out;
     std::vector<void*> ip, op;
   };
 
   double time(Plan plan) {
-    Timed t(std::move(plan), s_.fields);
+    Timed t(std::move(plan), s_.fields, arrays_);
     std::vector<double> times;
     for (int it = 0; it < std::max(1, s_.trial_iters); ++it) times.push_back(t.once(comm_));
     std::sort(times.begin(), times.end());
@@ -313,6 +355,7 @@ class Trials {
   const TuneSettings& s_;
   TuneReport& r_;
   double start_;
+  Arrays arrays_;  // every trial's user arrays (one set, see Arrays)
 };
 
 // ---- candidates ----------------------------------------------------------------------

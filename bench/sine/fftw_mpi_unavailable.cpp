@@ -12,6 +12,7 @@ std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec&) {
               ErrorCode::Unavailable);
 }
 
+bool fftw_mpi_available() { return false; }
 void fftw_mpi_init() {}
 void fftw_mpi_cleanup() {}
 

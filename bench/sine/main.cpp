@@ -17,6 +17,7 @@
 #include "bench/common/json.hpp"
 #include "bench/common/main.hpp"
 #include "bench/sine/measure.hpp"
+#include "bench/sine/memory.hpp"
 #include "bench/sine/options.hpp"
 #include "bench/sine/report.hpp"
 #include "nbfft/fft/wisdom.hpp"
@@ -41,8 +42,10 @@ int run(const nbfft::sine::SineArgs& a) {
   iterate_runs(a, results);
   const std::vector<Reference> refs = measure_alone(a, results);
   reduce_runs(a, results);
+  unsigned long long mine = PeakRss::process_peak(), most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (rank != 0) return 0;
-  const Report report{a, results, refs, skipped, size};
+  const Report report{a, results, refs, skipped, size, static_cast<std::size_t>(most)};
   report.print();
   if (!a.json.empty()) nbfft::bench::write_json(a.json, report.records());
   return report.check_errors();
@@ -56,14 +59,14 @@ int main(int argc, char** argv) {
   // parsed for real, and agreed on by every rank, inside run_main.
   int level = MPI_THREAD_MULTIPLE;
   try {
-    if (!nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential"})).needs_thread_multiple())
+    if (!nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential", "seed-run"})).needs_thread_multiple())
       level = MPI_THREAD_FUNNELED;
   } catch (const std::exception&) {
     // Reported on every rank below.
   }
   return nbfft::bench::run_main("nbfft-sine", argc, argv, level, [&](MPI_Comm world) {
     const nbfft::sine::SineArgs args = nbfft::sine::parse_sine_args(
-        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential"}));
+        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential", "seed-run"}));
     int rank = 0;
     MPI_Comm_rank(world, &rank);
     if (args.help) {

@@ -1,5 +1,6 @@
 #include "bench/sine/measure.hpp"
 
+#include "bench/sine/memory.hpp"
 #include "bench/sine/nbfft_runner.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/tune.hpp"
@@ -65,8 +66,37 @@ BlockingRun Result::as_blocking() const {
   return b;
 }
 
+namespace {
+
+// Seed 000's process grid for P ranks: the most square M1 x M2 (2x2 on 4 ranks).
+std::pair<int, int> seed_grid(int P) {
+  int m1 = 1;
+  for (int k = 1; k * k <= P; ++k)
+    if (P % k == 0) m1 = k;
+  return {m1, P / m1};
+}
+
+// Makes r's runner through `make` and runs its first iteration (untimed) inside the peak
+// RSS probe, so that the run's peak covers its planning (the tuner's trials included) and
+// every buffer it touches.
+template <typename Make>
+void make_measured(PeakRss& rss, Result& r, Make&& make) {
+  rss.begin();
+  make();
+  fft::Timings t;
+  r.runner->iterate(t);
+  unsigned long long mine = rss.end(), most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  r.peak_rss = static_cast<std::size_t>(most);
+}
+
+}  // namespace
+
 std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipped) {
   std::vector<Result> results;
+  PeakRss rss;
+  int P = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
   for (const auto& g : a.grids)
     for (std::size_t k = 0; k < a.transports.size(); ++k)
       for (int pc : a.progress_chunks)
@@ -82,7 +112,7 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
             try {
               fft::Options o = plan_options(a, g.first, g.second, a.transports[k], pc, cp);
               o.lean_workspace = lean;
-              r.runner = make_nbfft(MPI_COMM_WORLD, a, o, label);
+              make_measured(rss, r, [&] { r.runner = make_nbfft(MPI_COMM_WORLD, a, o, label); });
             } catch (const Error& e) {
               skipped.push_back(label + " on " + std::to_string(g.first) + "x" + std::to_string(g.second) + ": " + e.what());
               continue;
@@ -90,6 +120,10 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
             r.blocking = !lean && a.transports[k].algorithm.name == "blocking" &&
                          (a.row_transport.empty() ||
                           coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
+            const coll::Transport plain{};  // what a Plan uses when nobody says otherwise
+            if (g == std::make_pair(0, 0) && a.transports[k].str() == plain.str() && pc == 0 && cp == 0 && !lean &&
+                a.row_transport.empty() && a.fields == 1)
+              r.role = "default";
             results.push_back(std::move(r));
           }
   for (const auto& effort : a.tune) {
@@ -106,23 +140,51 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
       base.m2 = a.grids[0].second;
     }
     fft::forget_tuning();  // each effort searches for itself (a wisdom file still answers)
-    const fft::TuneReport report = fft::tune(MPI_COMM_WORLD, a.n, base, s);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::cout << "[" << effort << "] " << report << std::flush;
     Result r;
-    r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned-" + effort);
+    r.role = "tuned";
+    make_measured(rss, r, [&] {
+      const fft::TuneReport report = fft::tune(MPI_COMM_WORLD, a.n, base, s);
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      if (rank == 0) std::cout << "[" << effort << "] " << report << std::flush;
+      r.runner = make_nbfft(MPI_COMM_WORLD, a, report.chosen, "tuned-" + effort);
+      const fft::Options& c = report.chosen;
+      r.chosen = c.col_transport.str();
+      if (c.row_transport.str() != c.col_transport.str() && c.m1 > 1)
+        r.chosen = "ROW " + c.row_transport.str() + ", COL " + r.chosen;
+      if (c.col_chunk_planes > 0) r.chosen += ", COL in chunks of " + std::to_string(c.col_chunk_planes) + " planes";
+      if (c.fields_in_flight > 1) r.chosen += ", " + std::to_string(c.fields_in_flight) + " fields in flight";
+    });
     results.push_back(std::move(r));
+  }
+  if (a.seed_run) {
+    // Seed 000's configuration: the most square pencils, the ROW exchange blocking and the
+    // COL exchange non-blocking, progressed inside the compute (pairwise:4@caller), with
+    // --fields > 1 two fields in flight (its Fig. 4 pipeline).
+    const auto g = seed_grid(P);
+    const std::string label = "seed-" + std::to_string(g.first) + "x" + std::to_string(g.second);
+    Result r;
+    r.role = "seed";
+    try {
+      fft::Options o = plan_options(a, g.first, g.second, coll::Transport::parse("caller"), 0, 0);
+      o.row_transport = coll::Transport::parse("blocking");
+      make_measured(rss, r, [&] { r.runner = make_nbfft(MPI_COMM_WORLD, a, o, label); });
+      results.push_back(std::move(r));
+    } catch (const Error& e) {
+      skipped.push_back(label + ": " + e.what());
+    }
   }
   if (results.empty()) {
     std::string why;
     for (const auto& w : skipped) why += "\n  " + w;
     throw Error("no run could be planned:" + why);
   }
-  if (a.baseline == "fftw-mpi") {
+  if (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available())) {
     Result r;
-    r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields});
     r.baseline = true;
+    make_measured(rss, r, [&] {
+      r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields});
+    });
     results.push_back(std::move(r));
   }
   return results;
@@ -198,6 +260,7 @@ void reduce_runs(const SineArgs& a, std::vector<Result>& results) {
       std::vector<double> v(n);
       for (int i = 0; i < n; ++i) v[i] = global[i * P + p];
       r.phase[p] = bench::summarize(v);
+      if (p == P - 1) r.round_s = v;
     }
     if (r.fwd.size() != static_cast<std::size_t>(n)) continue;
     // Per direction: compute (all but the COL exchange), total and local work.

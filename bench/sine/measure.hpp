@@ -28,6 +28,12 @@ struct Result {
   double compute[2] = {0, 0}, exch[2] = {0, 0}, work[2] = {0, 0};
   double row_alone[2] = {0, 0}, col_alone[2] = {0, 0};
   bool has_dirs = false, has_alone = false;
+  // "default" (the plan nbfft picks with no options), "tuned", "seed" (seed 000's
+  // configuration, --seed-run) or "" (any other).
+  std::string role;
+  std::string chosen;           // tuned: the choice in a few words ("pairwise:2@caller")
+  std::size_t peak_rss = 0;     // bytes, max over ranks (memory.hpp; 0 = not known)
+  std::vector<double> round_s;  // slowest rank's total per timed iteration (round)
   double total_s() const { return phase[fft::Timings::kPhases - 1].median; }
   BlockingRun as_blocking() const;
 };

@@ -46,8 +46,13 @@ usage: mpirun -n P nbfft-sine [options]
   --effort E               FFTW planner effort: estimate, measure, patient, exhaustive
                            (default measure); the baseline uses the same
   --wisdom FILE            load FFTW wisdom from FILE before planning, save it after
-  --baseline fftw-mpi      also run FFTW's MPI transform (FFTW_MPI_TRANSPOSED_OUT/IN) on
-                           the same grid and report nbfft's time as a ratio of it
+  --baseline fftw-mpi|auto also run FFTW's MPI transform (FFTW_MPI_TRANSPOSED_OUT/IN) on
+                           the same grid and report nbfft's time as a ratio of it; auto:
+                           when this build has it (MPICH builds do not), else say so
+  --seed-run               also run seed 000's configuration: the most square pencils
+                           (2x2 on 4 ranks), ROW exchange blocking, COL exchange
+                           pairwise:4@caller (non-blocking, progressed inside the compute;
+                           with --fields > 1 two fields in flight), labelled seed-M1xM2
   --sequential             run each configuration's iterations back to back instead of
                            interleaving them round-robin
   --autotune LIST          also run the configuration the plan-time tuner picks for this grid,
@@ -60,6 +65,18 @@ usage: mpirun -n P nbfft-sine [options]
                            grid, ranks, fields, MPI and host reuses it without trials
   --json FILE              write one JSON record per run to FILE (a JSON array)
   --help                   this text
+
+Memory: "peak MiB" is each run's peak resident memory per rank (max over ranks): the RSS
+before any run plus how far the high-water mark rose while the run was planned (the
+tuner's trials included) and ran its first iteration, i.e. what a process holding only
+that run would need. The JSON records add peak_rss_bytes_per_rank and the whole process's
+process_peak_rss_bytes_per_rank (every run at once).
+
+The last line is a summary: each nbfft run against FFTW-MPI (or, without it, against the
+first run, nbfft's default plan when --proc-grid and --transport are left alone): the
+ratio of the median times (as the table's column), the middle half of the per-round
+ratios of the interleaved iterations ("within noise" when it spans 1), the fastest run
+and the max error.
 
 Each iteration is forward + normalize (1/N, fused into nbfft's z FFT) + backward. Phase
 times are seconds per iteration, max over ranks, then min / median / max over iterations.
@@ -99,13 +116,14 @@ std::vector<int> int_list(const bench::Args& args, const std::string& opt, long 
 SineArgs parse_sine_args(const bench::Args& args) {
   args.allow_only({"grid", "proc-grid", "precision", "transform", "transport", "row-transport", "fields",
                    "progress-chunks", "chunk-planes", "iters", "warmup", "effort", "wisdom", "baseline", "sequential",
-                   "json", "autotune", "autotune-budget", "autotune-wisdom", "workspace", "help"});
+                   "json", "autotune", "autotune-budget", "autotune-wisdom", "workspace", "seed-run", "help"});
   if (!args.positional().empty()) {
     if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
   }
   SineArgs a;
   a.help = args.has("help") || !args.positional().empty();
   a.sequential = args.has("sequential");
+  a.seed_run = args.has("seed-run");
   {
     std::string t = args.get("grid", "128");
     std::replace(t.begin(), t.end(), 'x', ',');
@@ -142,7 +160,8 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.wisdom = args.get("wisdom", "");
   a.json = args.get("json", "");
   const std::string b = args.get("baseline", "none");
-  if (b != "fftw-mpi" && b != "none") throw Error("--baseline: only 'fftw-mpi' (or 'none') is known, got '" + b + "'");
+  if (b != "fftw-mpi" && b != "auto" && b != "none")
+    throw Error("--baseline: only 'fftw-mpi', 'auto' (or 'none') is known, got '" + b + "'");
   a.baseline = b == "none" ? "" : b;
   if (args.has("autotune")) {
     a.tune = args.get_list("autotune", "quick");

@@ -29,11 +29,12 @@ struct SineArgs {
   std::vector<bool> lean{false};  // Options::lean_workspace of each run (--workspace)
   int iters = 10, warmup = 1;
   fft::Effort effort = fft::Effort::Measure;
-  std::string wisdom, json, baseline;
+  std::string wisdom, json, baseline;  // baseline: "", "fftw-mpi" or "auto" (when built in)
   std::vector<std::string> tune;  // TuneEffort names: each adds the tuner's choice as a run
   double tune_budget = 20;  // seconds
   std::string tune_wisdom;  // the tuner's memory across runs
   bool sequential = false, help = false;
+  bool seed_run = false;  // --seed-run: seed 000's configuration as one more run
 
   bool needs_thread_multiple() const;  // a transport runs on the thread engine
 };

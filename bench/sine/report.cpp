@@ -82,16 +82,21 @@ void Report::print() const {
       std::printf("\n");
     }
   }
-  std::printf("\n%-4s %-8s %-5s %-20s %11s %9s %9s %10s %11s\n", "run", "code", "proc", "transport", "median ms",
-              "min ms", "GFlop/s", "max error", "vs fftw-mpi");
+  std::printf("\n%-4s %-8s %-5s %-20s %11s %9s %9s %10s %11s %9s\n", "run", "code", "proc", "transport", "median ms",
+              "min ms", "GFlop/s", "max error", "vs fftw-mpi", "peak MiB");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const Result& r = results[k];
-    char ratio[32] = "-";
+    char ratio[32] = "-", peak[32] = "-";
     if (base) std::snprintf(ratio, sizeof ratio, "%.3f", r.total_s() / base->total_s());
-    std::printf("%-4zu %-8s %-5s %-20s %11.2f %9.2f %9.2f %10.2e %11s\n", k + 1, code(r),
+    if (r.peak_rss) std::snprintf(peak, sizeof peak, "%.0f", r.peak_rss / 1048576.0);
+    std::printf("%-4zu %-8s %-5s %-20s %11.2f %9.2f %9.2f %10.2e %11s %9s\n", k + 1, code(r),
                 r.runner->proc_grid().c_str(), r.runner->transport().c_str(), 1e3 * r.total_s(),
-                1e3 * r.phase[kTotal].min, gflops(r), r.max_error, ratio);
+                1e3 * r.phase[kTotal].min, gflops(r), r.max_error, ratio, peak);
   }
+  if (process_peak_rss)
+    std::printf("peak MiB: per rank (max over ranks) of a process holding only that run; this process held every "
+                "run at once: %.0f MiB\n",
+                process_peak_rss / 1048576.0);
   bool any_table = false;
   for (const auto& b : results)
     if (b.blocking && !b.baseline && b.has_dirs && blocking_of(b) == &b) {
@@ -99,6 +104,7 @@ void Report::print() const {
       print_table2(b);
     }
   if (a.fields > 1 && !any_table) std::printf("\n(no Table II: add blocking to --transport to compare against it)\n");
+  print_summary();
   std::fflush(stdout);
 }
 
@@ -166,6 +172,9 @@ std::vector<bench::JsonRecord> Report::records() const {
         .add("effort", fft::name(a.effort))
         .add_raw("data_bytes_per_rank", bytes_or_null(r.runner->data_bytes()))
         .add_raw("workspace_bytes_per_rank", bytes_or_null(r.runner->workspace_bytes()))
+        .add_raw("peak_rss_bytes_per_rank", bytes_or_null(r.peak_rss))
+        .add_raw("process_peak_rss_bytes_per_rank", bytes_or_null(process_peak_rss))
+        .add("role", r.baseline ? "baseline" : r.role)
         .add_raw("interleaved", a.sequential ? "false" : "true");
     if (base) j.add("ratio_vs_fftw_mpi", r.total_s() / base->total_s());
     TableRow t;
@@ -192,6 +201,113 @@ std::vector<bench::JsonRecord> Report::records() const {
     out.push_back(j);
   }
   return out;
+}
+
+namespace {
+
+// The q-quantile of v (linear between order statistics).
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(at);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// A speed ratio as words, "1.21x faster [1.05-1.30]" or "1.32x slower [1.20-1.41]":
+// ratio = reference median / run median (> 1: the run is faster, as the table's column),
+// [ ] = the middle half of the per-round ratios, as the same kind of factor; "within
+// noise" when that middle half has rounds on both sides of 1.
+std::string faster_or_slower(double ratio, const std::vector<double>& rounds) {
+  const double q1 = quantile(rounds, 0.25), q3 = quantile(rounds, 0.75);
+  char buf[128];
+  if (ratio >= 1)
+    std::snprintf(buf, sizeof buf, "%.2fx faster [%.2f-%.2f]", ratio, q1, q3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2fx slower [%.2f-%.2f]", 1 / ratio, 1 / q3, 1 / q1);
+  std::string out = buf;
+  if (q1 < 1 && q3 > 1) out += " (within noise)";
+  return out;
+}
+
+}  // namespace
+
+std::string Report::describe(const Result& r) const {
+  const std::string grid = r.runner->proc_grid();
+  if (r.baseline) return "FFTW-MPI";
+  if (r.role == "default") return "nbfft's default plan (" + grid + ", " + r.runner->transport() + ")";
+  if (r.role == "tuned" && !r.chosen.empty())
+    return "nbfft's " + r.runner->transport() + " plan (" + grid + ", " + r.chosen + ")";
+  if (r.role == "seed")
+    return "seed 000's " + grid + (args.fields > 1 ? " pipeline" : " configuration") +
+           " (ROW blocking, COL pairwise:4@caller" + (args.fields > 1 ? ", 2 fields in flight)" : ")");
+  return "nbfft " + r.runner->transport() + " (" + grid + ")";
+}
+
+// One line a newcomer can read: each run against FFTW-MPI (or, without it, against the
+// first run) as the ratio of the median times with the spread of the per-round ratios of
+// the interleaved iterations, who is fastest, and how well every result was verified.
+void Report::print_summary() const {
+  const Result* base = nullptr;
+  for (const auto& r : results)
+    if (r.baseline) base = &r;
+  const Result* ref = base ? base : &results.front();
+  const Result* fastest = &results.front();
+  for (const auto& r : results)
+    if (r.total_s() < fastest->total_s()) fastest = &r;
+  const int n = args.iters;
+  char buf[256];
+  std::string line = "summary: ";
+  if (results.size() == 1)
+    line += "one run, nothing to compare with (--baseline auto adds FFTW-MPI when built in): ";
+  else if (!base)
+    line += args.baseline == "fftw-mpi" || args.baseline == "auto"
+                ? "FFTW-MPI is not available in this build (MPICH builds leave it out), so against "
+                : "no FFTW-MPI run (--baseline auto adds it), so against ";
+  else
+    line += "against ";
+  {
+    std::string d = describe(*ref);  // "X (a, b)" -> "X (a, b; 8.1 ms median)"
+    std::snprintf(buf, sizeof buf, "%.2f ms median", 1e3 * ref->total_s());
+    if (!d.empty() && d.back() == ')')
+      d.insert(d.size() - 1, std::string("; ") + buf);
+    else
+      d += std::string(" (") + buf + ")";
+    line += d;
+  }
+  bool any = false;
+  for (const auto& r : results) {
+    if (&r == ref) continue;
+    std::vector<double> s(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) s[i] = ref->round_s[i] / r.round_s[i];
+    line += (any ? "; " : ", ") + describe(r) + " is " + faster_or_slower(ref->total_s() / r.total_s(), s);
+    any = true;
+  }
+  if (any) {
+    std::snprintf(buf, sizeof buf,
+                  " (ratios of the medians over %d %s rounds; [ ] the middle half of the per-round ratios). "
+                  "Fastest: %s, %.2f ms. ",
+                  n, args.sequential ? "back-to-back" : "interleaved", describe(*fastest).c_str(),
+                  1e3 * fastest->total_s());
+    line += buf;
+  } else {
+    line += ". ";
+  }
+  const double tol = args.precision == fft::Precision::Double ? 1e-8 : 1e-3;
+  double worst = 0;
+  std::string failed;
+  for (const auto& r : results) {
+    if (!(r.max_error <= tol)) failed += (failed.empty() ? "" : ", ") + describe(r);
+    worst = std::max(worst, r.max_error);
+  }
+  if (failed.empty())
+    std::snprintf(buf, sizeof buf, "%s verified against the analytic sine field: max error %.1e (limit %.0e).",
+                  results.size() == 1 ? "Its result" : ("All " + std::to_string(results.size())).c_str(), worst, tol);
+  else
+    std::snprintf(buf, sizeof buf, "VERIFICATION FAILED (limit %.0e) for: ", tol);
+  line += buf;
+  if (!failed.empty()) line += failed + ".";
+  std::printf("\n%s\n", line.c_str());
 }
 
 int Report::check_errors() const {

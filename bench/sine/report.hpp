@@ -16,6 +16,7 @@ struct Report {
   const std::vector<Reference>& refs;
   const std::vector<std::string>& skipped;
   int ranks;
+  std::size_t process_peak_rss = 0;  // bytes per rank, max over ranks: every run at once
 
   void print() const;                          // rank 0
   std::vector<bench::JsonRecord> records() const;
@@ -27,6 +28,8 @@ struct Report {
   bool table_row_of(const Result& r, TableRow& row) const;
   double gflops(const Result& r) const;
   void print_table2(const Result& blocking) const;
+  void print_summary() const;
+  std::string describe(const Result& r) const;  // "nbfft's default plan (1x4, blocking)"
 };
 
 }  // namespace nbfft::sine

@@ -77,6 +77,7 @@ struct BaselineSpec {
 // c2r with FFTW_MPI_TRANSPOSED_IN backward; c2c alike). Throws nbfft::Error when nbfft-sine
 // was built without FFTW-MPI.
 std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec& spec);
+bool fftw_mpi_available();  // whether nbfft-sine was built with FFTW-MPI
 void fftw_mpi_init();     // after MPI_Init; no-op without FFTW-MPI
 void fftw_mpi_cleanup();  // before MPI_Finalize
 

@@ -28,6 +28,9 @@
 // lists (to check how close the greedy search gets). Each trial is `trial_iters` timed
 // forward+backward calls (forward_many/backward_many when fields > 1) after one warm-up;
 // a trial's time is the median over iterations of the slowest rank.
+// The few fastest trials are then timed again in rounds that visit each in turn (a runoff).
+// Memory: a tune() holds one trial's plan at a time and one set of arrays for all trials,
+// so it needs about what one plan and its arrays need, never the sum over trials.
 //
 // Remembering: the choice is stored under a key of everything that decides it — grid,
 // ranks, ranks per node, precision, transform, norm, fields, FFTW effort, the MPI library
