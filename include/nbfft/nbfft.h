@@ -55,7 +55,7 @@ nbfft_status nbfft_options_create(nbfft_options* options);
 nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = NULL; NULL ok */
 /* Keys and values as on nbfft-sine's command line:
  *   precision        double | single          transform  r2c | c2c
- *   norm             none | backward | forward | ortho
+ *   norm             backward (default: backward scaled by 1/N) | none | forward | ortho
  *   proc_grid        "M1xM2" ("0x0": nbfft chooses)
  *   transport        sets row_transport and col_transport: a preset ("blocking", "thread",
  *   row_transport    ...) or ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread")
