@@ -114,6 +114,11 @@ nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, siz
 nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                   size_t out_bytes);
 
+/* For language bindings: collective over the plan's communicator. error = this rank's
+ * message ("" or NULL: none); if any rank has one, every rank returns
+ * NBFFT_INVALID_ARGUMENT with "<what>: <lowest failing rank's message> [rank r]". */
+nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error);
+
 /* Wavenumbers of this rank's output box along x, y, z (numpy's fftfreq*n; x of r2c:
  * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). kx holds the output
  * box's n[0] values, ky n[1], kz n[2]. Not collective. */
