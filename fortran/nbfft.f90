@@ -561,7 +561,7 @@ contains
     bad = .false.
     if (.not. c_associated(plan%p)) return
     msg = array_error(plan, layout, "local", sl, t)
-    if (len(msg) == 0) then
+    if (len(msg) == 0 .and. (layout == NBFFT_LAYOUT_INPUT .or. layout == NBFFT_LAYOUT_OUTPUT)) then
       if (is_root(plan, root)) then
         want = global_extents(plan, layout)
         if (want(1) >= 0 .and. any(sg /= want)) &

@@ -166,7 +166,13 @@ program fortran_shapes
   call nbfft_gather(plan, NBFFT_LAYOUT_INPUT, u, g, 0, status=st)
   call expect(st == NBFFT_SUCCESS, "non-root ranks' global arrays are not checked")
 
-  ! 17. after every refused call the plan still transforms correctly
+  ! 17. a bad layout or root is reported as such, not hidden behind a shape message
+  call nbfft_gather(plan, 7, u, g, 0, status=st)
+  call expect_error(st, NBFFT_INVALID_ARGUMENT, "layout 7", "gather with layout 7")
+  call nbfft_scatter(plan, NBFFT_LAYOUT_INPUT, g, v, nprocs, status=st)
+  call expect_error(st, NBFFT_INVALID_ARGUMENT, "is not a rank", "scatter from a root outside the communicator")
+
+  ! 17b. after every refused call the plan still transforms correctly
   call nbfft_forward(plan, u, uh)
   call nbfft_backward(plan, uh, v)
   call expect(size(u) == 0 .or. maxval(abs(u - v)) < 1d-12, "the plan works after refused calls")
