@@ -6,13 +6,16 @@
 !   type(nbfft_options) :: opts
 !   integer :: lo(3), hi(3)
 !   call nbfft_options_create(opts)
-!   call nbfft_options_set(opts, "norm", "backward")
+!   call nbfft_options_set(opts, "norm", "backward")       ! the default: backward scaled by 1/N
 !   call nbfft_plan_create(plan, MPI_COMM_WORLD, [nx, ny, nz], opts)
 !   call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo, hi)          ! 1-based, inclusive
 !   allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))        ! input: u(x, y, z)
 !   call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi)
 !   allocate(uh(lo(1):hi(1), lo(3):hi(3), lo(2):hi(2)))       ! output: uh(x, z, y)
 !   call nbfft_forward(plan, u, uh)
+!
+! Arrays are checked against the plan's boxes extent by extent in the order above, and for
+! their element type, on every rank together (docs/fortran.md "Array shapes").
 !
 ! Every routine takes an optional integer `status`: present, it receives the nbfft status
 ! (NBFFT_SUCCESS = 0) and the program goes on; absent, an error prints nbfft's message on
