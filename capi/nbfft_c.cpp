@@ -336,6 +336,14 @@ nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, si
   });
 }
 
+// A language binding's own argument check (the Fortran module's shapes and kinds), agreed
+// on the plan's communicator like the C API's, so a mistake on one rank fails every rank.
+nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error) {
+  return guard(what && *what ? what : "nbfft_plan_agree", [&] {
+    nbfft::agree_message(plan_of(plan).comm, error ? error : "");
+  });
+}
+
 nbfft_status nbfft_wavenumbers(nbfft_plan plan, const double length[3], double* kx, double* ky, double* kz) {
   return guard("nbfft_wavenumbers", [&] {
     auto& p = plan_of(plan);

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   double *u, *uh, *k[3], err = 0, maxerr;
 
   CHECK(nbfft_options_create(&opts));
-  CHECK(nbfft_options_set(opts, "norm", "backward")); /* backward scaled by 1/N */
+  CHECK(nbfft_options_set(opts, "norm", "backward")); /* backward scaled by 1/N (the default) */
   CHECK(nbfft_options_set(opts, "effort", "estimate"));
   CHECK(nbfft_options_set(opts, "transport", transport));
   if (argc > 2) CHECK(nbfft_options_set(opts, "proc_grid", argv[2]));

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   auto coord = [&](std::int64_t i, int d) { return 2 * pi * static_cast<double>(i) / static_cast<double>(n[d]); };
 
   fft::Options o;
-  o.norm = fft::Norm::Backward;  // backward scaled by 1/N
+  o.norm = fft::Norm::Backward;  // backward scaled by 1/N (the default, said here for the reader)
   o.effort = fft::Effort::Estimate;
   o.transport(argc > 1 ? argv[1] : "blocking");
   if (argc > 2) std::tie(o.m1, o.m2) = fft::parse_proc_grid(argv[2]);

@@ -18,7 +18,7 @@ program poisson
   real(dp) :: err, maxerr, k2, h(3)
 
   call nbfft_options_create(opts)
-  call nbfft_options_set(opts, "norm", "backward")   ! backward scaled by 1/N
+  call nbfft_options_set(opts, "norm", "backward")   ! backward scaled by 1/N (the default)
   call nbfft_options_set(opts, "effort", "estimate")
   call nbfft_required_thread_level(opts, level)
   call MPI_Init_thread(level, provided)

@@ -6,13 +6,16 @@
 !   type(nbfft_options) :: opts
 !   integer :: lo(3), hi(3)
 !   call nbfft_options_create(opts)
-!   call nbfft_options_set(opts, "norm", "backward")
+!   call nbfft_options_set(opts, "norm", "backward")       ! the default: backward scaled by 1/N
 !   call nbfft_plan_create(plan, MPI_COMM_WORLD, [nx, ny, nz], opts)
 !   call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo, hi)          ! 1-based, inclusive
 !   allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))        ! input: u(x, y, z)
 !   call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi)
 !   allocate(uh(lo(1):hi(1), lo(3):hi(3), lo(2):hi(2)))       ! output: uh(x, z, y)
 !   call nbfft_forward(plan, u, uh)
+!
+! Arrays are checked against the plan's boxes extent by extent in the order above, and for
+! their element type, on every rank together (docs/fortran.md "Array shapes").
 !
 ! Every routine takes an optional integer `status`: present, it receives the nbfft status
 ! (NBFFT_SUCCESS = 0) and the program goes on; absent, an error prints nbfft's message on
@@ -44,6 +47,9 @@ module nbfft
     NBFFT_OUT_OF_MEMORY = 5, NBFFT_IO_ERROR = 6, NBFFT_INVALID_STATE = 7, NBFFT_INTERNAL = 8
   integer, parameter :: i8 = c_int64_t
   integer, parameter, public :: NBFFT_LAYOUT_INPUT = 0, NBFFT_LAYOUT_OUTPUT = 1
+  ! Element types the specifics take: real(c_double), complex(c_double_complex), real(c_float),
+  ! complex(c_float_complex).
+  integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
 
   public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set
   public :: nbfft_required_thread_level
@@ -124,6 +130,16 @@ module nbfft
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: p
       integer(c_int64_t), intent(out) :: nin, nout
+    end function
+    integer(c_int) function c_plan_bytes(p, in_b, out_b, inplace_b) bind(c, name="nbfft_plan_bytes")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p
+      integer(c_size_t), intent(out) :: in_b, out_b, inplace_b
+    end function
+    integer(c_int) function c_plan_agree(p, what, error) bind(c, name="nbfft_plan_agree")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: p
+      character(kind=c_char), intent(in) :: what(*), error(*)
     end function
     integer(c_int) function c_forward(p, in, in_bytes, out, out_bytes) bind(c, name="nbfft_forward")
       import :: c_int, c_ptr, c_size_t
@@ -348,6 +364,8 @@ contains
     real(c_double), intent(in), target, contiguous :: in(:,:,:)
     complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_R8, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_C16, status)) return
     call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
             c_loc(out), bytes(size(out, kind=i8), 16)), status)
   end subroutine
@@ -356,6 +374,8 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
     complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_C16, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_C16, status)) return
     call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
             c_loc(out), bytes(size(out, kind=i8), 16)), status)
   end subroutine
@@ -364,6 +384,8 @@ contains
     real(c_float), intent(in), target, contiguous :: in(:,:,:)
     complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_R4, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_C8, status)) return
     call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 4), &
             c_loc(out), bytes(size(out, kind=i8), 8)), status)
   end subroutine
@@ -372,6 +394,8 @@ contains
     complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
     complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_C8, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_C8, status)) return
     call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
             c_loc(out), bytes(size(out, kind=i8), 8)), status)
   end subroutine
@@ -382,6 +406,8 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
     real(c_double), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_C16, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_R8, status)) return
     call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
             c_loc(out), bytes(size(out, kind=i8), 8)), status)
   end subroutine
@@ -390,6 +416,8 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: in(:,:,:)
     complex(c_double_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_C16, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_C16, status)) return
     call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 16), &
             c_loc(out), bytes(size(out, kind=i8), 16)), status)
   end subroutine
@@ -398,6 +426,8 @@ contains
     complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
     real(c_float), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_C8, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_R4, status)) return
     call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
             c_loc(out), bytes(size(out, kind=i8), 4)), status)
   end subroutine
@@ -406,6 +436,8 @@ contains
     complex(c_float_complex), intent(in), target, contiguous :: in(:,:,:)
     complex(c_float_complex), intent(inout), target, contiguous :: out(:,:,:)
     integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_C8, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_C8, status)) return
     call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
             c_loc(out), bytes(size(out, kind=i8), 8)), status)
   end subroutine
@@ -419,6 +451,7 @@ contains
     real(c_double), intent(in), target, contiguous :: local(:,:,:)
     real(c_double), intent(inout), target, contiguous :: global(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_gather", layout, shape(local), shape(global), T_R8, root, status)) return
     call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 8), &
                          addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), int(root, c_int)), status)
   end subroutine
@@ -428,6 +461,7 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: local(:,:,:)
     complex(c_double_complex), intent(inout), target, contiguous :: global(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_gather", layout, shape(local), shape(global), T_C16, root, status)) return
     call finish(c_gather(plan%p, int(layout, c_int), &
             c_loc(local), bytes(size(local, kind=i8), 16), &
                          addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 16), int(root, c_int)), status)
@@ -438,6 +472,7 @@ contains
     real(c_float), intent(in), target, contiguous :: local(:,:,:)
     real(c_float), intent(inout), target, contiguous :: global(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_gather", layout, shape(local), shape(global), T_R4, root, status)) return
     call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 4), &
                          addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 4), int(root, c_int)), status)
   end subroutine
@@ -447,6 +482,7 @@ contains
     complex(c_float_complex), intent(in), target, contiguous :: local(:,:,:)
     complex(c_float_complex), intent(inout), target, contiguous :: global(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_gather", layout, shape(local), shape(global), T_C8, root, status)) return
     call finish(c_gather(plan%p, int(layout, c_int), c_loc(local), bytes(size(local, kind=i8), 8), &
                          addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), int(root, c_int)), status)
   end subroutine
@@ -457,6 +493,7 @@ contains
     real(c_double), intent(in), target, contiguous :: global(:,:,:)
     real(c_double), intent(inout), target, contiguous :: local(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_scatter", layout, shape(local), shape(global), T_R8, root, status)) return
     call finish(c_scatter(plan%p, int(layout, c_int), &
             addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), &
                           c_loc(local), bytes(size(local, kind=i8), 8), int(root, c_int)), status)
@@ -467,6 +504,7 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: global(:,:,:)
     complex(c_double_complex), intent(inout), target, contiguous :: local(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_scatter", layout, shape(local), shape(global), T_C16, root, status)) return
     call finish(c_scatter(plan%p, int(layout, c_int), &
             addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 16), &
                           c_loc(local), bytes(size(local, kind=i8), 16), int(root, c_int)), status)
@@ -477,6 +515,7 @@ contains
     real(c_float), intent(in), target, contiguous :: global(:,:,:)
     real(c_float), intent(inout), target, contiguous :: local(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_scatter", layout, shape(local), shape(global), T_R4, root, status)) return
     call finish(c_scatter(plan%p, int(layout, c_int), &
             addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 4), &
                           c_loc(local), bytes(size(local, kind=i8), 4), int(root, c_int)), status)
@@ -487,10 +526,196 @@ contains
     complex(c_float_complex), intent(in), target, contiguous :: global(:,:,:)
     complex(c_float_complex), intent(inout), target, contiguous :: local(:,:,:)
     integer, intent(out), optional :: status
+    if (field_bad(plan, "nbfft_scatter", layout, shape(local), shape(global), T_C8, root, status)) return
     call finish(c_scatter(plan%p, int(layout, c_int), &
             addr(size(global, kind=i8), c_loc(global)), bytes(size(global, kind=i8), 8), &
                           c_loc(local), bytes(size(local, kind=i8), 8), int(root, c_int)), status)
   end subroutine
+
+  ! ---- shape and kind checks (docs/fortran.md "Array shapes") ----
+  ! The Fortran module sees what C cannot: each array's extents and element type. A spectrum
+  ! declared uh(x,y,z) has the right size but the wrong order and would transform silently
+  ! wrong, so every extent is checked against the plan's box in memory order, and the
+  ! element type against the plan's, on every rank together (nbfft_plan_agree).
+
+  ! True (after reporting through finish) when the pair (a, b) does not fit the plan on
+  ! some rank; every rank then fails with the lowest failing rank's message.
+  logical function arrays_bad(plan, what, la, na, sa, ta, lb, nb, sb, tb, status) result(bad)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=*), intent(in) :: what, na, nb
+    integer, intent(in) :: la, lb, sa(3), sb(3), ta, tb
+    integer, intent(out), optional :: status
+    character(len=:), allocatable :: msg
+    bad = .false.
+    if (.not. c_associated(plan%p)) return  ! the C call reports the missing plan
+    msg = array_error(plan, la, na, sa, ta)
+    if (len(msg) == 0) msg = array_error(plan, lb, nb, sb, tb)
+    bad = agreed_bad(plan, what, msg, status)
+  end function
+
+  ! gather/scatter: `local` against the layout's box, `global` g(x, y, z) on the root.
+  logical function field_bad(plan, what, layout, sl, sg, t, root, status) result(bad)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: layout, sl(3), sg(3), t, root
+    integer, intent(out), optional :: status
+    character(len=:), allocatable :: msg
+    integer :: want(3)
+    bad = .false.
+    if (.not. c_associated(plan%p)) return
+    msg = array_error(plan, layout, "local", sl, t)
+    if (len(msg) == 0 .and. (layout == NBFFT_LAYOUT_INPUT .or. layout == NBFFT_LAYOUT_OUTPUT)) then
+      if (is_root(plan, root)) then
+        want = global_extents(plan, layout)
+        if (want(1) >= 0 .and. any(sg /= want)) &
+          msg = "expected global(" // ints(want) // ") [x, y, z] on the root, got (" // ints(sg) // ")"
+      end if
+    end if
+    bad = agreed_bad(plan, what, msg, status)
+  end function
+
+  logical function agreed_bad(plan, what, msg, status) result(bad)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=*), intent(in) :: what, msg
+    integer, intent(out), optional :: status
+    integer(c_int) :: rc
+    character(kind=c_char, len=len(msg) + 1) :: cmsg
+    cmsg = msg // c_null_char  ! to_c would trim a message's trailing blanks; there are none
+    rc = c_plan_agree(plan%p, to_c(what), cmsg)
+    bad = rc /= 0
+    if (bad) call finish(rc, status)
+  end function
+
+  ! "" or what is wrong with array `name` of extents s and element type t for a layout.
+  function array_error(plan, layout, name, s, t) result(msg)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout, s(3), t
+    character(len=*), intent(in) :: name
+    character(len=:), allocatable :: msg
+    integer(c_int64_t) :: l(3), n(3)
+    integer(c_int) :: o(3)
+    integer :: want(3), have
+    character(len=*), parameter :: axis = "xyz"
+    msg = ""
+    l = 0; n = 0; o = 0
+    if (c_plan_box(plan%p, int(layout, c_int), l, n, o) /= 0) return  ! bad layout: C reports it
+    want = int(n(o + 1))
+    if (any(s /= want)) then
+      msg = "expected " // name // "(" // ints(want) // ") [" // axis(o(1)+1:o(1)+1) // ", " // &
+            axis(o(2)+1:o(2)+1) // ", " // axis(o(3)+1:o(3)+1) // "], got (" // ints(s) // ")"
+      if (same_extents(s, want)) msg = msg // ": the extents in another order; declare it in the order " // &
+        "nbfft_box reports (docs/fortran.md)"
+      return
+    end if
+    have = element_type(plan, layout)
+    if (have /= 0 .and. have /= t) &
+      msg = name // " is " // type_name(t) // " but the plan's " // layout_name(layout) // " is " // type_name(have)
+  end function
+
+  ! Element types of the arrays (generic specifics) and what a plan's layout holds.
+  integer function element_type(plan, layout) result(t)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout
+    integer(c_int64_t) :: nin, nout
+    integer(c_size_t) :: bin, bout, bip
+    integer(c_size_t) :: ein, eout
+    t = 0  ! unknown (an empty box on this rank): the ranks with points check it
+    nin = 0; nout = 0; bin = 0; bout = 0; bip = 0
+    if (c_plan_counts(plan%p, nin, nout) /= 0) return
+    if (c_plan_bytes(plan%p, bin, bout, bip) /= 0) return
+    if (nin <= 0 .or. nout <= 0) return
+    ein = bin / int(nin, c_size_t)
+    eout = bout / int(nout, c_size_t)
+    if (layout == NBFFT_LAYOUT_OUTPUT .or. ein == eout) then
+      t = merge(T_C16, T_C8, eout == 16)
+    else
+      t = merge(T_R8, T_R4, eout == 16)
+    end if
+  end function
+
+  function type_name(t) result(s)
+    integer, intent(in) :: t
+    character(len=:), allocatable :: s
+    select case (t)
+    case (T_R8); s = "real(c_double)"
+    case (T_C16); s = "complex(c_double_complex)"
+    case (T_R4); s = "real(c_float)"
+    case default; s = "complex(c_float_complex)"
+    end select
+  end function
+
+  function layout_name(layout) result(s)
+    integer, intent(in) :: layout
+    character(len=:), allocatable :: s
+    s = merge("input ", "output", layout == NBFFT_LAYOUT_INPUT)
+    s = trim(s)
+  end function
+
+  ! "33, 64, 16"
+  function ints(v) result(s)
+    integer, intent(in) :: v(:)
+    character(len=:), allocatable :: s
+    character(len=24) :: b
+    integer :: k
+    s = ""
+    do k = 1, size(v)
+      write (b, '(i0)') v(k)
+      s = s // trim(b)
+      if (k < size(v)) s = s // ", "
+    end do
+  end function
+
+  logical function same_extents(a, b)
+    integer, intent(in) :: a(3), b(3)
+    integer :: k
+    same_extents = .true.
+    do k = 1, 3
+      if (count(a == a(k)) /= count(b == a(k))) same_extents = .false.
+    end do
+  end function
+
+  ! Whether this rank may be `root`: nbfft has no rank query, so a rank whose two boxes are
+  ! root's is taken for it (only ranks without points can share boxes).
+  logical function is_root(plan, root)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: root
+    integer(c_int64_t) :: l1(3), n1(3), l2(3), n2(3)
+    integer(c_int) :: o(3)
+    integer :: k
+    is_root = .false.
+    do k = 0, 1
+      l1 = 0; n1 = 0; l2 = 0; n2 = 0
+      if (c_plan_box(plan%p, int(k, c_int), l1, n1, o) /= 0) return
+      if (c_plan_box_of(plan%p, int(k, c_int), int(root, c_int), l2, n2, o) /= 0) return  ! bad root: C reports
+      if (any(l1 /= l2) .or. any(n1 /= n2)) return
+    end do
+    is_root = .true.
+  end function
+
+  ! The global array's extents (x, y, z) of a layout: the grid, x = nx/2+1 for r2c output
+  ! (the largest x any rank's output box reaches); -1 when it cannot be told.
+  function global_extents(plan, layout) result(e)
+    type(nbfft_plan), intent(in) :: plan
+    integer, intent(in) :: layout
+    integer :: e(3)
+    integer(c_int64_t) :: g(3), l(3), n(3)
+    integer(c_int) :: m1, m2, o(3)
+    integer :: r
+    e = -1
+    g = 0; m1 = 0; m2 = 0
+    if (c_plan_grid(plan%p, g, m1, m2) /= 0) return
+    e = int(g)
+    if (layout /= NBFFT_LAYOUT_OUTPUT) return
+    e(1) = 0
+    do r = 0, int(m1) * int(m2) - 1
+      l = 0; n = 0
+      if (c_plan_box_of(plan%p, int(layout, c_int), int(r, c_int), l, n, o) /= 0) then
+        e = -1
+        return
+      end if
+      if (n(1) > 0) e(1) = max(e(1), int(l(1) + n(1)))
+    end do
+  end function
 
   pure function bytes(count, each) result(b)
     integer(c_int64_t), intent(in) :: count

@@ -55,7 +55,7 @@ nbfft_status nbfft_options_create(nbfft_options* options);
 nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = NULL; NULL ok */
 /* Keys and values as on nbfft-sine's command line:
  *   precision        double | single          transform  r2c | c2c
- *   norm             none | backward | forward | ortho
+ *   norm             backward (default: backward scaled by 1/N) | none | forward | ortho
  *   proc_grid        "M1xM2" ("0x0": nbfft chooses)
  *   transport        sets row_transport and col_transport: a preset ("blocking", "thread",
  *   row_transport    ...) or ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread")
@@ -113,6 +113,11 @@ nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, siz
                                  size_t out_bytes);
 nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                   size_t out_bytes);
+
+/* For language bindings: collective over the plan's communicator. error = this rank's
+ * message ("" or NULL: none); if any rank has one, every rank returns
+ * NBFFT_INVALID_ARGUMENT with "<what>: <lowest failing rank's message> [rank r]". */
+nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error);
 
 /* Wavenumbers of this rank's output box along x, y, z (numpy's fftfreq*n; x of r2c:
  * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). kx holds the output

@@ -1,11 +1,14 @@
 """nbfft.Plan: a distributed 3D FFT on numpy arrays and mpi4py communicators."""
 
+import operator
+
 import numpy as np
 
 from . import _core, _lifetime
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 
+_INT_MAX = 2**31 - 1
 ALIGNMENT = 64  # bytes; FFTW's SIMD codelets want 16-32, cache lines 64
 
 # dtype -> (precision, transform of the dtype alone)
@@ -153,25 +156,54 @@ def _extent(a):
     return a.nbytes
 
 
-def _array_problem(what, name, a, shape, dtype, writable, space):
-    """None, or (exception class, message) if ``a`` cannot be used without a copy."""
+def _axes_str(axes):
+    return "".join("[{}]".format(a) for a in axes)
+
+
+def _array_problem(what, name, a, shape, dtype, writable, space, axes=None):
+    """None, or (exception class, message) if ``a`` cannot be used without a copy.
+
+    Every message names what was expected and what was given. ``axes`` (the box's axis
+    names, in index order) lets a shape message say which index is which.
+    """
     if not isinstance(a, np.ndarray):
         return ArgumentTypeError, "{}: {} must be a numpy.ndarray, got {}".format(what, name, type(a).__name__)
     if a.dtype != dtype:
         return ArgumentTypeError, (
-            "{}: {} has dtype {} but the plan's {} is {} (nbfft never copies silently; convert with "
-            "{}.astype(np.{}) and use the result)".format(what, name, a.dtype, space, dtype, name, dtype.name))
+            "{}: expected {} of dtype {} (the plan's {}), got {} (nbfft never copies silently; convert with "
+            "{}.astype(np.{}) and use the result)".format(what, name, dtype, space, a.dtype, name, dtype.name))
     if a.shape != shape:
-        return InvalidArgument, "{}: {} has shape {} but this rank's {} box is {}".format(
-            what, name, a.shape, space, shape)
+        idx = " " + _axes_str(axes) if axes else ""
+        msg = "{}: expected {} of shape {}{} (this rank's {} box), got {}".format(
+            what, name, tuple(shape), idx, space, a.shape)
+        if axes and len(a.shape) == len(shape) and sorted(a.shape) == sorted(shape):
+            msg += "; the same extents in another order: nbfft's {} is indexed {}".format(space, _axes_str(axes))
+        return InvalidArgument, msg
     if not a.flags.c_contiguous:
+        kind = "Fortran-ordered (order='F')" if a.flags.f_contiguous else "a strided view"
         return InvalidArgument, (
-            "{}: {} is not C-contiguous (strides {}); nbfft transforms in place of the memory it is "
-            "given, so pass a contiguous array (np.ascontiguousarray) and use that".format(
-                what, name, a.strides))
+            "{}: expected {} C-contiguous (the last index fastest), got {} (strides {}); nbfft "
+            "transforms in place of the memory it is given, so pass np.ascontiguousarray({}) and use "
+            "that".format(what, name, kind, a.strides, name))
     if writable and not a.flags.writeable:
-        return InvalidArgument, "{}: {} is read-only".format(what, name)
+        return InvalidArgument, "{}: expected {} writable (it receives the result), got a read-only array".format(
+            what, name)
     return None
+
+
+def _count(what, name, value, least):
+    """value as an int >= least, or raises ArgumentTypeError / InvalidArgument."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError("{}: {} must be an int, got {!r}".format(what, name, value))
+    if not least <= value <= _INT_MAX:  # the C++ option is an int
+        raise InvalidArgument("{}: {} must be in [{}, {}], got {}".format(what, name, least, _INT_MAX, value))
+    return int(value)
+
+
+def _flag(what, name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError("{}: {} must be True or False, got {!r}".format(what, name, value))
+    return bool(value)
 
 
 class Plan:
@@ -238,6 +270,17 @@ class Plan:
         try:
             problem = problem or self._check_args(comm, shape, dtype, transform, grid, transport, row_transport,
                                                   col_transport, norm, effort)
+            if problem is None:
+                allow_empty, lean_workspace, pipeline_row = (
+                    _flag("Plan", k, v) for k, v in (("allow_empty", allow_empty), ("lean_workspace", lean_workspace),
+                                                     ("pipeline_row", pipeline_row)))
+                progress_chunks = _count("Plan", "progress_chunks", progress_chunks, 0)
+                col_chunk_planes = _count("Plan", "col_chunk_planes", col_chunk_planes, 0)
+                fields_in_flight = _count("Plan", "fields_in_flight", fields_in_flight, 1)
+                if not isinstance(col_kernel, str):
+                    raise ArgumentTypeError("Plan: col_kernel must be a str, got {!r}".format(col_kernel))
+                if col_kernel != "transport":
+                    _core.parse_col_kernel(col_kernel)
         except Error as e:
             problem = (type(e) if type(e) in (InvalidArgument, ArgumentTypeError, Unavailable) else InvalidArgument,
                        e.message)
@@ -259,13 +302,13 @@ class Plan:
 
     def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm, effort):
         try:
-            shape = tuple(int(s) for s in shape)
+            shape = tuple(operator.index(s) for s in shape)  # 4.5 is an error, not 4
         except TypeError:
             return ArgumentTypeError, "Plan: shape must be a sequence of 3 ints, got {!r}".format(shape)
         if len(shape) != 3:
             return InvalidArgument, "Plan: shape must have 3 entries (nz, ny, nx), got {}".format(shape)
-        if min(shape) < 1:
-            return InvalidArgument, "Plan: every entry of shape must be positive, got {}".format(shape)
+        if min(shape) < 1 or max(shape) > 2**62:
+            return InvalidArgument, "Plan: every entry of shape must be in [1, 2**62], got {}".format(shape)
         self._shape = shape
         try:
             dt = np.dtype(dtype)
@@ -286,17 +329,20 @@ class Plan:
         if grid is None:
             grid = (0, 0)
         try:
-            m1, m2 = (int(g) for g in grid)
+            m1, m2 = (operator.index(g) for g in grid)
         except (TypeError, ValueError):
             return InvalidArgument, "Plan: grid must be (m1, m2) or None, got {!r}".format(grid)
-        if m1 < 0 or m2 < 0:
+        if not (0 <= m1 <= _INT_MAX and 0 <= m2 <= _INT_MAX):
             return InvalidArgument, "Plan: grid entries must be >= 0 (0 = choose), got {}".format((m1, m2))
         self._grid = (m1, m2)
-        if norm not in _NORMS:
+        if not (norm is None or isinstance(norm, str)) or norm not in _NORMS:  # a list is unhashable
             return InvalidArgument, "Plan: norm must be 'backward', 'forward', 'ortho' or None, got {!r}".format(norm)
         self._norm = _NORMS[norm]
-        if effort not in _EFFORTS:
+        if not isinstance(effort, str) or effort not in _EFFORTS:
             return InvalidArgument, "Plan: effort must be one of {}, got {!r}".format(", ".join(_EFFORTS), effort)
+        for name, t in (("transport", transport), ("row_transport", row), ("col_transport", col)):
+            if not (isinstance(t, str) or (t is None and name != "transport")):
+                return ArgumentTypeError, "Plan: {} must be a str, got {!r}".format(name, t)
         self._row = _core.parse_transport(row if row is not None else transport)[0]
         self._col = _core.parse_transport(col if col is not None else transport)[0]
         return _thread_problem([self._row, self._col], "Plan")
@@ -400,6 +446,7 @@ class Plan:
 
     # -- transforms ----------------------------------------------------------------------
     def _agree(self, problem):
+        self._plan()  # a closed plan: InvalidState (close is collective, so on every rank)
         if self._size == 1:
             if problem is not None:
                 raise problem[0](problem[1] + " [rank 0]")  # as the agreement would say
@@ -411,9 +458,9 @@ class Plan:
         ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
         idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
         ispace, ospace = ("input", "output") if forward else ("output", "input")
-        problem = _array_problem(what, "a", a, ib.shape, idt, False, ispace)
+        problem = _array_problem(what, "a", a, ib.shape, idt, False, ispace, ib.axes)
         if problem is None and out is not None:
-            problem = _array_problem(what, "out", out, ob.shape, odt, True, ospace)
+            problem = _array_problem(what, "out", out, ob.shape, odt, True, ospace, ob.axes)
         if problem is not None:
             return problem, out, 0, 0
         if out is None:
@@ -570,10 +617,11 @@ class Plan:
         i.e. what ``numpy.fft.rfftn`` / ``fftn`` of the gathered input returns. For
         checks and I/O of small grids: everything goes through one rank.
         """
+        self._plan()
         space, problem = self._space_of(a, space, "gather")
         if problem is None:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
-            problem = _array_problem("gather", "a", a, box.shape, dtype, False, space)
+            problem = _array_problem("gather", "a", a, box.shape, dtype, False, space, box.axes)
         if problem is None and not (0 <= root < self._size):
             problem = InvalidArgument, "gather: root {} is not a rank of the plan's {} ranks".format(root, self._size)
         self._agree(problem)
@@ -600,6 +648,7 @@ class Plan:
         ``output_shape`` in [kz][ky][kx] order for 'output'). ``out`` (allocated when None)
         receives the block.
         """
+        self._plan()
         problem = None
         if space not in ("input", "output"):
             problem = InvalidArgument, "scatter: space must be 'input' or 'output', got {!r}".format(space)
@@ -620,7 +669,7 @@ class Plan:
                     problem = ArgumentTypeError, "scatter: g has dtype {} but the plan's {} is {}".format(
                         g.dtype, space, dtype)
             if problem is None and out is not None:
-                problem = _array_problem("scatter", "out", out, box.shape, dtype, True, space)
+                problem = _array_problem("scatter", "out", out, box.shape, dtype, True, space, box.axes)
         self._agree(problem)
         if out is None:
             out = aligned_empty(box.shape, dtype)

@@ -54,7 +54,7 @@ class Comm:
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])
         names = {name: multiple for name, _, multiple in _core.engines()}
-        if problem is None and engine not in names:
+        if problem is None and (not isinstance(engine, str) or engine not in names):
             problem = InvalidArgument, "coll.Comm: unknown engine {!r} (use {})".format(engine, ", ".join(names))
         if problem is None and names[engine] and MPI.Query_thread() < MPI.THREAD_MULTIPLE:
             problem = Unavailable, "coll.Comm: the {} engine needs MPI_THREAD_MULTIPLE but MPI was initialized " \
@@ -207,6 +207,8 @@ def alltoall(comm, send, recv, algorithm="pairwise:4"):
     if problem is None and (send.size != recv.size or send.size % comm.size):
         problem = InvalidArgument, "alltoall: send ({}) and recv ({}) must hold the same number of elements, a " \
                                    "multiple of the {} ranks".format(send.size, recv.size, comm.size)
+    if problem is None and not isinstance(algorithm, str):
+        problem = ArgumentTypeError, "alltoall: algorithm must be a str, got {!r}".format(algorithm)
     if problem is None:
         try:
             algorithm = _core.parse_algorithm(algorithm)

@@ -4,6 +4,7 @@
 
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/options.hpp"
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -119,6 +120,9 @@ NB_MODULE(_core, m) {
       if (e.kind == t.engine) multiple = e.needs_thread_multiple;
     return std::make_tuple(t.str(), std::string(nbfft::coll::engine_name(t.engine)), multiple);
   });
+  // Seed 002's COL kernel name -> its canonical name; throws listing the kernels (checked in
+  // Python before the collective constructor, so one rank's bad name cannot strand the others).
+  m.def("parse_col_kernel", [](const std::string& name) { return std::string(nbfft::fft::find_col_kernel(name).name); });
   m.def("transport_presets", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> v;
     for (const auto& p : nbfft::coll::transport_presets()) v.emplace_back(p.name, p.expansion, p.summary);

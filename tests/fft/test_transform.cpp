@@ -200,5 +200,34 @@ TEST_P(Transports, MatchSerialFftw) { run<double>(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(All, Transports, testing::ValuesIn(transport_configs()), transport_name);
 
+// One default normalization in every front end (docs/fft.md): backward, so a round trip with
+// default options returns the field, and the forward spectrum is FFTW's unscaled one.
+TEST(DefaultNorm, IsBackwardAndRoundTripsToTheField) {
+  const Options defaults;
+  EXPECT_EQ(defaults.norm, Norm::Backward);
+  std::ostringstream os;
+  os << defaults;
+  EXPECT_NE(os.str().find("norm=backward"), std::string::npos) << os.str();
+  const std::array<std::int64_t, 3> n = {9, 7, 5};
+  Options o;
+  o.effort = Effort::Estimate;
+  const Plan plan(MPI_COMM_WORLD, n, o);
+  std::vector<double> f = random_box(plan.in_box(), n, 1, 11), g(f.size());
+  std::vector<std::complex<double>> F(static_cast<std::size_t>(plan.out_count()));
+  plan.forward(f, F);
+  plan.backward(F, g);
+  double err = rel_error(g, f), most = 0;
+  MPI_Allreduce(&err, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_LT(most, 1e-13);
+  // The forward spectrum is the serial unscaled FFT's (FFTW's, numpy's).
+  const auto global_in = gather_box(plan.in_box(), f, n, 1);
+  const std::vector<double> spec(reinterpret_cast<const double*>(F.data()),
+                                 reinterpret_cast<const double*>(F.data()) + 2 * F.size());
+  const auto global_out = gather_box(plan.out_box(), spec, {n[0] / 2 + 1, n[1], n[2]}, 2);
+  if (world_rank() == 0) {
+    EXPECT_LT(rel_error(global_out, serial_forward(global_in, n, true)), 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace nbfft::fft::test

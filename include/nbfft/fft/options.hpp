@@ -23,7 +23,8 @@ enum class TransformKind { R2C, C2C };
 
 // Scaling, named like numpy.fft's `norm`, plus FFTW's unscaled convention:
 //   None      neither direction scaled (FFTW, P3DFFT): backward(forward(f)) = N*f
-//   Backward  backward scaled by 1/N (numpy's default)
+//   Backward  backward scaled by 1/N (the default in every front end, as numpy's): the
+//             forward spectrum is FFTW's and backward(forward(f)) = f (docs/fft.md)
 //   Forward   forward scaled by 1/N
 //   Ortho     both scaled by 1/sqrt(N)
 // N = nx*ny*nz. The scaling is fused into the z-FFT stage, so it costs no extra pass.
@@ -61,7 +62,7 @@ constexpr int kDefaultProgressChunks = 64;
 struct Options {
   Precision precision = Precision::Double;
   TransformKind transform = TransformKind::R2C;
-  Norm norm = Norm::None;
+  Norm norm = Norm::Backward;
   // Process grid M1 x M2 (M1 splits y of the input, M2 splits z). 0 x 0 lets the plan choose
   // (slabs when they fit, else the squarest grid); one 0 is derived from the other.
   int m1 = 0, m2 = 0;
