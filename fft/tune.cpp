@@ -223,6 +223,9 @@ class Arrays {
   std::size_t in_bytes_ = 0, out_bytes_ = 0;
 };
 
+// The step name of the trial of the caller's own options, timed before the search.
+constexpr const char* kUntuned = "untuned";
+
 class Trials {
  public:
   Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r)
@@ -242,15 +245,21 @@ class Trials {
       if (same(t.options, o)) return t.seconds;
     if (out_of_time()) return -1;
     double seconds = -1;
+    Options planned = o;
     try {
-      seconds = time(Plan(comm_, n_, o));
+      Plan plan(comm_, n_, o);
+      // A process grid left to the plan (0 x 0) is recorded as the plan chose it, so the
+      // choice rebuilds the same plan and a later trial of that grid is known as this one.
+      planned.m1 = plan.m1();
+      planned.m2 = plan.m2();
+      seconds = time(std::move(plan));
     } catch (const Error& e) {
       // Unavailable transports, grids the plan refuses: not a candidate here.
       if (e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
       return -1;
     }
     TuneTrial t;
-    t.options = o;
+    t.options = planned;
     t.seconds = seconds;
     t.step = step;
     r_.trials.push_back(t);
@@ -283,12 +292,21 @@ class Trials {
   // can mistake noise for a difference of 30% and more. Each visit builds the plan again
   // (FFTW remembers its plans' wisdom, so that is quick) and frees it before the next: the
   // runoff holds one plan's workspace at a time, like every other trial.
+  // The untuned trial (the plan the caller gets without tuning) always takes part when it
+  // was timed: a choice must beat it side by side, not only its one noisy search trial.
   void runoff(int most) {
     std::vector<std::size_t> order(r_.trials.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return r_.trials[a].seconds < r_.trials[b].seconds; });
-    if (order.size() > static_cast<std::size_t>(most)) order.resize(static_cast<std::size_t>(most));
+    const auto keep = static_cast<std::size_t>(most);
+    if (order.size() > keep) {
+      auto at = std::find_if(order.begin() + most, order.end(),
+                             [&](std::size_t k) { return r_.trials[k].step.rfind(kUntuned, 0) == 0; });
+      const bool add = at != order.end();
+      if (add) std::iter_swap(order.begin() + most, at);
+      order.resize(keep + (add ? 1 : 0));
+    }
     if (order.size() < 2) return;
     constexpr int kRounds = 2;
     const int per_visit = std::max(2, (s_.trial_iters + 1) / 2);
@@ -596,6 +614,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& bas
   MPI_Query_thread(&provided);
   const bool thread_ok = provided >= MPI_THREAD_MULTIPLE;
   Trials trials(comm, n, s, r);
+  trials.run(base, kUntuned);
   if (s.effort == TuneEffort::Exhaustive)
     search_exhaustive(trials, n, base, s, P, thread_ok);
   else
