@@ -113,7 +113,11 @@ void agree_message(MPI_Comm comm, const std::string& local_error, ErrorCode code
 
 void agree_call(MPI_Comm comm, const std::string& what, const std::string& call, const std::string& local_error,
                 ErrorCode code) {
-  const ConfigFields fields = {{"the collective call", call}};
+  agree_call(comm, what, ConfigFields{{"the collective call", call}}, local_error, code);
+}
+
+void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& fields, const std::string& local_error,
+                ErrorCode code) {
   const std::uint64_t h = hash_fields(fields);
   const std::uint64_t failed = local_error.empty() ? UINT64_MAX : static_cast<std::uint64_t>(comm_rank(comm));
   std::uint64_t mine[3] = {failed, h, ~h}, red[3] = {0, 0, 0};

@@ -548,7 +548,8 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
     }
   // The field count takes part in the call's name: ranks with different counts would run
   // different exchanges.
-  agree_call(impl().comm, what, std::string(what) + " of " + std::to_string(nv_in) + " fields", err);
+  agree_call(impl().comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv_in)}},
+             err);
   if (nv_in == 0) return;
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();

@@ -71,10 +71,12 @@ void agree_message(MPI_Comm comm, const std::string& local_error,
 // on the collective call: rank 0 has 'backward_start', rank 1 has 'backward wait'");
 // otherwise as agree_message. Every collective call of one object must use it, so that
 // ranks that drifted apart meet in this allreduce and fail instead of hanging.
+using ConfigFields = std::vector<std::pair<std::string, std::string>>;
 void agree_call(MPI_Comm comm, const std::string& what, const std::string& call, const std::string& local_error,
                 ErrorCode code = ErrorCode::InvalidArgument);
-
-using ConfigFields = std::vector<std::pair<std::string, std::string>>;
+// The same with more fields than the call's name ({"the number of fields", "3"}).
+void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
+                ErrorCode code = ErrorCode::InvalidArgument);
 
 // Every rank must pass the same fields (names and values); `what` names the object
 // ("plan", "nbfft-sine options").
