@@ -15,8 +15,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 struct nbfft_options_s {
   nbfft::fft::Options o;
@@ -45,14 +47,66 @@ namespace {
 
 using fft::Layout;
 
+// Handles are not addresses but numbers from one counter that never repeats, looked up in
+// a table of live objects. A copy of a handle that was destroyed through another copy is
+// then a lookup that fails (InvalidState), never a read of freed memory, and never a
+// different object that happens to reuse the address. The tables are never freed: plans
+// still alive at exit must not be destroyed after MPI_Finalize by a static destructor.
+std::mutex g_handles_mutex;
+std::uintptr_t g_next_handle = 1;
+
+template <typename T>
+std::unordered_map<std::uintptr_t, std::unique_ptr<T>>& live() {
+  static auto* table = new std::unordered_map<std::uintptr_t, std::unique_ptr<T>>();
+  return *table;
+}
+
+template <typename Handle, typename T>
+Handle add_handle(std::unique_ptr<T> object) {
+  std::lock_guard<std::mutex> lock(g_handles_mutex);
+  const std::uintptr_t id = g_next_handle;
+  g_next_handle += 2;  // odd: never a valid object address either
+  live<T>().emplace(id, std::move(object));
+  return reinterpret_cast<Handle>(id);
+}
+
+template <typename T, typename Handle>
+T* find_handle(Handle h) {
+  std::lock_guard<std::mutex> lock(g_handles_mutex);
+  const auto it = live<T>().find(reinterpret_cast<std::uintptr_t>(h));
+  return it == live<T>().end() ? nullptr : it->second.get();
+}
+
+template <typename T, typename Handle>
+std::unique_ptr<T> remove_handle(Handle h) {
+  std::lock_guard<std::mutex> lock(g_handles_mutex);
+  const auto it = live<T>().find(reinterpret_cast<std::uintptr_t>(h));
+  if (it == live<T>().end()) return nullptr;
+  std::unique_ptr<T> object = std::move(it->second);
+  live<T>().erase(it);
+  return object;
+}
+
+const char* const kStale = " is not a live handle (destroyed, perhaps through another copy of the handle, "
+                           "or never created by nbfft)";
+
+nbfft_options_s& options_of(nbfft_options o) {
+  if (!o) throw Error("the options are NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  nbfft_options_s* p = find_handle<nbfft_options_s>(o);
+  if (!p) throw Error(std::string("the options handle") + kStale, ErrorCode::InvalidState);
+  return *p;
+}
+
 const nbfft_options_s& opts_of(nbfft_options o) {
   static const nbfft_options_s defaults{};
-  return o ? *o : defaults;
+  return o ? options_of(o) : defaults;
 }
 
 nbfft_plan_s& plan_of(nbfft_plan p) {
   if (!p) throw Error("the plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  return *p;
+  nbfft_plan_s* s = find_handle<nbfft_plan_s>(p);
+  if (!s) throw Error(std::string("the plan handle") + kStale, ErrorCode::InvalidState);
+  return *s;
 }
 
 Layout layout_of(nbfft_layout l) {
@@ -115,15 +169,17 @@ void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft
   int inter = 0;
   check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
   if (inter) throw Error("an intercommunicator cannot hold a plan; use an intracommunicator");
+  const nbfft_options_s* o = nullptr;
   agree(comm, [&] {
     need(n, "n");
     need(plan, "the plan pointer");
+    o = &opts_of(options);  // a stale handle on one rank fails every rank
   });
   *plan = nullptr;
-  fft::Plan p(comm, {n[0], n[1], n[2]}, opts_of(options).o);
+  fft::Plan p(comm, {n[0], n[1], n[2]}, o->o);
   MPI_Comm dup = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
-  *plan = new nbfft_plan_s{std::move(p), dup};
+  *plan = add_handle<nbfft_plan>(std::unique_ptr<nbfft_plan_s>(new nbfft_plan_s{std::move(p), dup}));
 }
 
 void fill_box(const fft::Box3& b, int64_t lo[3], int64_t n[3], int order[3]) {
@@ -132,6 +188,85 @@ void fill_box(const fft::Box3& b, int64_t lo[3], int64_t n[3], int order[3]) {
     if (n) n[d] = b.n[d];
     if (order) order[d] = b.order[d];
   }
+}
+
+// What the plan calls its element types ("single precision r2c: float in, complex float out").
+std::string plan_words(const fft::Plan& plan, bool forward) {
+  const auto& o = plan.options();
+  const bool r2c = o.transform == fft::TransformKind::R2C;
+  const std::string real = o.precision == fft::Precision::Double ? "double" : "float";
+  const std::string cplx = "complex " + real;
+  const std::string in = r2c && forward ? real : cplx, out = r2c && !forward ? real : cplx;
+  return std::string(fft::name(o.precision)) + " precision " + fft::name(o.transform) + " (" + in + " in, " + out +
+         " out)";
+}
+
+// The C API sees only bytes, so a count other than exactly the plan's is a buffer of
+// another element type (a double array to a single-precision plan) or of another box:
+// both are errors, and the message says the count the plan expects. `nv` fields back to
+// back (batch) multiply the single-field sizes; agreed on the plan's communicator so that
+// one rank's wrong count fails every rank before anything is sent.
+void check_exact(nbfft_plan_s& p, const char* fn, bool forward, std::size_t nv, const void* in, std::size_t in_b,
+                 const void* out, std::size_t out_b) {
+  agree(p.comm, [&] {
+    const fft::Plan& plan = p.plan;
+    const bool in_place = in != nullptr && in == out;
+    std::size_t need[2] = {forward ? plan.in_bytes() : plan.out_bytes(), forward ? plan.out_bytes() : plan.in_bytes()};
+    if (in_place) need[0] = need[1] = plan.inplace_bytes();
+    const std::size_t have[2] = {in_b, out_b};
+    const char* names[2] = {"in_bytes", "out_bytes"};
+    for (int s = 0; s < 2; ++s) {
+      std::size_t want = 0;
+      if (__builtin_mul_overflow(need[s], nv, &want))
+        throw Error(std::string(fn) + ": " + std::to_string(nv) + " fields of " + std::to_string(need[s]) +
+                        " bytes cannot be addressed",
+                    ErrorCode::OutOfMemory);
+      if (have[s] == want) continue;
+      std::string what = in_place ? "the in-place buffer (the larger of the input and output boxes)"
+                                  : (s == 0) == forward ? "this rank's input box" : "this rank's output box";
+      if (nv != 1) what = std::to_string(nv) + " fields of " + what;
+      throw Error(std::string(fn) + ": " + names[s] + " is " + std::to_string(have[s]) + " but the plan (" +
+                  plan_words(plan, forward) + ") needs exactly " + std::to_string(want) + " for " + what +
+                  (have[s] > want ? " (a larger count means another element type or another box)" : ""));
+    }
+  });
+}
+
+// Bytes of a whole field of `layout` (what gather writes on the root).
+std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
+  const auto& o = plan.options();
+  const auto n = plan.global_size();
+  const std::size_t real = o.precision == fft::Precision::Double ? 8 : 4;
+  const bool r2c = o.transform == fft::TransformKind::R2C;
+  const bool complex = !(r2c && layout == Layout::Input);
+  const std::int64_t nx = layout == Layout::Output && r2c ? n[0] / 2 + 1 : n[0];
+  std::size_t b = complex ? 2 * real : real;
+  for (std::int64_t e : {nx, n[1], n[2]})
+    if (__builtin_mul_overflow(b, static_cast<std::size_t>(e), &b))
+      throw Error("the whole field cannot be addressed on one rank", ErrorCode::OutOfMemory);
+  return b;
+}
+
+// gather / scatter: the local size exactly the layout's box, the root's global size
+// exactly the whole field; agreed before any data moves.
+void check_exact_field(nbfft_plan_s& p, const char* fn, Layout layout, std::size_t local_b, std::size_t global_b,
+                       int root) {
+  agree(p.comm, [&] {
+    const fft::Plan& plan = p.plan;
+    const std::size_t local_need = layout == Layout::Input ? plan.in_bytes() : plan.out_bytes();
+    const char* box = layout == Layout::Input ? "the input layout's box" : "the output layout's box";
+    if (local_b != local_need)
+      throw Error(std::string(fn) + ": local_bytes is " + std::to_string(local_b) + " but the plan (" +
+                  plan_words(plan, true) + ") needs exactly " + std::to_string(local_need) + " for this rank's " + box);
+    int me = 0;
+    MPI_Comm_rank(p.comm, &me);
+    if (me != root) return;  // global matters on root only (the root's range is checked later)
+    const std::size_t global_need = global_bytes_of(plan, layout);
+    if (global_b != global_need)
+      throw Error(std::string(fn) + ": global_bytes is " + std::to_string(global_b) + " on the root but the whole " +
+                  (layout == Layout::Input ? "input" : "output") + " field needs exactly " +
+                  std::to_string(global_need));
+  });
 }
 
 // Batch buffers must be addressable before any rank splits them into fields.
@@ -168,24 +303,26 @@ const char* nbfft_version(void) { return NBFFT_VERSION_STRING; }
 nbfft_status nbfft_options_create(nbfft_options* options) {
   return guard("nbfft_options_create", [&] {
     need(options, "the options pointer");
-    *options = new nbfft_options_s{};
+    *options = add_handle<nbfft_options>(std::make_unique<nbfft_options_s>());
   });
 }
 
 nbfft_status nbfft_options_destroy(nbfft_options* options) {
   return guard("nbfft_options_destroy", [&] {
     need(options, "the options pointer");
-    delete *options;
+    if (!*options) return;
+    if (!remove_handle<nbfft_options_s>(*options))
+      throw Error(std::string("the options handle") + kStale, nbfft::ErrorCode::InvalidState);
     *options = nullptr;
   });
 }
 
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value) {
   return guard("nbfft_options_set", [&] {
-    if (!options) throw Error("the options are NULL (never created, or destroyed)", nbfft::ErrorCode::InvalidState);
+    auto& o = options_of(options);
     need(key, "key");
     need(value, "value");
-    set_option(options->o, key, value);
+    set_option(o.o, key, value);
   });
 }
 
@@ -231,11 +368,12 @@ nbfft_status nbfft_plan_destroy(nbfft_plan* plan) {
   return guard("nbfft_plan_destroy", [&] {
     need(plan, "the plan pointer");
     if (!*plan) return;
+    std::unique_ptr<nbfft_plan_s> p = remove_handle<nbfft_plan_s>(*plan);
+    if (!p) throw Error(std::string("the plan handle") + kStale, nbfft::ErrorCode::InvalidState);
+    *plan = nullptr;
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized && (*plan)->comm != MPI_COMM_NULL) MPI_Comm_free(&(*plan)->comm);
-    delete *plan;
-    *plan = nullptr;
+    if (!finalized && p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
   });
 }
 
@@ -289,11 +427,19 @@ nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_byt
 }
 
 nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
-  return guard("nbfft_forward", [&] { plan_of(plan).plan.forward_bytes(in, in_bytes, out, out_bytes); });
+  return guard("nbfft_forward", [&] {
+    auto& p = plan_of(plan);
+    check_exact(p, "nbfft_forward", true, 1, in, in_bytes, out, out_bytes);
+    p.plan.forward_bytes(in, in_bytes, out, out_bytes);
+  });
 }
 
 nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
-  return guard("nbfft_backward", [&] { plan_of(plan).plan.backward_bytes(in, in_bytes, out, out_bytes); });
+  return guard("nbfft_backward", [&] {
+    auto& p = plan_of(plan);
+    check_exact(p, "nbfft_backward", false, 1, in, in_bytes, out, out_bytes);
+    p.plan.backward_bytes(in, in_bytes, out, out_bytes);
+  });
 }
 
 nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
@@ -303,6 +449,7 @@ nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* i
     nbfft::agree(p.comm, [&] {
       if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
     });
+    if (nv > 0) check_exact(p, "nbfft_forward_many", true, 1, in[0], in_bytes, out[0], out_bytes);
     p.plan.forward_many_bytes(nv, in, in_bytes, out, out_bytes);
   });
 }
@@ -314,6 +461,7 @@ nbfft_status nbfft_backward_many(nbfft_plan plan, size_t nv, const void* const* 
     nbfft::agree(p.comm, [&] {
       if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
     });
+    if (nv > 0) check_exact(p, "nbfft_backward_many", false, 1, in[0], in_bytes, out[0], out_bytes);
     p.plan.backward_many_bytes(nv, in, in_bytes, out, out_bytes);
   });
 }
@@ -323,6 +471,7 @@ nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, siz
   return guard("nbfft_forward_batch", [&] {
     auto& p = plan_of(plan);
     check_batch(p, true, nv, in, out);
+    check_exact(p, "nbfft_forward_batch", true, nv, in, in_bytes, out, out_bytes);
     nbfft::fft::forward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
   });
 }
@@ -332,6 +481,7 @@ nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, si
   return guard("nbfft_backward_batch", [&] {
     auto& p = plan_of(plan);
     check_batch(p, false, nv, in, out);
+    check_exact(p, "nbfft_backward_batch", false, nv, in, in_bytes, out, out_bytes);
     nbfft::fft::backward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
   });
 }
@@ -362,6 +512,7 @@ nbfft_status nbfft_gather(nbfft_plan plan, nbfft_layout layout, const void* loca
                           size_t global_bytes, int root) {
   return guard("nbfft_gather", [&] {
     auto& p = plan_of(plan);
+    check_exact_field(p, "nbfft_gather", layout_of(layout), local_bytes, global_bytes, root);
     nbfft::fft::gather_bytes(p.comm, p.plan, layout_of(layout), local, local_bytes, global, global_bytes, root);
   });
 }
@@ -370,6 +521,7 @@ nbfft_status nbfft_scatter(nbfft_plan plan, nbfft_layout layout, const void* glo
                            void* local, size_t local_bytes, int root) {
   return guard("nbfft_scatter", [&] {
     auto& p = plan_of(plan);
+    check_exact_field(p, "nbfft_scatter", layout_of(layout), local_bytes, global_bytes, root);
     nbfft::fft::scatter_bytes(p.comm, p.plan, layout_of(layout), global, global_bytes, local, local_bytes, root);
   });
 }

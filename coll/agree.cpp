@@ -111,6 +111,22 @@ void agree_message(MPI_Comm comm, const std::string& local_error, ErrorCode code
   agree_outcome(comm, e);
 }
 
+void agree_call(MPI_Comm comm, const std::string& what, const std::string& call, const std::string& local_error,
+                ErrorCode code) {
+  agree_call(comm, what, ConfigFields{{"the collective call", call}}, local_error, code);
+}
+
+void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& fields, const std::string& local_error,
+                ErrorCode code) {
+  const std::uint64_t h = hash_fields(fields);
+  const std::uint64_t failed = local_error.empty() ? UINT64_MAX : static_cast<std::uint64_t>(comm_rank(comm));
+  std::uint64_t mine[3] = {failed, h, ~h}, red[3] = {0, 0, 0};
+  check_mpi(MPI_Allreduce(mine, red, 3, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+  if (red[1] != h || ~red[2] != h) check_same(comm, what, fields);  // throws RanksDisagree on every rank
+  if (red[0] == UINT64_MAX) return;
+  agree_message(comm, local_error, code);  // every rank is here: share the failing rank's message
+}
+
 void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fields) {
   const std::uint64_t h = hash_fields(fields);
   std::uint64_t lohi[2] = {h, ~h}, red[2] = {0, 0};

@@ -3,9 +3,12 @@
 #include "nbfft/coll/alltoall.hpp"
 
 #include "coll/alltoall_algorithms.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <charconv>
 #include <cstdint>
 
@@ -102,7 +105,8 @@ void check_no_overlap(const char* fn, const AlltoallvArgs& a) {
   }
 }
 
-Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec) {
+// The local checks of an algorithm choice; returns the algorithm to build.
+const AlgorithmInfo& check_algorithm(const AlltoallvArgs& args, const AlgorithmSpec& spec) {
   const AlgorithmInfo& info = find_alltoall_algorithm(spec.name);
   if (info.unavailable)
     if (const char* why = info.unavailable()) throw Error("algorithm '" + spec.name + "' is unavailable: " + why, ErrorCode::Unavailable);
@@ -112,7 +116,21 @@ Collective build(const Comm& comm, AlltoallvArgs args, const AlgorithmSpec& spec
     throw Error("algorithm '" + spec.name +
                 "' needs the same count for every peer with blocks in rank order (an alltoall, not an alltoallv)");
   check_no_overlap(args.uniform ? "alltoall" : "alltoallv", args);
-  return Collective(comm, info.build(comm, args, spec));
+  return info;
+}
+
+// Runs the local checks; with `agreed`, on every rank together (one allreduce on the
+// Comm's duplicate after the engines are quiesced, as for any blocking call), so that a
+// count, a buffer or a block to self wrong on one rank fails every rank at build instead
+// of leaving the others waiting for a message that never comes.
+// Every rank must also choose the same algorithm and element size (and, for alltoall, the
+// same count): ranks running different schedules would wait for each other forever.
+template <typename F>
+void checked(const Comm& comm, bool agreed, const char* fn, const ConfigFields& same, F&& checks) {
+  if (!agreed) return checks();
+  quiesce_all();
+  check_same(comm.mpi(), fn, same);
+  agree(comm.mpi(), checks);
 }
 
 // `uniform` must be the same on every rank: an MPI-level algorithm calls MPI_Ialltoall on
@@ -122,8 +140,13 @@ Collective build_checked(const char* fn, const Comm& comm, const void* sendbuf,
                          const std::vector<std::int64_t>& sendcounts, const std::vector<std::int64_t>& sdispls,
                          void* recvbuf, const std::vector<std::int64_t>& recvcounts,
                          const std::vector<std::int64_t>& rdispls, std::size_t elem_size, const AlgorithmSpec& spec,
-                         bool uniform) {
+                         bool uniform, bool agreed) {
   const std::size_t P = static_cast<std::size_t>(comm.size());
+  AlltoallvArgs a;
+  const AlgorithmInfo* info = nullptr;
+  ConfigFields same = {{"the algorithm", spec.str()}, {"the element size", std::to_string(elem_size)}};
+  if (uniform && !sendcounts.empty()) same.push_back({"the count", std::to_string(sendcounts[0])});
+  checked(comm, agreed, fn, same, [&] {
   if (elem_size == 0) throw Error(std::string(fn) + ": element size must be at least 1 byte");
   const std::pair<const char*, const std::vector<std::int64_t>*> arrays[] = {
       {"sendcounts", &sendcounts}, {"sdispls", &sdispls}, {"recvcounts", &recvcounts}, {"rdispls", &rdispls}};
@@ -131,7 +154,6 @@ Collective build_checked(const char* fn, const Comm& comm, const void* sendbuf,
     if (v->size() != P)
       throw Error(std::string(fn) + ": " + name + " has " + std::to_string(v->size()) +
                   " entries but the communicator has " + std::to_string(P) + " ranks");
-  AlltoallvArgs a;
   a.sendbuf = static_cast<const char*>(sendbuf);
   a.recvbuf = static_cast<char*>(recvbuf);
   a.elem_size = elem_size;
@@ -149,7 +171,9 @@ Collective build_checked(const char* fn, const Comm& comm, const void* sendbuf,
                 " elements (sendcounts[" + std::to_string(me) + "]) but receives " + std::to_string(recvcounts[me]) +
                 " (recvcounts[" + std::to_string(me) + "]); a rank's block to itself must match");
   a.uniform = uniform;
-  return build(comm, std::move(a), spec);
+  info = &check_algorithm(a, spec);
+  });
+  return Collective(comm, info->build(comm, a, spec));
 }
 
 }  // namespace
@@ -159,21 +183,42 @@ Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<st
                      const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
                      std::size_t elem_size, const AlgorithmSpec& spec) {
   return build_checked("alltoallv", comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, elem_size,
-                       spec, false);
+                       spec, false, true);
+}
+
+Collective alltoallv_agreed_counts(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+                                   const std::vector<std::int64_t>& sdispls, void* recvbuf,
+                                   const std::vector<std::int64_t>& recvcounts,
+                                   const std::vector<std::int64_t>& rdispls, std::size_t elem_size,
+                                   const AlgorithmSpec& spec) {
+  return build_checked("alltoallv", comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, elem_size,
+                       spec, false, false);
 }
 
 Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::int64_t count, std::size_t elem_size,
                     const AlgorithmSpec& spec) {
-  if (count < 0) throw Error("alltoall: count is negative (" + std::to_string(count) + ")");
   const std::size_t P = static_cast<std::size_t>(comm.size());
   std::vector<std::int64_t> counts(P, count), displs(P);
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < P; ++i) {
-    displs[i] = total;
-    if (__builtin_add_overflow(total, count, &total))
-      throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows", ErrorCode::OutOfMemory);
+  std::exception_ptr bad_count;  // reported inside the agreement, so every rank hears of it
+  try {
+    if (count < 0) throw Error("alltoall: count is negative (" + std::to_string(count) + ")");
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < P; ++i) {
+      displs[i] = total;
+      if (__builtin_add_overflow(total, count, &total))
+        throw Error("alltoall: count " + std::to_string(count) + " times " + std::to_string(P) + " ranks overflows",
+                    ErrorCode::OutOfMemory);
+    }
+  } catch (const Error&) {
+    bad_count = std::current_exception();
   }
-  return build_checked("alltoall", comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec, true);
+  if (bad_count) {
+    checked(comm, true, "alltoall", {{"the algorithm", spec.str()}, {"the element size", std::to_string(elem_size)},
+                                     {"the count", std::to_string(count)}},
+            [&] { std::rethrow_exception(bad_count); });
+  }
+  return build_checked("alltoall", comm, sendbuf, counts, displs, recvbuf, counts, displs, elem_size, spec, true,
+                       true);
 }
 
 }  // namespace nbfft::coll

@@ -115,8 +115,8 @@ std::vector<coll::Collective> Exchange::bind(Dir d, void* side0, void* side1, st
   void* send = buf[send_side(d)];
   void* recv = buf[1 - send_side(d)];
   for (const auto& c : counts_[d])
-    out.push_back(coll::alltoallv(comm_, send, c.send_counts, c.send_displs, recv, c.recv_counts, c.recv_displs, elem,
-                                  transport_.algorithm));
+    out.push_back(coll::alltoallv_agreed_counts(comm_, send, c.send_counts, c.send_displs, recv, c.recv_counts, c.recv_displs,
+                                                elem, transport_.algorithm));
   return out;
 }
 

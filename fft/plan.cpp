@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <cstdint>
 #include <string>
@@ -41,7 +42,15 @@ struct Plan::Impl {
   // Set while a transform runs: the workspaces are shared, so a second concurrent call
   // (another thread) is refused instead of corrupting both results.
   mutable std::atomic<bool> busy{false};
+  // Split-phase transforms in flight on this plan. Destroying the plan completes them
+  // first (they use its transform, workspaces and communicators), like destroying a
+  // Pending does; their Pending is inactive afterwards and says why.
+  mutable std::mutex pending_mutex;
+  mutable std::vector<Pending::Impl*> pending;
+  void complete_pending(const char* why) const;
   ~Impl() {
+    complete_pending("the plan was destroyed (or assigned over) while this transform was in flight; its "
+                     "destructor completed the transform");
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
@@ -281,10 +290,13 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
 }
 
 // Checks sizes and aliasing of the user's buffers on every rank together.
+// The call's name takes part in the agreement: ranks in different calls of the plan (a
+// backward_start on one, a backward wait on another) fail together instead of hanging.
 void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
                    std::size_t in_need, const void* out, std::size_t out_have,
                    std::size_t out_need, std::size_t inplace_need, bool in_place_only) {
-  agree_message(comm, buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only));
+  agree_call(comm, "plan", what,
+             buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only));
 }
 
 }  // namespace
@@ -308,6 +320,8 @@ struct Plan::Workspace::Impl {
   const Plan::Impl* owner = nullptr;
   std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>> ws;
   std::atomic<bool> busy{false};
+  Pending::Impl* user = nullptr;  // the split-phase transform using it, if any
+  ~Impl();
 };
 
 void Plan::one_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace* ws,
@@ -349,11 +363,52 @@ struct Plan::Pending::Impl {
   std::atomic<bool>* busy = nullptr;  // the workspace's, held from start to wait
   std::vector<coll::Request> col;     // the COL exchange in flight
   std::function<void(std::vector<coll::Request>&)> complete;
+  const Plan::Impl* plan = nullptr;   // registered there while active
+  Plan::Workspace::Impl* ws = nullptr;
+  bool collective_wait = false;       // backward: wait() runs the ROW exchange
+  std::string orphaned;               // why it was completed by someone else
+  ~Impl() { release(); }  // never left registered with a plan or workspace
   void release() {
+    if (plan) {
+      std::lock_guard<std::mutex> lock(plan->pending_mutex);
+      auto& v = plan->pending;
+      v.erase(std::remove(v.begin(), v.end(), this), v.end());
+    }
+    if (ws) ws->user = nullptr;
     if (busy) busy->store(false, std::memory_order_release);
     busy = nullptr;
+    plan = nullptr;
+    ws = nullptr;
+  }
+  // Completes the transform because its plan or workspace is going away.
+  void orphan(const char* why) {
+    try {
+      complete(col);
+    } catch (...) {
+      // Destruction cannot report it; the next collective call on a live object will.
+    }
+    release();
+    orphaned = why;
   }
 };
+
+void Plan::Impl::complete_pending(const char* why) const {
+  for (;;) {
+    Pending::Impl* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex);
+      if (pending.empty()) return;
+      p = pending.front();
+    }
+    p->orphan(why);  // release() removes it
+  }
+}
+
+Plan::Workspace::Impl::~Impl() {
+  if (user)
+    user->orphan("the workspace was destroyed while this transform was in flight; its destructor completed the "
+                 "transform");
+}
 
 Plan::Pending::Pending() = default;
 Plan::Pending::Pending(Pending&&) noexcept = default;
@@ -382,6 +437,8 @@ Plan::Pending::~Pending() {
 bool Plan::Pending::active() const { return impl_ && impl_->busy; }
 
 void Plan::Pending::progress() {
+  if (impl_ && !impl_->orphaned.empty() && !active())
+    throw Error("Pending::progress: " + impl_->orphaned, ErrorCode::InvalidState);
   if (!active()) throw Error("Pending::progress: the transform is not active (never started, or already waited for)",
                              ErrorCode::InvalidState);
   coll::progress_all();
@@ -395,8 +452,14 @@ bool Plan::Pending::test() {
 }
 
 void Plan::Pending::wait() {
+  if (impl_ && !impl_->orphaned.empty() && !active())
+    throw Error("Pending::wait: " + impl_->orphaned, ErrorCode::InvalidState);
   if (!active()) throw Error("Pending::wait: the transform is not active (never started, or already waited for)",
                              ErrorCode::InvalidState);
+  // A backward wait runs the ROW exchange, a collective: every rank must be here, not in
+  // another call of the plan. On a mismatch the transform stays active (wait again, in
+  // the same order on every rank).
+  if (impl_->collective_wait) agree_call(impl_->plan->comm, "split-phase", "backward wait", "");
   struct Release {
     Impl& p;
     ~Release() { p.release(); }
@@ -429,6 +492,14 @@ Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, 
   try {
     check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
                   forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
+    p.impl_->collective_wait = !forward;
+    p.impl_->ws = ws.impl_.get();
+    ws.impl_->user = p.impl_.get();
+    p.impl_->plan = &impl();
+    {
+      std::lock_guard<std::mutex> lock(impl().pending_mutex);
+      impl().pending.push_back(p.impl_.get());
+    }
     const Dir d = forward ? kForward : kBackward;
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
@@ -452,8 +523,6 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
   BusyGuard busy(impl().busy, what);
   const std::size_t need_in = forward ? in_bytes() : out_bytes();
   const std::size_t need_out = forward ? out_bytes() : in_bytes();
-  // The field count first: ranks with different counts would run different exchanges.
-  check_same(impl().comm, what, {{"the number of fields", std::to_string(nv_in)}});
   std::string err;
   if (nv_in != nv_out)
     err = std::string(what) + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
@@ -479,7 +548,10 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
         err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
               " share memory (each field needs buffers of its own)";
     }
-  agree_message(impl().comm, err);
+  // The field count takes part in the call's name: ranks with different counts would run
+  // different exchanges.
+  agree_call(impl().comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv_in)}},
+             err);
   if (nv_in == 0) return;
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();

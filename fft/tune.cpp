@@ -11,6 +11,8 @@
 
 #include <fftw3.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -57,8 +59,13 @@ std::map<std::string, std::string> read_wisdom(MPI_Comm comm, const std::string&
   MPI_Comm_rank(comm, &rank);
   std::string text, error;
   if (rank == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
+    // A FIFO would block the open (and every other rank with it), /dev/zero reads as empty.
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) error = "tuning wisdom '" + path + "' is not a regular file";
+    std::ifstream in;
+    if (exists && error.empty()) in.open(path, std::ios::binary);
+    if (in.is_open()) {
       in.seekg(0, std::ios::end);
       const auto size = in.tellg();
       in.seekg(0);
@@ -578,10 +585,15 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& bas
               {"fields", std::to_string(s.fields)},
               {"trial_iters", std::to_string(s.trial_iters)},
               {"wisdom_path", s.wisdom_path},
+              {"keep_within", std::to_string(s.keep_within)},
               {"base process grid", std::to_string(base.m1) + "x" + std::to_string(base.m2)}});
   if (s.fields < 1) throw Error("tune: fields = " + std::to_string(s.fields) + " must be >= 1");
   if (s.trial_iters < 1) throw Error("tune: trial_iters = " + std::to_string(s.trial_iters) + " must be >= 1");
   if (!(s.budget_seconds > 0)) throw Error("tune: budget_seconds must be > 0");
+  if (s.fields > 4096) throw Error("tune: fields = " + std::to_string(s.fields) + " must be <= 4096");
+  if (s.trial_iters > 10000) throw Error("tune: trial_iters = " + std::to_string(s.trial_iters) + " must be <= 10000");
+  if (!(s.keep_within >= 1 && s.keep_within <= 1e6))
+    throw Error("tune: keep_within = " + std::to_string(s.keep_within) + " must be in [1, 1e6]");
 
   const double t0 = MPI_Wtime();
   TuneReport r;

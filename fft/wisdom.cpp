@@ -1,5 +1,7 @@
 #include "nbfft/fft/wisdom.hpp"
 
+#include "nbfft/agree.hpp"
+
 #include "nbfft/atomic_file.hpp"
 #include "nbfft/error.hpp"
 
@@ -138,6 +140,9 @@ void check_comm(MPI_Comm comm, const char* what) {
 
 void save_wisdom(MPI_Comm comm, const std::string& path) {
   check_comm(comm, "save_wisdom");
+  // Rank 0 alone touches the file: a path that differs between ranks would be silently
+  // ignored on the others.
+  check_same(comm, "save_wisdom", {{"the wisdom file", path}});
   int rank = 0;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   auto d = gather(comm, take(fftw_export_wisdom_to_string()));
@@ -162,6 +167,9 @@ void save_wisdom(MPI_Comm comm, const std::string& path) {
 
 bool load_wisdom(MPI_Comm comm, const std::string& path) {
   check_comm(comm, "load_wisdom");
+  // Rank 0 alone touches the file: a path that differs between ranks would be silently
+  // ignored on the others.
+  check_same(comm, "load_wisdom", {{"the wisdom file", path}});
   int rank = 0;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   std::string status, ds, fs;  // status: "" ok, "missing", or an error

@@ -19,6 +19,7 @@
 #include "nbfft/fft/fft.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -95,7 +96,7 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
   int rank = 0, size = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const long iters = args.get_long("iters", 10), warmup = args.get_long("warmup", 2);
+  const long iters = args.get_long("iters", 10, 1, 1000000), warmup = args.get_long("warmup", 2, 0, 1000000);
   if (iters < 1 || warmup < 0) throw Error("--iters must be >= 1 and --warmup >= 0");
 
   fft::Options base;
@@ -217,13 +218,13 @@ int run_kernels(const Args& args, MPI_Comm world) {
     if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
     if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ");
     for (int d = 0; d < 3; ++d) {
-      n[d] = parse_long("grid", parts[d]);
+      n[d] = parse_long("grid", parts[d], LONG_MIN, INT_MAX);
       if (n[d] < 1) throw Error("--grid: sizes must be positive");
     }
   }
   int m1 = 1, m2 = size;
   if (args.has("proc-grid")) std::tie(m1, m2) = fft::parse_proc_grid(args.get("proc-grid", ""));
-  const long cp = args.get_long("chunk-planes", 1);
+  const long cp = args.get_long("chunk-planes", 1, 1, INT_MAX);
   if (cp < 1) throw Error("--chunk-planes must be >= 1");
   std::vector<const fft::ColKernel*> kinds;
   for (const auto& k : args.get_list("kernels", "replace,standard,overlap,oneplane,allplanes"))

@@ -263,8 +263,8 @@ int run_nsloop(const Args& args, MPI_Comm world) {
   const Grid n = parse_grid(args);
   const long F = args.get_long("fields", 3, 1, 64);
   const long W = args.get_long("in-flight", F, 1, 64);
-  const long steps = args.get_long("steps", 10, 1);
-  const long warmup = args.get_long("warmup", 2, 0);
+  const long steps = args.get_long("steps", 10, 1, 1000000);
+  const long warmup = args.get_long("warmup", 2, 0, 1000000);
   const long progress_calls = args.get_long("progress-calls", 8, 0, 1L << 20);
   const double ratio = args.get_double("compute-ratio", 1.0, 0.0, 1e6);
   const std::string flops_arg = args.get("flops-per-point", "auto");

@@ -164,12 +164,14 @@ int run_overlap(const Args& args, MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);
   const auto algos = args.get_list("algorithm", "pairwise");
-  const auto windows = args.get_long_list("window", "4");
+  // Ranges before use: a size is allocated P times per collective in flight, a window is
+  // narrowed to int, and iterations and tests are loop counts.
+  const auto windows = args.get_long_list("window", "4", 1, 1 << 20);
   const auto progress = args.get_list("progress", "thread");
-  const auto sizes = args.get_long_list("sizes", "1024,65536,1048576");
-  const auto tests = args.get_long_list("tests", "10");
-  const long concurrent = args.get_long("concurrent", 1);
-  const long iters = args.get_long("iters", 20);
+  const auto sizes = args.get_long_list("sizes", "1024,65536,1048576", 0, 1L << 30);
+  const auto tests = args.get_long_list("tests", "10", 0, 1 << 20);
+  const long concurrent = args.get_long("concurrent", 1, 1, 64);
+  const long iters = args.get_long("iters", 20, 1, 1000000);
   const std::string compute_name = args.get("compute", "memory");
   if (concurrent < 1 || concurrent > 64) throw Error("--concurrent must be in [1, 64]");
   if (iters < 1) throw Error("--iters must be >= 1");

@@ -166,11 +166,11 @@ int run_primitives(const Args& args, MPI_Comm world) {
   if (P > 1 && (P & (P - 1))) all_groups += "," + std::to_string(P);
   const auto prims = args.get_list("primitive", "multi-send,recv-replicate,recv-reduce,barrier");
   const auto progress = args.get_list("progress", "caller,thread");
-  const auto sizes = args.get_long_list("sizes", "8,1024,65536,1048576");
-  const auto receivers = args.get_long_list("receivers", "2,4,6");
+  const auto sizes = args.get_long_list("sizes", "8,1024,65536,1048576", 0, 1L << 30);
+  const auto receivers = args.get_long_list("receivers", "2,4,6", 1, 1 << 20);
   const auto groups = args.get_long_list("groups", all_groups.empty() ? "1" : all_groups);
-  const long tests = args.get_long("tests", 10);
-  const long iters = args.get_long("iters", 50);
+  const long tests = args.get_long("tests", 10, 0, 1 << 20);
+  const long iters = args.get_long("iters", 50, 1, 1000000);
   const std::string compute_name = args.get("compute", "cache");
   if (iters < 1) throw Error("--iters must be >= 1");
   if (tests < 0) throw Error("--tests must be >= 0");

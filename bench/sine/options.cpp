@@ -5,6 +5,7 @@
 #include "nbfft/error.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace nbfft::sine {
 
@@ -99,15 +100,24 @@ compute_per_field_s, exchange_per_field_s, blocking_time_s, col_alone_s and row_
 
 namespace {
 
-int int_at_least(const std::string& opt, const std::string& v, long lo) {
+// Bounds of the counts: far beyond any sensible run, and small enough that the vectors
+// sized by them (a time per iteration, a field per --fields) can be allocated.
+constexpr long kMaxIters = 1000000;
+constexpr long kMaxFields = 4096;
+
+// An integer in [lo, hi], checked before it is narrowed to int (4294967296 is out of
+// range, never 0).
+int int_in(const std::string& opt, const std::string& v, long lo, long hi = INT_MAX) {
   const long x = bench::parse_long(opt, v);
-  if (x < lo) throw Error("--" + opt + ": expected an integer >= " + std::to_string(lo) + ", got '" + v + "'");
+  if (x < lo || x > hi)
+    throw Error("--" + opt + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                "], got '" + v + "'");
   return static_cast<int>(x);
 }
 
-std::vector<int> int_list(const bench::Args& args, const std::string& opt, long lo) {
+std::vector<int> int_list(const bench::Args& args, const std::string& opt, long lo, long hi) {
   std::vector<int> out;
-  for (const auto& x : args.get_list(opt, "0")) out.push_back(int_at_least(opt, x, lo));
+  for (const auto& x : args.get_list(opt, "0")) out.push_back(int_in(opt, x, lo, hi));
   return out;
 }
 
@@ -130,7 +140,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
     auto parts = bench::split(t, ',');
     if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
     if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ, got '" + args.get("grid", "") + "'");
-    for (int d = 0; d < 3; ++d) a.n[d] = int_at_least("grid", parts[d], 1);
+    for (int d = 0; d < 3; ++d) a.n[d] = int_in("grid", parts[d], 1);
   }
   if (args.has("proc-grid")) {
     a.grids.clear();
@@ -146,16 +156,16 @@ SineArgs parse_sine_args(const bench::Args& args) {
     a.row_transport = args.get("row-transport", "");
     coll::Transport::parse(a.row_transport);  // validates
   }
-  a.fields = int_at_least("fields", args.get("fields", "1"), 1);
-  a.progress_chunks = int_list(args, "progress-chunks", 0);
-  a.chunk_planes = int_list(args, "chunk-planes", 0);
+  a.fields = int_in("fields", args.get("fields", "1"), 1, kMaxFields);
+  a.progress_chunks = int_list(args, "progress-chunks", 0, 1 << 20);
+  a.chunk_planes = int_list(args, "chunk-planes", 0, INT_MAX);
   a.lean.clear();
   for (const auto& w : args.get_list("workspace", "default")) {
     if (w != "default" && w != "lean") throw Error("--workspace: expected default or lean, got '" + w + "'");
     a.lean.push_back(w == "lean");
   }
-  a.iters = int_at_least("iters", args.get("iters", "10"), 1);
-  a.warmup = int_at_least("warmup", args.get("warmup", "1"), 0);
+  a.iters = int_in("iters", args.get("iters", "10"), 1, kMaxIters);
+  a.warmup = int_in("warmup", args.get("warmup", "1"), 0, kMaxIters);
   a.effort = fft::parse_effort(args.get("effort", "measure"));
   a.wisdom = args.get("wisdom", "");
   a.json = args.get("json", "");

@@ -64,7 +64,19 @@ auto agree(MPI_Comm comm, F&& f) -> decltype(f()) {
 void agree_message(MPI_Comm comm, const std::string& local_error,
                    ErrorCode code = ErrorCode::InvalidArgument);
 
+// One allreduce that settles two things before a collective call of an object (a plan's
+// transform) sends anything: every rank is in the same call (`call` names it: "forward",
+// "backward_start of 2 fields", ...), and no rank failed its local checks (local_error,
+// "" = none). Different calls are RanksDisagree naming each rank's call ("ranks disagree
+// on the collective call: rank 0 has 'backward_start', rank 1 has 'backward wait'");
+// otherwise as agree_message. Every collective call of one object must use it, so that
+// ranks that drifted apart meet in this allreduce and fail instead of hanging.
 using ConfigFields = std::vector<std::pair<std::string, std::string>>;
+void agree_call(MPI_Comm comm, const std::string& what, const std::string& call, const std::string& local_error,
+                ErrorCode code = ErrorCode::InvalidArgument);
+// The same with more fields than the call's name ({"the number of fields", "3"}).
+void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
+                ErrorCode code = ErrorCode::InvalidArgument);
 
 // Every rank must pass the same fields (names and values); `what` names the object
 // ("plan", "nbfft-sine options").

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # One bad-input case of a command-line program:
-#   cli_case.sh PROG KIND NPRINT TIMEOUT -- COMMAND...
+#   cli_case.sh PROG KIND NPRINT TIMEOUT [NEEDLE] -- COMMAND...
 # Passes when COMMAND ends within TIMEOUT seconds with a non-zero exit and at least NPRINT
-# lines "PROG: [KIND] ..." (one per rank), and no line of another kind.
+# lines "PROG: [KIND] ..." (one per rank), no line of another kind, and (with NEEDLE) every
+# one of those lines, or the output after them, names the problem (contains NEEDLE).
 set -u
-prog=$1 kind=$2 nprint=$3 limit=$4
+prog=$1 kind=$2 nprint=$3 limit=$4 needle=
 shift 4
+[[ $1 != -- ]] && needle=$1 && shift
 [[ $1 == -- ]] && shift
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -25,6 +27,10 @@ if grep -q "^$prog: \[" "$out"; then
   other=$(grep "^$prog: \[" "$out" | grep -vc "^$prog: \[$kind\]")
   ((other > 0)) && fail "an error of another kind than [$kind]"
   ((got < nprint)) && fail "$got of the $nprint ranks printed '$prog: [$kind]'"
+  if [[ -n $needle ]]; then
+    named=$(grep -cF -- "$needle" "$out")
+    ((named < nprint)) && fail "$named line(s) name '$needle'; expected one per rank ($nprint)"
+  fi
   echo "ok: exit $rc, $got rank(s) printed [$kind]"
   grep -m1 "^$prog: \[" "$out"
 else

@@ -48,6 +48,9 @@ struct AlgorithmInfo {
 const std::vector<AlgorithmInfo>& alltoall_algorithms();
 const AlgorithmInfo& find_alltoall_algorithm(std::string_view name);
 
+// Building is collective over comm (like MPI_Alltoallv_init): the arguments are checked on
+// every rank together and every rank must pass the same algorithm, element size and (for
+// alltoall) count, so one rank's bad argument is the same Error on every rank, never a hang.
 Collective alltoall(const Comm& comm, const void* sendbuf, void* recvbuf, std::int64_t count,
                     std::size_t elem_size, const AlgorithmSpec& spec = {});
 
@@ -55,5 +58,14 @@ Collective alltoallv(const Comm& comm, const void* sendbuf, const std::vector<st
                      const std::vector<std::int64_t>& sdispls, void* recvbuf,
                      const std::vector<std::int64_t>& recvcounts, const std::vector<std::int64_t>& rdispls,
                      std::size_t elem_size, const AlgorithmSpec& spec = {});
+
+// alltoallv without the build's agreement, for callers whose counts come from a layout
+// every rank agreed on already (nbfft's FFT exchanges, built inside the plan's own
+// agreement): local checks only, no communication.
+Collective alltoallv_agreed_counts(const Comm& comm, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+                                   const std::vector<std::int64_t>& sdispls, void* recvbuf,
+                                   const std::vector<std::int64_t>& recvcounts,
+                                   const std::vector<std::int64_t>& rdispls, std::size_t elem_size,
+                                   const AlgorithmSpec& spec = {});
 
 }  // namespace nbfft::coll

@@ -154,8 +154,12 @@ class Plan {
   // rank, and so must the waits of backward transforms (their ROW exchange is collective).
   // With the thread engine the exchange moves by itself; with the caller engine it moves
   // only inside progress(), test(), wait() and the stages of other transforms of this
-  // library. Results equal the plain calls. The plan, the workspace and the arrays must
-  // outlive the Pending; destroying an active Pending waits for it.
+  // library. Results equal the plain calls. The arrays must outlive the Pending;
+  // destroying an active Pending waits for it, and destroying (or assigning over) its plan
+  // or workspace completes it first (wait() then throws InvalidState saying so). A plan
+  // may be moved while transforms are in flight. Every collective call of a plan (each
+  // transform, start, and backward wait) first agrees on which call it is: ranks out of
+  // step get RanksDisagree together, and a refused backward wait can be waited for again.
   class Pending {
    public:
     Pending();
