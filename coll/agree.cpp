@@ -119,11 +119,15 @@ void agree_call(MPI_Comm comm, const std::string& what, const std::string& call,
 void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& fields, const std::string& local_error,
                 ErrorCode code) {
   const std::uint64_t h = hash_fields(fields);
-  const std::uint64_t failed = local_error.empty() ? UINT64_MAX : static_cast<std::uint64_t>(comm_rank(comm));
+  // "No failure" is INT64_MAX, not UINT64_MAX: MPICH 4.0 compares MPI_UINT64_T as signed in
+  // MPI_MIN, so UINT64_MAX (-1 there) won against a failing rank's number and the failure
+  // was lost on every rank. The hashes are safe either way (check_same explains why).
+  constexpr std::uint64_t kNone = static_cast<std::uint64_t>(INT64_MAX);
+  const std::uint64_t failed = local_error.empty() ? kNone : static_cast<std::uint64_t>(comm_rank(comm));
   std::uint64_t mine[3] = {failed, h, ~h}, red[3] = {0, 0, 0};
   check_mpi(MPI_Allreduce(mine, red, 3, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
   if (red[1] != h || ~red[2] != h) check_same(comm, what, fields);  // throws RanksDisagree on every rank
-  if (red[0] == UINT64_MAX) return;
+  if (red[0] == kNone) return;
   agree_message(comm, local_error, code);  // every rank is here: share the failing rank's message
 }
 
@@ -131,7 +135,10 @@ void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fiel
   const std::uint64_t h = hash_fields(fields);
   std::uint64_t lohi[2] = {h, ~h}, red[2] = {0, 0};
   check_mpi(MPI_Allreduce(lohi, red, 2, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
-  if (red[0] == h && ~red[1] == h) return;  // min == max == h on every rank
+  // min == max == h on every rank. Whether MPI_MIN compares signed (MPICH 4.0) or unsigned,
+  // ~ reverses the order, so a rank whose h is the least sees a larger ~h win: any
+  // difference is seen on every rank.
+  if (red[0] == h && ~red[1] == h) return;
 
   // Rare path: gather every rank's fields and name the first that differs.
   int size = 1;
