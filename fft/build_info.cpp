@@ -71,8 +71,12 @@ std::string build_info() {
   os << "build: "
      << (NBFFT_CFG_PYTHON ? "static, inside the Python extension" : NBFFT_CFG_SHARED ? "shared libraries" : "static libraries")
      << ", " << NBFFT_CFG_BUILD_TYPE << ", " << NBFFT_CFG_COMPILER << ", C++" << __cplusplus / 100 % 100
-     << ", precisions double and single, Fortran module " << (NBFFT_CFG_FORTRAN ? "yes" : "no")
-     << ", FFTW-MPI baseline in nbfft-sine " << (NBFFT_CFG_FFTW_MPI ? "yes" : "no") << "\n";
+     << ", precisions double and single";
+  // The extension carries neither the Fortran module nor the benchmarks: say nothing of them.
+  if (!NBFFT_CFG_PYTHON)
+    os << ", Fortran module " << (NBFFT_CFG_FORTRAN ? "yes" : "no") << ", FFTW-MPI baseline in nbfft-sine "
+       << (NBFFT_CFG_FFTW_MPI ? "yes" : "no");
+  os << "\n";
   const char* sep = " ";
   os << "engines:";
   for (const auto& e : coll::engines()) {
