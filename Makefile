@@ -92,6 +92,19 @@ python-test: venv
 	@echo "python-test: the examples as documented (python -m mpi4py -m ...), 2 ranks"
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.poisson --n 32
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 4
+	@echo "python-test: python -m nbfft, and its self-test on 3 ranks (a failing one must exit non-zero)"
+	timeout 60 $(PY) -m nbfft
+	timeout 120 $(MPIRUN) -n 3 $(PY) -m nbfft --test
+	@timeout 120 $(MPIRUN) -n 2 $(PY) -m nbfft --test --tolerance 0 > $(BUILD_DIR)/selftest_fail.log 2>&1; \
+	  rc=$$?; if [ $$rc -eq 0 ] || [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then cat $(BUILD_DIR)/selftest_fail.log; \
+	    echo "python-test: FAILED: a self-test that fails exited $$rc"; exit 1; fi; \
+	  grep -q "nbfft self-test: FAILED" $(BUILD_DIR)/selftest_fail.log \
+	  || { cat $(BUILD_DIR)/selftest_fail.log; echo "python-test: FAILED: no failure report"; exit 1; }
+	@echo "python-test: types: mypy on the installed package (examples included) and a typed usage file"
+	@echo "  (no MPI; --warn-unused-ignores keeps the usage file's deliberate mistakes errors), then"
+	@echo "  stubtest: the hand-written nbfft/_plan.pyi against the module"
+	MYPYPATH=python/tests timeout 300 $(PY) -m mypy --no-incremental --warn-unused-ignores -p nbfft -m typed_usage
+	timeout 300 $(PY) -m mypy.stubtest --allowlist python/tests/stubtest_allowlist.txt nbfft._plan
 
 # The seeds' experiments (docs/experiments.md), set up from nothing: apt packages, the build
 # (with its benchmarks) and the venv, then the unit tests of the experiments' pure parts (the

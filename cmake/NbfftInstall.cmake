@@ -23,6 +23,7 @@ install(TARGETS ${_nbfft_targets} EXPORT nbfftTargets
 # Only the public headers: internal ones stay beside their .cpp files in coll/ and fft/.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nbfft DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/nbfft/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/nbfft)
 if(NBFFT_WITH_FORTRAN)
   install(FILES ${NBFFT_FORTRAN_MODDIR}/nbfft.mod DESTINATION ${NBFFT_INSTALL_MODDIR})
 endif()

@@ -55,6 +55,17 @@ long parse_long(const std::string& option, const std::string& text, long min, lo
   return v;
 }
 
+std::array<std::int64_t, 3> parse_grid(const Args& args, const std::string& fallback, long max) {
+  std::string text = args.get("grid", fallback);
+  std::replace(text.begin(), text.end(), 'x', ',');
+  auto parts = split_items("grid", text, ',');
+  if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
+  if (parts.size() != 3) bad("grid", "expected N or NX,NY,NZ, got '" + args.get("grid", fallback) + "'");
+  std::array<std::int64_t, 3> n{};
+  for (int d = 0; d < 3; ++d) n[d] = parse_long("grid", parts[d], 1, max);
+  return n;
+}
+
 double parse_double(const std::string& option, const std::string& text, double min, double max) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) bad(option, "'" + text + "' is not a number");
   errno = 0;

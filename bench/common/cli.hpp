@@ -11,7 +11,9 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,5 +62,9 @@ std::vector<std::string> split_items(const std::string& option, const std::strin
 long parse_long(const std::string& option, const std::string& text, long min = LONG_MIN, long max = LONG_MAX);
 // A finite decimal number in [min, max] (no spaces, nothing after it, no inf/nan).
 double parse_double(const std::string& option, const std::string& text, double min = -1e308, double max = 1e308);
+
+// The --grid option every benchmark takes: "N" (an N^3 cube), "NX,NY,NZ" or "NXxNYxNZ",
+// each size in [1, max]; `fallback` when absent. Errors name --grid and the bad item.
+std::array<std::int64_t, 3> parse_grid(const Args& args, const std::string& fallback = "128", long max = INT_MAX);
 
 }  // namespace nbfft::bench

@@ -210,18 +210,7 @@ int run_kernels(const Args& args, MPI_Comm world) {
   args.allow_only({"grid", "proc-grid", "kernels", "chunk-planes", "precision", "iters", "warmup", "json", "help"});
   int size = 1;
   MPI_Comm_size(world, &size);
-  Grid n{128, 128, 128};
-  {
-    std::string g = args.get("grid", "128");
-    std::replace(g.begin(), g.end(), 'x', ',');
-    auto parts = split(g, ',');
-    if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
-    if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ");
-    for (int d = 0; d < 3; ++d) {
-      n[d] = parse_long("grid", parts[d], LONG_MIN, INT_MAX);
-      if (n[d] < 1) throw Error("--grid: sizes must be positive");
-    }
-  }
+  const Grid n = parse_grid(args);
   int m1 = 1, m2 = size;
   if (args.has("proc-grid")) std::tie(m1, m2) = fft::parse_proc_grid(args.get("proc-grid", ""));
   const long cp = args.get_long("chunk-planes", 1, 1, INT_MAX);

@@ -33,11 +33,7 @@ int run(int argc, char** argv) {
     std::printf("%s", kHelp);
     return 0;
   }
-  std::vector<long> g = args.get_long_list("grid", "128");
-  for (long v : g)
-    if (v < 1 || v > (1L << 20)) throw nbfft::Error("--grid: sizes must be in [1, 2^20]");
-  if (g.size() == 1) g = {g[0], g[0], g[0]};
-  if (g.size() != 3) throw nbfft::Error("--grid: expected N or NX,NY,NZ");
+  const std::array<std::int64_t, 3> g = parse_grid(args, "128", 1L << 20);
   const int threads = static_cast<int>(args.get_long("threads", 1));
   const int iters = static_cast<int>(args.get_long("iters", 5));
   if (threads < 1 || threads > 1024) throw nbfft::Error("--threads must be in [1, 1024]");

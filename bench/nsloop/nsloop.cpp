@@ -212,17 +212,6 @@ std::array<double, 2> diff(const std::vector<std::vector<Cplx>>& a, const std::v
 
 double median_max(const std::vector<double>& v, MPI_Comm comm) { return reduce_max(summarize(v).median, comm); }
 
-Grid parse_grid(const Args& args) {
-  Grid n{};
-  std::string g = args.get("grid", "128");
-  std::replace(g.begin(), g.end(), 'x', ',');
-  auto parts = split_items("grid", g, ',');
-  if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
-  if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ, got '" + args.get("grid", "") + "'");
-  for (int d = 0; d < 3; ++d) n[d] = parse_long("grid", parts[d], 1, 1L << 20);
-  return n;
-}
-
 // Flops per point so that one term costs `ratio` times one blocking transform (max over
 // ranks; every rank computes the same number from the same reduced times).
 long calibrate_flops(const Fields& u, Fields& terms, Variant& blocking, double ratio, MPI_Comm comm) {
@@ -260,7 +249,7 @@ int run_nsloop(const Args& args, MPI_Comm world) {
   int rank = 0, size = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const Grid n = parse_grid(args);
+  const Grid n = parse_grid(args, "128", 1L << 20);
   const long F = args.get_long("fields", 3, 1, 64);
   const long W = args.get_long("in-flight", F, 1, 64);
   const long steps = args.get_long("steps", 10, 1, 1000000);

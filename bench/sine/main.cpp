@@ -20,6 +20,7 @@
 #include "bench/sine/memory.hpp"
 #include "bench/sine/options.hpp"
 #include "bench/sine/report.hpp"
+#include "nbfft/build_info.hpp"
 #include "nbfft/fft/wisdom.hpp"
 
 #include <mpi.h>
@@ -54,6 +55,15 @@ int run(const nbfft::sine::SineArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --version alone: nbfft_build_info()'s text, with MPI running (at the level the thread
+  // engine asks for) so it names the thread level this MPI provides.
+  if (argc == 2 && std::string(argv[1]) == "--version")
+    return nbfft::bench::run_main("nbfft-sine", argc, argv, MPI_THREAD_MULTIPLE, [](MPI_Comm world) {
+      int rank = 0;
+      MPI_Comm_rank(world, &rank);
+      if (rank == 0) std::fputs(nbfft::build_info().c_str(), stdout);
+      return 0;
+    });
   // The thread engine needs MPI_THREAD_MULTIPLE; everything else runs at the default level.
   // The options are read once here only to choose the level (before MPI starts); they are
   // parsed for real, and agreed on by every rank, inside run_main.

@@ -134,14 +134,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.help = args.has("help") || !args.positional().empty();
   a.sequential = args.has("sequential");
   a.seed_run = args.has("seed-run");
-  {
-    std::string t = args.get("grid", "128");
-    std::replace(t.begin(), t.end(), 'x', ',');
-    auto parts = bench::split(t, ',');
-    if (parts.size() == 1) parts = {parts[0], parts[0], parts[0]};
-    if (parts.size() != 3) throw Error("--grid: expected N or NX,NY,NZ, got '" + args.get("grid", "") + "'");
-    for (int d = 0; d < 3; ++d) a.n[d] = int_in("grid", parts[d], 1);
-  }
+  a.n = bench::parse_grid(args);
   if (args.has("proc-grid")) {
     a.grids.clear();
     for (const auto& g : args.get_list("proc-grid", "auto"))

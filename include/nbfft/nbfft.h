@@ -17,6 +17,7 @@
 #define NBFFT_NBFFT_H
 
 #include <mpi.h>
+#include <nbfft/version.h> /* NBFFT_VERSION_MAJOR, _MINOR, _PATCH, _STRING: these headers' version */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,8 +48,20 @@ typedef struct nbfft_plan_s* nbfft_plan;       /* opaque */
 const char* nbfft_status_string(nbfft_status status);
 /* The message of the last failed call on this thread ("" if none); valid until the next call. */
 const char* nbfft_last_error(void);
-/* "0.1.0" */
+/* The library's version as text ("0.1.0") and as numbers (any pointer may be NULL); the
+ * headers' version is NBFFT_VERSION_STRING etc. (nbfft/version.h). Both come from CMake's
+ * project(VERSION), so they differ only when a program mixes headers and library. */
 const char* nbfft_version(void);
+nbfft_status nbfft_version_numbers(int* major, int* minor, int* patch);
+/* What this nbfft is: its version, the MPI library and thread levels (provided, when MPI is
+ * running, and required by each engine), FFTW's version, the build (shared/static, type,
+ * compiler, Fortran, FFTW-MPI baseline) and the engines, transports and algorithms
+ * available; a few "name: value" lines, the text `nbfft-sine --version` and
+ * `python -m nbfft` print. Copies at most size bytes into buffer, always NUL-terminated
+ * when size > 0 (cut short if needed), never more; *needed (may be NULL) gets the full
+ * length + 1, so nbfft_build_info(NULL, 0, &n) asks the size. Local; any time, even before
+ * MPI_Init. */
+nbfft_status nbfft_build_info(char* buffer, size_t size, size_t* needed);
 
 /* ---- options (local, not collective) ---- */
 nbfft_status nbfft_options_create(nbfft_options* options);

@@ -19,9 +19,9 @@ from ._errors import (ArgumentTypeError, Error, InternalError, InvalidArgument, 
 from ._plan import (Box, Options, Plan, aligned_empty, required_thread_level, thread_level_name,
                     transport_presets)
 from ._lifetime import close_all
-from . import coll
+from . import _core, coll
 
-__version__ = "0.1.0"
+__version__: str = _core.version  # CMake's project(nbfft VERSION ...), the one source
 
 __all__ = ["Plan", "Box", "Options", "aligned_empty", "required_thread_level", "thread_level_name",
            "transport_presets", "close_all", "coll", "Error", "InvalidArgument", "ArgumentTypeError",

@@ -7,20 +7,22 @@ Errors of collective calls are raised on every rank; the message then ends with 
 failing rank ("... [rank 2]").
 """
 
+from typing import Callable, List, Optional, Tuple, Type
+
 from . import _core
 
 
 class Error(Exception):
     """Base class of every error nbfft raises."""
 
-    code = 0
-    kind = "unknown"
+    code: int = 0
+    kind: str = "unknown"
 
-    def __init__(self, message):
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.message
 
 
@@ -63,7 +65,7 @@ class IoError(Error, OSError):
 
     code = 6
 
-    def __init__(self, message):
+    def __init__(self, message: str) -> None:
         OSError.__init__(self, message)
         self.message = message
 
@@ -87,7 +89,7 @@ for _c in _BY_CODE.values():
 ArgumentTypeError.kind = InvalidArgument.kind
 
 
-def from_code(code, message):
+def from_code(code: int, message: str) -> Error:
     """The exception for an nbfft::Error of the given code (used by the C++ translator)."""
     return _BY_CODE.get(code, Error)(message)
 
@@ -95,10 +97,10 @@ def from_code(code, message):
 _core._set_error_factory(from_code)
 
 # Kinds the Python-side checks agree on across ranks (index + 1 travels over MPI).
-_AGREED = [InvalidArgument, ArgumentTypeError, RanksDisagree, Unavailable, InvalidState]
+_AGREED: List[Type[Error]] = [InvalidArgument, ArgumentTypeError, RanksDisagree, Unavailable, InvalidState]
 
 
-def agree(agree_fn, problem):
+def agree(agree_fn: Callable[[int, str], Tuple[int, str]], problem: Optional[Tuple[Type[Error], str]]) -> None:
     """Makes a local check collective.
 
     ``problem`` is None or ``(exception_class, message)``; ``agree_fn(kind, message)`` is
@@ -113,5 +115,5 @@ def agree(agree_fn, problem):
     if kind:
         raise _AGREED[kind - 1](message)
 
-for _c in [Error, ArgumentTypeError] + list(_BY_CODE.values()):
-    _c.__module__ = "nbfft"  # shown as nbfft.InvalidArgument in tracebacks
+for _k in [Error, ArgumentTypeError] + list(_BY_CODE.values()):
+    _k.__module__ = "nbfft"  # shown as nbfft.InvalidArgument in tracebacks

@@ -10,22 +10,23 @@ still open, newest first (a collective before its communicator). Prefer ``close(
 import atexit
 import itertools
 import weakref
+from typing import Any, Dict
 
-_live = {}
+_live: Dict[int, "weakref.ref[Any]"] = {}
 _counter = itertools.count()
 
 
-def register(obj):
+def register(obj: Any) -> int:
     key = next(_counter)
     _live[key] = weakref.ref(obj)
     return key
 
 
-def unregister(key):
+def unregister(key: int) -> None:
     _live.pop(key, None)
 
 
-def close_all():
+def close_all() -> None:
     """Closes every open nbfft object, newest first. Runs at exit; safe to call twice."""
     for key in sorted(_live, reverse=True):
         ref = _live.pop(key, None)

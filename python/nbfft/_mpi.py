@@ -9,11 +9,17 @@ and refuses to run if mpi4py was already imported with a different one.
 
 import os
 import sys
+from typing import TYPE_CHECKING, Optional, Tuple, Type
 
 from . import _core
 
+if TYPE_CHECKING:
+    from ._errors import Error
+
+LIBRARY_VERSION: str
+LIBRARY_PATH: str
 LIBRARY_VERSION, LIBRARY_PATH = _core.mpi_library()
-ABI = "openmpi" if "Open MPI" in LIBRARY_VERSION else "mpich"
+ABI: str = "openmpi" if "Open MPI" in LIBRARY_VERSION else "mpich"
 
 if "mpi4py.MPI" not in sys.modules:
     os.environ.setdefault("MPI4PY_MPIABI", ABI)
@@ -30,12 +36,12 @@ if MPI.Get_library_version().strip() != LIBRARY_VERSION.strip():
             MPI.Get_library_version().splitlines()[0].strip(), LIBRARY_PATH, ABI))
 
 
-def handle_of(comm):
+def handle_of(comm: MPI.Comm) -> int:
     """The C handle of an mpi4py communicator as an unsigned 64-bit integer."""
     return int(comm.handle) & 0xFFFFFFFFFFFFFFFF
 
 
-def comm_problem(comm, what):
+def comm_problem(comm: object, what: str) -> Optional[Tuple[Type["Error"], str]]:
     """None, or (exception class, message) if ``comm`` is no usable intracommunicator."""
     from ._errors import ArgumentTypeError, InvalidArgument
     if not isinstance(comm, MPI.Comm):

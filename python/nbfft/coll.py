@@ -19,6 +19,9 @@ agent thread; needs MPI_THREAD_MULTIPLE), 'native' (whatever MPI does by itself)
 Everything here is collective over the communicator, in the same order on every rank.
 """
 
+from types import TracebackType
+from typing import Any, List, Optional, Tuple, Type, Union
+
 import numpy as np
 
 from . import _core, _lifetime
@@ -29,12 +32,12 @@ from ._plan import thread_level_name
 __all__ = ["Comm", "Collective", "Request", "alltoall", "progress", "engines"]
 
 
-def engines():
+def engines() -> List[Tuple[str, str, bool]]:
     """[(name, summary, needs_thread_multiple), ...] of the progress engines."""
     return list(_core.engines())
 
 
-def _agree_on(comm, problem):
+def _agree_on(comm: MPI.Comm, problem: Optional[Tuple[Type[Error], str]]) -> None:
     agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
 
 
@@ -48,8 +51,8 @@ class Comm:
         Who progresses started collectives (see the module docstring).
     """
 
-    def __init__(self, comm, engine="thread"):
-        self._c = None
+    def __init__(self, comm: MPI.Intracomm, engine: str = "thread") -> None:
+        self._c: Any = None
         problem = comm_problem(comm, "coll.Comm")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])
@@ -62,30 +65,30 @@ class Comm:
         _agree_on(comm, problem)
         self._c = _core.CollComm(handle_of(comm), engine)
         self._key = _lifetime.register(self)
-        self.mpi_comm = comm
+        self.mpi_comm: MPI.Intracomm = comm
 
-    def _get(self):
+    def _get(self) -> Any:
         if self._c is None:
             raise InvalidState("coll.Comm: used after close()")
         return self._c
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         return self._get().rank
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self._get().size
 
     @property
-    def engine(self):
+    def engine(self) -> str:
         return self._get().engine
 
-    def progress(self):
+    def progress(self) -> None:
         """One host progress opportunity for this communicator's engine."""
         self._get().progress()
 
-    def close(self):
+    def close(self) -> None:
         """Frees the duplicate communicator (collective). Close collectives first."""
         if self._c is not None:
             self._c.close()
@@ -93,16 +96,17 @@ class Comm:
             _lifetime.unregister(self._key)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._c is None
 
-    def __enter__(self):
+    def __enter__(self) -> "Comm":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Union[Optional[Type[BaseException]], Optional[BaseException],
+                                   Optional[TracebackType]]) -> None:
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._c is None:
             return "<nbfft.coll.Comm (closed)>"
         return "<nbfft.coll.Comm rank {} of {}, engine {}>".format(self.rank, self.size, self.engine)
@@ -111,44 +115,45 @@ class Comm:
 class Request:
     """One started instance of a Collective. ``test()`` / ``wait()`` complete it."""
 
-    def __init__(self, req, collective):
+    def __init__(self, req: Any, collective: "Collective") -> None:
         self._r = req
         self._collective = collective  # keeps the buffers alive until completion
 
-    def test(self):
+    def test(self) -> bool:
         """True when complete (the request is then freed); makes progress on host engines."""
         return self._r.test()
 
-    def wait(self):
+    def wait(self) -> None:
         """Blocks until complete (without holding the GIL)."""
         self._r.wait()
 
     @property
-    def active(self):
+    def active(self) -> bool:
         return self._r.active
 
 
 class Collective:
     """A built (persistent) collective; ``start()`` posts it and returns a Request."""
 
-    def __init__(self, c, comm, buffers, owned_comm=None):
-        self._c = c
+    def __init__(self, c: Any, comm: Comm, buffers: Tuple[np.ndarray[Any, Any], ...],
+                 owned_comm: Optional[Comm] = None) -> None:
+        self._c: Any = c
         self.comm = comm
         self._buffers = buffers  # bound at build time, like MPI persistent collectives
         self._owned = owned_comm
         self._key = _lifetime.register(self)
 
-    def start(self):
+    def start(self) -> Request:
         """Starts the collective (returns at once). The previous start must be complete."""
         if self._c is None:
             raise InvalidState("coll.Collective: used after close()")
         return Request(self._c.start(), self)
 
     @property
-    def description(self):
+    def description(self) -> str:
         return self._c.description if self._c is not None else "(closed)"
 
-    def close(self):
+    def close(self) -> None:
         """Frees the schedule (completing an outstanding start first). Collective."""
         if self._c is not None:
             self._c.close()
@@ -158,17 +163,19 @@ class Collective:
             self._owned.close()
             self._owned = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Collective":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Union[Optional[Type[BaseException]], Optional[BaseException],
+                                   Optional[TracebackType]]) -> None:
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<nbfft.coll.Collective {}>".format(self.description)
 
 
-def alltoall(comm, send, recv, algorithm="pairwise:4"):
+def alltoall(comm: Union[Comm, MPI.Intracomm], send: np.ndarray[Any, Any], recv: np.ndarray[Any, Any],
+             algorithm: str = "pairwise:4") -> Collective:
     """A persistent alltoall from ``send`` to ``recv``: block k of ``send`` goes to rank k.
 
     Parameters
@@ -186,13 +193,13 @@ def alltoall(comm, send, recv, algorithm="pairwise:4"):
     -------
     Collective
     """
-    owned = None
+    owned: Optional[Comm] = None
     if isinstance(comm, MPI.Comm):
         comm = owned = Comm(comm, engine="caller")
     if not isinstance(comm, Comm):
         raise ArgumentTypeError("alltoall: comm must be an nbfft.coll.Comm or an mpi4py communicator, got {}".format(
             type(comm).__name__))
-    problem = None
+    problem: Optional[Tuple[Type[Error], str]] = None
     for name, a, writable in (("send", send, False), ("recv", recv, True)):
         if problem is not None:
             break
@@ -219,6 +226,6 @@ def alltoall(comm, send, recv, algorithm="pairwise:4"):
     return Collective(c, comm, (send, recv), owned)
 
 
-def progress():
+def progress() -> None:
     """A host progress opportunity for every live engine (call it between compute chunks)."""
     _core.progress()

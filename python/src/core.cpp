@@ -2,6 +2,7 @@
 // the small MPI helpers the Python layer needs (agreement, library identity).
 #include "common.hpp"
 
+#include "nbfft/build_info.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/options.hpp"
@@ -133,6 +134,13 @@ NB_MODULE(_core, m) {
     for (const auto& e : nbfft::coll::engines()) v.emplace_back(e.name, e.summary, e.needs_thread_multiple);
     return v;
   });
+
+  // The one version (CMake's project VERSION, through nbfft/version.h) and the text of
+  // nbfft_build_info(); `python -m nbfft` prints it.
+  m.attr("version") = NBFFT_VERSION_STRING;
+  m.def("build_info", [] { return nbfft::build_info(); },
+        "nbfft's version, MPI library and thread levels, FFTW, build options and the engines, "
+        "transports and algorithms available, as 'name: value' lines.");
 
   bind_plan(m);
   bind_coll(m);
