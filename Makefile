@@ -143,6 +143,7 @@ demo: build
 # Refreshes the registry tables in docs/algorithms.md.
 docs: build
 	bash scripts/check-docs.sh $(BUILD_DIR)/bin/nbfft-bench docs/algorithms.md --fix
+	TABLE=options bash scripts/check-docs.sh $(BUILD_DIR)/bin/nbfft-bench docs/fft.md --fix
 
 # The thread engine and the collectives it runs, under ThreadSanitizer. MPI itself is not
 # instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.

@@ -6,6 +6,7 @@
 #include "bench/overlap/overlap.hpp"
 #include "bench/primitives/primitives.hpp"
 #include "nbfft/coll/coll.hpp"
+#include "nbfft/fft/option_table.hpp"
 
 #include <mpi.h>
 
@@ -55,6 +56,23 @@ int list_algorithms(const Args& args, MPI_Comm world) {
   return 0;
 }
 
+// The plan options of fft/'s option table; --markdown: docs/fft.md's table
+// (scripts/check-docs.sh keeps the two equal).
+int list_options(const Args& args, MPI_Comm world) {
+  args.allow_only({"markdown", "help"});
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  if (rank != 0) return 0;
+  if (args.has("markdown")) {
+    std::printf("%s", nbfft::fft::options_markdown().c_str());
+    return 0;
+  }
+  const nbfft::fft::Options defaults;
+  for (const auto& r : nbfft::fft::option_rows())
+    std::printf("  %-17s %-34s (default %s)\n  %-17s %s\n", r.key, r.allowed, r.get(defaults).c_str(), "", r.doc);
+  return 0;
+}
+
 struct Command {
   const char* name;
   const char* summary;
@@ -74,6 +92,8 @@ const std::vector<Command>& commands() {
       {"algorithms", "list the alltoall algorithms, progress engines and transports",
        "nbfft-bench algorithms [--markdown]\n",
        list_algorithms},
+      {"options", "list the plan options (the keys of C, Fortran, Python and nbfft-sine)",
+       "nbfft-bench options [--markdown]\n", list_options},
   };
   return table;
 }

@@ -7,6 +7,7 @@
 #include "capi/guard.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/fft/field.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/wisdom.hpp"
@@ -120,47 +121,15 @@ void need(const void* p, const char* what) {
   if (!p) throw Error(std::string(what) + " is NULL");
 }
 
-int parse_count(const char* key, const std::string& v) {
-  std::size_t used = 0;
-  long x = -1;
-  try {
-    x = std::stol(v, &used);
-  } catch (...) {
-    used = 0;
+// s into buffer, NUL-terminated and cut to size bytes; *needed (may be NULL) = length + 1.
+void copy_out(const std::string& s, char* buffer, std::size_t size, std::size_t* needed) {
+  if (needed) *needed = s.size() + 1;
+  if (size > 0) {
+    need(buffer, "buffer");
+    const std::size_t k = s.size() < size - 1 ? s.size() : size - 1;
+    std::memcpy(buffer, s.data(), k);
+    buffer[k] = '\0';
   }
-  if (used != v.size() || x < 0 || x > std::numeric_limits<int>::max())
-    throw Error(std::string(key) + ": '" + v + "' is not an integer >= 0");
-  return static_cast<int>(x);
-}
-
-bool parse_bool(const char* key, const std::string& v) {
-  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
-  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
-  throw Error(std::string(key) + ": '" + v + "' is not true or false");
-}
-
-void set_option(fft::Options& o, const std::string& key, const std::string& v) {
-  if (key == "precision") o.precision = fft::parse_precision(v);
-  else if (key == "transform") o.transform = fft::parse_transform(v);
-  else if (key == "norm") o.norm = fft::parse_norm(v);
-  else if (key == "effort") o.effort = fft::parse_effort(v);
-  else if (key == "proc_grid") std::tie(o.m1, o.m2) = fft::parse_proc_grid(v);
-  else if (key == "transport") o.transport(v);
-  else if (key == "row_transport") o.row_transport = coll::Transport::parse(v);
-  else if (key == "col_transport") o.col_transport = coll::Transport::parse(v);
-  else if (key == "progress_chunks") o.progress_chunks = parse_count("progress_chunks", v);
-  else if (key == "col_chunk_planes") o.col_chunk_planes = parse_count("col_chunk_planes", v);
-  else if (key == "col_depth") o.col_depth = parse_count("col_depth", v);
-  else if (key == "col_kernel") o.col_kernel(v);
-  else if (key == "fields_in_flight") o.fields_in_flight = parse_count("fields_in_flight", v);
-  else if (key == "allow_empty") o.allow_empty = parse_bool("allow_empty", v);
-  else if (key == "lean_workspace") o.lean_workspace = parse_bool("lean_workspace", v);
-  else if (key == "pipeline_row") o.pipeline_row = parse_bool("pipeline_row", v);
-  else
-    throw Error("unknown option '" + key +
-                "' (use precision, transform, norm, proc_grid, transport, row_transport, col_transport, "
-                "effort, progress_chunks, col_chunk_planes, col_depth, col_kernel, fields_in_flight, allow_empty, "
-                "lean_workspace or pipeline_row)");
 }
 
 void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
@@ -322,22 +291,37 @@ nbfft_status nbfft_options_set(nbfft_options options, const char* key, const cha
     auto& o = options_of(options);
     need(key, "key");
     need(value, "value");
-    set_option(o.o, key, value);
+    nbfft::fft::set_option(o.o, key, value);
   });
+}
+
+nbfft_status nbfft_options_get(nbfft_options options, const char* key, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_options_get", [&] {
+    need(key, "key");
+    copy_out(nbfft::fft::get_option(opts_of(options).o, key), buffer, size, needed);
+  });
+}
+
+const char* nbfft_options_key(int i) {
+  const auto& rows = nbfft::fft::option_rows();
+  return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? rows[static_cast<std::size_t>(i)].key : nullptr;
+}
+
+const char* nbfft_options_doc(int i) {
+  const auto& rows = nbfft::fft::option_rows();
+  return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? rows[static_cast<std::size_t>(i)].doc : nullptr;
+}
+
+const char* nbfft_options_example(int i) {
+  const auto& rows = nbfft::fft::option_rows();
+  return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? rows[static_cast<std::size_t>(i)].example : nullptr;
 }
 
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_options_string", [&] {
     std::ostringstream os;
     os << opts_of(options).o;
-    const std::string s = os.str();
-    if (needed) *needed = s.size() + 1;
-    if (size > 0) {
-      need(buffer, "buffer");
-      const std::size_t k = s.size() < size - 1 ? s.size() : size - 1;
-      std::memcpy(buffer, s.data(), k);
-      buffer[k] = '\0';
-    }
+    copy_out(os.str(), buffer, size, needed);
   });
 }
 

@@ -1,5 +1,7 @@
 #include "nbfft/fft/options.hpp"
 
+#include "nbfft/fft/option_table.hpp"
+
 #include "nbfft/error.hpp"
 
 #include <algorithm>
@@ -127,21 +129,13 @@ std::pair<int, int> parse_proc_grid(std::string_view s) {
   return {static_cast<int>(a), static_cast<int>(b)};
 }
 
+// Every option of the table (fft/option_table.cpp), key=value, in its order.
 std::ostream& operator<<(std::ostream& os, const Options& o) {
-  os << "precision=" << name(o.precision) << " transform=" << name(o.transform)
-     << " norm=" << name(o.norm) << " proc_grid=";
-  if (o.m1 || o.m2)
-    os << o.m1 << "x" << o.m2;
-  else
-    os << "auto";
-  os << " row_transport=" << o.row_transport.str() << " col_transport=" << o.col_transport.str()
-     << " effort=" << name(o.effort) << " allow_empty=" << (o.allow_empty ? "yes" : "no");
-  if (o.col_chunk_planes > 0) os << " col_chunk_planes=" << o.col_chunk_planes;
-  if (o.col_depth > 0) os << " col_depth=" << o.col_depth;
-  if (o.fields_in_flight != 1) os << " fields_in_flight=" << o.fields_in_flight;
-  if (o.lean_workspace) os << " lean_workspace";
-  if (o.pipeline_row) os << " pipeline_row";
-  os << " progress_chunks=" << (o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks);
+  const char* sep = "";
+  for (const auto& [k, v] : option_values(o, nullptr)) {
+    os << sep << k << "=" << v;
+    sep = " ";
+  }
   return os;
 }
 

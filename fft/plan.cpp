@@ -2,6 +2,7 @@
 
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/agree.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
@@ -66,20 +67,9 @@ namespace {
 // Everything that must be the same on every rank for the ranks to run the same exchanges.
 ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& o) {
   auto str = [](auto v) { return std::to_string(v); };
-  return {{"grid", str(n[0]) + "x" + str(n[1]) + "x" + str(n[2])},
-          {"process grid", str(o.m1) + "x" + str(o.m2)},
-          {"precision", name(o.precision)},
-          {"transform", name(o.transform)},
-          {"norm", name(o.norm)},
-          {"row_transport", o.row_transport.str()},
-          {"col_transport", o.col_transport.str()},
-          {"progress_chunks", str(o.progress_chunks)},
-          {"col_chunk_planes", str(o.col_chunk_planes)},
-          {"col_depth", str(o.col_depth)},
-          {"fields_in_flight", str(o.fields_in_flight)},
-          {"lean_workspace", o.lean_workspace ? "true" : "false"},
-          {"pipeline_row", o.pipeline_row ? "true" : "false"},
-          {"allow_empty", o.allow_empty ? "true" : "false"}};
+  ConfigFields f = {{"grid", str(n[0]) + "x" + str(n[1]) + "x" + str(n[2])}};
+  for (auto& kv : option_values(o, [](const OptionRow& r) { return r.agreed; })) f.push_back(std::move(kv));
+  return f;
 }
 
 // Builds the transform (local; agreed on by the caller) and its workspaces: buffers, then

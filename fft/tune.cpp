@@ -2,6 +2,8 @@
 // past choices.
 #include "nbfft/fft/tune.hpp"
 
+#include "nbfft/fft/option_table.hpp"
+
 #include "nbfft/agree.hpp"
 #include "nbfft/atomic_file.hpp"
 #include "nbfft/coll/engine.hpp"
@@ -140,15 +142,19 @@ std::string mpi_library() {
 
 // ---- options as text -----------------------------------------------------------------
 
+bool tuned_row(const OptionRow& r) { return r.tuned; }
+// The rows the tuner does not choose but its choice depends on (the wisdom key's part).
+bool fixed_row(const OptionRow& r) { return !r.tuned; }
+
+// The tuner's choice: every row it chooses (option_table.hpp), key=value;...;seconds=S.
 std::string encode(const Options& o, double seconds) {
   std::ostringstream s;
-  s << "m1=" << o.m1 << ";m2=" << o.m2 << ";row=" << o.row_transport.str() << ";col=" << o.col_transport.str()
- << ";progress_chunks=" << o.progress_chunks << ";col_chunk_planes=" << o.col_chunk_planes
-    << ";col_depth=" << o.col_depth << ";fields_in_flight=" << o.fields_in_flight
-    << ";pipeline_row=" << (o.pipeline_row ? 1 : 0) << ";seconds=" << std::setprecision(17) << seconds;
+  for (const auto& [k, v] : option_values(o, tuned_row)) s << k << "=" << v << ";";
+  s << "seconds=" << std::setprecision(17) << seconds;
   return s.str();
 }
 
+// Reads encode()'s text. Keys of rows the tuner does not choose, and `seconds`, are skipped.
 Options decode(const Options& base, const std::string& value, const std::string& where) {
   Options o = base;
   std::istringstream is(value);
@@ -158,15 +164,7 @@ Options decode(const Options& base, const std::string& value, const std::string&
       const auto eq = item.find('=');
       if (eq == std::string::npos) throw Error("entry '" + item + "' has no '='");
       const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-      if (k == "m1") o.m1 = std::stoi(v);
-      else if (k == "m2") o.m2 = std::stoi(v);
-      else if (k == "row") o.row_transport = coll::Transport::parse(v);
-      else if (k == "col") o.col_transport = coll::Transport::parse(v);
-      else if (k == "progress_chunks") o.progress_chunks = std::stoi(v);
-      else if (k == "col_chunk_planes") o.col_chunk_planes = std::stoi(v);
-      else if (k == "col_depth") o.col_depth = std::stoi(v);
-      else if (k == "fields_in_flight") o.fields_in_flight = std::stoi(v);
-      else if (k == "pipeline_row") o.pipeline_row = std::stoi(v) != 0;
+      if (const OptionRow* r = find_option_row(k); r && r->tuned) set_option(o, k, v);
     }
   } catch (const std::exception& e) {
     throw Error("tuning wisdom " + where + ": cannot read '" + value + "': " + e.what(), ErrorCode::Io);
@@ -174,7 +172,6 @@ Options decode(const Options& base, const std::string& value, const std::string&
   return o;
 }
 
-std::string grid_str(const Options& o) { return std::to_string(o.m1) + "x" + std::to_string(o.m2); }
 
 // ---- trials --------------------------------------------------------------------------
 
@@ -288,10 +285,7 @@ class Trials {
   }
 
   static bool same(const Options& a, const Options& b) {
-    return a.m1 == b.m1 && a.m2 == b.m2 && a.row_transport.str() == b.row_transport.str() &&
-           a.col_transport.str() == b.col_transport.str() && a.progress_chunks == b.progress_chunks &&
-           a.col_chunk_planes == b.col_chunk_planes && a.col_depth == b.col_depth &&
-           a.fields_in_flight == b.fields_in_flight && a.pipeline_row == b.pipeline_row;
+    return option_values(a, tuned_row) == option_values(b, tuned_row);
   }
 
   // The few fastest trials again, in rounds that visit each in turn, so that a noisy moment
@@ -561,9 +555,9 @@ std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options
   bcast(comm, host);
   std::ostringstream k;
   k << "grid=" << n[0] << "x" << n[1] << "x" << n[2] << " ranks=" << P << " per_node=" << most
-    << " precision=" << name(base.precision) << " transform=" << name(base.transform) << " norm=" << name(base.norm)
-    << " fields=" << std::max(1, fields) << " effort=" << name(base.effort) << " fixed_grid=" << base.m1 << "x"
-    << base.m2 << (base.lean_workspace ? " lean_workspace" : "") << " mpi=" << mpi_library() << " host=" << host;
+    << " fields=" << std::max(1, fields) << " fixed_grid=" << base.m1 << "x" << base.m2;
+  for (const auto& [key, v] : option_values(base, fixed_row)) k << " " << key << "=" << v;
+  k << " mpi=" << mpi_library() << " host=" << host;
   std::string key = k.str();
   for (auto& c : key)
     if (c == '\t' || c == '\n') c = ' ';
@@ -660,13 +654,9 @@ Plan tuned_plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& bas
 
 std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
   auto line = [&](const Options& o) {
-    std::ostringstream s;
-    s << "grid " << grid_str(o) << ", row " << o.row_transport.str() << ", col " << o.col_transport.str()
-      << ", progress_chunks " << o.progress_chunks << ", col_chunk_planes " << o.col_chunk_planes;
-    if (o.col_depth) s << ", col_depth " << o.col_depth;
-    if (o.fields_in_flight != 1) s << ", fields_in_flight " << o.fields_in_flight;
-    if (o.pipeline_row) s << ", pipeline_row";
-    return s.str();
+    std::string s;
+    for (const auto& [k, v] : option_values(o, tuned_row)) s += (s.empty() ? "" : ", ") + k + " " + v;
+    return s;
   };
   if (r.from_wisdom) {
     return os << "tuning: from wisdom (" << std::fixed << std::setprecision(3) << r.tuning_seconds * 1e3

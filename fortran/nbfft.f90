@@ -51,7 +51,8 @@ module nbfft
   ! complex(c_float_complex).
   integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
 
-  public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set
+  public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get
+  public :: nbfft_options_key
   public :: nbfft_required_thread_level
   public :: nbfft_plan_create, nbfft_plan_destroy
   public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
@@ -89,6 +90,18 @@ module nbfft
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: o
       character(kind=c_char), intent(in) :: key(*), value(*)
+    end function
+    integer(c_int) function c_options_get(o, key, buffer, size, needed) bind(c, name="nbfft_options_get")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: o
+      character(kind=c_char), intent(in) :: key(*)
+      character(kind=c_char), intent(out) :: buffer(*)
+      integer(c_size_t), value :: size
+      integer(c_size_t), intent(out) :: needed
+    end function
+    type(c_ptr) function c_options_key(i) bind(c, name="nbfft_options_key")
+      import :: c_ptr, c_int
+      integer(c_int), value :: i
     end function
     integer(c_int) function c_required_thread_level(o, level) bind(c, name="nbfft_required_thread_level")
       import :: c_int, c_ptr
@@ -249,6 +262,41 @@ contains
     integer, intent(out), optional :: status
     call finish(c_options_set(options%p, to_c(key), to_c(value)), status)
   end subroutine
+
+  ! The value of one key as text nbfft_options_set accepts (C's nbfft_options_get).
+  subroutine nbfft_options_get(options, key, value, status)
+    type(nbfft_options), intent(in) :: options
+    character(len=*), intent(in) :: key
+    character(len=:), allocatable, intent(out) :: value
+    integer, intent(out), optional :: status
+    character(kind=c_char) :: buffer(512)
+    integer(c_size_t) :: needed
+    integer(c_int) :: rc
+    integer :: i, n
+    needed = 0
+    rc = c_options_get(options%p, to_c(key), buffer, int(size(buffer), c_size_t), needed)
+    n = 0
+    if (rc == 0) n = min(int(needed) - 1, size(buffer) - 1)
+    allocate(character(len=n) :: value)
+    do i = 1, n
+      value(i:i) = buffer(i)
+    end do
+    call finish(rc, status)
+  end subroutine
+
+  ! The i-th key of the option table (1, 2, ...), or "" past the end: the keys
+  ! nbfft_options_set and nbfft_options_get take (docs/fft.md "Options").
+  function nbfft_options_key(i) result(key)
+    integer, intent(in) :: i
+    character(len=:), allocatable :: key
+    type(c_ptr) :: p
+    p = c_options_key(int(i - 1, c_int))
+    if (c_associated(p)) then
+      key = from_c(p)
+    else
+      key = ""
+    end if
+  end function
 
   ! The MPI thread level (MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE) plans with these options need.
   subroutine nbfft_required_thread_level(options, level, status)

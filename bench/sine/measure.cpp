@@ -122,7 +122,7 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
                           coll::Transport::parse(a.row_transport).algorithm.name == "blocking");
             const coll::Transport plain{};  // what a Plan uses when nobody says otherwise
             if (g == std::make_pair(0, 0) && a.transports[k].str() == plain.str() && pc == 0 && cp == 0 && !lean &&
-                a.row_transport.empty() && a.fields == 1)
+                a.row_transport.empty() && a.fields == 1 && a.plan_extra.empty())
               r.role = "default";
             results.push_back(std::move(r));
           }

@@ -1,5 +1,6 @@
 #include "bench/sine/options.hpp"
 
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/tune.hpp"
 
 #include "nbfft/error.hpp"
@@ -42,6 +43,12 @@ usage: mpirun -n P nbfft-sine [options]
                            Options::lean_workspace (about 1x the local data, transforms
                            in place); a list runs every transport once per value
                            (labels TRANSPORT/lean), to measure the trade-off
+  --KEY VALUE              any other plan option of nbfft's option table, '_' written '-'
+                           (--col-depth 1, --fields-in-flight 3, --pipeline-row true,
+                           --col-kernel overlap, ...; `nbfft-bench options` lists them):
+                           applied to every run. The words above are the table's keys
+                           too (--chunk-planes is col_chunk_planes, --workspace lean is
+                           lean_workspace) but take lists; norm stays forward (test_sine)
   --iters N                timed iterations per run (default 10)
   --warmup N               untimed iterations first (default 1)
   --effort E               FFTW planner effort: estimate, measure, patient, exhaustive
@@ -123,10 +130,29 @@ std::vector<int> int_list(const bench::Args& args, const std::string& opt, long 
 
 }  // namespace
 
+// The table's keys nbfft-sine reads with its own words (lists to sweep), or fixes (norm:
+// test_sine normalizes after the forward transform); every other key is --KEY VALUE.
+bool own_word(const fft::OptionRow& r) {
+  for (const char* k : {"precision", "transform", "norm", "proc_grid", "transport", "row_transport",
+                        "progress_chunks", "col_chunk_planes", "effort", "lean_workspace"})
+    if (std::string(r.key) == k) return true;
+  return false;
+}
+
+std::string cli_word(const char* key) {
+  std::string w = key;
+  std::replace(w.begin(), w.end(), '_', '-');
+  return w;
+}
+
 SineArgs parse_sine_args(const bench::Args& args) {
-  args.allow_only({"grid", "proc-grid", "precision", "transform", "transport", "row-transport", "fields",
-                   "progress-chunks", "chunk-planes", "iters", "warmup", "effort", "wisdom", "baseline", "sequential",
-                   "json", "autotune", "autotune-budget", "autotune-wisdom", "workspace", "seed-run", "help"});
+  std::vector<std::string> known = {"grid", "proc-grid", "precision", "transform", "transport", "row-transport",
+                                    "fields", "progress-chunks", "chunk-planes", "iters", "warmup", "effort",
+                                    "wisdom", "baseline", "sequential", "json", "autotune", "autotune-budget",
+                                    "autotune-wisdom", "workspace", "seed-run", "help"};
+  for (const auto& r : fft::option_rows())
+    if (!own_word(r)) known.push_back(cli_word(r.key));
+  args.allow_only(known);
   if (!args.positional().empty()) {
     if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
   }
@@ -172,6 +198,13 @@ SineArgs parse_sine_args(const bench::Args& args) {
   }
   a.tune_budget = args.get_double("autotune-budget", 20, 0.001, 1e6);
   a.tune_wisdom = args.get("autotune-wisdom", "");
+  for (const auto& r : fft::option_rows()) {
+    if (own_word(r) || !args.has(cli_word(r.key))) continue;
+    const std::string v = args.get(cli_word(r.key), "");
+    fft::Options check;
+    fft::set_option(check, r.key, v);  // throws naming the key, the value and what is allowed
+    a.plan_extra.emplace_back(r.key, v);
+  }
   return a;
 }
 
@@ -196,6 +229,7 @@ fft::Options plan_options(const SineArgs& a, int m1, int m2, const coll::Transpo
   o.progress_chunks = progress_chunks;
   o.col_chunk_planes = chunk_planes;
   o.fields_in_flight = a.fields > 1 ? 2 : 1;  // seed 000 Fig. 4 pipelines two fields
+  for (const auto& [k, v] : a.plan_extra) fft::set_option(o, k, v);
   return o;
 }
 

@@ -35,6 +35,9 @@ struct SineArgs {
   std::string tune_wisdom;  // the tuner's memory across runs
   bool sequential = false, help = false;
   bool seed_run = false;  // --seed-run: seed 000's configuration as one more run
+  // Every other plan option of the option table given as --KEY VALUE (fft/option_table.hpp),
+  // applied to every run after the run's own settings.
+  std::vector<std::pair<std::string, std::string>> plan_extra;
 
   bool needs_thread_multiple() const;  // a transport runs on the thread engine
 };

@@ -66,23 +66,24 @@ nbfft_status nbfft_build_info(char* buffer, size_t size, size_t* needed);
 /* ---- options (local, not collective) ---- */
 nbfft_status nbfft_options_create(nbfft_options* options);
 nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = NULL; NULL ok */
-/* Keys and values as on nbfft-sine's command line:
- *   precision        double | single          transform  r2c | c2c
- *   norm             backward (default: backward scaled by 1/N) | none | forward | ortho
- *   proc_grid        "M1xM2" ("0x0": nbfft chooses)
- *   transport        sets row_transport and col_transport: a preset ("blocking", "thread",
- *   row_transport    ...) or ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread")
- *   col_transport
- *   effort           estimate | measure | patient | exhaustive
- *   progress_chunks  integer >= 0           col_chunk_planes  integer >= 0
- *   col_depth        integer >= 0           col_kernel  replace | standard | overlap |
- *                                                       oneplane | allplanes (seed 002)
- *   fields_in_flight integer >= 1: workspaces for the multi-field pipeline (2 pipelines)
- *   allow_empty      true | false
- *   lean_workspace   true | false: workspace of about 1x the local data, in-place only
- *   pipeline_row     true | false: pencils' forward_many also pipelines the ROW exchange
- * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the accepted words. */
+/* Keys and values come from nbfft's one option table (docs/fft.md "Options" lists every
+ * key, its values and default; nbfft_options_key walks it). The same keys are Python's
+ * keyword arguments, the Fortran keys and nbfft-sine's --words ('_' or '-' alike), e.g.
+ *   precision double|single   norm backward|none|forward|ortho   proc_grid auto|M1xM2
+ *   transport PRESET|ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread"; sets both exchanges)
+ *   fields_in_flight 1..64    lean_workspace true|false ...
+ * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the key, the value and what is
+ * allowed. */
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);
+/* The value of one key as text that nbfft_options_set accepts, NUL-terminated and cut to
+ * size bytes; *needed (may be NULL) gets the full length + 1. options may be NULL
+ * (defaults). The shorthand `transport` reads "mixed" when the two exchanges differ. */
+nbfft_status nbfft_options_get(nbfft_options options, const char* key, char* buffer, size_t size, size_t* needed);
+/* The i-th key of the table (0, 1, ...), its one-line description and a valid value other
+ * than its default; NULL past the end. */
+const char* nbfft_options_key(int i);
+const char* nbfft_options_doc(int i);
+const char* nbfft_options_example(int i);
 /* The options as one line ("precision=double transform=r2c ..."), NUL-terminated and cut to
  * size bytes; *needed (may be NULL) gets the full length + 1. */
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed);

@@ -21,9 +21,47 @@ _DTYPES = {
 _COMPLEX = {"double": np.dtype(np.complex128), "single": np.dtype(np.complex64)}
 _REAL = {"double": np.dtype(np.float64), "single": np.dtype(np.float32)}
 _NORMS = {"backward": "backward", "forward": "forward", "ortho": "ortho", None: "none", "none": "none"}
-_EFFORTS = ("estimate", "measure", "patient", "exhaustive")
+_ROWS = {r["key"]: r for r in _core.option_rows()}  # the option table (fft/option_table.hpp)
+# Keys that Plan takes as named parameters (numpy-style spellings); every other key of the
+# table is a keyword argument of the same name.
+_NAMED = ("transform", "transport", "row_transport", "col_transport", "norm")
 _THREAD_NAMES = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "MPI_THREAD_FUNNELED",
                  MPI.THREAD_SERIALIZED: "MPI_THREAD_SERIALIZED", MPI.THREAD_MULTIPLE: "MPI_THREAD_MULTIPLE"}
+
+
+def option_rows():
+    """The plan options, one dict per row of nbfft's option table: ``key``, ``type`` ('choice',
+    'int', 'bool', 'grid', 'transport'), ``allowed``, ``doc``, ``default``, ``agreed`` (ranks
+    must pass the same value), ``tuned`` (the tuner chooses it), ``shorthand`` (sets other rows).
+    The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
+    keys and nbfft-sine's ``--words``."""
+    return [dict(r) for r in _ROWS.values()]
+
+
+def option_keys():
+    """The keys of :func:`option_rows`, in the table's order."""
+    return list(_ROWS)
+
+
+def _option_text(what, key, value):
+    """A keyword argument's value as the option table's word, type-checked as Python sees it."""
+    row = _ROWS[key]
+    kind = row["type"]
+    if kind == "int":
+        return str(_count(what, key, value, row["lo"], row["hi"]))
+    if kind == "bool":
+        return "true" if _flag(what, key, value) else "false"
+    if kind == "grid" and not isinstance(value, str):
+        try:
+            m1, m2 = (operator.index(g) for g in value)
+        except (TypeError, ValueError):
+            raise InvalidArgument("{}: {} must be (m1, m2) or a string such as '2x4', got {!r}".format(
+                what, key, value)) from None
+        return "{}x{}".format(m1, m2)
+    if not isinstance(value, str):
+        raise ArgumentTypeError("{}: {} must be a str ({}), got {!r}".format(what, key, row["allowed"], value))
+    _core.check_option(key, value)
+    return value
 
 
 def aligned_empty(shape, dtype, alignment=ALIGNMENT):
@@ -128,12 +166,27 @@ class Box:
         return "Box({} [{}] of {}, shape {})".format(idx, sl, self.global_shape, self.shape)
 
 
+def _same_option(key, a, b):
+    """Whether two words of an option mean the same value (read back through the table)."""
+    return _core.option_value(key, a) == _core.option_value(key, b)
+
+
 class Options:
-    """The resolved options of a plan; prints like the C++ ``Options`` (``operator<<``)."""
+    """The resolved options of a plan: an attribute per key of nbfft's option table
+    (``nbfft.option_keys()``; ``proc_grid`` is resolved, also as ``m1``, ``m2``); prints like
+    the C++ ``Options`` (``operator<<``)."""
 
     def __init__(self, fields, text):
         self.__dict__.update(fields)
         self._text = text
+
+    @property
+    def m1(self):
+        return int(self.proc_grid.split("x")[0]) if "x" in self.proc_grid else 0
+
+    @property
+    def m2(self):
+        return int(self.proc_grid.split("x")[1]) if "x" in self.proc_grid else 0
 
     def as_dict(self):
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
@@ -191,12 +244,12 @@ def _array_problem(what, name, a, shape, dtype, writable, space, axes=None):
     return None
 
 
-def _count(what, name, value, least):
-    """value as an int >= least, or raises ArgumentTypeError / InvalidArgument."""
+def _count(what, name, value, least, most=_INT_MAX):
+    """value as an int in [least, most], or raises ArgumentTypeError / InvalidArgument."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError("{}: {} must be an int, got {!r}".format(what, name, value))
-    if not least <= value <= _INT_MAX:  # the C++ option is an int
-        raise InvalidArgument("{}: {} must be in [{}, {}], got {}".format(what, name, least, _INT_MAX, value))
+    if not least <= value <= most:  # the C++ option is an int
+        raise InvalidArgument("{}: {} must be in [{}, {}], got {}".format(what, name, least, most, value))
     return int(value)
 
 
@@ -235,20 +288,19 @@ class Plan:
         Override ``transport`` for the ROW (y) or COL (z) exchange.
     norm : {'backward', 'forward', 'ortho', None}
         numpy.fft's scaling conventions; None scales neither direction (FFTW's).
-    effort : {'estimate', 'measure', 'patient', 'exhaustive'}
-        FFTW planner effort.
-    fields_in_flight : int
-        Fields ``forward_many``/``backward_many`` keep in flight: the plan holds one
-        workspace per field in flight; 2 overlaps each field's exchange with its
-        neighbours' FFTs (seed 000 Fig. 4), 1 (the default) keeps memory lean.
-    lean_workspace : bool
-        A workspace of about the local data instead of 1.5-3x it; every transform must
-        then run in place (``empty_inplace``), an out-of-place call raises InvalidArgument.
-        ``plan.lean_workspace`` says whether the plan could make it (docs/fft.md "Memory").
-    pipeline_row : bool
-        Pencils with fields in flight: pipeline the ROW exchange across fields too.
-    allow_empty, progress_chunks, col_chunk_planes, col_kernel
-        Advanced options of the C++ ``nbfft::fft::Options`` (docs/fft.md).
+    **options
+        Every other option of nbfft's table by its key (``nbfft.option_rows()`` lists them
+        with their values and defaults; docs/fft.md "Options"), e.g. ``effort`` (FFTW
+        planner effort: 'estimate', 'measure', 'patient', 'exhaustive'),
+        ``fields_in_flight`` (fields ``forward_many``/``backward_many`` keep in flight, a
+        workspace each: 2 overlaps each field's exchange with its neighbours' FFTs),
+        ``lean_workspace`` (a workspace of about the local data instead of 1.5-3x; every
+        transform must then run in place, ``empty_inplace``; ``plan.lean_workspace`` says
+        whether the plan could make it), ``pipeline_row``, ``allow_empty``,
+        ``progress_chunks``, ``col_chunk_planes``, ``col_depth``, ``col_kernel``.
+        ``precision`` may be given too and must then match ``dtype``; ``proc_grid`` ('2x4'
+        or (2, 4)) is ``grid`` by the table's name (both given must match). Ints and bools
+        are checked as such, the rest are the table's words.
 
     Notes
     -----
@@ -260,37 +312,42 @@ class Plan:
     """
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
-                 row_transport=None, col_transport=None, norm="backward", effort="measure", allow_empty=True,
-                 progress_chunks=0, col_chunk_planes=0, col_kernel="transport", fields_in_flight=1,
-                 lean_workspace=False, pipeline_row=False):
+                 row_transport=None, col_transport=None, norm="backward", **options):
         self._p = None
         problem = comm_problem(comm, "Plan")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])  # nothing to agree over
+        items = []
         try:
             problem = problem or self._check_args(comm, shape, dtype, transform, grid, transport, row_transport,
-                                                  col_transport, norm, effort)
+                                                  col_transport, norm)
             if problem is None:
-                allow_empty, lean_workspace, pipeline_row = (
-                    _flag("Plan", k, v) for k, v in (("allow_empty", allow_empty), ("lean_workspace", lean_workspace),
-                                                     ("pipeline_row", pipeline_row)))
-                progress_chunks = _count("Plan", "progress_chunks", progress_chunks, 0)
-                col_chunk_planes = _count("Plan", "col_chunk_planes", col_chunk_planes, 0)
-                fields_in_flight = _count("Plan", "fields_in_flight", fields_in_flight, 1)
-                if not isinstance(col_kernel, str):
-                    raise ArgumentTypeError("Plan: col_kernel must be a str, got {!r}".format(col_kernel))
-                if col_kernel != "transport":
-                    _core.parse_col_kernel(col_kernel)
+                items = [("precision", self._precision), ("transform", self._transform), ("norm", self._norm),
+                         ("proc_grid", "{}x{}".format(*self._grid)), ("row_transport", self._row),
+                         ("col_transport", self._col)]
+                for key, value in options.items():
+                    if key not in _ROWS or key in _NAMED:
+                        raise ArgumentTypeError("Plan: unexpected keyword argument {!r} (options: {})".format(
+                            key, ", ".join(_ROWS)))
+                    text = _option_text("Plan", key, value)
+                    if key == "proc_grid" and grid is None:  # the table's spelling of grid
+                        items[3] = (key, text)
+                        continue
+                    if key in ("precision", "proc_grid"):  # given by dtype and grid too: must match
+                        fixed = dict(items)[key]
+                        if not _same_option(key, text, fixed):
+                            raise InvalidArgument("Plan: {}={!r} contradicts {} ({})".format(
+                                key, value, "dtype" if key == "precision" else "grid", fixed))
+                        continue
+                    items.append((key, text))
+                for key, text in items[:6]:  # the named parameters' words, in the table's range
+                    _core.check_option(key, text)
         except Error as e:
             problem = (type(e) if type(e) in (InvalidArgument, ArgumentTypeError, Unavailable) else InvalidArgument,
                        e.message)
         agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
         nz, ny, nx = self._shape
-        m1, m2 = self._grid
-        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), self._precision, self._transform, self._norm, m1, m2,
-                             self._row, self._col, effort, bool(allow_empty), int(progress_chunks),
-                             int(col_chunk_planes), str(col_kernel), int(fields_in_flight), bool(lean_workspace),
-                             bool(pipeline_row))
+        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), items)
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
@@ -300,7 +357,7 @@ class Plan:
         self._xc = xc
         self._boxes = None  # every rank's (input_box, output_box), gathered on first use
 
-    def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm, effort):
+    def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm):
         try:
             shape = tuple(operator.index(s) for s in shape)  # 4.5 is an error, not 4
         except TypeError:
@@ -338,8 +395,6 @@ class Plan:
         if not (norm is None or isinstance(norm, str)) or norm not in _NORMS:  # a list is unhashable
             return InvalidArgument, "Plan: norm must be 'backward', 'forward', 'ortho' or None, got {!r}".format(norm)
         self._norm = _NORMS[norm]
-        if not isinstance(effort, str) or effort not in _EFFORTS:
-            return InvalidArgument, "Plan: effort must be one of {}, got {!r}".format(", ".join(_EFFORTS), effort)
         for name, t in (("transport", transport), ("row_transport", row), ("col_transport", col)):
             if not (isinstance(t, str) or (t is None and name != "transport")):
                 return ArgumentTypeError, "Plan: {} must be a str, got {!r}".format(name, t)

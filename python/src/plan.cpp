@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include "nbfft/coll/engine.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/plan.hpp"
 
 #include <nanobind/ndarray.h>
@@ -105,29 +106,33 @@ class PyPlan {
   MPI_Comm check_ = MPI_COMM_NULL;  // the argument agreement's own communicator
 };
 
-fft::Options make_options(const std::string& precision, const std::string& transform, const std::string& norm,
-                          int m1, int m2, const std::string& row, const std::string& col, const std::string& effort,
-                          bool allow_empty, int progress_chunks, int col_chunk_planes,
-                          const std::string& col_kernel, int fields_in_flight, bool lean_workspace,
-                          bool pipeline_row) {
+// Options from (key, value) words of the option table, applied in order (a shorthand such
+// as col_kernel after the rows it sets).
+fft::Options make_options(const std::vector<std::pair<std::string, std::string>>& items) {
   fft::Options o;
-  o.precision = fft::parse_precision(precision);
-  o.transform = fft::parse_transform(transform);
-  o.norm = fft::parse_norm(norm);
-  o.m1 = m1;
-  o.m2 = m2;
-  o.row_transport = coll::Transport::parse(row);
-  o.col_transport = coll::Transport::parse(col);
-  o.effort = fft::parse_effort(effort);
-  o.allow_empty = allow_empty;
-  o.progress_chunks = progress_chunks;
-  o.col_chunk_planes = col_chunk_planes;
-  // Seed 002's kernels set col_transport, col_chunk_planes and col_depth together.
-  if (col_kernel != "transport") o.col_kernel(col_kernel);
-  o.fields_in_flight = fields_in_flight;
-  o.lean_workspace = lean_workspace;
-  o.pipeline_row = pipeline_row;
+  for (const auto& [k, v] : items) fft::set_option(o, k, v);
   return o;
+}
+
+// A row's value as Python sees it: an int or bool row as int or bool, the rest as str.
+nb::object option_value(const fft::OptionRow& r, const fft::Options& o) {
+  const std::string v = r.get(o);
+  if (r.type == fft::OptionType::Int) return nb::int_(std::stol(v));
+  if (r.type == fft::OptionType::Bool) return nb::bool_(v == "true");
+  return nb::str(v.c_str());
+}
+
+// A word of row r (its example) as Python sees it.
+nb::object option_value_text(const fft::OptionRow& r, const char* word) {
+  fft::Options o;
+  fft::set_option(o, r.key, word);
+  return option_value(r, o);
+}
+
+nb::dict options_dict(const fft::Options& o) {
+  nb::dict d;
+  for (const auto& r : fft::option_rows()) d[r.key] = option_value(r, o);
+  return d;
 }
 
 }  // namespace
@@ -137,21 +142,13 @@ void bind_plan(nb::module_& m) {
   nb::class_<PyPlan>(m, "Plan")
       .def(
           "__init__",
-          [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n, const std::string& precision,
-             const std::string& transform, const std::string& norm, int m1, int m2, const std::string& row,
-             const std::string& col, const std::string& effort, bool allow_empty, int progress_chunks,
-             int col_chunk_planes, const std::string& col_kernel, int fields_in_flight, bool lean_workspace,
-             bool pipeline_row) {
+          [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n,
+             const std::vector<std::pair<std::string, std::string>>& options) {
             // Options are parsed on every rank before the collective constructor; the
             // Python layer has already agreed that every rank's words are valid.
-            const fft::Options o = make_options(precision, transform, norm, m1, m2, row, col, effort, allow_empty,
-                                                progress_chunks, col_chunk_planes, col_kernel, fields_in_flight,
-                                                lean_workspace, pipeline_row);
-            new (self) PyPlan(handle, n, o);
+            new (self) PyPlan(handle, n, make_options(options));
           },
-          "comm_handle"_a, "n"_a, "precision"_a, "transform"_a, "norm"_a, "m1"_a, "m2"_a, "row_transport"_a,
-          "col_transport"_a, "effort"_a, "allow_empty"_a, "progress_chunks"_a, "col_chunk_planes"_a,
-          "col_kernel"_a, "fields_in_flight"_a, "lean_workspace"_a, "pipeline_row"_a)
+          "comm_handle"_a, "n"_a, "options"_a)
       .def("close", &PyPlan::close)
       .def_prop_ro("closed", &PyPlan::closed)
       .def("agree", &PyPlan::agree, "kind"_a, "message"_a)
@@ -187,24 +184,48 @@ void bind_plan(nb::module_& m) {
       .def_prop_ro("m1", [](const PyPlan& p) { return p.plan().m1(); })
       .def_prop_ro("m2", [](const PyPlan& p) { return p.plan().m2(); })
       .def_prop_ro("options_str", &PyPlan::options_str)
-      .def_prop_ro("options", [](const PyPlan& p) {
-        const fft::Options& o = p.plan().options();
-        nb::dict d;
-        d["precision"] = fft::name(o.precision);
-        d["transform"] = fft::name(o.transform);
-        d["norm"] = fft::name(o.norm);
-        d["m1"] = o.m1;
-        d["m2"] = o.m2;
-        d["row_transport"] = o.row_transport.str();
-        d["col_transport"] = o.col_transport.str();
-        d["effort"] = fft::name(o.effort);
-        d["allow_empty"] = o.allow_empty;
-        d["progress_chunks"] = o.progress_chunks;
-        d["col_chunk_planes"] = o.col_chunk_planes;
-        d["col_depth"] = o.col_depth;
-        d["fields_in_flight"] = o.fields_in_flight;
-        return d;
-      });
+      .def_prop_ro("options", [](const PyPlan& p) { return options_dict(p.plan().options()); });
+
+  // The option table (fft/option_table.hpp), so that Python's keyword arguments and
+  // plan.options follow it without a Python edit per option.
+  m.def("option_rows", [] {
+    nb::list rows;
+    const fft::Options defaults;
+    for (const auto& r : fft::option_rows()) {
+      nb::dict d;
+      d["key"] = r.key;
+      d["type"] = fft::name(r.type);
+      d["allowed"] = r.allowed;
+      d["doc"] = r.doc;
+      d["agreed"] = r.agreed;
+      d["tuned"] = r.tuned;
+      d["shorthand"] = r.shorthand;
+      d["lo"] = r.lo;
+      d["hi"] = r.hi;
+      d["aliases"] = r.aliases;
+      d["example"] = option_value_text(r, r.example);
+      d["default"] = option_value(r, defaults);
+      rows.append(d);
+    }
+    return rows;
+  });
+  // Parses value for key on default options: raises the table's InvalidArgument or passes.
+  m.def(
+      "check_option",
+      [](const std::string& key, const std::string& value) {
+        fft::Options o;
+        fft::set_option(o, key, value);
+      },
+      "key"_a, "value"_a);
+  // The word the table reads back after setting value (its canonical spelling).
+  m.def(
+      "option_value",
+      [](const std::string& key, const std::string& value) {
+        fft::Options o;
+        fft::set_option(o, key, value);
+        return fft::get_option(o, key);
+      },
+      "key"_a, "value"_a);
 }
 
 }  // namespace nbfft::py

@@ -245,7 +245,7 @@ def test_bad_option_on_one_rank(comm, kwargs, kind, words):
 @pytest.mark.parametrize("field, kwargs", [
     ("norm", dict(norm="ortho")), ("precision", dict(dtype=np.float32)), ("transform", dict(dtype=np.complex128)),
     ("fields_in_flight", dict(fields_in_flight=2)), ("lean_workspace", dict(lean_workspace=True)),
-    ("process grid", dict(grid=(1, P))),
+    ("proc_grid", dict(grid=(1, P))),
 ])
 def test_ranks_disagree_on_options(comm, field, kwargs):
     args = dict(effort="estimate", grid=(P, 1))

@@ -7,7 +7,8 @@ program fortran_test
   implicit none
   integer, parameter :: dp = kind(1d0)
   type(nbfft_plan) :: plan, none
-  type(nbfft_options) :: opts
+  type(nbfft_options) :: opts, probe
+  character(len=:), allocatable :: key, value, again
   integer :: ierr, rank, size, lo(3), hi(3), lo2(3), hi2(3), order(3), st, failures, total, i, j, l
   real(dp), allocatable :: u(:,:,:), v(:,:,:), g(:,:,:)
   complex(dp), allocatable :: uh(:,:,:)
@@ -23,6 +24,25 @@ program fortran_test
   call nbfft_options_set(opts, "precision", "quad", status=st)
   call expect(st == NBFFT_INVALID_ARGUMENT, "bad option value gives NBFFT_INVALID_ARGUMENT")
   call expect(len(nbfft_last_error()) > 0, "the last error has a message")
+  ! Every key of the option table reads back what is set (the same table as C's).
+  call nbfft_options_create(probe)
+  i = 1
+  do
+    key = nbfft_options_key(i)
+    if (len(key) == 0) exit
+    call nbfft_options_get(probe, key, value)
+    call nbfft_options_set(probe, key, value)
+    call nbfft_options_get(probe, key, again)
+    call expect(value == again .and. len(value) > 0, "option " // key // " round trip: " // value // " / " // again)
+    i = i + 1
+  end do
+  call expect(i > 16, "the option table lists every key")
+  call nbfft_options_set(probe, "fields_in_flight", "3")
+  call nbfft_options_get(probe, "fields_in_flight", value)
+  call expect(value == "3", "fields_in_flight set through Fortran reads back 3")
+  call nbfft_options_get(probe, "no_such_key", value, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT .and. len(value) == 0, "unknown key in nbfft_options_get")
+  call nbfft_options_destroy(probe)
   call nbfft_box(none, NBFFT_LAYOUT_INPUT, lo, hi, status=st)
   call expect(st == NBFFT_INVALID_STATE, "a plan never created gives NBFFT_INVALID_STATE")
   call expect(nbfft_status_string(NBFFT_RANKS_DISAGREE) == "ranks disagree", "status string")

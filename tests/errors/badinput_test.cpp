@@ -553,7 +553,7 @@ TEST(TuneFiles, GarbageEntryForThisKey) {
     std::ifstream in(path, std::ios::binary);
     std::string first;
     std::getline(in, first);
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << first << "\n" << key << "\tm1=banana\n";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << first << "\n" << key << "\tproc_grid=banana\n";
   }
   MPI_Barrier(MPI_COMM_WORLD);
   forget_tuning();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace nbfft::fft::test {
@@ -99,6 +100,25 @@ TEST(Tune, ChoosesTheFastestMeasuredCandidateAndItIsCorrect) {
     EXPECT_EQ(runoff, 0);
   }
   EXPECT_LT(round_trip_error(plan, n), 1e-12);
+}
+
+// The option table's `tuned` flag is what the wisdom stores and what the wisdom key leaves
+// out: a trial that changed a row not marked tuned would be remembered wrongly.
+TEST(Tune, TrialsChangeOnlyTheRowsTheOptionTableMarksTuned) {
+  forget_tuning();
+  Options base = quick();
+  base.norm = Norm::Ortho;
+  base.allow_empty = false;
+  const TuneReport r = tune(MPI_COMM_WORLD, {16, 12, 10}, base, fast(2));
+  auto fixed = [](const Options& o) { return option_values(o, [](const OptionRow& row) { return !row.tuned; }); };
+  ASSERT_FALSE(r.trials.empty());
+  for (const auto& t : r.trials) EXPECT_EQ(fixed(t.options), fixed(base)) << t.step;
+  EXPECT_EQ(fixed(r.chosen), fixed(base));
+  // Every row the tuner chooses is in the key=value text it stores.
+  std::ostringstream report;
+  report << r;
+  for (const auto& row : option_rows())
+    if (row.tuned) EXPECT_NE(report.str().find(row.key), std::string::npos) << row.key;
 }
 
 TEST(Tune, SameKeyIsAnsweredFromMemoryWithoutTrials) {

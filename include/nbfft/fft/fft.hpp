@@ -3,6 +3,7 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/timings.hpp"

@@ -1,0 +1,244 @@
+// The option table (include/nbfft/fft/option_table.hpp): one row per plan option.
+#include "nbfft/fft/option_table.hpp"
+
+#include "nbfft/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+#include <tuple>
+
+namespace nbfft::fft {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+// Integer text in [lo, hi] (whole string, no sign tricks beyond a leading '-').
+bool int_in(std::string_view v, long lo, long hi, long* out) {
+  const std::string s(v);
+  if (s.empty() || s.size() > 20) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  if (x < lo || x > hi) return false;
+  if (out) *out = x;
+  return true;
+}
+
+// true/false and the usual synonyms; -1 for anything else.
+int bool_word(std::string_view v) {
+  const std::string l = lower(v);
+  if (l == "true" || l == "1" || l == "yes" || l == "on") return 1;
+  if (l == "false" || l == "0" || l == "no" || l == "off") return 0;
+  return -1;
+}
+
+int to_int(std::string_view v) { return static_cast<int>(std::strtol(std::string(v).c_str(), nullptr, 10)); }
+bool to_bool(std::string_view v) { return bool_word(v) == 1; }
+std::string bool_str(bool b) { return b ? "true" : "false"; }
+
+// "auto" (or "0x0") lets the plan choose; "M1xM2" with entries >= 0, a 0 derived from the
+// other entry (Options::m1, m2).
+std::pair<int, int> grid_of(std::string_view v) {
+  const std::string l = lower(v);
+  if (l == "auto") return {0, 0};
+  const auto x = l.find('x');
+  long a = 0, b = 0;
+  if (x == std::string::npos || !int_in(std::string_view(l).substr(0, x), 0, 1 << 20, &a) ||
+      !int_in(std::string_view(l).substr(x + 1), 0, 1 << 20, &b))
+    throw Error("not a process grid (auto, or M1xM2 with integers >= 0, e.g. 2x4)");
+  return {static_cast<int>(a), static_cast<int>(b)};
+}
+
+std::string grid_str(const Options& o) {
+  if (!o.m1 && !o.m2) return "auto";
+  return std::to_string(o.m1) + "x" + std::to_string(o.m2);
+}
+
+// The seed 002 kernel the COL settings spell, or "transport" (col_transport as given).
+std::string kernel_of(const Options& o) {
+  for (const auto& k : col_kernels())
+    if (o.col_transport.label == k.name &&
+        (k.per_plane ? o.col_chunk_planes >= 1 && o.col_depth == 1 : o.col_chunk_planes == 0 && o.col_depth == 0))
+      return k.name;
+  return "transport";
+}
+
+std::string choices_of_kernels() {
+  std::string s = "transport";
+  for (const auto& k : col_kernels()) s += std::string("|") + k.name;
+  return s;
+}
+
+constexpr long kIntMax = INT_MAX;
+
+// Columns: key, type, allowed, doc, agreed, tuned, shorthand, lo, hi, aliases, example, get, set.
+std::vector<OptionRow> make_rows() {
+  using T = OptionType;
+  static const std::string kernels = choices_of_kernels();
+  return {
+      {"precision", T::Choice, "double|single", "floating-point precision of the data", true, false, false, 0, 0, "",
+       "single", [](const Options& o) -> std::string { return name(o.precision); },
+       [](Options& o, std::string_view v) { o.precision = parse_precision(v); }},
+      {"transform", T::Choice, "r2c|c2c", "r2c: forward real-to-complex, backward complex-to-real; c2c: complex both ways",
+       true, false, false, 0, 0, "", "c2c", [](const Options& o) -> std::string { return name(o.transform); },
+       [](Options& o, std::string_view v) { o.transform = parse_transform(v); }},
+      {"norm", T::Choice, "backward|none|forward|ortho",
+       "scaling as numpy.fft's norm (backward: backward scaled by 1/N, the default); none: neither (FFTW)", true,
+       false, false, 0, 0, "", "ortho", [](const Options& o) -> std::string { return name(o.norm); },
+       [](Options& o, std::string_view v) { o.norm = parse_norm(v); }},
+      {"proc_grid", T::Grid, "auto|M1xM2",
+       "process grid: M1 ranks split y of the input, M2 split z; auto: slabs when they fit, else the squarest; "
+       "a 0 is derived from the other",
+       true, true, false, 0, 0, "", "2x3", [](const Options& o) { return grid_str(o); },
+       [](Options& o, std::string_view v) { std::tie(o.m1, o.m2) = grid_of(v); }},
+      {"row_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE",
+       "how the ROW (y) exchange moves data: a preset (blocking, native, caller, thread, rma) or e.g. "
+       "pairwise:4@thread",
+       true, true, false, 0, 0, "", "pairwise:4@caller", [](const Options& o) { return o.row_transport.str(); },
+       [](Options& o, std::string_view v) { o.row_transport = coll::Transport::parse(v); }},
+      {"col_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE", "how the COL (z) exchange moves data", true,
+       true, false, 0, 0, "", "linear@caller", [](const Options& o) { return o.col_transport.str(); },
+       [](Options& o, std::string_view v) { o.col_transport = coll::Transport::parse(v); }},
+      {"transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE|mixed",
+       "shorthand: sets row_transport and col_transport; reads mixed when they differ (setting mixed leaves them)",
+       false, false, true, 0, 0,
+       "", "pairwise:2@caller",
+       [](const Options& o) -> std::string {
+         return o.row_transport.str() == o.col_transport.str() ? o.row_transport.str() : "mixed";
+       },
+       [](Options& o, std::string_view v) {
+         if (lower(v) != "mixed") o.transport(v);
+       }},
+      {"col_kernel", T::Choice, kernels.c_str(),
+       "shorthand: one of seed 002's COL exchanges (sets col_transport, col_chunk_planes, col_depth); transport: "
+       "leave them",
+       false, false, true, 0, 0, "", "overlap", [](const Options& o) { return kernel_of(o); },
+       [](Options& o, std::string_view v) {
+         if (lower(v) != "transport") o.col_kernel(v);
+       }},
+      {"effort", T::Choice, "measure|estimate|patient|exhaustive", "FFTW planner effort (kept by FFTW wisdom)", false,
+       false, false, 0, 0, "", "estimate", [](const Options& o) -> std::string { return name(o.effort); },
+       [](Options& o, std::string_view v) { o.effort = parse_effort(v); }},
+      {"allow_empty", T::Bool, "true|false", "let process grids leave some ranks without points", true, false, false,
+       0, 0, "", "false", [](const Options& o) { return bool_str(o.allow_empty); },
+       [](Options& o, std::string_view v) { o.allow_empty = to_bool(v); }},
+      {"progress_chunks", T::Int, "0..2147483647",
+       "caller-progress calls per stage while an exchange is in flight (0: 64)", true, true, false, 0, kIntMax, "",
+       "7", [](const Options& o) { return std::to_string(o.progress_chunks); },
+       [](Options& o, std::string_view v) { o.progress_chunks = to_int(v); }},
+      {"col_chunk_planes", T::Int, "0..2147483647",
+       "plane-pipelined COL exchange in chunks of this many planes (0: one bulk exchange)", true, true, false, 0,
+       kIntMax, "chunk_planes", "3", [](const Options& o) { return std::to_string(o.col_chunk_planes); },
+       [](Options& o, std::string_view v) { o.col_chunk_planes = to_int(v); }},
+      {"col_depth", T::Int, "0..2147483647", "COL chunks in flight at once (0: all of them)", true, true, false, 0,
+       kIntMax, "", "2", [](const Options& o) { return std::to_string(o.col_depth); },
+       [](Options& o, std::string_view v) { o.col_depth = to_int(v); }},
+      {"fields_in_flight", T::Int, "1..64",
+       "fields forward_many/backward_many pipeline (a workspace each; 2 overlaps each field's exchange)", true, true,
+       false, 1, 64, "", "2", [](const Options& o) { return std::to_string(o.fields_in_flight); },
+       [](Options& o, std::string_view v) { o.fields_in_flight = to_int(v); }},
+      {"lean_workspace", T::Bool, "true|false",
+       "plan buffers of about 1x the local data instead of 2-3x; transforms then run in place only", true, false,
+       false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.lean_workspace); },
+       [](Options& o, std::string_view v) { o.lean_workspace = to_bool(v); }},
+      {"pipeline_row", T::Bool, "true|false", "pencils with fields in flight also pipeline the ROW exchange", true,
+       true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.pipeline_row); },
+       [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }},
+  };
+}
+
+bool spelled(std::string_view want, const OptionRow& r) {
+  if (want == r.key) return true;
+  std::istringstream is(r.aliases);
+  std::string a;
+  while (std::getline(is, a, ','))
+    if (!a.empty() && want == a) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* name(OptionType t) {
+  switch (t) {
+    case OptionType::Choice: return "choice";
+    case OptionType::Int: return "int";
+    case OptionType::Bool: return "bool";
+    case OptionType::Grid: return "grid";
+    case OptionType::Transport: return "transport";
+  }
+  return "?";
+}
+
+const std::vector<OptionRow>& option_rows() {
+  static const std::vector<OptionRow> rows = make_rows();
+  return rows;
+}
+
+const OptionRow* find_option_row(std::string_view key) {
+  std::string k = lower(key);
+  std::replace(k.begin(), k.end(), '-', '_');
+  for (const auto& r : option_rows())
+    if (spelled(k, r)) return &r;
+  return nullptr;
+}
+
+const OptionRow& option_row(std::string_view key) {
+  if (const OptionRow* r = find_option_row(key)) return *r;
+  std::string keys;
+  for (const auto& r : option_rows()) keys += std::string(keys.empty() ? "" : ", ") + r.key;
+  throw Error("unknown option '" + std::string(key) + "' (use " + keys + ")");
+}
+
+void set_option(Options& o, std::string_view key, std::string_view value) {
+  const OptionRow& r = option_row(key);
+  const std::string v(value);
+  auto bad = [&](const std::string& why) {
+    return Error("option " + std::string(r.key) + ": '" + v + "' " + why + " (allowed: " + r.allowed + ")");
+  };
+  if (r.type == OptionType::Int && !int_in(v, r.lo, r.hi, nullptr))
+    throw bad("is not an integer in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]");
+  if (r.type == OptionType::Bool && bool_word(v) < 0) throw bad("is not true or false");
+  try {
+    r.set(o, v);
+  } catch (const Error& e) {
+    throw Error("option " + std::string(r.key) + ": " + e.message() + " (allowed: " + r.allowed + ")", e.code());
+  }
+}
+
+std::string get_option(const Options& o, std::string_view key) { return option_row(key).get(o); }
+
+std::vector<std::pair<std::string, std::string>> option_values(const Options& o, bool (*keep)(const OptionRow&)) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : option_rows())
+    if (!r.shorthand && (!keep || keep(r))) out.emplace_back(r.key, r.get(o));
+  return out;
+}
+
+std::string options_markdown() {
+  const Options defaults;
+  std::ostringstream s;
+  s << "| key | type | values | default | ranks agree | tuner | meaning |\n";
+  s << "|---|---|---|---|---|---|---|\n";
+  for (const auto& r : option_rows()) {
+    std::string allowed = r.allowed;
+    std::string esc;
+    for (char c : allowed) esc += c == '|' ? std::string("\\|") : std::string(1, c);
+    s << "| `" << r.key << "` | " << name(r.type) << " | " << esc << " | `" << r.get(defaults) << "` | "
+      << (r.agreed ? "yes" : "no") << " | " << (r.tuned ? "searches" : "-") << " | " << r.doc;
+    if (*r.aliases) s << " (also spelled `" << r.aliases << "`)";
+    s << " |\n";
+  }
+  return s.str();
+}
+
+}  // namespace nbfft::fft

@@ -1,0 +1,69 @@
+// The option table: one row per plan option, read by every front end.
+//
+// Each row is a key (the one spelling everywhere: the C key, the Python keyword, the
+// Fortran key and nbfft-sine's --word with '_' written '-'), its documentation, its type and
+// allowed values, a getter (the value as text) and a parsing setter (text -> value, an
+// InvalidArgument naming the key, the value and what is allowed), and whether ranks must
+// agree on it and whether the tuner chooses it. Printing, rank agreement, the tuner's
+// wisdom, the C setter/getter, the Fortran setter/getter, nbfft-sine and Python's keyword
+// arguments and `plan.options` all walk this table (as coll/'s algorithm registry is walked
+// by the CLI, the tests and docs/algorithms.md), so a new option is one row here plus the
+// code that uses it. docs/fft.md carries the table, checked by the docs.options test.
+//
+// The table is read at plan time only; transforms never look at it.
+#pragma once
+
+#include "nbfft/fft/options.hpp"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nbfft::fft {
+
+enum class OptionType { Choice, Int, Bool, Grid, Transport };
+const char* name(OptionType t);  // "choice", "int", "bool", "grid", "transport"
+
+struct OptionRow {
+  const char* key;
+  OptionType type;
+  const char* allowed;  // the values as shown to users: "double|single", "0..2147483647"
+  const char* doc;      // one line
+  // Rank agreement: every rank must pass the same value (checked when a plan is made).
+  bool agreed;
+  // The tuner chooses it (fft/tune.hpp); the chosen value is stored in tuning wisdom. The
+  // rows it does not choose are part of the wisdom key.
+  bool tuned;
+  // A shorthand sets other rows (`transport` sets both transports, `col_kernel` three
+  // fields): it is not printed, agreed or stored itself, the rows it sets are.
+  bool shorthand;
+  long lo, hi;           // the range of an Int row
+  const char* aliases;   // other accepted spellings, comma-separated ("" = none)
+  // A valid value other than the default: the front ends' tests set every row to it and
+  // read it back, so a new row is tested in every language without a test edit.
+  const char* example;
+  std::string (*get)(const Options&);
+  void (*set)(Options&, std::string_view value);  // `value` is already known to be in range
+};
+
+// Every row, in the order printed.
+const std::vector<OptionRow>& option_rows();
+
+// The row of `key` ('-' reads as '_', aliases accepted), or nullptr.
+const OptionRow* find_option_row(std::string_view key);
+// The row of `key`; throws InvalidArgument listing every key when there is none.
+const OptionRow& option_row(std::string_view key);
+
+// Parses and sets; throws InvalidArgument "option KEY: 'VALUE' is not ... (allowed: ...)".
+void set_option(Options& o, std::string_view key, std::string_view value);
+std::string get_option(const Options& o, std::string_view key);
+
+// (key, value) of every row that is not a shorthand: what operator<< prints and, filtered
+// by a row's flag, what ranks agree on and what tuning wisdom stores.
+std::vector<std::pair<std::string, std::string>> option_values(const Options& o, bool (*keep)(const OptionRow&));
+
+// The docs/fft.md table (markdown; scripts/check-docs.sh compares it).
+std::string options_markdown();
+
+}  // namespace nbfft::fft

@@ -1,0 +1,86 @@
+"""Python's face of nbfft's option table: Plan takes every key of the table (as a named
+parameter or a keyword argument of the same name), and ``plan.options`` has every key. A new
+row of the table that Python spelled differently, or lost, fails here."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import nbfft
+from conftest import all_ranks, raises_everywhere
+
+SHAPE = (6, 8, 10)
+ROWS = {r["key"]: r for r in nbfft.option_rows()}
+
+
+def test_every_row_is_described():
+    assert nbfft.option_keys() == list(ROWS)
+    assert len(ROWS) >= 16
+    for r in ROWS.values():
+        assert r["doc"] and r["allowed"] and r["type"] in ("choice", "int", "bool", "grid", "transport")
+        assert r["example"] != r["default"], r["key"]
+
+
+def test_plan_accepts_every_key_by_its_name():
+    params = inspect.signature(nbfft.Plan.__init__).parameters
+    assert any(p.kind == p.VAR_KEYWORD for p in params.values())
+    named = [k for k in nbfft.option_keys() if k in params]
+    assert set(named) == {"transform", "transport", "row_transport", "col_transport", "norm"}
+
+
+@pytest.mark.parametrize("key", list(ROWS))
+def test_each_key_reaches_the_plan(comm, key):
+    """Plan(..., key=example) makes a plan whose options read the example back under the key."""
+    value = ROWS[key]["example"]
+    kwargs = {"effort": "estimate", key: value}
+    dtype = np.float64
+    if key == "precision":
+        dtype = np.float32  # the dtype says it too, and the two must match
+    if key == "proc_grid":
+        value = "1x{}".format(comm.size)  # the example's 2x3 needs 6 ranks
+        kwargs[key] = value
+    with nbfft.Plan(comm, SHAPE, dtype, **kwargs) as plan:
+        o = plan.options
+        assert set(ROWS) <= set(o.as_dict()), "plan.options lacks a key of the table"
+        assert getattr(o, key) == value, (key, getattr(o, key), value)
+        assert "precision=" in str(o)
+
+
+def test_options_hold_every_row_with_python_types(comm):
+    with nbfft.Plan(comm, SHAPE, effort="estimate", lean_workspace=True, fields_in_flight=2) as plan:
+        o = plan.options
+        rows = {r["key"]: r for r in nbfft.option_rows()}
+        for key, value in o.as_dict().items():
+            kind = rows[key]["type"]
+            want = {"int": int, "bool": bool}.get(kind, str)
+            assert type(value) is want, (key, value)
+        assert o.lean_workspace is True and o.fields_in_flight == 2 and o.pipeline_row is False
+        assert o.m1 * o.m2 == comm.size
+
+
+def test_unknown_keyword_names_the_options(comm):
+    e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.Plan(comm, SHAPE, fields_inflight=2))
+    assert "fields_inflight" in e.message and "fields_in_flight" in e.message
+
+
+def test_bad_value_names_key_value_and_range(comm):
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.Plan(comm, SHAPE, fields_in_flight=65))
+    assert "fields_in_flight" in e.message and "65" in e.message and "64" in e.message
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.Plan(comm, SHAPE, effort="hard"))
+    assert "effort" in e.message and "'hard'" in e.message and "patient" in e.message
+
+
+def test_precision_and_proc_grid_must_match_dtype_and_grid(comm):
+    with nbfft.Plan(comm, SHAPE, np.float32, precision="single", effort="estimate") as plan:
+        assert plan.options.precision == "single"
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.Plan(comm, SHAPE, np.float32, precision="double"))
+    assert "precision" in e.message and "dtype" in e.message
+
+
+def test_defaults_are_the_tables(comm):
+    with nbfft.Plan(comm, SHAPE) as plan:
+        o = plan.options.as_dict()
+    for r in nbfft.option_rows():
+        if r["key"] not in ("proc_grid",):  # the plan resolves auto
+            assert all_ranks(o[r["key"]] == r["default"]), (r["key"], o[r["key"]], r["default"])
