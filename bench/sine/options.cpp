@@ -73,6 +73,7 @@ usage: mpirun -n P nbfft-sine [options]
                            grid, ranks, fields, MPI and host reuses it without trials
   --json FILE              write one JSON record per run to FILE (a JSON array)
   --help                   this text
+  --version                (alone) nbfft's version, MPI, FFTW, build options and transports
 
 Memory: "peak MiB" is each run's peak resident memory per rank (max over ranks): the RSS
 before any run plus how far the high-water mark rose while the run was planned (the
