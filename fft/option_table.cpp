@@ -49,14 +49,12 @@ std::string bool_str(bool b) { return b ? "true" : "false"; }
 // "auto" (or "0x0") lets the plan choose; "M1xM2" with entries >= 0, a 0 derived from the
 // other entry (Options::m1, m2).
 std::pair<int, int> grid_of(std::string_view v) {
-  const std::string l = lower(v);
-  if (l == "auto") return {0, 0};
-  const auto x = l.find('x');
-  long a = 0, b = 0;
-  if (x == std::string::npos || !int_in(std::string_view(l).substr(0, x), 0, 1 << 20, &a) ||
-      !int_in(std::string_view(l).substr(x + 1), 0, 1 << 20, &b))
+  if (lower(v) == "auto") return {0, 0};
+  try {
+    return parse_proc_grid(v, 0);  // the one M1xM2 parser (options.cpp), zeros allowed here
+  } catch (const Error&) {
     throw Error("not a process grid (auto, or M1xM2 with integers >= 0, e.g. 2x4)");
-  return {static_cast<int>(a), static_cast<int>(b)};
+  }
 }
 
 std::string grid_str(const Options& o) {

@@ -113,19 +113,23 @@ Effort parse_effort(std::string_view s) {
               "' (use estimate, measure, patient or exhaustive)");
 }
 
-std::pair<int, int> parse_proc_grid(std::string_view s) {
+std::pair<int, int> parse_proc_grid(std::string_view s, int least) {
   const std::string t(s);
   const auto x = t.find_first_of("xX");
   auto bad = [&]() {
-    return Error("bad process grid '" + t + "' (expected M1xM2 with positive integers, e.g. 2x4)");
+    return Error("bad process grid '" + t + "' (expected M1xM2 with " +
+                 (least > 0 ? std::string("positive integers") : "integers >= " + std::to_string(least)) +
+                 ", e.g. 2x4)");
   };
-  if (x == std::string::npos || x == 0 || x + 1 >= t.size()) throw bad();
+  if (x == std::string::npos || x == 0 || x + 1 >= t.size() || t.size() > 16) throw bad();
+  for (std::size_t i = 0; i < t.size(); ++i)  // digits only: no signs or spaces strtol would skip
+    if (i != x && !std::isdigit(static_cast<unsigned char>(t[i]))) throw bad();
   char* end = nullptr;
   const long a = std::strtol(t.c_str(), &end, 10);
   if (end != t.c_str() + x) throw bad();
   const long b = std::strtol(t.c_str() + x + 1, &end, 10);
   if (*end != '\0') throw bad();
-  if (a <= 0 || b <= 0 || a > 1 << 20 || b > 1 << 20) throw bad();
+  if (a < least || b < least || a > 1 << 20 || b > 1 << 20) throw bad();
   return {static_cast<int>(a), static_cast<int>(b)};
 }
 

@@ -76,6 +76,13 @@ TEST(Errors, UnknownTransportName) {
 TEST(Errors, BadWords) {
   expect_error([&] { parse_proc_grid("2by3"); }, "bad process grid '2by3'");
   expect_error([&] { parse_proc_grid("0x4"); }, "bad process grid");
+  // Digits only (strtol alone would skip a sign or spaces), and the plan option's form
+  // (least = 0: a 0 is derived) is the same parser.
+  expect_error([&] { parse_proc_grid("+2x4"); }, "bad process grid '+2x4'");
+  expect_error([&] { parse_proc_grid("2x 4"); }, "bad process grid '2x 4'");
+  expect_error([&] { parse_proc_grid("-1x4", 0); }, "integers >= 0");
+  EXPECT_EQ(parse_proc_grid("0x4", 0), std::make_pair(0, 4));
+  EXPECT_EQ(parse_proc_grid("3X2"), std::make_pair(3, 2));
   expect_error([&] { parse_precision("half"); }, "unknown precision 'half'");
   expect_error([&] { parse_transform("dct"); }, "unknown transform 'dct'");
   expect_error([&] { parse_norm("sqrt"); }, "unknown normalization 'sqrt'");

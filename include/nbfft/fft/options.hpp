@@ -124,7 +124,8 @@ Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
 Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
-// "M1xM2" -> {M1, M2}; throws on anything else.
-std::pair<int, int> parse_proc_grid(std::string_view s);
+// "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
+// the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
+std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);
 
 }  // namespace nbfft::fft
