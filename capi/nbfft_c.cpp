@@ -10,6 +10,7 @@
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "nbfft/fft/wisdom.hpp"
 
 #include <cstdint>
@@ -315,6 +316,54 @@ const char* nbfft_options_doc(int i) {
 const char* nbfft_options_example(int i) {
   const auto& rows = nbfft::fft::option_rows();
   return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? rows[static_cast<std::size_t>(i)].example : nullptr;
+}
+
+const char* nbfft_options_type(int i) {
+  const auto& rows = nbfft::fft::option_rows();
+  return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? nbfft::fft::name(rows[static_cast<std::size_t>(i)].type)
+                                                           : nullptr;
+}
+
+nbfft_status nbfft_plan_option(nbfft_plan plan, const char* key, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_plan_option", [&] {
+    const auto& p = plan_of(plan);
+    need(key, "key");
+    copy_out(nbfft::fft::get_option(p.plan.options(), key), buffer, size, needed);
+  });
+}
+
+nbfft_status nbfft_plan_tune_report(nbfft_plan plan, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_plan_tune_report", [&] {
+    const auto& p = plan_of(plan);
+    std::ostringstream os;
+    if (const auto* r = p.plan.tune_report()) os << *r;
+    copy_out(os.str(), buffer, size, needed);
+  });
+}
+
+nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user) {
+  return guard("nbfft_set_tune_log", [&] {
+    if (!fn) {
+      nbfft::fft::set_tune_log({});
+      return;
+    }
+    nbfft::fft::set_tune_log([fn, user](const nbfft::fft::TuneEvent& e) {
+      const std::string options = nbfft::fft::tuned_values(e.options);
+      nbfft_tune_record r;
+      r.kind = static_cast<nbfft_tune_event>(static_cast<int>(e.kind));
+      r.trial = e.trial;
+      r.planned = e.planned;
+      r.seconds = e.seconds;
+      r.elapsed = e.elapsed;
+      r.budget = e.budget;
+      r.eta = e.eta;
+      r.from_wisdom = e.from_wisdom ? 1 : 0;
+      r.step = e.step.c_str();
+      r.options = options.c_str();
+      r.line = e.line.c_str();
+      fn(&r, user);
+    });
+  });
 }
 
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed) {

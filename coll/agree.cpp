@@ -15,15 +15,6 @@ int comm_rank(MPI_Comm comm) {
   return r;
 }
 
-// Broadcasts a string from `root` (bounded: messages are short).
-std::string bcast_string(MPI_Comm comm, std::string s, int root) {
-  int len = static_cast<int>(std::min<std::size_t>(s.size(), 1 << 16));
-  check_mpi(MPI_Bcast(&len, 1, MPI_INT, root, comm), "MPI_Bcast");
-  s.resize(static_cast<std::size_t>(len));
-  if (len > 0) check_mpi(MPI_Bcast(s.data(), len, MPI_CHAR, root, comm), "MPI_Bcast");
-  return s;
-}
-
 // FNV-1a over the fields, with separators so ("ab","c") and ("a","bc") differ.
 std::uint64_t hash_fields(const ConfigFields& fields) {
   std::uint64_t h = 1469598103934665603ull;
@@ -63,6 +54,15 @@ ConfigFields deserialize(const std::string& s) {
 
 }  // namespace
 
+void bcast_string(MPI_Comm comm, std::string& s, int root) {
+  if (s.size() > static_cast<std::size_t>(INT_MAX))
+    throw Error("bcast_string: " + std::to_string(s.size()) + " bytes do not fit one MPI_Bcast", ErrorCode::InvalidArgument);
+  int len = static_cast<int>(s.size());
+  check_mpi(MPI_Bcast(&len, 1, MPI_INT, root, comm), "MPI_Bcast");
+  s.resize(static_cast<std::size_t>(len));
+  if (len > 0) check_mpi(MPI_Bcast(s.data(), len, MPI_CHAR, root, comm), "MPI_Bcast");
+}
+
 void agree_outcome(MPI_Comm comm, std::exception_ptr local) {
   const int me = comm_rank(comm);
   int size = 1;
@@ -95,7 +95,8 @@ void agree_outcome(MPI_Comm comm, std::exception_ptr local) {
   const int flag = local ? 1 : 0;
   check_mpi(MPI_Allgather(&flag, 1, MPI_INT, failed.data(), 1, MPI_INT, comm), "MPI_Allgather");
   check_mpi(MPI_Bcast(&code, 1, MPI_INT, first, comm), "MPI_Bcast");
-  message = bcast_string(comm, message, first);
+  if (message.size() > (1u << 16)) message.resize(1u << 16);  // messages are short; a runaway one is cut
+  bcast_string(comm, message, first);
   std::string where = " [rank " + std::to_string(first);
   std::string others;
   for (int r = first + 1; r < size; ++r)

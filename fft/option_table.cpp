@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <tuple>
@@ -40,6 +42,26 @@ int bool_word(std::string_view v) {
   if (l == "true" || l == "1" || l == "yes" || l == "on") return 1;
   if (l == "false" || l == "0" || l == "no" || l == "off") return 0;
   return -1;
+}
+
+// A finite number in [lo, hi] (the whole string).
+bool real_in(std::string_view v, double lo, double hi) {
+  const std::string s(v);
+  if (s.empty() || s.size() > 40 || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(s.c_str(), &end);
+  return errno == 0 && *end == '\0' && std::isfinite(x) && x >= lo && x <= hi;
+}
+
+// The shortest text that reads back as x ("10", "2.5", "0.1").
+std::string real_str(double x) {
+  char buf[40];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
 }
 
 int to_int(std::string_view v) { return static_cast<int>(std::strtol(std::string(v).c_str(), nullptr, 10)); }
@@ -79,7 +101,7 @@ std::string choices_of_kernels() {
 
 constexpr long kIntMax = INT_MAX;
 
-// Columns: key, type, allowed, doc, agreed, tuned, shorthand, lo, hi, aliases, example, get, set.
+// Columns: key, type, allowed, doc, agreed, tuned, shorthand, lo, hi, aliases, example, get, set[, tuning].
 std::vector<OptionRow> make_rows() {
   using T = OptionType;
   static const std::string kernels = choices_of_kernels();
@@ -152,6 +174,39 @@ std::vector<OptionRow> make_rows() {
       {"pipeline_row", T::Bool, "true|false", "pencils with fields in flight also pipeline the ROW exchange", true,
        true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.pipeline_row); },
        [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }},
+      // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
+      // nor remembered by it (the last column marks them).
+      {"tune", T::Choice, "none|quick|thorough|exhaustive",
+       "plan-time tuning: time candidates of the rows the tuner searches and make the plan with the fastest "
+       "(collective; none: the plan as asked)",
+       true, false, false, 0, 0, "", "quick", [](const Options& o) -> std::string { return name(o.tune); },
+       [](Options& o, std::string_view v) { o.tune = parse_tune_effort(v); }, true},
+      {"tune_budget", T::Real, "seconds > 0", "seconds the tuner's trials may take; the fastest found so far wins",
+       true, false, false, 0, 1000000, "", "2.5", [](const Options& o) { return real_str(o.tune_budget); },
+       [](Options& o, std::string_view v) {
+         const double x = std::strtod(std::string(v).c_str(), nullptr);
+         if (!(x > 0)) throw Error("'" + std::string(v) + "' is not a number of seconds > 0");
+         o.tune_budget = x;
+       },
+       true},
+      {"tune_fields", T::Int, "1..4096", "fields per forward_many/backward_many call the tuner times", true, false,
+       false, 1, 4096, "", "3", [](const Options& o) { return std::to_string(o.tune_fields); },
+       [](Options& o, std::string_view v) { o.tune_fields = to_int(v); }, true},
+      {"tune_wisdom", T::Text, "PATH|\"\"",
+       "file where the tuner remembers its choices across runs (read and written by rank 0; empty: this process "
+       "only)",
+       true, false, false, 0, 0, "", "nbfft-tune.txt", [](const Options& o) { return o.tune_wisdom; },
+       [](Options& o, std::string_view v) {
+         if (v.find_first_of(std::string("\n\t\0", 3)) != std::string_view::npos)
+           throw Error("a path with a newline, tab or NUL is not accepted");
+         o.tune_wisdom = std::string(v);
+       },
+       true},
+      {"tune_log", T::Int, "0..2",
+       "what the tuner prints on rank 0's stderr: 0 nothing, 1 progress lines with an ETA and the choice, 2 also "
+       "every trial",
+       true, false, false, 0, 2, "", "1", [](const Options& o) { return std::to_string(o.tune_log); },
+       [](Options& o, std::string_view v) { o.tune_log = to_int(v); }, true},
   };
 }
 
@@ -173,6 +228,8 @@ const char* name(OptionType t) {
     case OptionType::Bool: return "bool";
     case OptionType::Grid: return "grid";
     case OptionType::Transport: return "transport";
+    case OptionType::Real: return "real";
+    case OptionType::Text: return "text";
   }
   return "?";
 }
@@ -206,6 +263,8 @@ void set_option(Options& o, std::string_view key, std::string_view value) {
   if (r.type == OptionType::Int && !int_in(v, r.lo, r.hi, nullptr))
     throw bad("is not an integer in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]");
   if (r.type == OptionType::Bool && bool_word(v) < 0) throw bad("is not true or false");
+  if (r.type == OptionType::Real && !real_in(v, static_cast<double>(r.lo), static_cast<double>(r.hi)))
+    throw bad("is not a number in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]");
   try {
     r.set(o, v);
   } catch (const Error& e) {
@@ -231,8 +290,9 @@ std::string options_markdown() {
     std::string allowed = r.allowed;
     std::string esc;
     for (char c : allowed) esc += c == '|' ? std::string("\\|") : std::string(1, c);
-    s << "| `" << r.key << "` | " << name(r.type) << " | " << esc << " | `" << r.get(defaults) << "` | "
-      << (r.agreed ? "yes" : "no") << " | " << (r.tuned ? "searches" : "-") << " | " << r.doc;
+    const std::string d = r.get(defaults);
+    s << "| `" << r.key << "` | " << name(r.type) << " | " << esc << " | `" << (d.empty() ? "\"\"" : d) << "` | "
+      << (r.agreed ? "yes" : "no") << " | " << (r.tuned ? "searches" : r.tuning ? "its setting" : "-") << " | " << r.doc;
     if (*r.aliases) s << " (also spelled `" << r.aliases << "`)";
     s << " |\n";
   }

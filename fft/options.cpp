@@ -48,6 +48,16 @@ const char* name(Effort e) {
   return "?";
 }
 
+const char* name(TuneEffort e) {
+  switch (e) {
+    case TuneEffort::None: return "none";
+    case TuneEffort::Quick: return "quick";
+    case TuneEffort::Thorough: return "thorough";
+    case TuneEffort::Exhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
 const std::vector<ColKernel>& col_kernels() {
   static const std::vector<ColKernel> table = {
       {"replace", "replace", true, "MPI_Sendrecv_replace with each peer, per plane"},
@@ -111,6 +121,15 @@ Effort parse_effort(std::string_view s) {
   if (l == "exhaustive") return Effort::Exhaustive;
   throw Error("unknown planner effort '" + std::string(s) +
               "' (use estimate, measure, patient or exhaustive)");
+}
+
+TuneEffort parse_tune_effort(std::string_view s) {
+  const std::string l = lower(s);
+  if (l == "none") return TuneEffort::None;
+  if (l == "quick") return TuneEffort::Quick;
+  if (l == "thorough") return TuneEffort::Thorough;
+  if (l == "exhaustive") return TuneEffort::Exhaustive;
+  throw Error("unknown tuning effort '" + std::string(s) + "' (use none, quick, thorough or exhaustive)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

@@ -3,6 +3,7 @@
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/fft/option_table.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
@@ -48,6 +49,7 @@ struct Plan::Impl {
   // Pending does; their Pending is inactive afterwards and says why.
   mutable std::mutex pending_mutex;
   mutable std::vector<Pending::Impl*> pending;
+  std::shared_ptr<const TuneReport> tune_report;  // Options::tune: what the tuner tried
   void complete_pending(const char* why) const;
   ~Impl() {
     complete_pending("the plan was destroyed (or assigned over) while this transform was in flight; its "
@@ -121,6 +123,13 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
 
   // Every rank must describe the same transform; a mismatch would hang an exchange.
   check_same(comm, "plan", agreed_fields(n, options));
+  if (options.tune != TuneEffort::None) {  // plan-time tuning: the plan of the tuner's choice
+    auto report = std::make_shared<TuneReport>();
+    impl_ = std::move(tuned_plan(comm, n, options, tune_settings(options), report.get()).impl_);
+    impl_->opt = with_tuner_settings(impl_->opt, options);
+    impl_->tune_report = std::move(report);
+    return;
+  }
   if (options.col_chunk_planes < 0)
     throw Error("col_chunk_planes = " + std::to_string(options.col_chunk_planes) +
                 " must be >= 0 (0: one bulk COL exchange)");
@@ -227,6 +236,8 @@ std::size_t Plan::workspace_bytes() const {
     return b;
   });
 }
+
+const TuneReport* Plan::tune_report() const { return impl().tune_report.get(); }
 
 bool Plan::lean_workspace() const {
   return impl().visit([](const auto& t) { return t.tr->lean(); });

@@ -57,13 +57,6 @@ std::vector<std::string> gather(MPI_Comm comm, const std::string& mine) {
   return out;
 }
 
-void bcast(MPI_Comm comm, std::string& s) {
-  long long len = static_cast<long long>(s.size());
-  check_mpi(MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
-  s.resize(static_cast<std::size_t>(len));
-  check_mpi(MPI_Bcast(s.data(), static_cast<int>(len), MPI_CHAR, 0, comm), "MPI_Bcast");
-}
-
 // Reads `path` on this rank: a regular file of at most kMaxBytes, opened without blocking
 // (a FIFO must not hang rank 0 while the others wait in the broadcast). Returns "missing"
 // when there is no such file, an error message otherwise, or "" and the text.
@@ -161,7 +154,7 @@ void save_wisdom(MPI_Comm comm, const std::string& path) {
       error = "FFTW wisdom: " + e.message();
     }
   }
-  bcast(comm, error);
+  bcast_string(comm, error);
   if (!error.empty()) throw Error(error, ErrorCode::Io);
 }
 
@@ -179,11 +172,11 @@ bool load_wisdom(MPI_Comm comm, const std::string& path) {
     if (status.empty() && !parse(text, ds, fs))
       status = "'" + path + "' is not an nbfft wisdom file (or it is truncated or corrupted)";
   }
-  bcast(comm, status);
+  bcast_string(comm, status);
   if (status == "missing") return false;
   if (!status.empty()) throw Error(status, ErrorCode::Io);
-  bcast(comm, ds);
-  bcast(comm, fs);
+  bcast_string(comm, ds);
+  bcast_string(comm, fs);
   // Every rank imports the same text, so every rank reaches the same verdict.
   if ((!ds.empty() && !fftw_import_wisdom_from_string(ds.c_str())) ||
       (!fs.empty() && !fftwf_import_wisdom_from_string(fs.c_str())))

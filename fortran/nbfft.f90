@@ -52,7 +52,8 @@ module nbfft
   integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
 
   public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get
-  public :: nbfft_options_key
+  public :: nbfft_options_key, nbfft_options_type
+  public :: nbfft_plan_option, nbfft_plan_tune_report
   public :: nbfft_required_thread_level
   public :: nbfft_plan_create, nbfft_plan_destroy
   public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
@@ -102,6 +103,25 @@ module nbfft
     type(c_ptr) function c_options_key(i) bind(c, name="nbfft_options_key")
       import :: c_ptr, c_int
       integer(c_int), value :: i
+    end function
+    type(c_ptr) function c_options_type(i) bind(c, name="nbfft_options_type")
+      import :: c_ptr, c_int
+      integer(c_int), value :: i
+    end function
+    integer(c_int) function c_plan_option(p, key, buffer, size, needed) bind(c, name="nbfft_plan_option")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: p
+      character(kind=c_char), intent(in) :: key(*)
+      character(kind=c_char), intent(out) :: buffer(*)
+      integer(c_size_t), value :: size
+      integer(c_size_t), intent(out) :: needed
+    end function
+    integer(c_int) function c_plan_tune_report(p, buffer, size, needed) bind(c, name="nbfft_plan_tune_report")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: p
+      character(kind=c_char), intent(out) :: buffer(*)
+      integer(c_size_t), value :: size
+      integer(c_size_t), intent(out) :: needed
     end function
     integer(c_int) function c_required_thread_level(o, level) bind(c, name="nbfft_required_thread_level")
       import :: c_int, c_ptr
@@ -297,6 +317,67 @@ contains
       key = ""
     end if
   end function
+
+  ! The type of the i-th key (1, 2, ...): "choice", "int", "bool", "grid", "transport",
+  ! "real" or "text"; "" past the end.
+  function nbfft_options_type(i) result(t)
+    integer, intent(in) :: i
+    character(len=:), allocatable :: t
+    type(c_ptr) :: p
+    p = c_options_type(int(i - 1, c_int))
+    if (c_associated(p)) then
+      t = from_c(p)
+    else
+      t = ""
+    end if
+  end function
+
+  ! One option of the plan as made: proc_grid resolved and, with tune, the tuner's choice.
+  subroutine nbfft_plan_option(plan, key, value, status)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=*), intent(in) :: key
+    character(len=:), allocatable, intent(out) :: value
+    integer, intent(out), optional :: status
+    character(kind=c_char) :: buffer(512)
+    integer(c_size_t) :: needed
+    integer(c_int) :: rc
+    integer :: i, n
+    needed = 0
+    rc = c_plan_option(plan%p, to_c(key), buffer, int(size(buffer), c_size_t), needed)
+    n = 0
+    if (rc == 0) n = min(int(needed) - 1, size(buffer) - 1)
+    allocate(character(len=n) :: value)
+    do i = 1, n
+      value(i:i) = buffer(i)
+    end do
+    call finish(rc, status)
+  end subroutine
+
+  ! What plan-time tuning (option tune) tried and chose, as text with newlines; "" when the
+  ! plan was made as asked.
+  subroutine nbfft_plan_tune_report(plan, report, status)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=:), allocatable, intent(out) :: report
+    integer, intent(out), optional :: status
+    character(kind=c_char), allocatable :: buffer(:)
+    character(kind=c_char) :: none(1)
+    integer(c_size_t) :: needed
+    integer(c_int) :: rc
+    integer :: i, n
+    needed = 0
+    rc = c_plan_tune_report(plan%p, none, 0_c_size_t, needed)
+    n = 0
+    if (rc == 0) then
+      allocate(buffer(needed))
+      rc = c_plan_tune_report(plan%p, buffer, needed, needed)
+      if (rc == 0) n = int(needed) - 1
+    end if
+    allocate(character(len=n) :: report)
+    do i = 1, n
+      report(i:i) = buffer(i)
+    end do
+    call finish(rc, status)
+  end subroutine
 
   ! The MPI thread level (MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE) plans with these options need.
   subroutine nbfft_required_thread_level(options, level, status)

@@ -78,6 +78,11 @@ void agree_call(MPI_Comm comm, const std::string& what, const std::string& call,
 void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
                 ErrorCode code = ErrorCode::InvalidArgument);
 
+// Gives every rank of comm `root`'s string (collective; the others' s is replaced). For
+// what one rank reads and all must share: a wisdom file, a host name, a remembered choice.
+// The size must fit an int (a longer string is an error on root only: check it first).
+void bcast_string(MPI_Comm comm, std::string& s, int root = 0);
+
 // Every rank must pass the same fields (names and values); `what` names the object
 // ("plan", "nbfft-sine options").
 void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fields);

@@ -84,6 +84,9 @@ nbfft_status nbfft_options_get(nbfft_options options, const char* key, char* buf
 const char* nbfft_options_key(int i);
 const char* nbfft_options_doc(int i);
 const char* nbfft_options_example(int i);
+/* Its type: "choice", "int", "bool", "grid", "transport", "real" or "text" (any string, e.g.
+ * tune_wisdom's path). */
+const char* nbfft_options_type(int i);
 /* The options as one line ("precision=double transform=r2c ..."), NUL-terminated and cut to
  * size bytes; *needed (may be NULL) gets the full length + 1. */
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed);
@@ -127,6 +130,40 @@ nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, siz
                                  size_t out_bytes);
 nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                   size_t out_bytes);
+
+/* One option of the plan as made: proc_grid resolved and, with tune (below), the tuner's
+ * choice. As nbfft_options_get. Not collective. */
+nbfft_status nbfft_plan_option(nbfft_plan plan, const char* key, char* buffer, size_t size, size_t* needed);
+
+/* ---- plan-time tuning (docs/fft.md "Tuning") ----
+ * Options tune=quick|thorough|exhaustive (tune_budget, tune_fields, tune_wisdom, tune_log)
+ * make nbfft_plan_create time candidate configurations first and build the fastest:
+ *   nbfft_options_set(o, "tune", "quick");  nbfft_options_set(o, "tune_budget", "5");
+ *   nbfft_plan_create(MPI_COMM_WORLD, n, o, &p);           (collective; seconds)
+ *   nbfft_plan_option(p, "col_transport", buf, sizeof buf, NULL);   (what was chosen)
+ * The report of what was tried and chosen, as text ("" when the plan was not tuned);
+ * NUL-terminated and cut to size bytes, *needed (may be NULL) = full length + 1. */
+nbfft_status nbfft_plan_tune_report(nbfft_plan plan, char* buffer, size_t size, size_t* needed);
+/* What the tuner does, as it does it: one record per event, on every rank (the values
+ * agree across ranks). The strings live for the call only. */
+typedef enum { NBFFT_TUNE_START = 0, NBFFT_TUNE_TRIAL = 1, NBFFT_TUNE_DONE = 2 } nbfft_tune_event;
+typedef struct {
+  nbfft_tune_event kind;
+  int trial;          /* TRIAL: its number from 1; DONE: how many ran */
+  int planned;        /* trials the search expects (an estimate) */
+  double seconds;     /* TRIAL: per forward+backward, < 0 when it cannot be planned here; DONE: the choice's */
+  double elapsed;     /* seconds since tuning began */
+  double budget;      /* tune_budget */
+  double eta;         /* seconds still to go, estimated */
+  int from_wisdom;    /* DONE: 1 when answered from memory or the wisdom file */
+  const char* step;   /* TRIAL: "untuned", "grid", "transport", "chunks", "fields", "exhaustive", "runoff" */
+  const char* options; /* TRIAL: the candidate's tuned options; DONE: the choice ("proc_grid=1x2 ...") */
+  const char* line;   /* the record as one line of text (what tune_log prints on rank 0's stderr) */
+} nbfft_tune_record;
+typedef void (*nbfft_tune_log_fn)(const nbfft_tune_record* record, void* user);
+/* Installs fn (NULL: none) for every later tuning in this process; not collective. fn must
+ * not call nbfft or MPI on the plan's communicator. */
+nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user);
 
 /* For language bindings: collective over the plan's communicator. error = this rank's
  * message ("" or NULL: none); if any rank has one, every rank returns

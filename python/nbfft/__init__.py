@@ -16,14 +16,14 @@ See docs/python.md for the layout, the transports and the error model.
 from ._mpi import MPI  # noqa: F401  (loads the extension first, then mpi4py on the same MPI)
 from ._errors import (ArgumentTypeError, Error, InternalError, InvalidArgument, InvalidState, IoError, MpiError,
                       OutOfMemory, RanksDisagree, Unavailable)
-from ._plan import (Box, Options, Plan, aligned_empty, option_keys, option_rows, required_thread_level,
+from ._plan import (Box, Options, Plan, TuneReport, aligned_empty, option_keys, option_rows, required_thread_level,
                     thread_level_name, transport_presets)
 from ._lifetime import close_all
 from . import _core, coll
 
 __version__: str = _core.version  # CMake's project(nbfft VERSION ...), the one source
 
-__all__ = ["Plan", "Box", "Options", "aligned_empty", "option_keys", "option_rows", "required_thread_level",
+__all__ = ["Plan", "Box", "Options", "TuneReport", "aligned_empty", "option_keys", "option_rows", "required_thread_level",
            "thread_level_name",
            "transport_presets", "close_all", "coll", "Error", "InvalidArgument", "ArgumentTypeError",
            "RanksDisagree", "Unavailable", "MpiError", "OutOfMemory", "IoError", "InvalidState",

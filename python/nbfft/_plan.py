@@ -1,5 +1,7 @@
 """nbfft.Plan: a distributed 3D FFT on numpy arrays and mpi4py communicators."""
 
+import logging
+import numbers
 import operator
 
 import numpy as np
@@ -31,8 +33,9 @@ _THREAD_NAMES = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "M
 
 def option_rows():
     """The plan options, one dict per row of nbfft's option table: ``key``, ``type`` ('choice',
-    'int', 'bool', 'grid', 'transport'), ``allowed``, ``doc``, ``default``, ``agreed`` (ranks
-    must pass the same value), ``tuned`` (the tuner chooses it), ``shorthand`` (sets other rows).
+    'int', 'bool', 'grid', 'transport', 'real', 'text'), ``allowed``, ``doc``, ``default``,
+    ``agreed`` (ranks must pass the same value), ``tuned`` (the tuner chooses it), ``tuning``
+    (a setting of the tuner itself: ``tune``, ``tune_budget``, ...), ``shorthand`` (sets other rows).
     The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
     keys and nbfft-sine's ``--words``."""
     return [dict(r) for r in _ROWS.values()]
@@ -51,6 +54,12 @@ def _option_text(what, key, value):
         return str(_count(what, key, value, row["lo"], row["hi"]))
     if kind == "bool":
         return "true" if _flag(what, key, value) else "false"
+    if kind == "real":
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ArgumentTypeError("{}: {} must be a number ({}), got {!r}".format(what, key, row["allowed"], value))
+        text = repr(float(value))
+        _core.check_option(key, text)
+        return text
     if kind == "grid" and not isinstance(value, str):
         try:
             m1, m2 = (operator.index(g) for g in value)
@@ -169,6 +178,58 @@ class Box:
 def _same_option(key, a, b):
     """Whether two words of an option mean the same value (read back through the table)."""
     return _core.option_value(key, a) == _core.option_value(key, b)
+
+
+TUNE_LOGGER = logging.getLogger("nbfft.tune")
+
+
+def _log_tune(event):
+    """One event of plan-time tuning as a record of the logger ``nbfft.tune`` (INFO): the
+    start (trials expected, budget), each trial (its options and time, with the trials done,
+    the time spent and an ETA in the message) and the choice. The event's fields are the
+    record's ``tune`` attribute (a dict: kind, trial, planned, step, options, seconds,
+    elapsed, budget, eta, from_wisdom, line)."""
+    TUNE_LOGGER.info("%s", event["line"], extra={"tune": event})
+
+
+class TuneReport:
+    """What plan-time tuning (``Plan(..., tune='quick')``) tried and chose.
+
+    Attributes
+    ----------
+    chosen : dict
+        The options of the plan made (every key of the option table).
+    from_wisdom : bool
+        Answered from this process's memory or the ``tune_wisdom`` file, without trials.
+    tuning_seconds, best_seconds : float
+        Time the tuning took; the chosen configuration's time per forward+backward (0 from
+        wisdom).
+    budget_exhausted : bool
+        The search stopped at ``tune_budget``.
+    trials : list of dict
+        ``step``, ``seconds`` and ``options`` of each trial, in the order tried.
+    key : str
+        What the choice is remembered under (grid, ranks, the options it depends on, host).
+
+    ``str(report)`` is the table C++ prints.
+    """
+
+    def __init__(self, d):
+        self.chosen = d["chosen"]
+        self.from_wisdom = d["from_wisdom"]
+        self.tuning_seconds = d["tuning_seconds"]
+        self.best_seconds = d["best_seconds"]
+        self.budget_exhausted = d["budget_exhausted"]
+        self.trials = d["trials"]
+        self.key = d["key"]
+        self._text = d["text"]
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return "<nbfft.TuneReport {} trials, chosen {}>".format(
+            len(self.trials), " ".join("{}={}".format(k, self.chosen[k]) for k in ("proc_grid", "col_transport")))
 
 
 class Options:
@@ -347,7 +408,9 @@ class Plan:
                        e.message)
         agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
         nz, ny, nx = self._shape
-        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), items)
+        tuning = dict(items).get("tune", "none") != "none"
+        log = _log_tune if tuning and TUNE_LOGGER.isEnabledFor(logging.INFO) else None
+        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), items, log)
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
@@ -450,6 +513,13 @@ class Plan:
     def options(self):
         p = self._plan()
         return Options(p.options, p.options_str)
+
+    @property
+    def tune_report(self):
+        """What plan-time tuning tried and chose (:class:`TuneReport`), or None when the plan
+        was made as asked (``tune='none'``, the default)."""
+        r = self._plan().tune_report
+        return None if r is None else TuneReport(r)
 
     @property
     def workspace_bytes(self):

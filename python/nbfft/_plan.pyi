@@ -1,6 +1,7 @@
 # Types of nbfft._plan (nbfft.Plan, Box, Options and the helpers), written by hand and
 # checked against the module by mypy's stubtest in `make python-test`: a signature that
 # changes in _plan.py without this file fails that check. The docstrings live in _plan.py.
+import logging
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
 
@@ -34,6 +35,18 @@ class Box:
     @property
     def size(self) -> int: ...
     def __eq__(self, other: object) -> bool: ...
+
+TUNE_LOGGER: logging.Logger
+
+class TuneReport:
+    chosen: Dict[str, Any]
+    from_wisdom: bool
+    tuning_seconds: float
+    best_seconds: float
+    budget_exhausted: bool
+    trials: List[Dict[str, Any]]
+    key: str
+    def __init__(self, d: Dict[str, Any]) -> None: ...
 
 class Options:
     def __init__(self, fields: Dict[str, Any], text: str) -> None: ...
@@ -72,6 +85,8 @@ class Plan:
     def grid(self) -> Tuple[int, int]: ...
     @property
     def options(self) -> Options: ...
+    @property
+    def tune_report(self) -> Optional[TuneReport]: ...
     @property
     def workspace_bytes(self) -> int: ...
     @property

@@ -6,6 +6,7 @@
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/tune.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
@@ -27,11 +28,89 @@ using Array = nb::ndarray<nb::device::cpu>;
 using ConstArray = nb::ndarray<nb::ro, nb::device::cpu>;
 using BoxTuple = std::tuple<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>, std::array<int, 3>>;
 
+nb::dict options_dict(const fft::Options& o);
+
+// One event of the tuner as Python sees it: a dict of its fields.
+nb::dict event_dict(const fft::TuneEvent& e) {
+  nb::dict d;
+  d["kind"] = fft::name(e.kind);
+  d["trial"] = e.trial;
+  d["planned"] = e.planned;
+  d["step"] = e.step;
+  d["options"] = fft::tuned_values(e.options);
+  d["seconds"] = e.seconds;
+  d["elapsed"] = e.elapsed;
+  d["budget"] = e.budget;
+  d["eta"] = e.eta;
+  d["from_wisdom"] = e.from_wisdom;
+  d["line"] = e.line;
+  return d;
+}
+
+// The tuner's log hook for the length of one plan construction: each event goes to the
+// Python callable (with the GIL, which the construction released). What the callable
+// raises is reported as unraisable: one rank's logging must not leave the collective search.
+class TuneLogScope {
+ public:
+  explicit TuneLogScope(nb::object log) : log_(std::move(log)) {
+    if (log_.is_none()) return;
+    active_ = true;
+    nb::object* f = &log_;
+    previous_ = fft::set_tune_log([f](const fft::TuneEvent& e) {
+      nb::gil_scoped_acquire gil;
+      try {
+        (*f)(event_dict(e));
+      } catch (nb::python_error& err) {
+        err.discard_as_unraisable("nbfft.Plan's tuning log");
+      }
+    });
+  }
+  ~TuneLogScope() {
+    if (active_) fft::set_tune_log(std::move(previous_));
+  }
+  TuneLogScope(const TuneLogScope&) = delete;
+  TuneLogScope& operator=(const TuneLogScope&) = delete;
+
+ private:
+  nb::object log_;
+  bool active_ = false;
+  fft::TuneLog previous_;
+};
+
+// What plan-time tuning tried and chose (None when the plan was not tuned).
+nb::object report_dict(const fft::Plan& plan) {
+  const fft::TuneReport* r = plan.tune_report();
+  if (!r) return nb::none();
+  nb::dict d;
+  d["chosen"] = options_dict(r->chosen);
+  d["from_wisdom"] = r->from_wisdom;
+  d["tuning_seconds"] = r->tuning_seconds;
+  d["best_seconds"] = r->best_seconds;
+  d["budget_exhausted"] = r->budget_exhausted;
+  d["key"] = r->key;
+  nb::list trials;
+  for (const auto& t : r->trials) {
+    nb::dict x;
+    x["step"] = t.step;
+    x["seconds"] = t.seconds;
+    x["options"] = options_dict(t.options);
+    trials.append(x);
+  }
+  d["trials"] = trials;
+  std::ostringstream text;
+  text << *r;
+  d["text"] = text.str();
+  return d;
+}
+
 class PyPlan {
  public:
-  PyPlan(std::uint64_t handle, std::array<std::int64_t, 3> n, const fft::Options& o) {
+  // log: called with (kind, fields) for each of the tuner's events while this plan is made
+  // (Options::tune), or None.
+  PyPlan(std::uint64_t handle, std::array<std::int64_t, 3> n, const fft::Options& o, nb::object log) {
     check_mpi_running("Plan");
     MPI_Comm comm = comm_from_handle(handle);
+    TuneLogScope scope(o.tune != fft::TuneEffort::None ? std::move(log) : nb::none());
     {
       nb::gil_scoped_release release;  // planning is collective and may take seconds
       plan_ = std::make_unique<fft::Plan>(comm, n, o);
@@ -119,6 +198,7 @@ nb::object option_value(const fft::OptionRow& r, const fft::Options& o) {
   const std::string v = r.get(o);
   if (r.type == fft::OptionType::Int) return nb::int_(std::stol(v));
   if (r.type == fft::OptionType::Bool) return nb::bool_(v == "true");
+  if (r.type == fft::OptionType::Real) return nb::float_(std::stod(v));
   return nb::str(v.c_str());
 }
 
@@ -143,12 +223,12 @@ void bind_plan(nb::module_& m) {
       .def(
           "__init__",
           [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n,
-             const std::vector<std::pair<std::string, std::string>>& options) {
+             const std::vector<std::pair<std::string, std::string>>& options, nb::object log) {
             // Options are parsed on every rank before the collective constructor; the
             // Python layer has already agreed that every rank's words are valid.
-            new (self) PyPlan(handle, n, make_options(options));
+            new (self) PyPlan(handle, n, make_options(options), std::move(log));
           },
-          "comm_handle"_a, "n"_a, "options"_a)
+          "comm_handle"_a, "n"_a, "options"_a, "log"_a = nb::none())
       .def("close", &PyPlan::close)
       .def_prop_ro("closed", &PyPlan::closed)
       .def("agree", &PyPlan::agree, "kind"_a, "message"_a)
@@ -184,7 +264,8 @@ void bind_plan(nb::module_& m) {
       .def_prop_ro("m1", [](const PyPlan& p) { return p.plan().m1(); })
       .def_prop_ro("m2", [](const PyPlan& p) { return p.plan().m2(); })
       .def_prop_ro("options_str", &PyPlan::options_str)
-      .def_prop_ro("options", [](const PyPlan& p) { return options_dict(p.plan().options()); });
+      .def_prop_ro("options", [](const PyPlan& p) { return options_dict(p.plan().options()); })
+      .def_prop_ro("tune_report", [](const PyPlan& p) { return report_dict(p.plan()); });
 
   // The option table (fft/option_table.hpp), so that Python's keyword arguments and
   // plan.options follow it without a Python edit per option.
@@ -200,6 +281,7 @@ void bind_plan(nb::module_& m) {
       d["agreed"] = r.agreed;
       d["tuned"] = r.tuned;
       d["shorthand"] = r.shorthand;
+      d["tuning"] = r.tuning;
       d["lo"] = r.lo;
       d["hi"] = r.hi;
       d["aliases"] = r.aliases;

@@ -18,7 +18,7 @@ def test_every_row_is_described():
     assert nbfft.option_keys() == list(ROWS)
     assert len(ROWS) >= 16
     for r in ROWS.values():
-        assert r["doc"] and r["allowed"] and r["type"] in ("choice", "int", "bool", "grid", "transport")
+        assert r["doc"] and r["allowed"] and r["type"] in ("choice", "int", "bool", "grid", "transport", "real", "text")
         assert r["example"] != r["default"], r["key"]
 
 
@@ -53,7 +53,7 @@ def test_options_hold_every_row_with_python_types(comm):
         rows = {r["key"]: r for r in nbfft.option_rows()}
         for key, value in o.as_dict().items():
             kind = rows[key]["type"]
-            want = {"int": int, "bool": bool}.get(kind, str)
+            want = {"int": int, "bool": bool, "real": float}.get(kind, str)
             assert type(value) is want, (key, value)
         assert o.lean_workspace is True and o.fields_in_flight == 2 and o.pipeline_row is False
         assert o.m1 * o.m2 == comm.size

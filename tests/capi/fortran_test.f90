@@ -6,12 +6,13 @@ program fortran_test
   use nbfft
   implicit none
   integer, parameter :: dp = kind(1d0)
-  type(nbfft_plan) :: plan, none
-  type(nbfft_options) :: opts, probe
-  character(len=:), allocatable :: key, value, again
+  type(nbfft_plan) :: plan, none, tuned
+  type(nbfft_options) :: opts, probe, topts
+  character(len=:), allocatable :: key, value, again, report
   integer :: ierr, rank, size, lo(3), hi(3), lo2(3), hi2(3), order(3), st, failures, total, i, j, l
-  real(dp), allocatable :: u(:,:,:), v(:,:,:), g(:,:,:)
-  complex(dp), allocatable :: uh(:,:,:)
+  integer :: tlo(3), thi(3), tlo2(3), thi2(3)
+  real(dp), allocatable :: u(:,:,:), v(:,:,:), g(:,:,:), tu(:,:,:)
+  complex(dp), allocatable :: uh(:,:,:), tuh(:,:,:), gh(:,:,:), tgh(:,:,:)
 
   failures = 0
   call MPI_Init(ierr)
@@ -33,7 +34,10 @@ program fortran_test
     call nbfft_options_get(probe, key, value)
     call nbfft_options_set(probe, key, value)
     call nbfft_options_get(probe, key, again)
-    call expect(value == again .and. len(value) > 0, "option " // key // " round trip: " // value // " / " // again)
+    ! (a text row, tune_wisdom's path, may be empty)
+    report = nbfft_options_type(i)
+    call expect(value == again .and. (len(value) > 0 .or. report == "text"), &
+                "option " // key // " round trip: " // value // " / " // again)
     i = i + 1
   end do
   call expect(i > 16, "the option table lists every key")
@@ -87,6 +91,55 @@ program fortran_test
   else
     call expect(st == NBFFT_INVALID_ARGUMENT, "short global array on the root reaches every rank")
   end if
+
+  ! Plan-time tuning (option tune): the tuned plan's spectrum is the untuned plan's, its
+  ! choice and report are readable, and bad tuning settings fail on every rank.
+  call nbfft_options_create(topts)
+  call nbfft_options_set(topts, "effort", "estimate")
+  call nbfft_options_set(topts, "tune", "fast", status=st)
+  value = nbfft_last_error()
+  call expect(st == NBFFT_INVALID_ARGUMENT .and. index(value, "'fast'") > 0, "tune=fast is refused")
+  call nbfft_options_set(topts, "tune_budget", "-1", status=st)
+  value = nbfft_last_error()
+  call expect(st == NBFFT_INVALID_ARGUMENT .and. index(value, "tune_budget") > 0, "a negative tune_budget is refused")
+  call nbfft_options_set(topts, "tune", "quick")
+  call nbfft_options_set(topts, "tune_budget", "3")
+  call nbfft_options_set(topts, "tune_wisdom", "/nonexistent-nbfft-dir/tune.txt")
+  call nbfft_plan_create(tuned, MPI_COMM_WORLD, [9, 7, 5], topts, status=st)
+  value = nbfft_last_error()
+  call expect(st == NBFFT_IO_ERROR .and. index(value, "nonexistent-nbfft-dir") > 0, &
+              "an unwritable tune_wisdom fails every rank: " // value)
+  call nbfft_options_set(topts, "tune_wisdom", "")
+  call nbfft_plan_create(tuned, MPI_COMM_WORLD, [9, 7, 5], topts)
+  call nbfft_plan_option(tuned, "tune", value)
+  call expect(value == "quick", "the tuned plan's tune option reads quick, got " // value)
+  call nbfft_plan_option(tuned, "proc_grid", value)
+  call expect(index(value, "x") > 1, "the chosen process grid is readable: " // value)
+  call nbfft_plan_tune_report(tuned, report)
+  call expect(index(report, "chosen") > 0 .or. index(report, "from wisdom") > 0, "the tuning report: " // report)
+  call nbfft_plan_tune_report(plan, value)
+  call expect(len(value) == 0, "an untuned plan has no tuning report")
+  call nbfft_box(tuned, NBFFT_LAYOUT_INPUT, tlo, thi)
+  call nbfft_box(tuned, NBFFT_LAYOUT_OUTPUT, tlo2, thi2)
+  allocate(tu(tlo(1):thi(1), tlo(2):thi(2), tlo(3):thi(3)), tuh(tlo2(1):thi2(1), tlo2(3):thi2(3), tlo2(2):thi2(2)))
+  do l = tlo(3), thi(3)
+    do j = tlo(2), thi(2)
+      do i = tlo(1), thi(1)
+        tu(i, j, l) = i + 10 * j + 100 * l
+      end do
+    end do
+  end do
+  call nbfft_forward(tuned, tu, tuh)
+  if (rank == 0) then
+    allocate(gh(5, 7, 5), tgh(5, 7, 5))
+  else
+    allocate(gh(0, 0, 0), tgh(0, 0, 0))
+  end if
+  call nbfft_gather(plan, NBFFT_LAYOUT_OUTPUT, uh, gh, 0)
+  call nbfft_gather(tuned, NBFFT_LAYOUT_OUTPUT, tuh, tgh, 0)
+  if (rank == 0) call expect(maxval(abs(gh - tgh)) < 1d-9 * maxval(abs(gh)), "tuned spectrum == untuned spectrum")
+  call nbfft_plan_destroy(tuned)
+  call nbfft_options_destroy(topts)
 
   call nbfft_plan_destroy(plan)
   call nbfft_options_destroy(opts)

@@ -22,8 +22,9 @@
 
 namespace nbfft::fft {
 
-enum class OptionType { Choice, Int, Bool, Grid, Transport };
-const char* name(OptionType t);  // "choice", "int", "bool", "grid", "transport"
+enum class OptionType { Choice, Int, Bool, Grid, Transport, Real, Text };
+// "choice", "int", "bool", "grid", "transport", "real", "text"
+const char* name(OptionType t);
 
 struct OptionRow {
   const char* key;
@@ -38,13 +39,16 @@ struct OptionRow {
   // A shorthand sets other rows (`transport` sets both transports, `col_kernel` three
   // fields): it is not printed, agreed or stored itself, the rows it sets are.
   bool shorthand;
-  long lo, hi;           // the range of an Int row
+  long lo, hi;           // the range of an Int or Real row
   const char* aliases;   // other accepted spellings, comma-separated ("" = none)
   // A valid value other than the default: the front ends' tests set every row to it and
   // read it back, so a new row is tested in every language without a test edit.
   const char* example;
   std::string (*get)(const Options&);
   void (*set)(Options&, std::string_view value);  // `value` is already known to be in range
+  // A setting of the tuner itself (tune, tune_budget, ...; fft/tune.hpp): never chosen by
+  // it, never part of its wisdom key nor stored in its wisdom.
+  bool tuning = false;
 };
 
 // Every row, in the order printed.

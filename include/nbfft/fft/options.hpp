@@ -34,6 +34,10 @@ enum class Norm { None, Backward, Forward, Ortho };
 // large grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
 enum class Effort { Estimate, Measure, Patient, Exhaustive };
 
+// How hard plan-time tuning searches (fft/tune.hpp): None makes the plan as asked; Quick
+// tries the likely winners, Thorough more of each kind, Exhaustive every combination.
+enum class TuneEffort { None, Quick, Thorough, Exhaustive };
+
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
 // a chunking and an in-flight depth (docs/fft.md "Redistribution kernels").
@@ -106,6 +110,17 @@ struct Options {
   // measured +5% on 2 hosts x 2 ranks. The tuner tries both.
   bool pipeline_row = false;
 
+  // Plan-time tuning (fft/tune.hpp, docs/fft.md "Tuning"). With tune other than None the
+  // plan's constructor first times candidates of the rows the option table marks tuned
+  // (collective, up to tune_budget seconds) and is then made with the fastest;
+  // Plan::tune_report() says what was tried and chosen. These are the tuner's own
+  // settings: they are neither part of its wisdom key nor stored in its wisdom.
+  TuneEffort tune = TuneEffort::None;
+  double tune_budget = 10;  // seconds of trials; the best found so far wins
+  int tune_fields = 1;      // fields per transform call the application makes (forward_many)
+  std::string tune_wisdom;  // file remembering choices across runs ("" = this process only)
+  int tune_log = 0;         // 0 quiet, 1 progress lines on rank 0's stderr, 2 also every trial
+
   // Sets both transports from a name ("blocking", "pairwise:4@thread", ...).
   Options& transport(std::string_view name);
   // Sets col_transport, col_chunk_planes (at least 1 for per-plane kernels, 0 for
@@ -119,11 +134,13 @@ const char* name(Precision p);      // "double", "single"
 const char* name(TransformKind t);  // "r2c", "c2c"
 const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
+const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
 Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
+TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 // "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
 // the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
 std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);

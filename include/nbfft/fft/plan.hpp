@@ -55,6 +55,8 @@
 
 namespace nbfft::fft {
 
+struct TuneReport;  // nbfft/fft/tune.hpp
+
 class Plan {
  public:
   // n = {nx, ny, nz}. Throws nbfft::Error naming the problem for non-positive sizes, a
@@ -81,6 +83,9 @@ class Plan {
   // Whether the workspace is lean (Options::lean_workspace, and it fits every rank): then
   // every transform must run in place. operator<< says why when it was asked for and not made.
   bool lean_workspace() const;
+  // What plan-time tuning tried and chose (Options::tune; fft/tune.hpp), or nullptr when
+  // the plan was made as asked.
+  const TuneReport* tune_report() const;
 
   // Typed transforms; counts are elements of the pointed-to type. A call that does not
   // match the plan's precision / transform, or buffers smaller than the box, throw.

@@ -37,6 +37,18 @@
 // and a host signature (CPU model, cores) — in this process and, with wisdom_path, in a
 // text file (read on rank 0 and broadcast; written atomically). A later tune() with the
 // same key returns at once with from_wisdom = true. Every function here is collective.
+//
+// As a plan option (every front end): the rows tune, tune_budget, tune_fields, tune_wisdom
+// and tune_log of the option table (option_table.hpp) are TuneSettings; a Plan made with
+// tune other than none tunes in its constructor and keeps the report:
+//   Options o;  o.tune = TuneEffort::Quick;  o.tune_budget = 5;
+//   Plan plan(MPI_COMM_WORLD, {n, n, n}, o);     // collective; seconds
+//   if (plan.tune_report()) std::cout << *plan.tune_report();
+//
+// What it tries is logged: tune_log (TuneSettings::log) prints progress lines with an ETA
+// on rank 0's stderr, and set_tune_log() installs a hook that sees every event (start,
+// each trial, the choice) on every rank: C's nbfft_set_tune_log and Python's logger
+// "nbfft.tune" are such hooks.
 #pragma once
 
 #include "nbfft/fft/options.hpp"
@@ -46,24 +58,58 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace nbfft::fft {
 
-enum class TuneEffort { Quick, Thorough, Exhaustive };
-const char* name(TuneEffort e);         // "quick", "thorough", "exhaustive"
-TuneEffort parse_tune_effort(std::string_view s);
+// TuneEffort, its name() and parse_tune_effort() are in options.hpp (the `tune` row).
 
 struct TuneSettings {
-  TuneEffort effort = TuneEffort::Quick;
+  TuneEffort effort = TuneEffort::Quick;  // None is refused by tune()
   double budget_seconds = 10;  // wall time for all trials; the best found so far wins
   int fields = 1;              // fields per transform call the application makes
   int trial_iters = 3;         // timed iterations per trial (after one warm-up)
   double keep_within = 1.25;   // step 1 keeps grids within this factor of the best
   std::string wisdom_path;     // "" = remember in this process only
+  int log = 0;                 // rank 0's stderr: 0 nothing, 1 progress and the choice, 2 every trial
 };
+
+// The settings the option table's tuning rows spell (Options::tune, tune_budget, ...).
+TuneSettings tune_settings(const Options& o);
+// `chosen` with the tuner's own settings of `asked` (the rows marked tuning): what a tuned
+// plan reports as its options.
+Options with_tuner_settings(Options chosen, const Options& asked);
+// The rows the tuner chooses, "proc_grid=1x2 row_transport=blocking@caller ...".
+std::string tuned_values(const Options& o);
+
+// One thing the tuner did, as the log hook and tune_log see it.
+struct TuneEvent {
+  enum class Kind { Start, Trial, Done };
+  Kind kind = Kind::Start;
+  int trial = 0;        // Trial: its number from 1; Done: how many ran
+  int planned = 0;      // trials the search expects (an estimate; the budget may cut it short)
+  std::string step;     // Trial: "untuned", "grid", "transport", "chunks", "fields", "exhaustive", "runoff"
+  Options options;      // Trial: the candidate; Done: the choice
+  double seconds = 0;   // Trial: per forward+backward of all fields, < 0 when it cannot be planned
+                        // here; Done: the choice's (0 when from wisdom)
+  double elapsed = 0;   // seconds since tune() began
+  double budget = 0;    // TuneSettings::budget_seconds
+  double eta = 0;       // seconds still to go, estimated: the fewer of the budget left and
+                        // the trials left at the mean time per trial so far
+  bool from_wisdom = false;  // Done: answered from memory or the wisdom file
+  std::string line;     // the event as one line of text (what tune_log prints)
+};
+const char* name(TuneEvent::Kind k);  // "start", "trial", "done"
+
+// The process's log hook: every tune() calls it for each event on every rank of its
+// communicator (the values agree: trial times are the slowest rank's). Returns the hook it
+// replaces; an empty function removes it. A hook must not throw (what it throws is dropped)
+// nor call MPI on the tuner's communicator.
+using TuneLog = std::function<void(const TuneEvent&)>;
+TuneLog set_tune_log(TuneLog hook);
 
 struct TuneTrial {
   Options options;
@@ -83,7 +129,9 @@ struct TuneReport {
 
 std::ostream& operator<<(std::ostream& os, const TuneReport& r);
 
-// Finds the fastest configuration for plans like Plan(comm, n, base). Collective.
+// Finds the fastest configuration for plans like Plan(comm, n, base). Collective. Errors
+// (every rank alike): effort None, settings out of range, a wisdom_path that cannot be read
+// or, before any trial runs, cannot be written.
 TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base,
                 const TuneSettings& settings = {});
 

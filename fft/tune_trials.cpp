@@ -1,0 +1,222 @@
+// Timing the tuner's candidates (fft/tune_detail.hpp).
+//
+// A trial builds the candidate's plan, runs one warm-up forward+backward and then
+// `trial_iters` timed ones; its time is the median over iterations of the slowest rank.
+// Memory: a tune() holds one trial's plan at a time and one set of arrays for all trials,
+// so it needs about what one plan and its arrays need, never the sum over trials.
+#include "fft/tune_detail.hpp"
+
+#include "fft/memory_stats.hpp"
+#include "nbfft/error.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+
+namespace nbfft::fft::detail {
+
+namespace {
+
+// fftw_malloc'd bytes (the plan's FFTs are planned on SIMD-aligned buffers), zeroed: the
+// trials' transforms are linear, so the arrays stay zero and every timing sees the same data.
+struct Buffer {
+  explicit Buffer(std::size_t bytes) : n(std::max<std::size_t>(bytes, 64)), p(fftw_malloc(n)) {
+    if (!p) throw Error("tune: out of memory allocating " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
+    note_alloc(n);
+    std::fill_n(static_cast<unsigned char*>(p), n, 0);
+  }
+  ~Buffer() {
+    note_free(n);
+    fftw_free(p);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  std::size_t n;
+  void* p;
+};
+
+}  // namespace
+
+// The user's arrays of the trials: one set for every trial of a tune(), grown (freed, then
+// made again) only when a trial needs larger ones. With at most one plan alive, a tune()
+// holds at most one workspace and one set of arrays at a time.
+class Arrays {
+ public:
+  // nv input and nv output arrays of at least in / out bytes each (in_place: the same).
+  void fit(int nv, std::size_t in, std::size_t out, bool in_place) {
+    const std::size_t need_in = std::max(in, in_place ? out : 0);
+    const std::size_t need_out = in_place ? 0 : out;
+    const bool grow = static_cast<int>(in_.size()) < nv || need_in > in_bytes_ || need_out > out_bytes_ ||
+                      (!in_place && static_cast<int>(out_.size()) < nv);
+    if (grow) {
+      in_.clear();  // free before allocating: never two sets at once
+      out_.clear();
+      in_bytes_ = std::max(in_bytes_, need_in);
+      out_bytes_ = std::max(out_bytes_, need_out);
+      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(in_bytes_));
+      if (out_bytes_ > 0)
+        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(out_bytes_));
+    }
+    ip.clear();
+    op.clear();
+    for (int k = 0; k < nv; ++k) {
+      ip.push_back(in_[k]->p);
+      op.push_back(in_place ? in_[k]->p : out_[k]->p);
+    }
+  }
+  std::vector<void*> ip, op;
+
+ private:
+  std::vector<std::unique_ptr<Buffer>> in_, out_;
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+};
+
+namespace {
+
+// A plan on the shared arrays, timed one forward+backward at a time.
+struct Timed {
+  Timed(Plan p, int fields, Arrays& arrays) : plan(std::move(p)), nv(std::max(1, fields)) {
+    const bool in_place = plan.lean_workspace();  // a lean plan transforms in place only
+    ib = in_place ? plan.inplace_bytes() : plan.in_bytes();
+    ob = in_place ? plan.inplace_bytes() : plan.out_bytes();
+    arrays.fit(nv, ib, ob, in_place);
+    ip = arrays.ip;
+    op = arrays.op;
+    run();  // warm-up: first-touch, engine start, MPI connections
+  }
+  void run() {
+    if (nv == 1) {
+      plan.forward_bytes(ip[0], ib, op[0], ob);
+      plan.backward_bytes(op[0], ob, ip[0], ib);
+    } else {
+      plan.forward_many_bytes(static_cast<std::size_t>(nv), ip.data(), ib, op.data(), ob);
+      plan.backward_many_bytes(static_cast<std::size_t>(nv), op.data(), ob, ip.data(), ib);
+    }
+  }
+  // Seconds of the slowest rank.
+  double once(MPI_Comm comm) {
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    run();
+    double mine = MPI_Wtime() - t0, slowest = 0;
+    check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    return slowest;
+  }
+  Plan plan;
+  int nv;
+  std::size_t ib = 0, ob = 0;
+  std::vector<void*> ip, op;
+};
+
+bool in_runoff(const TuneTrial& t) { return t.step.find("runoff") != std::string::npos; }
+
+}  // namespace
+
+Trials::Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r, TuneLogger& log,
+               double t0)
+    : comm_(comm), n_(n), s_(s), r_(r), log_(log), start_(t0), arrays_(std::make_unique<Arrays>()) {}
+
+Trials::~Trials() = default;
+
+bool Trials::out_of_time() {
+  double elapsed = MPI_Wtime() - start_, most = 0;
+  check_mpi(MPI_Allreduce(&elapsed, &most, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  if (most > s_.budget_seconds) r_.budget_exhausted = true;
+  return r_.budget_exhausted;
+}
+
+double Trials::run(const Options& o, const char* step) {
+  for (const auto& t : r_.trials)
+    if (same(t.options, o)) return t.seconds;
+  if (out_of_time()) return -1;
+  double seconds = -1;
+  Options planned = o;
+  try {
+    Plan plan(comm_, n_, o);
+    // A process grid left to the plan (0 x 0) is recorded as the plan chose it, so the
+    // choice rebuilds the same plan and a later trial of that grid is known as this one.
+    planned.m1 = plan.m1();
+    planned.m2 = plan.m2();
+    seconds = time(std::move(plan));
+  } catch (const Error& e) {
+    // Unavailable transports, grids the plan refuses: not a candidate here.
+    if (e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
+    TuneTrial skipped;
+    skipped.options = o;
+    skipped.seconds = -1;
+    skipped.step = step;
+    log_.trial(skipped, false);
+    return -1;
+  }
+  TuneTrial t;
+  t.options = planned;
+  t.seconds = seconds;
+  t.step = step;
+  r_.trials.push_back(t);
+  log_.trial(t, true);
+  return seconds;
+}
+
+const TuneTrial* Trials::best(bool runoff_only) const {
+  const bool any = std::any_of(r_.trials.begin(), r_.trials.end(), in_runoff);
+  const TuneTrial* b = nullptr;
+  for (const auto& t : r_.trials) {
+    if (runoff_only && any && !in_runoff(t)) continue;
+    if (!b || t.seconds < b->seconds) b = &t;
+  }
+  return b;
+}
+
+bool Trials::same(const Options& a, const Options& b) {
+  return option_values(a, tuned_row) == option_values(b, tuned_row);
+}
+
+// A single short trial of each candidate (the search) can mistake the noise of a shared
+// machine for a difference of 30% and more; the runoff visits the few fastest in turn, so
+// that a noisy moment hits all of them alike. Each visit builds the plan again (FFTW
+// remembers its plans' wisdom, so that is quick) and frees it before the next: the runoff
+// holds one plan's workspace at a time, like every other trial. The untuned trial (the plan
+// the caller gets without tuning) always takes part when it was timed: a choice must beat
+// it side by side, not only its one noisy search trial.
+void Trials::runoff(int most) {
+  std::vector<std::size_t> order(r_.trials.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return r_.trials[a].seconds < r_.trials[b].seconds; });
+  const auto keep = static_cast<std::size_t>(most);
+  if (order.size() > keep) {
+    auto at = std::find_if(order.begin() + most, order.end(),
+                           [&](std::size_t k) { return r_.trials[k].step.rfind(kUntuned, 0) == 0; });
+    const bool add = at != order.end();
+    if (add) std::iter_swap(order.begin() + most, at);
+    order.resize(keep + (add ? 1 : 0));
+  }
+  if (order.size() < 2) return;
+  constexpr int kRounds = 2;
+  const int per_visit = std::max(2, (s_.trial_iters + 1) / 2);
+  std::vector<std::vector<double>> times(order.size());
+  for (int round = 0; round < kRounds; ++round)
+    for (std::size_t c = 0; c < order.size(); ++c) {
+      Timed t(Plan(comm_, n_, r_.trials[order[c]].options), s_.fields, *arrays_);
+      for (int it = 0; it < per_visit; ++it) times[c].push_back(t.once(comm_));
+    }
+  for (std::size_t c = 0; c < order.size(); ++c) {
+    std::sort(times[c].begin(), times[c].end());
+    TuneTrial& t = r_.trials[order[c]];
+    t.seconds = times[c][times[c].size() / 2];
+    t.step += ", runoff";
+    TuneTrial seen = t;
+    seen.step = "runoff";
+    log_.trial(seen, true);
+  }
+}
+
+double Trials::time(Plan plan) {
+  Timed t(std::move(plan), s_.fields, *arrays_);
+  std::vector<double> times;
+  for (int it = 0; it < std::max(1, s_.trial_iters); ++it) times.push_back(t.once(comm_));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace nbfft::fft::detail
