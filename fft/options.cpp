@@ -155,7 +155,10 @@ std::pair<int, int> parse_proc_grid(std::string_view s, int least) {
 // Every option of the table (fft/option_table.cpp), key=value, in its order.
 std::ostream& operator<<(std::ostream& os, const Options& o) {
   const char* sep = "";
-  for (const auto& [k, v] : option_values(o, nullptr)) {
+  // The tuner's own settings only when it ran: they do not change what a plan does.
+  bool (*keep)(const OptionRow&) = nullptr;
+  if (o.tune == TuneEffort::None) keep = [](const OptionRow& r) { return !r.tuning; };
+  for (const auto& [k, v] : option_values(o, keep)) {
     os << sep << k << "=" << v;
     sep = " ";
   }

@@ -129,12 +129,13 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
   for (const auto& effort : a.tune) {
     // The tuner's choice for this grid, ranks and field count, as one more run. It times
     // its candidates with the same options nbfft-sine uses (normalized forward).
-    fft::TuneSettings s;
-    s.effort = fft::parse_tune_effort(effort);
-    s.budget_seconds = a.tune_budget;
-    s.fields = a.fields;
-    s.wisdom_path = a.tune_wisdom;
     fft::Options base = plan_options(a, 0, 0, coll::Transport::parse("blocking"), 0, 0);
+    base.tune = fft::parse_tune_effort(effort);  // the option table's tuning rows
+    base.tune_budget = a.tune_budget;
+    base.tune_fields = a.fields;
+    base.tune_wisdom = a.tune_wisdom;
+    base.tune_log = a.tune_log;
+    const fft::TuneSettings s = fft::tune_settings(base);
     if (a.grids.size() == 1 && a.grids[0].first > 0) {  // one fixed grid: tune the rest
       base.m1 = a.grids[0].first;
       base.m2 = a.grids[0].second;

@@ -6,6 +6,7 @@
 #include "nbfft/error.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <climits>
 
 namespace nbfft::sine {
@@ -71,6 +72,10 @@ usage: mpirun -n P nbfft-sine [options]
   --autotune-budget S      seconds the tuner may spend (default 20)
   --autotune-wisdom FILE   remember the tuner's choice in FILE; a later run with the same
                            grid, ranks, fields, MPI and host reuses it without trials
+  --autotune-log N         0: the report only; 1: progress lines with an ETA on stderr;
+                           2: also a line per trial. These are the option table's tuning
+                           rows (tune, tune_budget, tune_wisdom, tune_log; tune_fields is
+                           --fields) under nbfft-sine's words.
   --json FILE              write one JSON record per run to FILE (a JSON array)
   --help                   this text
   --version                (alone) nbfft's version, MPI, FFTW, build options and transports
@@ -131,9 +136,11 @@ std::vector<int> int_list(const bench::Args& args, const std::string& opt, long 
 
 }  // namespace
 
-// The table's keys nbfft-sine reads with its own words (lists to sweep), or fixes (norm:
-// test_sine normalizes after the forward transform); every other key is --KEY VALUE.
+// The table's keys nbfft-sine reads with its own words (lists to sweep; the tuner's rows as
+// --autotune*), or fixes (norm: test_sine normalizes after the forward transform); every
+// other key is --KEY VALUE.
 bool own_word(const fft::OptionRow& r) {
+  if (r.tuning) return true;  // --autotune, --autotune-budget, ... (a run of its own, not every plan's)
   for (const char* k : {"precision", "transform", "norm", "proc_grid", "transport", "row_transport",
                         "progress_chunks", "col_chunk_planes", "effort", "lean_workspace"})
     if (std::string(r.key) == k) return true;
@@ -150,7 +157,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
   std::vector<std::string> known = {"grid", "proc-grid", "precision", "transform", "transport", "row-transport",
                                     "fields", "progress-chunks", "chunk-planes", "iters", "warmup", "effort",
                                     "wisdom", "baseline", "sequential", "json", "autotune", "autotune-budget",
-                                    "autotune-wisdom", "workspace", "seed-run", "help"};
+                                    "autotune-wisdom", "autotune-log", "workspace", "seed-run", "help"};
   for (const auto& r : fft::option_rows())
     if (!own_word(r)) known.push_back(cli_word(r.key));
   args.allow_only(known);
@@ -195,10 +202,24 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.baseline = b == "none" ? "" : b;
   if (args.has("autotune")) {
     a.tune = args.get_list("autotune", "quick");
-    for (const auto& e : a.tune) fft::parse_tune_effort(e);  // validates
+    for (const auto& e : a.tune)
+      if (fft::parse_tune_effort(e) == fft::TuneEffort::None)  // validates
+        throw Error("--autotune: 'none' runs no tuner; leave --autotune out instead");
   }
   a.tune_budget = args.get_double("autotune-budget", 20, 0.001, 1e6);
   a.tune_wisdom = args.get("autotune-wisdom", "");
+  // The table's rows check the words (the same errors as every front end's).
+  fft::Options check;
+  for (const auto& [word, key, value] : {std::tuple<const char*, const char*, std::string>{
+                                             "autotune-wisdom", "tune_wisdom", a.tune_wisdom},
+                                         {"autotune-log", "tune_log", args.get("autotune-log", "0")}}) {
+    try {
+      fft::set_option(check, key, value);
+    } catch (const Error& e) {
+      throw Error(std::string("--") + word + ": " + e.message(), e.code());
+    }
+  }
+  a.tune_log = check.tune_log;
   for (const auto& r : fft::option_rows()) {
     if (own_word(r) || !args.has(cli_word(r.key))) continue;
     const std::string v = args.get(cli_word(r.key), "");

@@ -33,6 +33,7 @@ struct SineArgs {
   std::vector<std::string> tune;  // TuneEffort names: each adds the tuner's choice as a run
   double tune_budget = 20;  // seconds
   std::string tune_wisdom;  // the tuner's memory across runs
+  int tune_log = 0;         // the tuner's stderr lines (the tune_log row)
   bool sequential = false, help = false;
   bool seed_run = false;  // --seed-run: seed 000's configuration as one more run
   // Every other plan option of the option table given as --KEY VALUE (fft/option_table.hpp),

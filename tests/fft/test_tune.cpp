@@ -192,5 +192,98 @@ TEST(Tune, FixedProcessGridIsKept) {
   EXPECT_EQ(r.chosen.m2, 2);
 }
 
+// The tuner as a plan option: Plan(comm, n, o) with o.tune tunes in its constructor, keeps
+// the report, and reports the tuner's settings among its options.
+TEST(Tune, PlanOptionTuneMakesTheChosenPlanAndKeepsTheReport) {
+  forget_tuning();
+  const std::array<std::int64_t, 3> n = {14, 12, 10};
+  Options o = quick();
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 20;
+  Plan plan(MPI_COMM_WORLD, n, o);
+  ASSERT_NE(plan.tune_report(), nullptr);
+  const TuneReport& r = *plan.tune_report();
+  EXPECT_FALSE(r.from_wisdom);
+  EXPECT_FALSE(r.trials.empty());
+  EXPECT_EQ(tuned_values(plan.options()), tuned_values(r.chosen));
+  EXPECT_EQ(plan.options().tune, TuneEffort::Quick);
+  EXPECT_EQ(plan.options().tune_budget, 20);
+  EXPECT_EQ(r.chosen.tune, TuneEffort::None);  // the choice itself does not tune again
+  std::ostringstream printed;
+  printed << plan.options();
+  EXPECT_NE(printed.str().find("tune=quick"), std::string::npos) << printed.str();
+  EXPECT_LT(round_trip_error(plan, n), 1e-12);
+  // An untuned plan has no report and prints none of the tuner's settings.
+  Plan plain(MPI_COMM_WORLD, n, quick());
+  EXPECT_EQ(plain.tune_report(), nullptr);
+  std::ostringstream p2;
+  p2 << plain.options();
+  EXPECT_EQ(p2.str().find("tune"), std::string::npos) << p2.str();
+}
+
+// The tuner's own settings are neither in the wisdom key nor in what the wisdom stores.
+TEST(Tune, TunerSettingsAreNotPartOfTheKey) {
+  Options a = quick(), b = quick();
+  b.tune = TuneEffort::Exhaustive;
+  b.tune_budget = 3;
+  b.tune_wisdom = "elsewhere.txt";
+  b.tune_log = 2;
+  EXPECT_EQ(tune_key(MPI_COMM_WORLD, {8, 8, 8}, a, 1), tune_key(MPI_COMM_WORLD, {8, 8, 8}, b, 1));
+  for (const auto& row : option_rows()) EXPECT_FALSE(row.tuning && row.tuned) << row.key;
+}
+
+// The log hook sees the start, every trial in order with an ETA within the budget, and the
+// choice; the same events on every rank.
+TEST(Tune, LogHookSeesEveryTrial) {
+  forget_tuning();
+  std::vector<TuneEvent> events;
+  TuneLog previous = set_tune_log([&](const TuneEvent& e) { events.push_back(e); });
+  const TuneReport r = tune(MPI_COMM_WORLD, {12, 10, 9}, quick(), fast(2));
+  set_tune_log(previous);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front().kind, TuneEvent::Kind::Start);
+  EXPECT_EQ(events.back().kind, TuneEvent::Kind::Done);
+  EXPECT_EQ(tuned_values(events.back().options), tuned_values(r.chosen));
+  int trials = 0;
+  for (const auto& e : events) {
+    if (e.kind != TuneEvent::Kind::Trial) continue;
+    EXPECT_EQ(e.trial, ++trials);
+    EXPECT_GE(e.planned, e.trial);
+    EXPECT_GE(e.eta, 0);
+    EXPECT_LE(e.eta, e.budget);
+    EXPECT_NE(e.line.find("ETA"), std::string::npos) << e.line;
+  }
+  // Every trial of the report was logged (the runoff's visits once more each).
+  EXPECT_GE(trials, static_cast<int>(r.trials.size()));
+  int count = static_cast<int>(events.size()), least = 0, most = 0;
+  MPI_Allreduce(&count, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&count, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(least, most);
+}
+
+// A wisdom file that cannot be written is an Io error on every rank before any trial, even
+// when this process already knows the answer (the file would not learn it).
+TEST(Tune, UnwritableWisdomFailsBeforeAnyTrial) {
+  forget_tuning();
+  int trials = 0;
+  TuneLog previous = set_tune_log([&](const TuneEvent& e) { trials += e.kind == TuneEvent::Kind::Trial; });
+  TuneSettings s = fast();
+  s.wisdom_path = "/nonexistent-nbfft-dir/tune.txt";
+  for (int round = 0; round < 2; ++round) {
+    try {
+      tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), s);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Io) << e.what();
+      EXPECT_NE(std::string(e.what()).find("/nonexistent-nbfft-dir/tune.txt"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(trials, 0);
+    TuneSettings mem = fast();
+    tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), mem);  // now remembered in this process
+    trials = 0;
+  }
+  set_tune_log(previous);
+}
+
 }  // namespace
 }  // namespace nbfft::fft::test
