@@ -358,10 +358,15 @@ class Plan:
         ``lean_workspace`` (a workspace of about the local data instead of 1.5-3x; every
         transform must then run in place, ``empty_inplace``; ``plan.lean_workspace`` says
         whether the plan could make it), ``pipeline_row``, ``allow_empty``,
-        ``progress_chunks``, ``col_chunk_planes``, ``col_depth``, ``col_kernel``.
+        ``progress_chunks``, ``col_chunk_planes``, ``col_depth``, ``col_kernel``, and the
+        tuner's: ``tune`` ('quick', 'thorough', 'exhaustive': time candidate grids,
+        transports and chunkings first and make the plan with the fastest; ``tune_report``
+        says what was tried), ``tune_budget`` (seconds), ``tune_fields``, ``tune_wisdom``
+        (a file remembering choices across runs), ``tune_log`` (lines on rank 0's stderr);
+        each trial is also a record of the logger "nbfft.tune".
         ``precision`` may be given too and must then match ``dtype``; ``proc_grid`` ('2x4'
-        or (2, 4)) is ``grid`` by the table's name (both given must match). Ints and bools
-        are checked as such, the rest are the table's words.
+        or (2, 4)) is ``grid`` by the table's name (both given must match). Ints, bools and
+        numbers (``tune_budget``) are checked as such, the rest are the table's words.
 
     Notes
     -----
