@@ -77,12 +77,12 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   r.key = tune_key(comm, n, base, s.fields);
   std::map<std::string, std::string> file;
   if (!s.wisdom_path.empty()) file = detail::read_tune_wisdom(comm, s.wisdom_path);
-  // What this process remembers, else what the file holds; rank 0's answer decides, so
-  // that every rank takes the same branch.
-  std::string remembered = detail::recall(r.key);
+  // What the wisdom file holds (shared by runs: it may be newer than this process's
+  // memory), else what this process remembers; rank 0's answer decides, so that every rank
+  // takes the same branch.
   const auto in_file = file.find(r.key);
+  std::string remembered = in_file != file.end() ? in_file->second : detail::recall(r.key);
   std::string from_memory_only = !remembered.empty() && in_file == file.end() ? "1" : "";
-  if (remembered.empty() && in_file != file.end()) remembered = in_file->second;
   bcast_string(comm, remembered);
   bcast_string(comm, from_memory_only);
   // A wisdom file the choice could not be written to fails now, not after the trials.

@@ -5,6 +5,7 @@ every rank (an unwritable wisdom path before any trial)."""
 
 import logging
 import os
+import re
 
 import numpy as np
 import pytest
@@ -80,12 +81,20 @@ def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_pat
         with open(wisdom_path) as f:
             assert f.readline().strip() == "nbfft-tune 1"
 
-    # The same key again: from the wisdom, no trials, the same choice.
+    # The file is read back: rank 0 rewrites the entry's COL transport, and the same key
+    # again is answered from the file, no trials, with the edited choice.
+    if comm.rank == 0:
+        with open(wisdom_path) as f:
+            text = f.read()
+        with open(wisdom_path, "w") as f:
+            f.write(re.sub(r"col_transport=[^;]*;", "col_transport=linear@caller;", text))
+    comm.Barrier()
     del tune_log[:]
     with nbfft.Plan(comm, SHAPE, effort="estimate", tune="quick", tune_budget=5, tune_wisdom=wisdom_path) as again:
         r2 = again.tune_report
         assert r2.from_wisdom and not r2.trials
-        assert r2.chosen["col_transport"] == r.chosen["col_transport"]
+        assert r2.chosen["col_transport"] == "linear@caller" == again.options.col_transport
+        assert r2.chosen["proc_grid"] == r.chosen["proc_grid"]
     assert [rec.tune["kind"] for rec in tune_log] == ["done"]
     assert tune_log[0].tune["from_wisdom"]
 

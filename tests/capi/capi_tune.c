@@ -50,6 +50,33 @@ static void on_record(const nbfft_tune_record* r, void* user) {
 
 static const int64_t n[3] = {12, 10, 9};
 
+/* Replaces the value after `field` (up to ';') in every line of the wisdom file at path. */
+static void edit_wisdom(const char* path, const char* field, const char* value) {
+  static char text[1 << 16], out[1 << 16];
+  size_t len, o = 0, i = 0;
+  FILE* f = fopen(path, "r");
+  if (!f) return;
+  len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  while (i < len && o + strlen(value) + 1 < sizeof out) {
+    if (strncmp(text + i, field, strlen(field)) == 0) {
+      memcpy(out + o, field, strlen(field));
+      o += strlen(field);
+      memcpy(out + o, value, strlen(value));
+      o += strlen(value);
+      i += strlen(field);
+      while (i < len && text[i] != ';') ++i;
+    } else {
+      out[o++] = text[i++];
+    }
+  }
+  f = fopen(path, "w");
+  if (!f) return;
+  fwrite(out, 1, o, f);
+  fclose(f);
+}
+
 /* The forward spectrum of f(x,y,z) = sin(x) + y*z/7 on rank 0 (xc*ny*nz complex, x fastest). */
 static double* spectrum(nbfft_plan p) {
   int64_t lo[3], cnt[3], in_count = 0, out_count = 0, x, y, z;
@@ -166,11 +193,17 @@ int main(int argc, char** argv) {
   free(want);
   free(got);
 
-  /* The same key again: answered from the wisdom (no trials), the same choice. */
+  /* The file is read back: rank 0 rewrites the entry's COL transport, and the same key
+   * again is answered from the file (no trials) with the edited choice. */
+  if (rank == 0) edit_wisdom(path, "col_transport=", "linear@caller");
+  MPI_Barrier(MPI_COMM_WORLD);
   memset(&seen, 0, sizeof seen);
   CHECK(nbfft_plan_create(MPI_COMM_WORLD, n, o, &again) == NBFFT_SUCCESS, "again: %s", nbfft_last_error());
   CHECK(seen.trials == 0 && seen.done == 1 && seen.from_wisdom == 1, "again: %d trials, from_wisdom %d", seen.trials,
         seen.from_wisdom);
+  CHECK(nbfft_plan_option(again, "col_transport", value, sizeof value, NULL) == NBFFT_SUCCESS &&
+            strcmp(value, "linear@caller") == 0,
+        "the edited wisdom's col_transport came back as '%s'", value);
   CHECK(nbfft_plan_tune_report(again, report, sizeof report, NULL) == NBFFT_SUCCESS &&
             strstr(report, "from wisdom") != NULL,
         "again: %s", report);

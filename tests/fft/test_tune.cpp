@@ -117,8 +117,11 @@ TEST(Tune, TrialsChangeOnlyTheRowsTheOptionTableMarksTuned) {
   // Every row the tuner chooses is in the key=value text it stores.
   std::ostringstream report;
   report << r;
-  for (const auto& row : option_rows())
-    if (row.tuned) EXPECT_NE(report.str().find(row.key), std::string::npos) << row.key;
+  for (const auto& row : option_rows()) {
+    if (row.tuned) {
+      EXPECT_NE(report.str().find(row.key), std::string::npos) << row.key;
+    }
+  }
 }
 
 TEST(Tune, SameKeyIsAnsweredFromMemoryWithoutTrials) {

@@ -36,7 +36,8 @@
 // ranks, ranks per node, precision, transform, norm, fields, FFTW effort, the MPI library
 // and a host signature (CPU model, cores) — in this process and, with wisdom_path, in a
 // text file (read on rank 0 and broadcast; written atomically). A later tune() with the
-// same key returns at once with from_wisdom = true. Every function here is collective.
+// same key returns at once with from_wisdom = true (the file's entry first, then this
+// process's memory, which the file then learns). Every function here is collective.
 //
 // As a plan option (every front end): the rows tune, tune_budget, tune_fields, tune_wisdom
 // and tune_log of the option table (option_table.hpp) are TuneSettings; a Plan made with
