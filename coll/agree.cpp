@@ -55,10 +55,10 @@ ConfigFields deserialize(const std::string& s) {
 }  // namespace
 
 void bcast_string(MPI_Comm comm, std::string& s, int root) {
-  if (s.size() > static_cast<std::size_t>(INT_MAX))
-    throw Error("bcast_string: " + std::to_string(s.size()) + " bytes do not fit one MPI_Bcast", ErrorCode::InvalidArgument);
-  int len = static_cast<int>(s.size());
+  // The root's size goes first; -1 says it does not fit an int, and every rank throws.
+  int len = s.size() > static_cast<std::size_t>(INT_MAX) ? -1 : static_cast<int>(s.size());
   check_mpi(MPI_Bcast(&len, 1, MPI_INT, root, comm), "MPI_Bcast");
+  if (len < 0) throw Error("bcast_string: the root's string is more than INT_MAX bytes", ErrorCode::InvalidArgument);
   s.resize(static_cast<std::size_t>(len));
   if (len > 0) check_mpi(MPI_Bcast(s.data(), len, MPI_CHAR, root, comm), "MPI_Bcast");
 }

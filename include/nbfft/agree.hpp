@@ -80,7 +80,7 @@ void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call
 
 // Gives every rank of comm `root`'s string (collective; the others' s is replaced). For
 // what one rank reads and all must share: a wisdom file, a host name, a remembered choice.
-// The size must fit an int (a longer string is an error on root only: check it first).
+// A root string longer than INT_MAX bytes is an error on every rank.
 void bcast_string(MPI_Comm comm, std::string& s, int root = 0);
 
 // Every rank must pass the same fields (names and values); `what` names the object
