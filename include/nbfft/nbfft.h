@@ -71,7 +71,8 @@ nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = N
  * keyword arguments, the Fortran keys and nbfft-sine's --words ('_' or '-' alike), e.g.
  *   precision double|single   norm backward|none|forward|ortho   proc_grid auto|M1xM2
  *   transport PRESET|ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread"; sets both exchanges)
- *   fields_in_flight 1..64    lean_workspace true|false ...
+ *   fields_in_flight 1..64    lean_workspace true|false
+ *   tune none|quick|thorough|exhaustive (plan-time tuning, below)  tune_budget SECONDS ...
  * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the key, the value and what is
  * allowed. */
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);
