@@ -107,7 +107,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   const detail::SearchSpace space{n, base, s, P, provided >= MPI_THREAD_MULTIPLE};
   log.start(detail::planned_trials(space, kRunoff));
   detail::Trials trials(comm, n, s, r, log, t0);
-  trials.run(base, detail::kUntuned);
+  trials.run(base, detail::kUntuned, /*always=*/true);
   if (s.effort == TuneEffort::Exhaustive)
     detail::search_exhaustive(trials, space);
   else

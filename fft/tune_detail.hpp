@@ -84,8 +84,10 @@ class Trials {
   // Whether the budget is spent (agreed: the slowest rank's clock).
   bool out_of_time();
   // Times one configuration (once: a repeated one returns its time); returns its seconds,
-  // or a negative number when the plan cannot be built here (every rank agrees).
-  double run(const Options& o, const char* step);
+  // or a negative number when the plan cannot be built here (every rank agrees) or the
+  // budget is spent. `always`: even past the budget (the untuned trial, so that a tune
+  // with a tiny budget still has the caller's own plan to choose).
+  double run(const Options& o, const char* step, bool always = false);
   // The fastest trial so far (nullptr when none ran). runoff_only: among the trials the
   // runoff re-timed (when it ran), so that a trial timed once cannot win on a lucky moment.
   const TuneTrial* best(bool runoff_only = false) const;

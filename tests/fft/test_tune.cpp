@@ -224,6 +224,23 @@ TEST(Tune, PlanOptionTuneMakesTheChosenPlanAndKeepsTheReport) {
   EXPECT_EQ(p2.str().find("tune"), std::string::npos) << p2.str();
 }
 
+// A budget spent before the first trial still gives a plan: the caller's own (untuned).
+TEST(Tune, TinyBudgetStillMakesThePlanAsAsked) {
+  forget_tuning();
+  const std::array<std::int64_t, 3> n = {10, 8, 6};
+  Options o = quick();
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 1e-9;
+  Plan plan(MPI_COMM_WORLD, n, o);
+  ASSERT_NE(plan.tune_report(), nullptr);
+  const TuneReport& r = *plan.tune_report();
+  EXPECT_TRUE(r.budget_exhausted);
+  ASSERT_EQ(r.trials.size(), 1u);
+  EXPECT_EQ(r.trials[0].step, "untuned");
+  EXPECT_EQ(plan.options().col_transport.str(), quick().col_transport.str());
+  EXPECT_LT(round_trip_error(plan, n), 1e-12);
+}
+
 // The tuner's own settings are neither in the wisdom key nor in what the wisdom stores.
 TEST(Tune, TunerSettingsAreNotPartOfTheKey) {
   Options a = quick(), b = quick();
