@@ -47,6 +47,26 @@ module nbfft
     NBFFT_OUT_OF_MEMORY = 5, NBFFT_IO_ERROR = 6, NBFFT_INVALID_STATE = 7, NBFFT_INTERNAL = 8
   integer, parameter :: i8 = c_int64_t
   integer, parameter, public :: NBFFT_LAYOUT_INPUT = 0, NBFFT_LAYOUT_OUTPUT = 1
+
+  ! One event of plan-time tuning (C's nbfft_tune_record): kind NBFFT_TUNE_START, _TRIAL or
+  ! _DONE; seconds < 0 for a candidate that cannot be planned here. The strings (step,
+  ! options, line) live for the callback only: read them with nbfft_tune_text.
+  integer, parameter, public :: NBFFT_TUNE_START = 0, NBFFT_TUNE_TRIAL = 1, NBFFT_TUNE_DONE = 2
+  type, bind(c), public :: nbfft_tune_record
+    integer(c_int) :: kind, trial, planned
+    real(c_double) :: seconds, elapsed, budget, eta
+    integer(c_int) :: from_wisdom
+    type(c_ptr) :: step, options, line
+  end type nbfft_tune_record
+  ! The callback nbfft_set_tune_log takes: a module procedure with bind(c).
+  abstract interface
+    subroutine nbfft_tune_log_fn(record, user) bind(c)
+      import :: nbfft_tune_record, c_ptr
+      type(nbfft_tune_record), intent(in) :: record
+      type(c_ptr), value :: user
+    end subroutine
+  end interface
+  public :: nbfft_tune_log_fn
   ! Element types the specifics take: real(c_double), complex(c_double_complex), real(c_float),
   ! complex(c_float_complex).
   integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
@@ -54,6 +74,7 @@ module nbfft
   public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get
   public :: nbfft_options_key, nbfft_options_type
   public :: nbfft_plan_option, nbfft_plan_tune_report
+  public :: nbfft_set_tune_log, nbfft_tune_text
   public :: nbfft_required_thread_level
   public :: nbfft_plan_create, nbfft_plan_destroy
   public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
@@ -103,6 +124,11 @@ module nbfft
     type(c_ptr) function c_options_key(i) bind(c, name="nbfft_options_key")
       import :: c_ptr, c_int
       integer(c_int), value :: i
+    end function
+    integer(c_int) function c_set_tune_log(fn, user) bind(c, name="nbfft_set_tune_log")
+      import :: c_int, c_funptr, c_ptr
+      type(c_funptr), value :: fn
+      type(c_ptr), value :: user
     end function
     type(c_ptr) function c_options_type(i) bind(c, name="nbfft_options_type")
       import :: c_ptr, c_int
@@ -361,16 +387,17 @@ contains
     integer, intent(out), optional :: status
     character(kind=c_char), allocatable :: buffer(:)
     character(kind=c_char) :: none(1)
-    integer(c_size_t) :: needed
+    integer(c_size_t) :: needed, got
     integer(c_int) :: rc
     integer :: i, n
     needed = 0
+    got = 0
     rc = c_plan_tune_report(plan%p, none, 0_c_size_t, needed)
     n = 0
     if (rc == 0) then
       allocate(buffer(needed))
-      rc = c_plan_tune_report(plan%p, buffer, needed, needed)
-      if (rc == 0) n = int(needed) - 1
+      rc = c_plan_tune_report(plan%p, buffer, needed, got)
+      if (rc == 0) n = int(min(needed, got)) - 1
     end if
     allocate(character(len=n) :: report)
     do i = 1, n
@@ -378,6 +405,29 @@ contains
     end do
     call finish(rc, status)
   end subroutine
+
+  ! Installs fn (absent: none) for every later plan-time tuning's events on every rank, as C's
+  ! nbfft_set_tune_log. fn must be a module procedure with bind(c) (nbfft_tune_log_fn).
+  subroutine nbfft_set_tune_log(fn, status)
+    procedure(nbfft_tune_log_fn), optional :: fn
+    integer, intent(out), optional :: status
+    if (present(fn)) then
+      call finish(c_set_tune_log(c_funloc(fn), c_null_ptr), status)
+    else
+      call finish(c_set_tune_log(c_null_funptr, c_null_ptr), status)
+    end if
+  end subroutine
+
+  ! One of a tuning record's strings (record%line, record%options, record%step) as text.
+  function nbfft_tune_text(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    if (c_associated(p)) then
+      s = from_c(p)
+    else
+      s = ""
+    end if
+  end function
 
   ! The MPI thread level (MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE) plans with these options need.
   subroutine nbfft_required_thread_level(options, level, status)

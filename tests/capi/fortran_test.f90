@@ -1,9 +1,37 @@
 ! The Fortran module with `use mpi` (integer communicators; the examples use mpi_f08):
 ! 1-based boxes against nbfft_box_of, a forward/backward round trip, gather/scatter, and
 ! the optional status argument. Stops with a non-zero code on any failure.
+! The tuner's log callback must be a bind(c) module procedure: it counts what it sees.
+module fortran_test_log
+  use, intrinsic :: iso_c_binding
+  use nbfft
+  implicit none
+  integer :: starts = 0, trials = 0, dones = 0, bad = 0
+contains
+  subroutine on_tune(record, user) bind(c)
+    type(nbfft_tune_record), intent(in) :: record
+    type(c_ptr), value :: user
+    character(len=:), allocatable :: line
+    if (c_associated(user)) bad = bad + 1
+    line = nbfft_tune_text(record%line)
+    if (index(line, "nbfft tune: ") /= 1) bad = bad + 1
+    select case (record%kind)
+    case (NBFFT_TUNE_START)
+      starts = starts + 1
+    case (NBFFT_TUNE_TRIAL)
+      trials = trials + 1
+      if (record%trial /= trials .or. record%eta < 0) bad = bad + 1
+      if (index(nbfft_tune_text(record%options), "proc_grid=") /= 1) bad = bad + 1
+    case (NBFFT_TUNE_DONE)
+      dones = dones + 1
+    end select
+  end subroutine
+end module fortran_test_log
+
 program fortran_test
   use mpi
   use nbfft
+  use fortran_test_log
   implicit none
   integer, parameter :: dp = kind(1d0)
   type(nbfft_plan) :: plan, none, tuned
@@ -105,12 +133,18 @@ program fortran_test
   call nbfft_options_set(topts, "tune", "quick")
   call nbfft_options_set(topts, "tune_budget", "3")
   call nbfft_options_set(topts, "tune_wisdom", "/nonexistent-nbfft-dir/tune.txt")
+  call nbfft_set_tune_log(on_tune)
   call nbfft_plan_create(tuned, MPI_COMM_WORLD, [9, 7, 5], topts, status=st)
   value = nbfft_last_error()
   call expect(st == NBFFT_IO_ERROR .and. index(value, "nonexistent-nbfft-dir") > 0, &
               "an unwritable tune_wisdom fails every rank: " // value)
+  call expect(trials == 0, "no trial before the unwritable tune_wisdom was noticed")
+  starts = 0
+  dones = 0
   call nbfft_options_set(topts, "tune_wisdom", "")
   call nbfft_plan_create(tuned, MPI_COMM_WORLD, [9, 7, 5], topts)
+  call nbfft_set_tune_log()
+  call expect(starts == 1 .and. dones == 1 .and. trials >= 2 .and. bad == 0, "the log callback saw every trial")
   call nbfft_plan_option(tuned, "tune", value)
   call expect(value == "quick", "the tuned plan's tune option reads quick, got " // value)
   call nbfft_plan_option(tuned, "proc_grid", value)
