@@ -100,6 +100,11 @@ class Plan {
                 std::size_t out_n, Timings* t = nullptr) const;
   void backward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
                 std::size_t out_n, Timings* t = nullptr) const;
+  // Real data with every axis an r2r kind (Options::kinds): real in, real out.
+  void forward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
+  void forward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
 
   template <typename In, typename Out>
   void forward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
