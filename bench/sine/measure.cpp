@@ -179,7 +179,15 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
     for (const auto& w : skipped) why += "\n  " + w;
     throw Error("no run could be planned:" + why);
   }
-  if (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available())) {
+  // FFTW-MPI's baseline is the periodic transform: with r2r kinds (--kinds) it would time
+  // another transform, so only an explicit request fails and auto leaves it out.
+  fft::Options given;
+  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
+  if (fft::any_r2r(given.kinds) && a.baseline == "fftw-mpi")
+    throw Error("--baseline fftw-mpi runs FFTW-MPI's periodic transform, not kinds " + fft::kinds_str(given.kinds) +
+                "; leave out --baseline (or use auto) with --kinds");
+  if (!fft::any_r2r(given.kinds) &&
+      (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available()))) {
     Result r;
     r.baseline = true;
     make_measured(rss, r, [&] {
