@@ -47,6 +47,8 @@ def check(comm, shape, dtype, kinds, grid):
         U = plan.forward(u)
         assert U.dtype == plan.out_dtype and U.shape == plan.output_box.shape
         assert_close_everywhere(U, want.transpose(plan.output_box.perm)[plan.output_box.slices], dtype)
+        G = plan.gather(U)  # numpy order [kz][ky][kx], real or complex as the plan's output
+        assert_close_everywhere(G if comm.rank == 0 else np.zeros(0), want if comm.rank == 0 else np.zeros(0), dtype)
         v = plan.backward(U)
         assert_close_everywhere(v, g[plan.input_box.slices], dtype)
 
