@@ -171,6 +171,16 @@ TEST(R2r, SinglePrecision) {
     }
 }
 
+// The shortest lengths (dct1 on 2 points, dst1 on 1) on grids that leave ranks empty.
+TEST(R2r, ShortestAxesAndEmptyRanks) {
+  using K = AxisKind;
+  for (const Grid& n : {Grid{2, 1, 2}, Grid{3, 2, 2}})
+    for (const auto& f : factorizations(world_size())) {
+      check_against_serial<double>(n, {K::Dct1, K::Dst1, K::Dct1}, TransformKind::R2C, f[0], f[1], 1e-12);
+      check_against_serial<double>(n, {K::Periodic, K::Dst1, K::Dct1}, TransformKind::C2C, f[0], f[1], 1e-12);
+    }
+}
+
 // backward(forward(f)) = f under every norm, and the forward scaled as the norm says.
 TEST(R2r, NormalizationRoundTrips) {
   using K = AxisKind;
