@@ -9,6 +9,9 @@
 //   there is no ROW exchange; with M2 = 1 the COL "exchange" is the rank's own block, kept
 //   in place so the z FFT reads it without a copy (Exchange::view).
 //
+// Each "FFT" is its axis's kind (Options::kinds: the DFT, or an FFTW r2r kind through
+// fft/axis_fft.hpp); the path, exchanges and driver are the same for every kind.
+//
 // Every FFT runs on one plane in cache, P, whose rows are padded so that columns do not
 // collide in the cache (the user's rows of nx_i points are often a power of two long: an
 // FFT striding through them directly ran 2x slower); every copy moves rows or whole blocks.

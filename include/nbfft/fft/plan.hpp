@@ -17,7 +17,8 @@
 // The output order is FFTW-MPI's FFTW_MPI_TRANSPOSED_OUT order, chosen for speed: each y
 // is one contiguous z-x plane, so the z FFT runs on a plane in cache and the COL exchange
 // delivers each peer's part of it as one block (a z-strided layout made the z FFT 4x
-// slower at 256^3). Real input is unpadded (nx reals per row). A spectral coefficient
+// slower at 256^3). Real input is unpadded (nx reals per row). With Options::kinds an r2r
+// x keeps nx points, and real data whose every axis is r2r has a real spectrum. A spectral coefficient
 // (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
