@@ -91,6 +91,7 @@ python-test: venv
 	done
 	@echo "python-test: the examples as documented (python -m mpi4py -m ...), 2 ranks"
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.poisson --n 32
+	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.channel_poisson --n 16
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 4
 	@echo "python-test: python -m nbfft, and its self-test on 3 ranks (a failing one must exit non-zero)"
 	timeout 60 $(PY) -m nbfft

@@ -166,7 +166,8 @@ std::string plan_words(const fft::Plan& plan, bool forward) {
   const bool r2c = o.transform == fft::TransformKind::R2C;
   const std::string real = o.precision == fft::Precision::Double ? "double" : "float";
   const std::string cplx = "complex " + real;
-  const std::string in = r2c && forward ? real : cplx, out = r2c && !forward ? real : cplx;
+  const bool real_spec = fft::real_spectrum(o);  // every axis r2r on real data: real both ways
+  const std::string in = (forward ? r2c : real_spec) ? real : cplx, out = (forward ? real_spec : r2c) ? real : cplx;
   return std::string(fft::name(o.precision)) + " precision " + fft::name(o.transform) + " (" + in + " in, " + out +
          " out)";
 }
@@ -208,8 +209,8 @@ std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
   const auto n = plan.global_size();
   const std::size_t real = o.precision == fft::Precision::Double ? 8 : 4;
   const bool r2c = o.transform == fft::TransformKind::R2C;
-  const bool complex = !(r2c && layout == Layout::Input);
-  const std::int64_t nx = layout == Layout::Output && r2c ? n[0] / 2 + 1 : n[0];
+  const bool complex = layout == Layout::Input ? !r2c : !fft::real_spectrum(o);
+  const std::int64_t nx = layout == Layout::Output && fft::halves_x(o) ? n[0] / 2 + 1 : n[0];
   std::size_t b = complex ? 2 * real : real;
   for (std::int64_t e : {nx, n[1], n[2]})
     if (__builtin_mul_overflow(b, static_cast<std::size_t>(e), &b))
@@ -456,6 +457,15 @@ nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_byt
     if (in_bytes) *in_bytes = p.plan.in_bytes();
     if (out_bytes) *out_bytes = p.plan.out_bytes();
     if (inplace_bytes) *inplace_bytes = p.plan.inplace_bytes();
+  });
+}
+
+nbfft_status nbfft_plan_elements(nbfft_plan plan, int* in_complex, int* out_complex, int* real_bytes) {
+  return guard("nbfft_plan_elements", [&] {
+    const auto& o = plan_of(plan).plan.options();
+    if (in_complex) *in_complex = o.transform == nbfft::fft::TransformKind::C2C;
+    if (out_complex) *out_complex = !nbfft::fft::real_spectrum(o);
+    if (real_bytes) *real_bytes = o.precision == nbfft::fft::Precision::Double ? 8 : 4;
   });
 }
 

@@ -30,6 +30,11 @@ struct FftwApi<double> {
     return fftw_plan_guru64_dft_c2r(rank, dims, hr, hd, in, out, flags);
   }
   static void exec_dft(plan p, cplx* in, cplx* out) { fftw_execute_dft(p, in, out); }
+  static plan r2r(int rank, const iodim* dims, int hr, const iodim* hd, double* in, double* out,
+                  const fftw_r2r_kind* kind, unsigned flags) {
+    return fftw_plan_guru64_r2r(rank, dims, hr, hd, in, out, kind, flags);
+  }
+  static void exec_r2r(plan p, double* in, double* out) { fftw_execute_r2r(p, in, out); }
   static void exec_r2c(plan p, double* in, cplx* out) { fftw_execute_dft_r2c(p, in, out); }
   static void exec_c2r(plan p, cplx* in, double* out) { fftw_execute_dft_c2r(p, in, out); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
@@ -58,6 +63,11 @@ struct FftwApi<float> {
     return fftwf_plan_guru64_dft_c2r(rank, dims, hr, hd, in, out, flags);
   }
   static void exec_dft(plan p, cplx* in, cplx* out) { fftwf_execute_dft(p, in, out); }
+  static plan r2r(int rank, const iodim* dims, int hr, const iodim* hd, float* in, float* out,
+                  const fftw_r2r_kind* kind, unsigned flags) {
+    return fftwf_plan_guru64_r2r(rank, dims, hr, hd, in, out, kind, flags);
+  }
+  static void exec_r2r(plan p, float* in, float* out) { fftwf_execute_r2r(p, in, out); }
   static void exec_r2c(plan p, float* in, cplx* out) { fftwf_execute_dft_r2c(p, in, out); }
   static void exec_c2r(plan p, cplx* in, float* out) { fftwf_execute_dft_c2r(p, in, out); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }

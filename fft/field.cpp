@@ -15,16 +15,16 @@ namespace nbfft::fft {
 std::array<std::vector<double>, 3> wavenumbers(const Plan& plan, std::array<double, 3> length) {
   const Box3& b = plan.out_box();
   const auto n = plan.global_size();
-  const bool r2c = plan.options().transform == TransformKind::R2C;
+  const Options& o = plan.options();
   std::array<std::vector<double>, 3> k;
   for (int d = 0; d < 3; ++d) {
     if (!(length[d] > 0))
       throw Error("wavenumbers: length[" + std::to_string(d) + "] must be positive, not " +
                   std::to_string(length[d]));
-    const double scale = kTwoPi / length[d];
     k[d].resize(static_cast<std::size_t>(b.n[d]));
+    // Each axis's kind (nbfft/fft/r2r_kinds.hpp): periodic 2 pi/L * fftfreq, r2r pi/L * (k + shift).
     for (std::int64_t m = 0; m < b.n[d]; ++m)
-      k[d][m] = scale * static_cast<double>(wavenumber(b.lo[d] + m, n[d], d == 0 && r2c));
+      k[d][m] = wavenumber(o.kinds[d], b.lo[d] + m, n[d], length[d], d == 0 && halves_x(o));
   }
   return k;
 }
@@ -44,7 +44,8 @@ std::vector<Box3> all_boxes(const Plan& plan, Layout layout) {
 
 std::size_t element_bytes(const Plan& plan, Layout layout) {
   const std::size_t real = plan.options().precision == Precision::Double ? sizeof(double) : sizeof(float);
-  const bool complex = layout == Layout::Output || plan.options().transform == TransformKind::C2C;
+  const Options& o = plan.options();
+  const bool complex = layout == Layout::Output ? !real_spectrum(o) : o.transform == TransformKind::C2C;
   return complex ? 2 * real : real;
 }
 

@@ -22,7 +22,7 @@ namespace {
 
 template <typename T>
 void* make_plan(FftKind kind, const FftDim& dim, const std::vector<FftDim>& batch, void* in,
-                void* out, unsigned flags) {
+                void* out, unsigned flags, int r2r_kind) {
   using Api = FftwApi<T>;
   typename Api::iodim d{dim.n, dim.is, dim.os};
   std::vector<typename Api::iodim> hd;
@@ -44,6 +44,11 @@ void* make_plan(FftKind kind, const FftDim& dim, const std::vector<FftDim>& batc
       p = Api::c2r(1, &d, hr, hd.data(), static_cast<typename Api::cplx*>(in),
                    static_cast<T*>(out), flags);
       break;
+    case FftKind::R2R: {
+      const auto k = static_cast<fftw_r2r_kind>(r2r_kind);
+      p = Api::r2r(1, &d, hr, hd.data(), static_cast<T*>(in), static_cast<T*>(out), &k, flags);
+      break;
+    }
   }
   if (!p)
     throw Error("FFTW could not plan a length-" + std::to_string(dim.n) +
@@ -56,7 +61,7 @@ void* make_plan(FftKind kind, const FftDim& dim, const std::vector<FftDim>& batc
 
 template <typename T>
 LocalFft<T>::LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void* plan_in,
-                      void* plan_out, unsigned flags)
+                      void* plan_out, unsigned flags, int r2r_kind)
     : kind_(kind), in_place_(plan_in == plan_out) {
   if (dim.n <= 0) return;
   for (const auto& b : batch)
@@ -79,11 +84,11 @@ LocalFft<T>::LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void*
   for (const auto& b : batch) add(b);
   align_in_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_in));
   align_out_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_out));
-  aligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out, flags);
+  aligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out, flags, r2r_kind);
   // Estimate-only planning never touches the arrays, so this is safe after measuring.
   const unsigned effort = FFTW_MEASURE | FFTW_PATIENT | FFTW_EXHAUSTIVE | FFTW_ESTIMATE;
   unaligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out,
-                            (flags & ~effort) | FFTW_ESTIMATE | FFTW_UNALIGNED);
+                            (flags & ~effort) | FFTW_ESTIMATE | FFTW_UNALIGNED, r2r_kind);
 }
 
 template <typename T>
@@ -139,6 +144,9 @@ void LocalFft<T>::execute(void* in, void* out) const {
       break;
     case FftKind::C2R:
       Api::exec_c2r(p, static_cast<typename Api::cplx*>(in), static_cast<T*>(out));
+      break;
+    case FftKind::R2R:
+      Api::exec_r2r(p, static_cast<T*>(in), static_cast<T*>(out));
       break;
   }
 }

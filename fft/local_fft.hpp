@@ -15,7 +15,8 @@
 
 namespace nbfft::fft {
 
-enum class FftKind { Forward, Backward, R2C, C2R };  // Forward/Backward: c2c, sign -1/+1
+// Forward/Backward: c2c, sign -1/+1; R2R: FFTW's real-to-real kind r2r_kind (fft/axis_fft.hpp).
+enum class FftKind { Forward, Backward, R2C, C2R, R2R };
 
 struct FftDim {
   std::int64_t n;   // points (the transform length, or the loop count of a batch dim)
@@ -34,7 +35,7 @@ class LocalFft {
   // (big enough for one unit; overwritten by measuring planners). For r2c, dim.n is the
   // real length and the output has n/2+1 points; for c2r the other way round.
   LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void* plan_in, void* plan_out,
-           unsigned flags);
+           unsigned flags, int r2r_kind = 0);
   ~LocalFft();
   LocalFft(LocalFft&& o) noexcept;
   LocalFft& operator=(LocalFft&& o) noexcept;

@@ -112,6 +112,12 @@ std::vector<OptionRow> make_rows() {
       {"transform", T::Choice, "r2c|c2c", "r2c: forward real-to-complex, backward complex-to-real; c2c: complex both ways",
        true, false, false, 0, 0, "", "c2c", [](const Options& o) -> std::string { return name(o.transform); },
        [](Options& o, std::string_view v) { o.transform = parse_transform(v); }},
+      {"kinds", T::Choice, "KIND|KIND,KIND,KIND",
+       "forward transform of x,y,z (one for all): periodic or an r2r kind dct1..dct4, dst1..dst4 (FFTW's REDFT00, "
+       "REDFT10, REDFT01, REDFT11, RODFT00, RODFT10, RODFT01, RODFT11)",
+       true, false, false, 0, 0, "kind", "periodic,dct2,dst1",
+       [](const Options& o) { return kinds_str(o.kinds); },
+       [](Options& o, std::string_view v) { o.kinds = parse_axis_kinds(v); }},
       {"norm", T::Choice, "backward|none|forward|ortho",
        "scaling as numpy.fft's norm (backward: backward scaled by 1/N, the default); none: neither (FFTW)", true,
        false, false, 0, 0, "", "ortho", [](const Options& o) -> std::string { return name(o.norm); },

@@ -25,13 +25,14 @@ namespace nbfft::fft {
 // the workspaces made at construction (one, or two when fields pipeline). Nothing here
 // changes after construction but the workspaces' contents.
 struct Plan::Impl {
-  template <typename T>
+  // E: the planes' element type (complex; T for real data with every axis r2r).
+  template <typename T, typename E = std::complex<T>>
   struct Typed {
-    std::unique_ptr<const Transform<T>> tr;
-    std::vector<std::unique_ptr<fft::Workspace<T>>> ws;
+    std::unique_ptr<const Transform<T, E>> tr;
+    std::vector<std::unique_ptr<fft::Workspace<T, E>>> ws;
     std::string note;  // why a lean workspace was asked for and not made
-    std::vector<fft::Workspace<T>*> ptrs() const {
-      std::vector<fft::Workspace<T>*> p;
+    std::vector<fft::Workspace<T, E>*> ptrs() const {
+      std::vector<fft::Workspace<T, E>*> p;
       for (const auto& w : ws) p.push_back(w.get());
       return p;
     }
@@ -40,7 +41,7 @@ struct Plan::Impl {
   Options opt;
   Decomposition d;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate for argument checks
-  std::variant<Typed<double>, Typed<float>> typed;
+  std::variant<Typed<double>, Typed<float>, Typed<double, double>, Typed<float, float>> typed;
   // Set while a transform runs: the workspaces are shared, so a second concurrent call
   // (another thread) is refused instead of corrupting both results.
   mutable std::atomic<bool> busy{false};
@@ -78,16 +79,16 @@ ConfigFields agreed_fields(const std::array<std::int64_t, 3>& n, const Options& 
 // collectives one exchange at a time with an agreement after each, so that a transport
 // failing on one communicator (an RMA window the MPI cannot create) fails the plan on
 // every rank instead of leaving the others in the next build.
-template <typename T>
-std::unique_ptr<Workspace<T>> add_workspace(const Transform<T>& tr, MPI_Comm comm) {
-  std::unique_ptr<Workspace<T>> w;
+template <typename T, typename E>
+std::unique_ptr<Workspace<T, E>> add_workspace(const Transform<T, E>& tr, MPI_Comm comm) {
+  std::unique_ptr<Workspace<T, E>> w;
   agree(comm, [&] { w = tr.allocate(); });
   for (ExchangeId e : {kRow, kCol}) agree(comm, [&] { tr.bind(*w, e); });
   return w;
 }
 
-template <typename T>
-void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
+template <typename T, typename E>
+void build(Plan::Impl::Typed<T, E>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
            const coll::Comm& row, const coll::Comm& col) {
   // The lean workspace's chunk: the largest of about 1/8 of the z planes, halved, that fits
   // every rank's array (the ranks of an exchange must cut it alike).
@@ -98,7 +99,7 @@ void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const
     while (cp * 8 < planes) cp *= 2;
     for (; cp >= 1 && lean_cp == 0; cp /= 2) {
       std::string why;
-      agree(comm, [&] { why = Transform<T>::lean_fit(d, o, cp); });
+      agree(comm, [&] { why = Transform<T, E>::lean_fit(d, o, cp); });
       int fits = why.empty(), all = 0;
       check_mpi(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
       if (all) lean_cp = cp;
@@ -106,9 +107,24 @@ void build(Plan::Impl::Typed<T>& p, MPI_Comm comm, const Decomposition& d, const
     }
     if (lean_cp) p.note.clear();
   }
-  agree(comm, [&] { p.tr = std::make_unique<const Transform<T>>(d, o, flags, row, col, comm, lean_cp); });
+  agree(comm, [&] { p.tr = std::make_unique<const Transform<T, E>>(d, o, flags, row, col, comm, lean_cp); });
   const int n = p.tr->fields_pipeline() ? o.fields_in_flight : 1;
   for (int k = 0; k < n; ++k) p.ws.push_back(add_workspace(*p.tr, comm));
+}
+
+// What the axes' kinds need (nbfft/fft/r2r_kinds.hpp); the same verdict on every rank
+// (the kinds and the grid are agreed).
+void check_kinds(const std::array<std::int64_t, 3>& n, const Options& o) {
+  static const char* axis[3] = {"x", "y", "z"};
+  for (int d = 0; d < 3; ++d)
+    if (n[d] < min_points(o.kinds[d]))
+      throw Error(std::string("kinds: ") + name(o.kinds[d]) + " (" + fftw_name(o.kinds[d]) + ") on " + axis[d] +
+                  " needs n" + axis[d] + " >= " + std::to_string(min_points(o.kinds[d])) + ", got " +
+                  std::to_string(n[d]));
+  if (o.transform == TransformKind::R2C && is_r2r(o.kinds[0]) && !all_r2r(o.kinds))
+    throw Error("kinds " + kinds_str(o.kinds) + " with transform=r2c: real data with an r2r x axis needs every axis "
+                "r2r (real in, real out); with a periodic y or z make x periodic (r2c) or use transform=c2c "
+                "(complex data)");
 }
 
 }  // namespace
@@ -141,8 +157,10 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   if (options.progress_chunks < 0)
     throw Error("progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
                 std::to_string(kDefaultProgressChunks) + ")");
-  Decomposition d = Decomposition::make(n, r2c, options.m1, options.m2, size, rank,
+  // x keeps nx points unless it is periodic r2c (nx/2+1).
+  Decomposition d = Decomposition::make(n, r2c && !is_r2r(options.kinds[0]), options.m1, options.m2, size, rank,
                                         options.allow_empty);
+  check_kinds(n, options);  // after the sizes are known positive
   Options opt = options;
   opt.m1 = d.m1;
   opt.m2 = d.m2;
@@ -166,8 +184,13 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   try {
     agree_outcome(dup, comm_error);
     const unsigned flags = fftw_effort_flags(static_cast<int>(opt.effort));
-    if (opt.precision == Precision::Double)
+    const bool real = real_spectrum(opt);  // real all the way
+    if (opt.precision == Precision::Double && real)
+      build(impl->typed.emplace<Impl::Typed<double, double>>(), dup, d, opt, flags, row_comm, col_comm);
+    else if (opt.precision == Precision::Double)
       build(impl->typed.emplace<Impl::Typed<double>>(), dup, d, opt, flags, row_comm, col_comm);
+    else if (real)
+      build(impl->typed.emplace<Impl::Typed<float, float>>(), dup, d, opt, flags, row_comm, col_comm);
     else
       build(impl->typed.emplace<Impl::Typed<float>>(), dup, d, opt, flags, row_comm, col_comm);
   } catch (...) {
@@ -226,7 +249,7 @@ std::size_t Plan::in_bytes() const {
 }
 std::size_t Plan::out_bytes() const {
   const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
-  return static_cast<std::size_t>(out_count()) * real * 2;
+  return static_cast<std::size_t>(out_count()) * real * (real_spectrum(impl().opt) ? 1 : 2);
 }
 std::size_t Plan::inplace_bytes() const { return std::max(in_bytes(), out_bytes()); }
 std::size_t Plan::workspace_bytes() const {
@@ -247,11 +270,13 @@ void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p
   const Options& o = impl().opt;
   const bool r2c = o.transform == TransformKind::R2C;
   const bool forward = std::string(what) == "forward";
-  const bool want_in = r2c && forward, want_out = r2c && !forward;
+  // Real data is r2c's physical side; the spectrum is real too when every axis is r2r.
+  const bool real_spec = real_spectrum(o);
+  const bool want_in = forward ? r2c : real_spec, want_out = forward ? real_spec : r2c;
   if (p != o.precision || real_in != want_in || real_out != want_out) {
     auto kind = [](bool real) { return real ? "real" : "complex"; };
     throw Error(std::string(what) + ": the plan is " + name(o.precision) + " precision " +
-                name(o.transform) + " (" + kind(want_in) + " in, " + kind(want_out) +
+                name(o.transform) + (any_r2r(o.kinds) ? " kinds " + kinds_str(o.kinds) : std::string()) + " (" + kind(want_in) + " in, " + kind(want_out) +
                 " out) but was called with " + name(p) + " precision " + kind(real_in) +
                 " in, " + kind(real_out) + " out");
   }
@@ -319,7 +344,9 @@ void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size
 
 struct Plan::Workspace::Impl {
   const Plan::Impl* owner = nullptr;
-  std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>> ws;
+  std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>,
+               std::unique_ptr<fft::Workspace<double, double>>, std::unique_ptr<fft::Workspace<float, float>>>
+      ws;
   std::atomic<bool> busy{false};
   Pending::Impl* user = nullptr;  // the split-phase transform using it, if any
   ~Impl();
@@ -611,6 +638,10 @@ NBFFT_TYPED(backward, std::complex<double>, double, false, true, Precision::Doub
 NBFFT_TYPED(backward, std::complex<float>, float, false, true, Precision::Single)
 NBFFT_TYPED(backward, std::complex<double>, std::complex<double>, false, false, Precision::Double)
 NBFFT_TYPED(backward, std::complex<float>, std::complex<float>, false, false, Precision::Single)
+NBFFT_TYPED(forward, double, double, true, true, Precision::Double)  // every axis r2r on real data
+NBFFT_TYPED(forward, float, float, true, true, Precision::Single)
+NBFFT_TYPED(backward, double, double, true, true, Precision::Double)
+NBFFT_TYPED(backward, float, float, true, true, Precision::Single)
 
 #undef NBFFT_TYPED
 

@@ -2,11 +2,13 @@
 
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
+#include "fft/axis_fft.hpp"
 #include "fft/fftw_api.hpp"
 #include "fft/memory_stats.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 namespace nbfft::fft {
@@ -23,8 +25,8 @@ FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
   });
 }
 
-template <typename T>
-Transform<T>::Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp)
+template <typename T, typename El>
+Transform<T, El>::Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp)
     : d_(d),
       in_elem_(o.transform == TransformKind::R2C ? sizeof(T) : sizeof(C)),
       progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks) {
@@ -40,19 +42,21 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, std::int64_t l
   if (lean_) make_exchanges(d, o, coll::Comm(), coll::Comm(), true, lean_cp);
 }
 
-template <typename T>
-std::string Transform<T>::lean_fit(const Decomposition& d, const Options& o, std::int64_t cp) {
+template <typename T, typename El>
+std::string Transform<T, El>::lean_fit(const Decomposition& d, const Options& o, std::int64_t cp) {
   if (d.m1 * d.m2 == 1) return "one rank: there is no exchange to save memory on";
   return Transform(d, o, cp).lean_problem();
 }
 
-template <typename T>
-Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
+template <typename T, typename El>
+Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
                         MPI_Comm agree, std::int64_t lean_cp)
     : Transform(d, o, 0) {
   agree_ = agree;
   pipeline_row_ = o.pipeline_row;
-  const double N = static_cast<double>(nx_) * d.n[1] * nz_;
+  // The product of the axes' logical sizes (nbfft/fft/r2r_kinds.hpp): n periodic, 2n or
+  // 2(n -+ 1) for the r2r kinds.
+  const double N = logical_size(o.kinds[0], nx_) * logical_size(o.kinds[1], d.n[1]) * logical_size(o.kinds[2], nz_);
   if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
   if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
@@ -62,7 +66,7 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   make_exchanges(d, o, row, col, lean_, lean_cp);
 
   // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
-  using T_ = Transform<T>;
+  using T_ = Transform<T, El>;
   const bool lean_y = lean_ && d.m2 > 1;  // the pencils' backward Y stage writes A behind its reads
   if (d.m1 > 1) {
     path_[kForward] = {{&T_::template forward_x<kRow>, kRow, false, 0, false},
@@ -81,29 +85,34 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
 
   // Planned on buffers of the workspace's alignment (fftw_malloc); the measuring planner
   // overwrites them. The user's plane is a stand-in of the X-pencil.
+  // Real input: r2c on x when x is periodic; an r2r x (then every axis is r2r, E = T)
+  // reads the reals as they are.
   const bool r2c = o.transform == TransformKind::R2C;
   FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, d.n[1] * ldy_, nz_ * ldy_}));
   FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
   void* U = user.get();
   void* P = plane.get();
-  // x: rows of the X-pencil plane; y, z: columns of a plane with x contiguous.
-  fx_fwd_ = LocalFft<T>(r2c ? FftKind::R2C : FftKind::Forward, {nx_, 1, 1}, {{nyi_, nx_, ldx_}}, U, P,
-                        flags | FFTW_PRESERVE_INPUT);  // input is the user's array
-  fx_bwd_ = LocalFft<T>(r2c ? FftKind::C2R : FftKind::Backward, {nx_, 1, 1}, {{nyi_, ldx_, nx_}}, P, U,
-                        flags | FFTW_DESTROY_INPUT);
-  fy_fwd_ = LocalFft<T>(FftKind::Forward, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fy_bwd_ = LocalFft<T>(FftKind::Backward, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  // x: rows of the X-pencil plane; y, z: columns of a plane with x contiguous. Each axis's
+  // FFT is its kind's (fft/axis_fft.hpp): the stages are the same for every kind.
+  constexpr bool cplx = !std::is_same_v<El, T>;
+  const AxisKind* k = o.kinds.data();
+  fx_fwd_ = axis_fft<T>(k[0], true, r2c ? FftKind::R2C : FftKind::Forward, cplx, {nx_, 1, 1}, {{nyi_, nx_, ldx_}}, U,
+                        P, flags | FFTW_PRESERVE_INPUT);  // input is the user's array
+  fx_bwd_ = axis_fft<T>(k[0], false, r2c ? FftKind::C2R : FftKind::Backward, cplx, {nx_, 1, 1}, {{nyi_, ldx_, nx_}},
+                        P, U, flags | FFTW_DESTROY_INPUT);
+  fy_fwd_ = axis_fft<T>(k[1], true, FftKind::Forward, cplx, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_bwd_ = axis_fft<T>(k[1], false, FftKind::Backward, cplx, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
   // z runs in place on a padded plane; the user's plane (rows of nx_i, a power of two in
   // common cases) is only copied to or from it row by row.
-  fz_fwd_ = LocalFft<T>(FftKind::Forward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fz_bwd_ = LocalFft<T>(FftKind::Backward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fz_fwd_ = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fz_bwd_ = axis_fft<T>(k[2], false, FftKind::Backward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
 }
 
 // Lean: the first exchange in chunks of first_cp of side 0's planes, both ways; on pencils
 // the COL exchange bulk with its own block first, z slowest, and on M2 = 1 the COL own
 // block tight (it is the output's layout, in U).
-template <typename T>
-void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row,
+template <typename T, typename El>
+void Transform<T, El>::make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row,
                                   const coll::Comm& col, bool lean, std::int64_t first_cp) {
   const bool slabs = d.m1 == 1;
   row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? first_cp : 0, 0, {lean, false}) : Exchange();
@@ -113,8 +122,8 @@ void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, cons
                            {lean && slabs, lean && !slabs && d.m2 > 1});
 }
 
-template <typename T>
-std::size_t Transform<T>::inplace_bytes() const {
+template <typename T, typename El>
+std::size_t Transform<T, El>::inplace_bytes() const {
   return std::max<std::size_t>(static_cast<std::size_t>(nx_ * nyi_ * nzc_) * in_elem_,
                                sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nz_));
 }
@@ -123,8 +132,8 @@ std::size_t Transform<T>::inplace_bytes() const {
 // parts of side-0 plane u must end below the end of the user's plane u (a complex plane
 // after the x FFT is about twice a real one: with M ranks the peers' part is (M-1)/M of
 // it), and all that lives in U must fit in it.
-template <typename T>
-std::string Transform<T>::lean_problem() const {
+template <typename T, typename El>
+std::string Transform<T, El>::lean_problem() const {
   const Exchange& first = d_.m1 > 1 ? row_ : col_;
   const std::size_t plane = static_cast<std::size_t>(nx_ * nyi_) * in_elem_;
   for (Dir dir : {kForward, kBackward})
@@ -139,9 +148,9 @@ std::string Transform<T>::lean_problem() const {
   return "";
 }
 
-template <typename T>
-std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
-  auto w = std::make_unique<Workspace<T>>();
+template <typename T, typename El>
+std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
+  auto w = std::make_unique<Workspace<T, El>>();
   w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, d_.n[1] * ldy_, nz_ * ldy_}));
   if (lean_) {
     std::int64_t a = 0;
@@ -163,8 +172,8 @@ std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
   return w;
 }
 
-template <typename T>
-void Transform<T>::attach(Workspace<T>& w, const void* user) const {
+template <typename T, typename El>
+void Transform<T, El>::attach(Workspace<T, El>& w, const void* user) const {
   if (!lean_) return;
   const void* u = user ? user : w.stand_in.get();  // empty boxes pass null
   int moved = u != w.user, any = 0;
@@ -182,14 +191,14 @@ void Transform<T>::attach(Workspace<T>& w, const void* user) const {
   }
 }
 
-template <typename T>
-void Transform<T>::bind(Workspace<T>& w, ExchangeId e) const {
+template <typename T, typename El>
+void Transform<T, El>::bind(Workspace<T, El>& w, ExchangeId e) const {
   if (lean_ && !w.user) return;  // lean: no caller's array yet (attach binds)
   for (Dir d : {kForward, kBackward}) w.coll[e][d] = exchange(e).bind(d, w.side[e][0], w.side[e][1], sizeof(C));
 }
 
-template <typename T>
-void Transform<T>::scale(C* plane, std::int64_t rows, T s) const {
+template <typename T, typename El>
+void Transform<T, El>::scale(C* plane, std::int64_t rows, T s) const {
   if (s == T(1)) return;
   for (std::int64_t r = 0; r < rows; ++r) {
     C* p = plane + r * ldy_;
@@ -201,9 +210,9 @@ void Transform<T>::scale(C* plane, std::int64_t rows, T s) const {
 
 // The X stage, forward: x FFT of user plane z into P, scatter into exchange E. On slabs
 // (E = COL, no ROW exchange) the y FFT runs on the same plane first (then ldx = ldy).
-template <typename T>
+template <typename T, typename El>
 template <ExchangeId E>
-void Transform<T>::forward_x(const void* in, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
+void Transform<T, El>::forward_x(const void* in, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1,
                              Timings* t) const {
   const char* src = static_cast<const char*>(in);
   C* P = ws.P();
@@ -223,9 +232,9 @@ void Transform<T>::forward_x(const void* in, void*, Workspace<T>& ws, std::int64
 
 // The Y stage of either direction: gather a z plane from the exchange before it, y FFT,
 // scatter into the exchange after it (forward ROW -> COL, backward COL -> ROW).
-template <typename T>
+template <typename T, typename El>
 template <Dir d>
-void Transform<T>::middle_y(const void*, void*, Workspace<T>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
+void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
   constexpr ExchangeId from = d == kForward ? kRow : kCol, to = d == kForward ? kCol : kRow;
   const LocalFft<T>& fft = d == kForward ? fy_fwd_ : fy_bwd_;
   C* P = ws.P();
@@ -240,8 +249,8 @@ void Transform<T>::middle_y(const void*, void*, Workspace<T>& ws, std::int64_t z
   }
 }
 
-template <typename T>
-void Transform<T>::forward_z(const void*, void* out, Workspace<T>& ws, std::int64_t y0, std::int64_t y1,
+template <typename T, typename El>
+void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1,
                              Timings* t) const {
   C* o = static_cast<C*>(out);
   PhaseClock clk(t);
@@ -257,8 +266,8 @@ void Transform<T>::forward_z(const void*, void* out, Workspace<T>& ws, std::int6
   }
 }
 
-template <typename T>
-void Transform<T>::backward_z(const void* in, void*, Workspace<T>& ws, std::int64_t y0, std::int64_t y1,
+template <typename T, typename El>
+void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1,
                               Timings* t) const {
   const C* i = static_cast<const C*>(in);
   PhaseClock clk(t);
@@ -277,9 +286,9 @@ void Transform<T>::backward_z(const void* in, void*, Workspace<T>& ws, std::int6
 
 // The X stage, backward: gather z plane from exchange E, (on slabs: y FFT), x FFT into
 // the user's plane.
-template <typename T>
+template <typename T, typename El>
 template <ExchangeId E>
-void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int64_t z0, std::int64_t z1,
+void Transform<T, El>::backward_x(const void*, void* out, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1,
                               Timings* t) const {
   char* dst = static_cast<char*>(out);
   C* P = ws.P();
@@ -298,8 +307,8 @@ void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int
 
 // ---- The driver -----------------------------------------------------------------------
 
-template <typename T>
-void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
+template <typename T, typename El>
+void Transform<T, El>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                              Timings* t) const {
   const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
   if (reverse) {  // plane by plane, last first
@@ -316,8 +325,8 @@ void Transform<T>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int6
   }
 }
 
-template <typename T>
-void Transform<T>::finish(InFlight& q, double Timings::*ph, Timings* t) {
+template <typename T, typename El>
+void Transform<T, El>::finish(InFlight& q, double Timings::*ph, Timings* t) {
   if (q.empty()) return;
   PhaseClock clk(t);
   for (auto& r : q) r.wait();
@@ -330,8 +339,8 @@ void Transform<T>::finish(InFlight& q, double Timings::*ph, Timings* t) {
 // at most depth chunks in flight. The COL exchange (the split step) is left in flight in
 // `mine` for the caller; the others complete before the next stage. `others`: exchanges of
 // other fields are in flight (they need progress calls too).
-template <typename T>
-void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
+template <typename T, typename El>
+void Transform<T, El>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others,
                          std::size_t keep, Timings* t) const {
   for (std::size_t i = i0; i < i1; ++i) {
     const Step& s = path_[d][i];
@@ -368,15 +377,15 @@ void Transform<T>::steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, 
   }
 }
 
-template <typename T>
-void Transform<T>::start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
+template <typename T, typename El>
+void Transform<T, El>::start(Dir d, const void* in, void* out, Workspace<T, El>& ws, InFlight& col, bool progress,
                          Timings* t) const {
   attach(ws, out);
   steps(d, 0, split_[d] + 1, {in, out, &ws}, col, progress, split_[d], t);
 }
 
-template <typename T>
-void Transform<T>::complete(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress,
+template <typename T, typename El>
+void Transform<T, El>::complete(Dir d, const void* in, void* out, Workspace<T, El>& ws, InFlight& col, bool progress,
                             Timings* t) const {
   finish(col, &Timings::col, t);
   steps(d, split_[d] + 1, path_[d].size(), {in, out, &ws}, col, progress, kNone, t);
@@ -386,8 +395,8 @@ void Transform<T>::complete(Dir d, const void* in, void* out, Workspace<T>& ws, 
 // K-1 fields after it travel: K = 2 is seed 000 Fig. 4 (field j's work up to its COL
 // exchange overlaps the exchange of field j-1, field j-1's work after it the exchange of
 // field j); K = 1 runs the fields one after the other.
-template <typename T>
-void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, int nws,
+template <typename T, typename El>
+void Transform<T, El>::run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, int nws,
                        Timings* t) const {
   if (nv <= 0) return;
   PhaseClock total(t);
@@ -412,8 +421,8 @@ void Transform<T>::run(Dir d, int nv, const void* const* in, void* const* out, W
 // field j's first exchange behind field j-1's last stage and field j's second exchange
 // behind field j+1's first stage (seed 000 pipelined only COL, behind the whole of the
 // next field's work up to it, with the ROW exchange blocking).
-template <typename T>
-void Transform<T>::run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws,
+template <typename T, typename El>
+void Transform<T, El>::run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws,
                                Timings* t) const {
   const auto& p = path_[d];
   InFlight first[2], second[2];
@@ -438,15 +447,15 @@ void Transform<T>::run_pencils(Dir d, int nv, const void* const* in, void* const
   C(nv - 1, false);
 }
 
-template <typename T>
-void Transform<T>::exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings* t) const {
+template <typename T, typename El>
+void Transform<T, El>::exchange_only(Workspace<T, El>& ws, ExchangeId e, Dir d, Timings* t) const {
   FftwBuffer stand_in;  // lean: an array in the user's place for the exchange alone
   if (lean_) {
     stand_in = FftwBuffer(inplace_bytes());
     attach(ws, stand_in.get());
   }
   struct Unbind {
-    Workspace<T>& w;
+    Workspace<T, El>& w;
     bool lean;
     ~Unbind() {
       if (lean) w.user = nullptr;  // rebind at the next transform: the stand-in goes
@@ -469,5 +478,7 @@ void Transform<T>::exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings*
 
 template class Transform<double>;
 template class Transform<float>;
+template class Transform<double, double>;
+template class Transform<float, float>;
 
 }  // namespace nbfft::fft

@@ -9,6 +9,9 @@
 //   there is no ROW exchange; with M2 = 1 the COL "exchange" is the rank's own block, kept
 //   in place so the z FFT reads it without a copy (Exchange::view).
 //
+// Each "FFT" is its axis's kind (Options::kinds: the DFT, or an FFTW r2r kind through
+// fft/axis_fft.hpp); the path, exchanges and driver are the same for every kind.
+//
 // Every FFT runs on one plane in cache, P, whose rows are padded so that columns do not
 // collide in the cache (the user's rows of nx_i points are often a power of two long: an
 // FFT striding through them directly ran 2x slower); every copy moves rows or whole blocks.
@@ -72,10 +75,11 @@ struct FftwBuffer {
 
 enum ExchangeId { kRow = 0, kCol = 1 };
 
-// Buffers of one field in flight and the collectives bound to them.
-template <typename T>
+// Buffers of one field in flight and the collectives bound to them; El: the element type of
+// the planes and exchanges (complex, or T when every axis is r2r on real data).
+template <typename T, typename El = std::complex<T>>
 struct Workspace {
-  using C = std::complex<T>;
+  using C = El;
   FftwBuffer plane;                            // P
   FftwBuffer buf[2][2];                        // [exchange][side]
   C* side[2][2] = {};                          // the same, typed (lean: U or A)
@@ -91,10 +95,12 @@ struct Workspace {
   }
 };
 
-template <typename T>
+// El: the element type of the planes and exchanges: std::complex<T>, or T for real data
+// whose every axis is an r2r kind (real all the way: half the memory and traffic).
+template <typename T, typename El = std::complex<T>>
 class Transform {
  public:
-  using C = std::complex<T>;
+  using C = El;
 
   // Plans every local FFT (purely local: it may throw on one rank only). row / col are the
   // exchanges' communicators (unused when M1 / M2 is 1).
@@ -108,8 +114,8 @@ class Transform {
 
   // A workspace's buffers (local), then its collectives, one exchange at a time
   // (collective over that exchange's communicator).
-  std::unique_ptr<Workspace<T>> allocate() const;
-  void bind(Workspace<T>& w, ExchangeId e) const;
+  std::unique_ptr<Workspace<T, El>> allocate() const;
+  void bind(Workspace<T, El>& w, ExchangeId e) const;
   // Whether fields can pipeline over the COL exchange (a bulk exchange that moves data):
   // only then does a second workspace let forward_many overlap one field's exchange with
   // its neighbours' FFTs (with chunked exchanges the fields run one after the other).
@@ -118,7 +124,7 @@ class Transform {
   bool lean() const { return lean_; }
   // Lean: binds the workspace's U sides to the caller's array (collective over the plan's
   // communicator: the collectives are rebuilt when any rank's array moved).
-  void attach(Workspace<T>& w, const void* user) const;
+  void attach(Workspace<T, El>& w, const void* user) const;
 
   // Requests of one field's exchanges in flight.
   using InFlight = std::vector<coll::Request>;
@@ -126,15 +132,15 @@ class Transform {
   // nv fields in[k] -> out[k] in direction d (nv = 1: one transform) through nws
   // workspaces, up to nws fields in flight (seed 000 Fig. 4 for nws = 2). Backward never
   // modifies its input. Built from start() and complete() below.
-  void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, int nws, Timings* t) const;
+  void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, int nws, Timings* t) const;
   // Split phase: start() runs the stages up to the COL exchange and leaves that exchange in
   // flight in `col`; complete() waits for it and runs the stages after it. Between them the
   // workspace belongs to this field. `progress`: cut the stages into progress_chunks pieces
   // with coll::progress_all() between them (other exchanges are in flight).
-  void start(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress, Timings* t) const;
-  void complete(Dir d, const void* in, void* out, Workspace<T>& ws, InFlight& col, bool progress, Timings* t) const;
+  void start(Dir d, const void* in, void* out, Workspace<T, El>& ws, InFlight& col, bool progress, Timings* t) const;
+  void complete(Dir d, const void* in, void* out, Workspace<T, El>& ws, InFlight& col, bool progress, Timings* t) const;
   // Only exchange e of direction d, on the workspace's buffers, timed into t->row / t->col.
-  void exchange_only(Workspace<T>& ws, ExchangeId e, Dir d, Timings* t) const;
+  void exchange_only(Workspace<T, El>& ws, ExchangeId e, Dir d, Timings* t) const;
 
   const Exchange& exchange(ExchangeId e) const { return e == kRow ? row_ : col_; }
   const Decomposition& decomposition() const { return d_; }
@@ -142,7 +148,7 @@ class Transform {
  private:
   // Geometry and, for lean_cp > 0, the lean exchanges without communicators: a probe.
   Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp);
-  using Stage = void (Transform::*)(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1,
+  using Stage = void (Transform::*)(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1,
                                     Timings* t) const;
   struct Step {
     Stage stage;
@@ -154,13 +160,13 @@ class Transform {
   struct Field {
     const void* in;
     void* out;
-    Workspace<T>* ws;
+    Workspace<T, El>* ws;
   };
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   // Steps [i0, i1) of one field; the exchange of step `keep` is left in flight in `mine`.
   void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others, std::size_t keep,
              Timings* t) const;
-  void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T>* const* ws, Timings* t) const;
+  void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, Timings* t) const;
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                  Timings* t) const;
   void make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row, const coll::Comm& col,
@@ -176,13 +182,13 @@ class Transform {
 
   // Stages on local planes [u0, u1).
   template <ExchangeId E>
-  void forward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void forward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   template <Dir d>
-  void middle_y(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void forward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void backward_z(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void middle_y(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
   template <ExchangeId E>
-  void backward_x(const void* in, void* out, Workspace<T>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void backward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
@@ -202,5 +208,7 @@ class Transform {
 
 extern template class Transform<double>;
 extern template class Transform<float>;
+extern template class Transform<double, double>;
+extern template class Transform<float, float>;
 
 }  // namespace nbfft::fft

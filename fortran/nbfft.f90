@@ -86,10 +86,10 @@ module nbfft
     module procedure plan_create_int, plan_create_f08
   end interface
   interface nbfft_forward
-    module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s
+    module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s, forward_r2r_d, forward_r2r_s
   end interface
   interface nbfft_backward
-    module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s
+    module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s, backward_r2r_d, backward_r2r_s
   end interface
   interface nbfft_gather
     module procedure gather_r_d, gather_c_d, gather_r_s, gather_c_s
@@ -199,6 +199,11 @@ module nbfft
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: p
       character(kind=c_char), intent(in) :: what(*), error(*)
+    end function
+    integer(c_int) function c_plan_elements(p, cin, cout, rb) bind(c, name="nbfft_plan_elements")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int), intent(out) :: cin, cout, rb
     end function
     integer(c_int) function c_forward(p, in, in_bytes, out, out_bytes) bind(c, name="nbfft_forward")
       import :: c_int, c_ptr, c_size_t
@@ -579,6 +584,48 @@ contains
             c_loc(out), bytes(size(out, kind=i8), 8)), status)
   end subroutine
 
+  ! Every axis r2r (option "kinds") on real data: real u(x,y,z) <-> real uh(x,z,y).
+  subroutine forward_r2r_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target, contiguous :: in(:,:,:)
+    real(c_double), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_R8, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_R8, status)) return
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+  subroutine forward_r2r_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target, contiguous :: in(:,:,:)
+    real(c_float), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_forward", NBFFT_LAYOUT_INPUT, "u", shape(in), T_R4, &
+                   NBFFT_LAYOUT_OUTPUT, "uh", shape(out), T_R4, status)) return
+    call finish(c_forward(plan%p, c_loc(in), bytes(size(in, kind=i8), 4), &
+            c_loc(out), bytes(size(out, kind=i8), 4)), status)
+  end subroutine
+  subroutine backward_r2r_d(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target, contiguous :: in(:,:,:)
+    real(c_double), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_R8, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_R8, status)) return
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 8), &
+            c_loc(out), bytes(size(out, kind=i8), 8)), status)
+  end subroutine
+  subroutine backward_r2r_s(plan, in, out, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target, contiguous :: in(:,:,:)
+    real(c_float), intent(inout), target, contiguous :: out(:,:,:)
+    integer, intent(out), optional :: status
+    if (arrays_bad(plan, "nbfft_backward", NBFFT_LAYOUT_OUTPUT, "uh", shape(in), T_R4, &
+                   NBFFT_LAYOUT_INPUT, "u", shape(out), T_R4, status)) return
+    call finish(c_backward(plan%p, c_loc(in), bytes(size(in, kind=i8), 4), &
+            c_loc(out), bytes(size(out, kind=i8), 4)), status)
+  end subroutine
+
   ! Backward: complex uh(x,z,y) to real (c2r) or complex u(x,y,z); uh is left untouched.
   subroutine backward_c2r_d(plan, in, out, status)
     type(nbfft_plan), intent(in) :: plan
@@ -795,20 +842,16 @@ contains
   integer function element_type(plan, layout) result(t)
     type(nbfft_plan), intent(in) :: plan
     integer, intent(in) :: layout
-    integer(c_int64_t) :: nin, nout
-    integer(c_size_t) :: bin, bout, bip
-    integer(c_size_t) :: ein, eout
-    t = 0  ! unknown (an empty box on this rank): the ranks with points check it
-    nin = 0; nout = 0; bin = 0; bout = 0; bip = 0
-    if (c_plan_counts(plan%p, nin, nout) /= 0) return
-    if (c_plan_bytes(plan%p, bin, bout, bip) /= 0) return
-    if (nin <= 0 .or. nout <= 0) return
-    ein = bin / int(nin, c_size_t)
-    eout = bout / int(nout, c_size_t)
-    if (layout == NBFFT_LAYOUT_OUTPUT .or. ein == eout) then
-      t = merge(T_C16, T_C8, eout == 16)
+    integer(c_int) :: cin, cout, rb
+    logical :: cplx
+    t = 0  ! unknown: the C call reports the problem
+    cin = 0; cout = 0; rb = 0
+    if (c_plan_elements(plan%p, cin, cout, rb) /= 0) return
+    cplx = merge(cout, cin, layout == NBFFT_LAYOUT_OUTPUT) /= 0
+    if (cplx) then
+      t = merge(T_C16, T_C8, rb == 8)
     else
-      t = merge(T_R8, T_R4, eout == 16)
+      t = merge(T_R8, T_R4, rb == 8)
     end if
   end function
 

@@ -180,11 +180,21 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
     for (const auto& w : skipped) why += "\n  " + w;
     throw Error("no run could be planned:" + why);
   }
-  if (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available())) {
+  // FFTW-MPI's baseline runs the periodic transform or, for real data with every axis r2r
+  // (--kinds), its r2r transform; other kinds would time another transform, so an explicit
+  // request fails and auto leaves it out.
+  fft::Options given;
+  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
+  const bool comparable = !fft::any_r2r(given.kinds) ||
+                          (fft::all_r2r(given.kinds) && a.transform == fft::TransformKind::R2C);
+  if (!comparable && a.baseline == "fftw-mpi")
+    throw Error("--baseline fftw-mpi runs FFTW-MPI's periodic or all-r2r real transform, not kinds " +
+                fft::kinds_str(given.kinds) + " (" + fft::name(a.transform) + "); leave out --baseline (or use auto)");
+  if (comparable && (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available()))) {
     Result r;
     r.baseline = true;
     make_measured(rss, r, [&] {
-      r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields});
+      r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields, given.kinds});
     });
     results.push_back(std::move(r));
   }

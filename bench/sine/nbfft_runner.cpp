@@ -73,7 +73,24 @@ class NbfftRunner final : public Runner {
   void iterate(fft::Timings& t) override {
     fwd_ = bwd_ = fft::Timings{};
     const std::size_t n = inplace_.empty() ? 0 : inplace_[0].size();
-    if (!inplace_.empty() && plan_.options().transform == fft::TransformKind::R2C) {
+    if (fft::real_spectrum(plan_.options())) {
+      // Every axis r2r on real data (--kinds): real in, real out; the spectrum's arrays are
+      // the complex ones seen as reals (twice what it needs).
+      std::vector<T*> spec;
+      for (auto& s : spec_) spec.push_back(reinterpret_cast<T*>(s.data()));
+      if (!inplace_.empty()) {
+        plan_.forward_many(real_ptr_, 2 * n, real_ptr_, 2 * n, &fwd_);
+        plan_.backward_many(real_ptr_, 2 * n, real_ptr_, 2 * n, &bwd_);
+      } else {
+        std::vector<const T*> in;
+        for (auto& u : real_in_) in.push_back(u.data());
+        std::vector<T*> out;
+        for (auto& u : real_out_) out.push_back(u.data());
+        const std::size_t c = real_in_[0].size(), sc = 2 * spec_[0].size();
+        plan_.forward_many(in, c, spec, sc, &fwd_);
+        plan_.backward_many(std::vector<const T*>(spec.begin(), spec.end()), sc, out, c, &bwd_);
+      }
+    } else if (!inplace_.empty() && plan_.options().transform == fft::TransformKind::R2C) {
       plan_.forward_many(real_ptr_, 2 * n, cplx_ptr_, n, &fwd_);
       plan_.backward_many(cplx_ptr_, n, real_ptr_, 2 * n, &bwd_);
     } else if (!inplace_.empty()) {

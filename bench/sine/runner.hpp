@@ -71,6 +71,8 @@ struct BaselineSpec {
   fft::TransformKind transform;
   fft::Effort effort;
   int fields = 1;  // transforms per iteration (one after the other)
+  // Every axis periodic, or (real data) every axis an r2r kind: FFTW-MPI's r2r transform.
+  fft::AxisKinds kinds{fft::AxisKind::Periodic, fft::AxisKind::Periodic, fft::AxisKind::Periodic};
 };
 
 // FFTW's own MPI transform (fftw_mpi_plan_dft_r2c_3d with FFTW_MPI_TRANSPOSED_OUT forward,

@@ -116,8 +116,13 @@ nbfft_status nbfft_plan_counts(nbfft_plan plan, int64_t* in_count, int64_t* out_
 /* Bytes of the input box, the output box, an in-place buffer (any may be NULL). */
 nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_bytes, size_t* inplace_bytes);
 
+/* The element types of the input and output layouts (1 complex, 0 real: an r2c plan whose
+ * every axis is r2r, option "kinds", is real both ways) and the bytes of one real (8, 4). */
+nbfft_status nbfft_plan_elements(nbfft_plan plan, int* in_complex, int* out_complex, int* real_bytes);
+
 /* Transforms: element types are the plan's (double/float, real for r2c input). Sizes in
- * bytes; in == out is in place (the buffer must hold inplace_bytes). */
+ * bytes; in == out is in place (the buffer must hold inplace_bytes). With option "kinds"
+ * making every axis r2r (e.g. "dct2,dct2,dst1") an r2c plan is real in and real out. */
 nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 /* nv fields, field k from in[k] to out[k]; sizes are per field; nv must agree on all ranks. */
@@ -172,8 +177,9 @@ nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user);
 nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error);
 
 /* Wavenumbers of this rank's output box along x, y, z (numpy's fftfreq*n; x of r2c:
- * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). kx holds the output
- * box's n[0] values, ky n[1], kz n[2]. Not collective. */
+ * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). An r2r axis (option
+ * "kinds") gives pi/length[d] times k, k+1 or k+1/2 by kind (docs/fft.md "Transform
+ * kinds"). kx holds the output box's n[0] values, ky n[1], kz n[2]. Not collective. */
 nbfft_status nbfft_wavenumbers(nbfft_plan plan, const double length[3], double* kx, double* ky, double* kz);
 
 /* Whole fields on one rank: the global array is x fastest, then y, then z, of the layout's

@@ -67,10 +67,30 @@ def _option_text(what, key, value):
             raise InvalidArgument("{}: {} must be (m1, m2) or a string such as '2x4', got {!r}".format(
                 what, key, value)) from None
         return "{}x{}".format(m1, m2)
+    if key == "kinds" and isinstance(value, (tuple, list)) and all(isinstance(k, str) for k in value):
+        value = ",".join(value)  # (kx, ky, kz) as the table's "KX,KY,KZ"
     if not isinstance(value, str):
         raise ArgumentTypeError("{}: {} must be a str ({}), got {!r}".format(what, key, row["allowed"], value))
     _core.check_option(key, value)
     return value
+
+
+# Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
+_R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
+
+
+def _axis_points(kind, n, length):
+    """Grid points of an axis of n points of a kind on [0, length] (docs/fft.md)."""
+    j = np.arange(n, dtype=np.float64)
+    if kind in ("periodic", "dct3"):
+        return j * length / n
+    if kind == "dct1":
+        return j * length / (n - 1)
+    if kind == "dst1":
+        return (j + 1) * length / (n + 1)
+    if kind == "dst3":
+        return (j + 1) * length / n
+    return (j + 0.5) * length / n  # dct2, dct4, dst2, dst4: cell centres
 
 
 def aligned_empty(shape, dtype, alignment=ALIGNMENT):
@@ -358,7 +378,11 @@ class Plan:
         ``lean_workspace`` (a workspace of about the local data instead of 1.5-3x; every
         transform must then run in place, ``empty_inplace``; ``plan.lean_workspace`` says
         whether the plan could make it), ``pipeline_row``, ``allow_empty``,
-        ``progress_chunks``, ``col_chunk_planes``, ``col_depth``, ``col_kernel``, and the
+        ``progress_chunks``, ``col_chunk_planes``, ``col_depth``, ``col_kernel``,
+        ``kinds`` (the forward transform of x, y, z: 'periodic' or an r2r kind 'dct1'..'dct4',
+        'dst1'..'dst4' / FFTW's 'REDFT10' etc., as 'periodic,periodic,dst2' or a tuple
+        ``(kx, ky, kz)`` in x, y, z order; a real dtype with every axis r2r is real in and
+        real out, ``out_dtype`` float; a real dtype with an r2r x needs every axis r2r), and the
         tuner's: ``tune`` ('quick', 'thorough', 'exhaustive': time candidate grids,
         transports and chunkings first and make the plan with the fastest; ``tune_report``
         says what was tried), ``tune_budget`` (seconds), ``tune_fields``, ``tune_wisdom``
@@ -419,7 +443,12 @@ class Plan:
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
-        xc = nx // 2 + 1 if self._transform == "r2c" else nx
+        # The resolved kinds (x, y, z): an r2r x keeps nx points; every axis r2r on real data
+        # keeps the spectrum real.
+        self._kinds = tuple(self._p.options["kinds"].split(","))
+        if self._transform == "r2c" and "periodic" not in self._kinds:
+            self.out_dtype = _REAL[self._precision]
+        xc = nx // 2 + 1 if self._transform == "r2c" and self._kinds[0] == "periodic" else nx
         self.input_box = Box._from_cpp(self._p.in_box, (nx, ny, nz))
         self.output_box = Box._from_cpp(self._p.out_box, (xc, ny, nz))
         self._xc = xc
@@ -507,6 +536,11 @@ class Plan:
     @property
     def transform(self):
         return self._transform
+
+    @property
+    def kinds(self):
+        """The forward transform of each axis in x, y, z order ('periodic', 'dct2', ...)."""
+        return self._kinds
 
     @property
     def grid(self):
@@ -684,7 +718,7 @@ class Plan:
         return self._many("backward_many", fields, out, False)
 
     # -- spectral helpers ----------------------------------------------------------------
-    def wavenumbers(self, d=None):
+    def wavenumbers(self, d=None, length=None):
         """Wavenumbers of this rank's output box, broadcastable against the output array.
 
         Returns ``(kz, ky, kx)`` (numpy order of the input axes) with shapes that broadcast
@@ -693,24 +727,65 @@ class Plan:
         output's shape. ``d=None`` gives integer wavenumbers (``fftfreq(n) * n``: 0, 1, ...,
         -1), those of a 2*pi-periodic box; ``d`` = sample spacing (scalar or ``(dz, dy, dx)``)
         gives ``numpy.fft.fftfreq(n, d)`` exactly. The r2c axis x uses ``rfftfreq``.
+
+        ``length`` (scalar or ``(Lz, Ly, Lx)``; not with ``d``) gives angular wavenumbers of
+        a box of that length: ``2*pi/L * fftfreq(n)*n`` on periodic axes and, on an r2r axis
+        (``kinds``), ``pi/L`` times k, k+1 or k+1/2 by kind (docs/fft.md "Transform kinds"):
+        ``-k**2`` is the eigenvalue of the second derivative on either. r2r axes take the
+        box's length (default 2*pi, as the periodic axes'), never a spacing ``d``.
         """
         nz, ny, nx = self._shape
+        kz_, ky_, kx_ = self._kinds[2], self._kinds[1], self._kinds[0]
+        if d is not None and length is not None:
+            raise InvalidArgument("wavenumbers: give d (sample spacing) or length (box length), not both")
+        if d is not None and any(k != "periodic" for k in self._kinds):
+            raise InvalidArgument("wavenumbers: d (a sample spacing) is for periodic axes; these kinds {} need "
+                                  "length (the box's length)".format(",".join(self._kinds)))
         dz, dy, dx = (None, None, None) if d is None else (tuple(d) if np.ndim(d) else (d, d, d))
+        if length is None:
+            lz, ly, lx = 2 * np.pi, 2 * np.pi, 2 * np.pi
+        else:
+            lz, ly, lx = tuple(length) if np.ndim(length) else (length, length, length)
+            if not all(float(v) > 0 for v in (lz, ly, lx)):
+                raise InvalidArgument("wavenumbers: length must be positive, got {!r}".format(length))
 
-        def freq(n, dd, real=False):
+        def freq(n, dd, kind, L, real=False):
+            if kind != "periodic":
+                return np.pi / L * (np.arange(n) + _R2R_SHIFT[kind])
             f = np.fft.rfftfreq if real else np.fft.fftfreq
-            return f(n, 1.0 / n) if dd is None else f(n, dd)
+            if dd is None:
+                return f(n, 1.0 / n) * (2 * np.pi / L)
+            return f(n, dd)
 
         box = self.output_box
         start = dict(zip(box.axes, box.start))
         count = dict(zip(box.axes, box.shape))
-        full = {"z": freq(nz, dz), "y": freq(ny, dy), "x": freq(nx, dx, self._transform == "r2c")}
+        full = {"z": freq(nz, dz, kz_, lz), "y": freq(ny, dy, ky_, ly),
+                "x": freq(nx, dx, kx_, lx, self._transform == "r2c")}
         out = {}
         for pos, axis in enumerate(box.axes):
             shape = [1, 1, 1]
             shape[pos] = count[axis]
             out[axis] = full[axis][start[axis]:start[axis] + count[axis]].reshape(shape)
         return out["z"], out["y"], out["x"]
+
+    def points(self, length=None):
+        """Grid points of this rank's input box, ``(z, y, x)`` broadcastable against it.
+
+        Each axis's points follow its kind on ``[0, L]`` (``length``: scalar or ``(Lz, Ly,
+        Lx)``, default 2*pi): periodic ``j L/n``, dct2/dct4/dst2/dst4 cell centres
+        ``(j+1/2) L/n``, dct1 ``j L/(n-1)`` (both walls), dst1 ``(j+1) L/(n+1)`` (interior),
+        dct3 ``j L/n``, dst3 ``(j+1) L/n``.
+        """
+        nz, ny, nx = self._shape
+        lz, ly, lx = (2 * np.pi,) * 3 if length is None else (
+            tuple(length) if np.ndim(length) else (length, length, length))
+        b = self.input_box
+        (z0, y0, x0), (cz, cy, cx) = b.start, b.shape
+        z = _axis_points(self._kinds[2], nz, lz)[z0:z0 + cz].reshape(cz, 1, 1)
+        y = _axis_points(self._kinds[1], ny, ly)[y0:y0 + cy].reshape(1, cy, 1)
+        x = _axis_points(self._kinds[0], nx, lx)[x0:x0 + cx].reshape(1, 1, cx)
+        return z, y, x
 
     # -- gather / scatter ----------------------------------------------------------------
     def _all_boxes(self):

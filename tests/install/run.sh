@@ -89,11 +89,11 @@ libdir=$(pkg-config --variable=libdir nbfft)
 
 # CMake's programs find the libraries through their RPATH; the pkg-config ones, built with
 # plain -L, through LD_LIBRARY_PATH as a user would set it.
-programs=("$work/examples/poisson_cxx" "$work/examples/poisson_c" "$work/consumer-cxx/roundtrip_cxx"
+programs=("$work/examples/poisson_cxx" "$work/examples/channel_poisson_cxx" "$work/examples/poisson_c" "$work/consumer-cxx/roundtrip_cxx"
           "$work/consumer-c/roundtrip_c")
 if [ -n "$fc" ]; then
   [ -x "$work/examples/poisson_f" ] || { echo "FAIL: the Fortran example was not built"; exit 1; }
-  programs+=("$work/examples/poisson_f" "$work/consumer-fortran/roundtrip_f")
+  programs+=("$work/examples/poisson_f" "$work/examples/channel_poisson_f" "$work/consumer-fortran/roundtrip_f")
 fi
 fail=0
 run() {  # run NP PROGRAM ARGS...: one mpiexec, with a timeout

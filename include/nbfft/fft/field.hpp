@@ -42,7 +42,10 @@ inline std::int64_t wavenumber(std::int64_t i, std::int64_t n, bool half = false
 }
 
 // Wavenumbers of this rank's out_box(): k[d][m] belongs to global index out_box().lo[d] + m
-// along axis d; scaled by 2*pi/length[d] (the default 2*pi gives the integers).
+// along axis d of a box of length[d]: periodic axes 2*pi/length[d] times the integers above
+// (the default 2*pi gives the integers), r2r axes (Options::kinds) pi/length[d] times k,
+// k+1 or k+1/2 by kind (nbfft/fft/r2r_kinds.hpp; length pi gives those). -k^2 is the
+// eigenvalue of d^2/dx^2 in either case (a Poisson solve divides by -|k|^2).
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 std::array<std::vector<double>, 3> wavenumbers(const Plan& plan,
                                                std::array<double, 3> length = {kTwoPi, kTwoPi, kTwoPi});

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/r2r_kinds.hpp"
 
 #include <ostream>
 #include <string>
@@ -66,6 +67,10 @@ constexpr int kDefaultProgressChunks = 64;
 struct Options {
   Precision precision = Precision::Double;
   TransformKind transform = TransformKind::R2C;
+  // The forward transform of each axis x, y, z (nbfft/fft/r2r_kinds.hpp): periodic (the
+  // DFT; r2c on x of real data) or an FFTW r2r kind. Real data with every axis r2r stays
+  // real (real in, real out); real data needs x periodic or every axis r2r.
+  AxisKinds kinds{AxisKind::Periodic, AxisKind::Periodic, AxisKind::Periodic};
   Norm norm = Norm::Backward;
   // Process grid M1 x M2 (M1 splits y of the input, M2 splits z). 0 x 0 lets the plan choose
   // (slabs when they fit, else the squarest grid); one 0 is derived from the other.
@@ -129,6 +134,12 @@ struct Options {
 };
 
 std::ostream& operator<<(std::ostream& os, const Options& o);
+
+// The data's element types: real data (transform r2c) whose every axis is r2r has a real
+// spectrum (real in, real out); x is halved (nx/2+1 complex points) only when it is the
+// periodic r2c axis.
+inline bool real_spectrum(const Options& o) { return o.transform == TransformKind::R2C && all_r2r(o.kinds); }
+inline bool halves_x(const Options& o) { return o.transform == TransformKind::R2C && !is_r2r(o.kinds[0]); }
 
 const char* name(Precision p);      // "double", "single"
 const char* name(TransformKind t);  // "r2c", "c2c"

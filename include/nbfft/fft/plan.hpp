@@ -17,7 +17,8 @@
 // The output order is FFTW-MPI's FFTW_MPI_TRANSPOSED_OUT order, chosen for speed: each y
 // is one contiguous z-x plane, so the z FFT runs on a plane in cache and the COL exchange
 // delivers each peer's part of it as one block (a z-strided layout made the z FFT 4x
-// slower at 256^3). Real input is unpadded (nx reals per row). A spectral coefficient
+// slower at 256^3). Real input is unpadded (nx reals per row). With Options::kinds an r2r
+// x keeps nx points, and real data whose every axis is r2r has a real spectrum. A spectral coefficient
 // (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
@@ -105,6 +106,11 @@ class Plan {
                 std::size_t out_n, Timings* t = nullptr) const;
   void backward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
                 std::size_t out_n, Timings* t = nullptr) const;
+  // Real data with every axis an r2r kind (Options::kinds): real in, real out.
+  void forward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
+  void forward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
+  void backward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
 
   template <typename In, typename Out>
   void forward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
