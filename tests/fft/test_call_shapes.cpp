@@ -155,17 +155,12 @@ std::vector<std::pair<std::string, std::vector<Dst>>> every_shape(const Plan& pl
     fwd ? plan.forward(src.data(), sn, o.data(), dst_n) : plan.backward(src.data(), sn, o.data(), dst_n);
   });
   one("forward/backward(vectors)", [&](auto& o) { fwd ? plan.forward(src, o, &t) : plan.backward(src, o, &t); });
-  one("forward/backward_bytes(ws, &t)", [&](auto& o) {
-    fwd ? plan.forward_bytes(src.data(), sb, o.data(), db, ws, &t)
-        : plan.backward_bytes(src.data(), sb, o.data(), db, ws, &t);
+  one("forward/backward_bytes({ws, &t})", [&](auto& o) {
+    fwd ? plan.forward_bytes(src.data(), sb, o.data(), db, {ws, &t})
+        : plan.backward_bytes(src.data(), sb, o.data(), db, {ws, &t});
   });
   one("forward/backward_start", [&](auto& o) {
     (fwd ? plan.forward_start(src.data(), sn, o.data(), dst_n, ws) : plan.backward_start(src.data(), sn, o.data(), dst_n, ws))
-        .wait();
-  });
-  one("forward/backward_start_bytes", [&](auto& o) {
-    (fwd ? plan.forward_start_bytes(src.data(), sb, o.data(), db, ws)
-         : plan.backward_start_bytes(src.data(), sb, o.data(), db, ws))
         .wait();
   });
   two("forward/backward_many", [&](auto& a, auto& b, auto& x, auto& y) {

@@ -227,7 +227,8 @@ class Plan {
                       Workspace& ws, Timings* t = nullptr) const;
 
   // The direction-named spellings, kept so that code written against them compiles: each
-  // is the call above with Direction::Forward or Direction::Backward and nothing else.
+  // is the call above with Direction::Forward or Direction::Backward and nothing else
+  // (forward_bytes takes a workspace as its Call: `ws` or `{ws, &t}`).
   template <typename In, typename Out>
   void forward(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Call c = {}) const {
     transform(Direction::Forward, in, in_n, out, out_n, c);
@@ -249,14 +250,6 @@ class Plan {
   }
   void backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Call c = {}) const {
     transform_bytes(Direction::Backward, in, in_b, out, out_b, c);
-  }
-  void forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                     Timings* t) const {
-    transform_bytes(Direction::Forward, in, in_b, out, out_b, {ws, t});
-  }
-  void backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                      Timings* t) const {
-    transform_bytes(Direction::Backward, in, in_b, out, out_b, {ws, t});
   }
   template <typename In, typename Out>
   void forward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out, std::size_t out_n,
@@ -295,14 +288,6 @@ class Plan {
   Pending backward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
                          Timings* t = nullptr) const {
     return start(Direction::Backward, in, in_n, out, out_n, ws, t);
-  }
-  Pending forward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                              Timings* t = nullptr) const {
-    return start_bytes(Direction::Forward, in, in_b, out, out_b, ws, t);
-  }
-  Pending backward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                               Timings* t = nullptr) const {
-    return start_bytes(Direction::Backward, in, in_b, out, out_b, ws, t);
   }
 
   // Diagnostics for benchmarks: runs only one exchange (0 ROW, 1 COL) of one direction on
