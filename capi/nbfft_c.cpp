@@ -160,16 +160,13 @@ void fill_box(const fft::Box3& b, int64_t lo[3], int64_t n[3], int order[3]) {
   }
 }
 
-// What the plan calls its element types ("single precision r2c: float in, complex float out").
-std::string plan_words(const fft::Plan& plan, bool forward) {
+// What the plan calls its element types in direction d ("single precision r2c (float in,
+// complex float out)"), read from the plan's one rule of call shapes.
+std::string plan_words(const fft::Plan& plan, fft::Direction d) {
   const auto& o = plan.options();
-  const bool r2c = o.transform == fft::TransformKind::R2C;
-  const std::string real = o.precision == fft::Precision::Double ? "double" : "float";
-  const std::string cplx = "complex " + real;
-  const bool real_spec = fft::real_spectrum(o);  // every axis r2r on real data: real both ways
-  const std::string in = (forward ? r2c : real_spec) ? real : cplx, out = (forward ? real_spec : r2c) ? real : cplx;
-  return std::string(fft::name(o.precision)) + " precision " + fft::name(o.transform) + " (" + in + " in, " + out +
-         " out)";
+  const fft::Plan::Shape s = plan.shape(d);
+  return std::string(fft::name(o.precision)) + " precision " + fft::name(o.transform) + " (" + fft::name(s.in) +
+         " in, " + fft::name(s.out) + " out)";
 }
 
 // The C API sees only bytes, so a count other than exactly the plan's is a buffer of
@@ -177,8 +174,9 @@ std::string plan_words(const fft::Plan& plan, bool forward) {
 // both are errors, and the message says the count the plan expects. `nv` fields back to
 // back (batch) multiply the single-field sizes; agreed on the plan's communicator so that
 // one rank's wrong count fails every rank before anything is sent.
-void check_exact(nbfft_plan_s& p, const char* fn, bool forward, std::size_t nv, const void* in, std::size_t in_b,
-                 const void* out, std::size_t out_b) {
+void check_exact(nbfft_plan_s& p, const char* fn, fft::Direction d, std::size_t nv, const void* in,
+                 std::size_t in_b, const void* out, std::size_t out_b) {
+  const bool forward = d == fft::Direction::Forward;
   agree(p.comm, [&] {
     const fft::Plan& plan = p.plan;
     const bool in_place = in != nullptr && in == out;
@@ -197,7 +195,7 @@ void check_exact(nbfft_plan_s& p, const char* fn, bool forward, std::size_t nv, 
                                   : (s == 0) == forward ? "this rank's input box" : "this rank's output box";
       if (nv != 1) what = std::to_string(nv) + " fields of " + what;
       throw Error(std::string(fn) + ": " + names[s] + " is " + std::to_string(have[s]) + " but the plan (" +
-                  plan_words(plan, forward) + ") needs exactly " + std::to_string(want) + " for " + what +
+                  plan_words(plan, d) + ") needs exactly " + std::to_string(want) + " for " + what +
                   (have[s] > want ? " (a larger count means another element type or another box)" : ""));
     }
   });
@@ -207,11 +205,8 @@ void check_exact(nbfft_plan_s& p, const char* fn, bool forward, std::size_t nv, 
 std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
   const auto& o = plan.options();
   const auto n = plan.global_size();
-  const std::size_t real = o.precision == fft::Precision::Double ? 8 : 4;
-  const bool r2c = o.transform == fft::TransformKind::R2C;
-  const bool complex = layout == Layout::Input ? !r2c : !fft::real_spectrum(o);
   const std::int64_t nx = layout == Layout::Output && fft::halves_x(o) ? n[0] / 2 + 1 : n[0];
-  std::size_t b = complex ? 2 * real : real;
+  std::size_t b = fft::element_bytes(plan, layout);
   for (std::int64_t e : {nx, n[1], n[2]})
     if (__builtin_mul_overflow(b, static_cast<std::size_t>(e), &b))
       throw Error("the whole field cannot be addressed on one rank", ErrorCode::OutOfMemory);
@@ -228,7 +223,7 @@ void check_exact_field(nbfft_plan_s& p, const char* fn, Layout layout, std::size
     const char* box = layout == Layout::Input ? "the input layout's box" : "the output layout's box";
     if (local_b != local_need)
       throw Error(std::string(fn) + ": local_bytes is " + std::to_string(local_b) + " but the plan (" +
-                  plan_words(plan, true) + ") needs exactly " + std::to_string(local_need) + " for this rank's " + box);
+                  plan_words(plan, fft::Direction::Forward) + ") needs exactly " + std::to_string(local_need) + " for this rank's " + box);
     int me = 0;
     MPI_Comm_rank(p.comm, &me);
     if (me != root) return;  // global matters on root only (the root's range is checked later)
@@ -241,13 +236,45 @@ void check_exact_field(nbfft_plan_s& p, const char* fn, Layout layout, std::size
 }
 
 // Batch buffers must be addressable before any rank splits them into fields.
-void check_batch(nbfft_plan_s& p, bool forward, std::size_t nv, const void* in, const void* out) {
+void check_batch(nbfft_plan_s& p, fft::Direction d, std::size_t nv, const void* in, const void* out) {
   agree(p.comm, [&] {
-    const auto s = fft::detail::batch_strides(p.plan, forward, in, out);
+    const auto s = fft::detail::batch_strides(p.plan, d, in, out);
     const std::size_t most = s[0] > s[1] ? s[0] : s[1];
     if (nv > 0 && most > std::numeric_limits<std::size_t>::max() / nv)
       throw Error(std::to_string(nv) + " fields of " + std::to_string(most) + " bytes cannot be addressed",
                   ErrorCode::OutOfMemory);
+  });
+}
+
+// The transform calls, one body per call shape; `fn` names the C function in messages.
+nbfft_status transform_one(const char* fn, fft::Direction d, nbfft_plan plan, const void* in, size_t in_bytes,
+                           void* out, size_t out_bytes) {
+  return guard(fn, [&] {
+    auto& p = plan_of(plan);
+    check_exact(p, fn, d, 1, in, in_bytes, out, out_bytes);
+    p.plan.transform_bytes(d, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status transform_many(const char* fn, fft::Direction d, nbfft_plan plan, size_t nv, const void* const* in,
+                            size_t in_bytes, void* const* out, size_t out_bytes) {
+  return guard(fn, [&] {
+    auto& p = plan_of(plan);
+    nbfft::agree(p.comm, [&] {
+      if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
+    });
+    if (nv > 0) check_exact(p, fn, d, 1, in[0], in_bytes, out[0], out_bytes);
+    p.plan.transform_many_bytes(d, nv, in, in_bytes, out, out_bytes);
+  });
+}
+
+nbfft_status transform_batch(const char* fn, fft::Direction d, nbfft_plan plan, size_t nv, const void* in,
+                             size_t in_bytes, void* out, size_t out_bytes) {
+  return guard(fn, [&] {
+    auto& p = plan_of(plan);
+    check_batch(p, d, nv, in, out);
+    check_exact(p, fn, d, nv, in, in_bytes, out, out_bytes);
+    fft::transform_batch_bytes(p.plan, d, nv, in, in_bytes, out, out_bytes);
   });
 }
 
@@ -257,6 +284,7 @@ void check_batch(nbfft_plan_s& p, bool forward, std::size_t nv, const void* in, 
 using nbfft::Error;
 using nbfft::capi::guard;
 using namespace nbfft::capi;
+using nbfft::fft::Direction;
 
 extern "C" {
 
@@ -470,63 +498,26 @@ nbfft_status nbfft_plan_elements(nbfft_plan plan, int* in_complex, int* out_comp
 }
 
 nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
-  return guard("nbfft_forward", [&] {
-    auto& p = plan_of(plan);
-    check_exact(p, "nbfft_forward", true, 1, in, in_bytes, out, out_bytes);
-    p.plan.forward_bytes(in, in_bytes, out, out_bytes);
-  });
+  return transform_one("nbfft_forward", Direction::Forward, plan, in, in_bytes, out, out_bytes);
 }
-
 nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
-  return guard("nbfft_backward", [&] {
-    auto& p = plan_of(plan);
-    check_exact(p, "nbfft_backward", false, 1, in, in_bytes, out, out_bytes);
-    p.plan.backward_bytes(in, in_bytes, out, out_bytes);
-  });
+  return transform_one("nbfft_backward", Direction::Backward, plan, in, in_bytes, out, out_bytes);
 }
-
 nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
                                 void* const* out, size_t out_bytes) {
-  return guard("nbfft_forward_many", [&] {
-    auto& p = plan_of(plan);
-    nbfft::agree(p.comm, [&] {
-      if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
-    });
-    if (nv > 0) check_exact(p, "nbfft_forward_many", true, 1, in[0], in_bytes, out[0], out_bytes);
-    p.plan.forward_many_bytes(nv, in, in_bytes, out, out_bytes);
-  });
+  return transform_many("nbfft_forward_many", Direction::Forward, plan, nv, in, in_bytes, out, out_bytes);
 }
-
 nbfft_status nbfft_backward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
                                  void* const* out, size_t out_bytes) {
-  return guard("nbfft_backward_many", [&] {
-    auto& p = plan_of(plan);
-    nbfft::agree(p.comm, [&] {
-      if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
-    });
-    if (nv > 0) check_exact(p, "nbfft_backward_many", false, 1, in[0], in_bytes, out[0], out_bytes);
-    p.plan.backward_many_bytes(nv, in, in_bytes, out, out_bytes);
-  });
+  return transform_many("nbfft_backward_many", Direction::Backward, plan, nv, in, in_bytes, out, out_bytes);
 }
-
 nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                  size_t out_bytes) {
-  return guard("nbfft_forward_batch", [&] {
-    auto& p = plan_of(plan);
-    check_batch(p, true, nv, in, out);
-    check_exact(p, "nbfft_forward_batch", true, nv, in, in_bytes, out, out_bytes);
-    nbfft::fft::forward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
-  });
+  return transform_batch("nbfft_forward_batch", Direction::Forward, plan, nv, in, in_bytes, out, out_bytes);
 }
-
 nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                   size_t out_bytes) {
-  return guard("nbfft_backward_batch", [&] {
-    auto& p = plan_of(plan);
-    check_batch(p, false, nv, in, out);
-    check_exact(p, "nbfft_backward_batch", false, nv, in, in_bytes, out, out_bytes);
-    nbfft::fft::backward_batch_bytes(p.plan, nv, in, in_bytes, out, out_bytes);
-  });
+  return transform_batch("nbfft_backward_batch", Direction::Backward, plan, nv, in, in_bytes, out, out_bytes);
 }
 
 // A language binding's own argument check (the Fortran module's shapes and kinds), agreed

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     fft::for_each_point(plan.in_box(), [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
       u[at] = source(coord(x, 0), coord(y, 1), coord(z, 2));
     });
-    plan.forward(u, uh);
+    plan.transform(fft::Direction::Forward, u, uh);
     const auto k = fft::wavenumbers(plan);
     const auto& lo = plan.out_box().lo;
     fft::for_each_point(plan.out_box(), [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       const double k2 = kx * kx + ky * ky + kz * kz;
       uh[at] = k2 > 0 ? uh[at] / k2 : 0.0;
     });
-    plan.backward(uh, u);
+    plan.transform(fft::Direction::Backward, uh, u);
     double err = 0;
     fft::for_each_point(plan.in_box(), [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
       err = std::max(err, std::abs(u[at] - exact(coord(x, 0), coord(y, 1), coord(z, 2))));

@@ -37,6 +37,7 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/direction.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -47,7 +48,9 @@
 
 namespace nbfft::fft {
 
+// The public Direction as an index of per-direction tables (send_[d], a transform's path_[d]).
 enum Dir { kForward = 0, kBackward = 1 };
+constexpr Dir dir_of(Direction d) { return d == Direction::Forward ? kForward : kBackward; }
 
 // Copies `rows` rows of `len` elements between strided places (one memcpy when both are
 // contiguous).

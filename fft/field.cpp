@@ -43,10 +43,9 @@ std::vector<Box3> all_boxes(const Plan& plan, Layout layout) {
 }
 
 std::size_t element_bytes(const Plan& plan, Layout layout) {
-  const std::size_t real = plan.options().precision == Precision::Double ? sizeof(double) : sizeof(float);
-  const Options& o = plan.options();
-  const bool complex = layout == Layout::Output ? !real_spectrum(o) : o.transform == TransformKind::C2C;
-  return complex ? 2 * real : real;
+  // The input layout is what a forward transform reads, the output layout what it writes.
+  const Plan::Shape s = plan.shape(Direction::Forward);
+  return (layout == Layout::Input ? s.in : s.out).bytes();
 }
 
 std::int64_t global_count(const Plan& plan, Layout layout) {
@@ -62,9 +61,9 @@ void check_element_bytes(const Plan& plan, Layout layout, std::size_t bytes, con
                 (layout == Layout::Input ? "input" : "output") + " elements have " + std::to_string(e));
 }
 
-std::array<std::size_t, 2> batch_strides(const Plan& plan, bool forward, const void* in, const void* out) {
+std::array<std::size_t, 2> batch_strides(const Plan& plan, Direction d, const void* in, const void* out) {
   if (in == out && in != nullptr) return {plan.inplace_bytes(), plan.inplace_bytes()};
-  return forward ? std::array<std::size_t, 2>{plan.in_bytes(), plan.out_bytes()}
+  return d == Direction::Forward ? std::array<std::size_t, 2>{plan.in_bytes(), plan.out_bytes()}
                  : std::array<std::size_t, 2>{plan.out_bytes(), plan.in_bytes()};
 }
 }  // namespace detail
@@ -183,20 +182,12 @@ void scatter_bytes(MPI_Comm comm, const Plan& plan, Layout layout, const void* g
   move_field(comm, plan, layout, false, nullptr, local, local_bytes, const_cast<void*>(global), global_bytes, root);
 }
 
-void forward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
-                         std::size_t out_bytes, Timings* t) {
-  detail::Batch<char, char> b(plan, true, nv, static_cast<const char*>(in), in_bytes,
-                                    static_cast<char*>(out), out_bytes);
-  plan.forward_many_bytes(nv, reinterpret_cast<const void* const*>(b.in.data()), b.in_n,
-                          reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
-}
-
-void backward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
-                          std::size_t out_bytes, Timings* t) {
-  detail::Batch<char, char> b(plan, false, nv, static_cast<const char*>(in), in_bytes,
-                                    static_cast<char*>(out), out_bytes);
-  plan.backward_many_bytes(nv, reinterpret_cast<const void* const*>(b.in.data()), b.in_n,
-                           reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
+void transform_batch_bytes(const Plan& plan, Direction d, std::size_t nv, const void* in, std::size_t in_bytes,
+                           void* out, std::size_t out_bytes, Timings* t) {
+  detail::Batch<char, char> b(plan, d, nv, static_cast<const char*>(in), in_bytes, static_cast<char*>(out),
+                              out_bytes);
+  plan.transform_many_bytes(d, nv, reinterpret_cast<const void* const*>(b.in.data()), b.in_n,
+                            reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
 }
 
 int required_thread_level(const Options& options) {

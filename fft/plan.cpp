@@ -243,13 +243,10 @@ const Box3& Plan::in_box() const { return impl().d.x_pencil; }
 const Box3& Plan::out_box() const { return impl().d.z_pencil; }
 
 std::size_t Plan::in_bytes() const {
-  const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
-  const bool r2c = impl().opt.transform == TransformKind::R2C;
-  return static_cast<std::size_t>(in_count()) * real * (r2c ? 1 : 2);
+  return static_cast<std::size_t>(in_count()) * shape(Direction::Forward).in.bytes();
 }
 std::size_t Plan::out_bytes() const {
-  const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
-  return static_cast<std::size_t>(out_count()) * real * (real_spectrum(impl().opt) ? 1 : 2);
+  return static_cast<std::size_t>(out_count()) * shape(Direction::Forward).out.bytes();
 }
 std::size_t Plan::inplace_bytes() const { return std::max(in_bytes(), out_bytes()); }
 std::size_t Plan::workspace_bytes() const {
@@ -266,20 +263,25 @@ bool Plan::lean_workspace() const {
   return impl().visit([](const auto& t) { return t.tr->lean(); });
 }
 
-void Plan::check_call(const char* what, bool real_in, bool real_out, Precision p) const {
+// The one rule of call shapes: r2c, c2c, and real to real when every axis of real data is r2r.
+Plan::Shape Plan::shape(Direction d) const {
   const Options& o = impl().opt;
   const bool r2c = o.transform == TransformKind::R2C;
-  const bool forward = std::string(what) == "forward";
-  // Real data is r2c's physical side; the spectrum is real too when every axis is r2r.
-  const bool real_spec = real_spectrum(o);
-  const bool want_in = forward ? r2c : real_spec, want_out = forward ? real_spec : r2c;
-  if (p != o.precision || real_in != want_in || real_out != want_out) {
-    auto kind = [](bool real) { return real ? "real" : "complex"; };
-    throw Error(std::string(what) + ": the plan is " + name(o.precision) + " precision " +
-                name(o.transform) + (any_r2r(o.kinds) ? " kinds " + kinds_str(o.kinds) : std::string()) + " (" + kind(want_in) + " in, " + kind(want_out) +
-                " out) but was called with " + name(p) + " precision " + kind(real_in) +
-                " in, " + kind(real_out) + " out");
-  }
+  const Element real{o.precision, true}, complex{o.precision, false};
+  if (!r2c) return {complex, complex};
+  if (real_spectrum(o)) return {real, real};  // every axis r2r on real data: real both ways
+  return d == Direction::Forward ? Shape{real, complex} : Shape{complex, real};
+}
+
+void Plan::check_shape(Direction d, const char* call, Element in, Element out) const {
+  const Shape want = shape(d);
+  if (in == want.in && out == want.out) return;
+  const Options& o = impl().opt;
+  auto kind = [](Element e) { return e.real ? "real" : "complex"; };
+  throw Error(std::string(call) + ": the plan is " + name(o.precision) + " precision " + name(o.transform) +
+              (any_r2r(o.kinds) ? " kinds " + kinds_str(o.kinds) : std::string()) + " (" + kind(want.in) + " in, " +
+              kind(want.out) + " out) but was called with " + name(in.precision) + " precision " + kind(in) + " in, " +
+              kind(out) + " out");
 }
 
 namespace {
@@ -327,21 +329,6 @@ void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t 
 
 }  // namespace
 
-void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
-  one_bytes(true, in, in_b, out, out_b, nullptr, t);
-}
-void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Timings* t) const {
-  one_bytes(false, in, in_b, out, out_b, nullptr, t);
-}
-void Plan::forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                         Timings* t) const {
-  one_bytes(true, in, in_b, out, out_b, &ws, t);
-}
-void Plan::backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                          Timings* t) const {
-  one_bytes(false, in, in_b, out, out_b, &ws, t);
-}
-
 struct Plan::Workspace::Impl {
   const Plan::Impl* owner = nullptr;
   std::variant<std::unique_ptr<fft::Workspace<double>>, std::unique_ptr<fft::Workspace<float>>,
@@ -352,15 +339,18 @@ struct Plan::Workspace::Impl {
   ~Impl();
 };
 
-void Plan::one_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace* ws,
-                     Timings* t) const {
-  const char* what = forward ? "forward" : "backward";
+void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void* out, std::size_t out_b,
+                           Call c) const {
+  const char* what = name(dir);
+  const bool forward = dir == Direction::Forward;
+  Workspace* ws = c.workspace;
+  Timings* t = c.timings;
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
   check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
                 forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
-  const Dir d = forward ? kForward : kBackward;
+  const Dir d = dir_of(dir);
   impl().visit([&](const auto& p) {
     using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
     W* w = ws ? std::get<std::unique_ptr<W>>(ws->impl_->ws).get() : p.ws[0].get();
@@ -495,17 +485,9 @@ void Plan::Pending::wait() {
   impl_->complete(impl_->col);
 }
 
-Plan::Pending Plan::forward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Workspace& ws,
-                                        Timings* t) const {
-  return start_bytes(true, in, in_b, out, out_b, ws, t);
-}
-Plan::Pending Plan::backward_start_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b,
-                                         Workspace& ws, Timings* t) const {
-  return start_bytes(false, in, in_b, out, out_b, ws, t);
-}
-
-Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b,
+Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b, void* out, std::size_t out_b,
                                 Workspace& ws, Timings* t) const {
+  const bool forward = dir == Direction::Forward;
   const char* what = forward ? "forward_start" : "backward_start";
   if (!ws.impl_ || ws.impl_->owner != &impl())
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
@@ -528,7 +510,7 @@ Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, 
       std::lock_guard<std::mutex> lock(impl().pending_mutex);
       impl().pending.push_back(p.impl_.get());
     }
-    const Dir d = forward ? kForward : kBackward;
+    const Dir d = dir_of(dir);
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
@@ -545,9 +527,10 @@ Plan::Pending Plan::start_bytes(bool forward, const void* in, std::size_t in_b, 
   return p;
 }
 
-void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_b,
+void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, std::size_t in_b,
                       std::size_t nv_out, void* const* out, std::size_t out_b, Timings* t) const {
-  const char* what = forward ? "forward_many" : "backward_many";
+  const bool forward = dir == Direction::Forward;
+  const char* what = many_name(dir);
   BusyGuard busy(impl().busy, what);
   const std::size_t need_in = forward ? in_bytes() : out_bytes();
   const std::size_t need_out = forward ? out_bytes() : in_bytes();
@@ -583,16 +566,16 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
   if (nv_in == 0) return;
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();
-    p.tr->run(forward ? kForward : kBackward, static_cast<int>(nv_in), in, out, ws.data(), static_cast<int>(ws.size()), t);
+    p.tr->run(dir_of(dir), static_cast<int>(nv_in), in, out, ws.data(), static_cast<int>(ws.size()), t);
   });
 }
 
-void Plan::exchange_only(int exchange, bool forward, Timings* t) const {
+void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
   if (exchange != 0 && exchange != 1)
     throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
   BusyGuard busy(impl().busy, "exchange_only");
   impl().visit([&](const auto& p) {
-    p.tr->exchange_only(*p.ws[0], exchange == 0 ? kRow : kCol, forward ? kForward : kBackward, t);
+    p.tr->exchange_only(*p.ws[0], exchange == 0 ? kRow : kCol, dir_of(dir), t);
   });
 }
 
@@ -622,27 +605,5 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   });
   return os;
 }
-
-#define NBFFT_TYPED(DIR, IN, OUT, RIN, ROUT, PREC)                                          \
-  void Plan::DIR(const IN* in, std::size_t in_n, OUT* out, std::size_t out_n, Timings* t)   \
-      const {                                                                                \
-    check_call(#DIR, RIN, ROUT, PREC);                                                       \
-    DIR##_bytes(in, in_n * sizeof(IN), out, out_n * sizeof(OUT), t);                         \
-  }
-
-NBFFT_TYPED(forward, double, std::complex<double>, true, false, Precision::Double)
-NBFFT_TYPED(forward, float, std::complex<float>, true, false, Precision::Single)
-NBFFT_TYPED(forward, std::complex<double>, std::complex<double>, false, false, Precision::Double)
-NBFFT_TYPED(forward, std::complex<float>, std::complex<float>, false, false, Precision::Single)
-NBFFT_TYPED(backward, std::complex<double>, double, false, true, Precision::Double)
-NBFFT_TYPED(backward, std::complex<float>, float, false, true, Precision::Single)
-NBFFT_TYPED(backward, std::complex<double>, std::complex<double>, false, false, Precision::Double)
-NBFFT_TYPED(backward, std::complex<float>, std::complex<float>, false, false, Precision::Single)
-NBFFT_TYPED(forward, double, double, true, true, Precision::Double)  // every axis r2r on real data
-NBFFT_TYPED(forward, float, float, true, true, Precision::Single)
-NBFFT_TYPED(backward, double, double, true, true, Precision::Double)
-NBFFT_TYPED(backward, float, float, true, true, Precision::Single)
-
-#undef NBFFT_TYPED
 
 }  // namespace nbfft::fft

@@ -31,7 +31,7 @@ double median_of(const std::vector<double>& v, int n, int stride, int at, double
 
 // Per direction, nv exchanges back to back with nothing else running (so the network stays
 // as busy as in a pipeline), after a barrier; slowest rank, median over repetitions.
-bool exchanges_alone(const SineArgs& a, const std::function<bool(int, bool, fft::Timings&)>& ex, double row[2],
+bool exchanges_alone(const SineArgs& a, const std::function<bool(int, fft::Direction, fft::Timings&)>& ex, double row[2],
                      double col[2]) {
   const int reps = std::max(3, std::min(a.iters, 5));
   std::vector<double> loc(static_cast<std::size_t>(reps) * 4);
@@ -41,7 +41,7 @@ bool exchanges_alone(const SineArgs& a, const std::function<bool(int, bool, fft:
       for (int x = 0; x < 2 && ok; ++x) {
         fft::Timings t;
         MPI_Barrier(MPI_COMM_WORLD);
-        for (int v = 0; v < a.fields && ok; ++v) ok = ex(x, d == 0, t);
+        for (int v = 0; v < a.fields && ok; ++v) ok = ex(x, d == 0 ? fft::Direction::Forward : fft::Direction::Backward, t);
         loc[4 * i + 2 * d + x] = (x == 0 ? t.row : t.col) / a.fields;
       }
   if (!ok) return false;
@@ -235,7 +235,7 @@ std::vector<Reference> measure_alone(const SineArgs& a, std::vector<Result>& res
   for (auto& r : results) {
     if (r.baseline) continue;
     r.has_alone = exchanges_alone(
-        a, [&](int x, bool f, fft::Timings& t) { return r.runner->exchange_only(x, f, t); }, r.row_alone, r.col_alone);
+        a, [&](int x, fft::Direction f, fft::Timings& t) { return r.runner->exchange_only(x, f, t); }, r.row_alone, r.col_alone);
   }
   // A fixed set of reference transports on each process grid, so that the bound does not
   // depend on which transports --transport lists.
@@ -254,7 +254,7 @@ std::vector<Reference> measure_alone(const SineArgs& a, std::vector<Result>& res
       ref.label = name;
       ref.proc_grid = std::to_string(plan.m1()) + "x" + std::to_string(plan.m2());
       exchanges_alone(
-          a, [&](int x, bool f, fft::Timings& t) { plan.exchange_only(x, f, &t); return true; }, ref.row, ref.col);
+          a, [&](int x, fft::Direction f, fft::Timings& t) { plan.exchange_only(x, f, &t); return true; }, ref.row, ref.col);
       refs.push_back(ref);
     }
   return refs;

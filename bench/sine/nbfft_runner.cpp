@@ -106,8 +106,8 @@ class NbfftRunner final : public Runner {
     t += fwd_;
     t += bwd_;
   }
-  bool exchange_only(int exchange, bool forward, fft::Timings& t) override {
-    plan_.exchange_only(exchange, forward, &t);
+  bool exchange_only(int exchange, fft::Direction d, fft::Timings& t) override {
+    plan_.exchange_only(exchange, d, &t);
     return true;
   }
   bool directions(fft::Timings& f, fft::Timings& b) const override {

@@ -3,6 +3,7 @@
 // driver interleaves their iterations and reports them in one table.
 #pragma once
 
+#include "nbfft/fft/direction.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/timings.hpp"
 
@@ -30,7 +31,7 @@ class Runner {
   virtual bool directions(fft::Timings& /*fwd*/, fft::Timings& /*bwd*/) const { return false; }
   // Runs one exchange alone (0 ROW, 1 COL; forward or backward direction), adding its time
   // to t.row / t.col; false when the runner cannot (the baseline).
-  virtual bool exchange_only(int /*exchange*/, bool /*forward*/, fft::Timings& /*t*/) { return false; }
+  virtual bool exchange_only(int /*exchange*/, fft::Direction /*d*/, fft::Timings& /*t*/) { return false; }
   // max |result - sine field| on this rank after the last iterate().
   virtual double local_error() const = 0;
   // Bytes per rank (the most on any rank; 0 = not known): the user's arrays of all fields,

@@ -144,18 +144,15 @@ class PyPlan {
     return agree_on(check_, kind, message);
   }
 
-  void run(bool forward, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b) const {
+  void run(fft::Direction d, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b) const {
     const fft::Plan& p = plan();
     const void* i = in.data();
     void* o = out.data();
     nb::gil_scoped_release release;
-    if (forward)
-      p.forward_bytes(i, in_b, o, out_b);
-    else
-      p.backward_bytes(i, in_b, o, out_b);
+    p.transform_bytes(d, i, in_b, o, out_b);
   }
 
-  void run_many(bool forward, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
+  void run_many(fft::Direction d, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
                 std::size_t out_b) const {
     const fft::Plan& p = plan();
     std::vector<const void*> ip;
@@ -163,13 +160,10 @@ class PyPlan {
     for (const auto& a : in) ip.push_back(a.data());
     for (const auto& a : out) op.push_back(a.data());
     if (ip.size() != op.size())
-      throw Error(std::string(forward ? "forward_many" : "backward_many") + ": " + std::to_string(ip.size()) +
+      throw Error(std::string(fft::name(d)) + "_many: " + std::to_string(ip.size()) +
                   " input fields but " + std::to_string(op.size()) + " output fields");
     nb::gil_scoped_release release;
-    if (forward)
-      p.forward_many_bytes(ip.size(), ip.data(), in_b, op.data(), out_b);
-    else
-      p.backward_many_bytes(ip.size(), ip.data(), in_b, op.data(), out_b);
+    p.transform_many_bytes(d, ip.size(), ip.data(), in_b, op.data(), out_b);
   }
 
   static BoxTuple box(const fft::Box3& b) { return {b.lo, b.n, b.order}; }
@@ -235,24 +229,24 @@ void bind_plan(nb::module_& m) {
       .def(
           "forward",
           [](const PyPlan& p, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
-            p.run(true, in, in_b, out, out_b);
+            p.run(fft::Direction::Forward, in, in_b, out, out_b);
           },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
       .def(
           "backward",
           [](const PyPlan& p, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
-            p.run(false, in, in_b, out, out_b);
+            p.run(fft::Direction::Backward, in, in_b, out, out_b);
           },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
       .def(
           "forward_many",
           [](const PyPlan& p, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
-             std::size_t out_b) { p.run_many(true, in, in_b, out, out_b); },
+             std::size_t out_b) { p.run_many(fft::Direction::Forward, in, in_b, out, out_b); },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
       .def(
           "backward_many",
           [](const PyPlan& p, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
-             std::size_t out_b) { p.run_many(false, in, in_b, out, out_b); },
+             std::size_t out_b) { p.run_many(fft::Direction::Backward, in, in_b, out, out_b); },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
       .def_prop_ro("in_box", [](const PyPlan& p) { return PyPlan::box(p.plan().in_box()); })
       .def_prop_ro("out_box", [](const PyPlan& p) { return PyPlan::box(p.plan().out_box()); })

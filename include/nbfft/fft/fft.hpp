@@ -3,6 +3,8 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/direction.hpp"
+#include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"

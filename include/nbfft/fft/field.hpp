@@ -108,19 +108,17 @@ std::int64_t global_count(const Plan& plan, Layout layout);
 
 namespace detail {
 // Field strides of a batch in bytes: {input, output}; both inplace_bytes() when in == out.
-std::array<std::size_t, 2> batch_strides(const Plan& plan, bool forward, const void* in,
-                                         const void* out);
-// Splits a contiguous batch into the pointer lists of Plan::forward_many. Each field gets
+std::array<std::size_t, 2> batch_strides(const Plan& plan, Direction d, const void* in, const void* out);
+// Splits a contiguous batch into the pointer lists of Plan::transform_many. Each field gets
 // the buffer's share (whole size / nv, at most one stride) as its size, so a short buffer
-// fails forward_many's own agreed size check on every rank.
+// fails transform_many's own agreed size check on every rank.
 template <typename In, typename Out>
 struct Batch {
   std::vector<const In*> in;
   std::vector<Out*> out;
   std::size_t in_n = 0, out_n = 0;
-  Batch(const Plan& plan, bool forward, std::size_t nv, const In* i, std::size_t i_n, Out* o,
-        std::size_t o_n) {
-    const auto s = batch_strides(plan, forward, i, o);
+  Batch(const Plan& plan, Direction d, std::size_t nv, const In* i, std::size_t i_n, Out* o, std::size_t o_n) {
+    const auto s = batch_strides(plan, d, i, o);
     const std::size_t share_in = nv ? i_n * sizeof(In) / nv : 0, share_out = nv ? o_n * sizeof(Out) / nv : 0;
     in_n = (share_in < s[0] ? share_in : s[0]) / sizeof(In);
     out_n = (share_out < s[1] ? share_out : s[1]) / sizeof(Out);
@@ -137,24 +135,35 @@ struct Batch {
 // Contiguous batch of nv fields back to back (FFTW's howmany, heFFTe's batch): field k
 // starts at in + k*in_bytes() and out + k*out_bytes(); in place (in == out) every field
 // takes inplace_bytes(). Sizes are the whole buffers, in bytes. Same results as nv single
-// calls; runs the multi-field pipeline (Plan::forward_many_bytes). nv must agree on all ranks.
-void forward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes,
-                         void* out, std::size_t out_bytes, Timings* t = nullptr);
-void backward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes,
-                          void* out, std::size_t out_bytes, Timings* t = nullptr);
-// Typed: element counts of the whole buffers; element types as for Plan::forward / backward
-// (a mismatch with the plan's precision or transform throws).
+// calls; runs the multi-field pipeline (Plan::transform_many_bytes). nv must agree on all ranks.
+void transform_batch_bytes(const Plan& plan, Direction d, std::size_t nv, const void* in, std::size_t in_bytes,
+                           void* out, std::size_t out_bytes, Timings* t = nullptr);
+// Typed: element counts of the whole buffers; element types as for Plan::transform (a
+// mismatch with the plan's shape(d) throws).
 template <typename In, typename Out>
-void forward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t in_n, Out* out,
-                   std::size_t out_n, Timings* t = nullptr) {
-  detail::Batch<In, Out> b(plan, true, nv, in, in_n, out, out_n);
-  plan.forward_many(b.in, b.in_n, b.out, b.out_n, t);
+void transform_batch(const Plan& plan, Direction d, std::size_t nv, const In* in, std::size_t in_n, Out* out,
+                     std::size_t out_n, Timings* t = nullptr) {
+  detail::Batch<In, Out> b(plan, d, nv, in, in_n, out, out_n);
+  plan.transform_many(d, b.in, b.in_n, b.out, b.out_n, t);
+}
+// The direction-named spellings: one-line aliases of the two above.
+inline void forward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
+                                std::size_t out_bytes, Timings* t = nullptr) {
+  transform_batch_bytes(plan, Direction::Forward, nv, in, in_bytes, out, out_bytes, t);
+}
+inline void backward_batch_bytes(const Plan& plan, std::size_t nv, const void* in, std::size_t in_bytes, void* out,
+                                 std::size_t out_bytes, Timings* t = nullptr) {
+  transform_batch_bytes(plan, Direction::Backward, nv, in, in_bytes, out, out_bytes, t);
 }
 template <typename In, typename Out>
-void backward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t in_n, Out* out,
-                    std::size_t out_n, Timings* t = nullptr) {
-  detail::Batch<In, Out> b(plan, false, nv, in, in_n, out, out_n);
-  plan.backward_many(b.in, b.in_n, b.out, b.out_n, t);
+void forward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t in_n, Out* out, std::size_t out_n,
+                   Timings* t = nullptr) {
+  transform_batch(plan, Direction::Forward, nv, in, in_n, out, out_n, t);
+}
+template <typename In, typename Out>
+void backward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t in_n, Out* out, std::size_t out_n,
+                    Timings* t = nullptr) {
+  transform_batch(plan, Direction::Backward, nv, in, in_n, out, out_n, t);
 }
 
 // The MPI thread level a plan with these options needs: MPI_THREAD_MULTIPLE when the ROW or

@@ -1,10 +1,16 @@
 // Plan: a distributed 3D FFT of an nx x ny x nz grid on an M1 x M2 process grid.
 //
+//   using nbfft::fft::Direction;
 //   nbfft::fft::Options o;               // double r2c, blocking exchanges, FFTW_MEASURE
 //   nbfft::fft::Plan plan(MPI_COMM_WORLD, {nx, ny, nz}, o);
 //   std::vector<double> f(plan.in_count());                 // this rank's X-pencil
 //   std::vector<std::complex<double>> F(plan.out_count());  // this rank's Z-pencil
-//   plan.forward(f, F);  plan.backward(F, f);
+//   plan.transform(Direction::Forward, f, F);  plan.transform(Direction::Backward, F, f);
+//
+// Each call shape has one entry point with the direction as its first argument: transform
+// (one field, typed pointers or vectors), transform_bytes, transform_many (several fields),
+// transform_many_bytes, and the split-phase start / start_bytes. plan.forward(f, F) and the
+// other direction-named spellings are one-line aliases of them.
 //
 // Layout. Input (forward) / output (backward) is the rank's X-pencil in_box(): all nx
 // points of x, part i of ny, part j of nz, stored x fastest, then y, then z (C [z][y][x]).
@@ -22,24 +28,26 @@
 // (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
-// backward() leaves its input untouched; forward() leaves its input untouched when out of
-// place. Calls without a workspace share the plan's own and must not run concurrently;
+// A backward transform leaves its input untouched; a forward one leaves its input untouched
+// when out of place. Calls without a workspace share the plan's own and must not run concurrently;
 // make_workspace() gives each thread its own.
-// Construction and every forward/backward are collective over the communicator.
+// Construction and every transform are collective over the communicator.
 //
-// Several fields (velocity components, species): forward_many / backward_many transform
-// nv fields in one call, pipelined as in seed 000 Fig. 4 so that each field's COL exchange
+// Several fields (velocity components, species): transform_many transforms nv fields in
+// one call, pipelined as in seed 000 Fig. 4 so that each field's COL exchange
 // runs behind the local FFTs of its neighbours (docs/fft.md "Multi-field transforms"):
 //   std::vector<const double*> in = {u, v, w};  std::vector<std::complex<double>*> out = {U, V, W};
-//   plan.forward_many(in, plan.in_count(), out, plan.out_count());
+//   plan.transform_many(Direction::Forward, in, plan.in_count(), out, plan.out_count());
 // The fields pipeline when the plan was made with Options::fields_in_flight >= 2 (and its COL
 // exchange is a bulk exchange between ranks): the plan then holds that many workspaces
 // from construction on. Nothing is allocated by a transform call. Split-phase transforms
-// (forward_start, below) let the caller overlap its own work with a field's exchange.
+// (start, below) let the caller overlap its own work with a field's exchange.
 #pragma once
 
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/direction.hpp"
+#include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/timings.hpp"
 
@@ -51,7 +59,6 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
-#include <type_traits>
 #include <vector>
 
 namespace nbfft::fft {
@@ -88,49 +95,10 @@ class Plan {
   // the plan was made as asked.
   const TuneReport* tune_report() const;
 
-  // Typed transforms; counts are elements of the pointed-to type. A call that does not
-  // match the plan's precision / transform, or buffers smaller than the box, throw.
-  void forward(const double* in, std::size_t in_n, std::complex<double>* out, std::size_t out_n,
-               Timings* t = nullptr) const;
-  void forward(const float* in, std::size_t in_n, std::complex<float>* out, std::size_t out_n,
-               Timings* t = nullptr) const;
-  void forward(const std::complex<double>* in, std::size_t in_n, std::complex<double>* out,
-               std::size_t out_n, Timings* t = nullptr) const;
-  void forward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
-               std::size_t out_n, Timings* t = nullptr) const;
-  void backward(const std::complex<double>* in, std::size_t in_n, double* out, std::size_t out_n,
-                Timings* t = nullptr) const;
-  void backward(const std::complex<float>* in, std::size_t in_n, float* out, std::size_t out_n,
-                Timings* t = nullptr) const;
-  void backward(const std::complex<double>* in, std::size_t in_n, std::complex<double>* out,
-                std::size_t out_n, Timings* t = nullptr) const;
-  void backward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
-                std::size_t out_n, Timings* t = nullptr) const;
-  // Real data with every axis an r2r kind (Options::kinds): real in, real out.
-  void forward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
-  void forward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
-  void backward(const double* in, std::size_t in_n, double* out, std::size_t out_n, Timings* t = nullptr) const;
-  void backward(const float* in, std::size_t in_n, float* out, std::size_t out_n, Timings* t = nullptr) const;
-
-  template <typename In, typename Out>
-  void forward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
-    forward(in.data(), in.size(), out.data(), out.size(), t);
-  }
-  template <typename In, typename Out>
-  void backward(const std::vector<In>& in, std::vector<Out>& out, Timings* t = nullptr) const {
-    backward(in.data(), in.size(), out.data(), out.size(), t);
-  }
-
-  // Untyped form: sizes in bytes; the element types are the plan's.
-  void forward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
-                     Timings* t = nullptr) const;
-  void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
-                      Timings* t = nullptr) const;
-
   // The buffers and collectives one transform in flight writes besides the user's arrays.
-  // The plan makes its own at construction (the calls above use them, one call at a time);
-  // make_workspace() (collective) makes another, so that transforms of one plan can run at
-  // once on different workspaces (one thread each). The plan itself never changes.
+  // The plan makes its own at construction (calls without a workspace use it, one call at a
+  // time); make_workspace() (collective) makes another, so that transforms of one plan can
+  // run at once on different workspaces (one thread each). The plan itself never changes.
   class Workspace {
    public:
     Workspace();
@@ -145,32 +113,8 @@ class Plan {
     std::unique_ptr<Impl> impl_;
   };
   Workspace make_workspace() const;
-  void forward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
-                     Timings* t = nullptr) const;
-  void backward_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
-                      Timings* t = nullptr) const;
 
-  // Split-phase transforms: start a field's transform, do other work, complete it.
-  //
-  //   Plan::Workspace ws = plan.make_workspace();          // one per transform in flight
-  //   Plan::Pending p = plan.forward_start(u, nu, U, nU, ws);
-  //   compute_next_term();                                  // the COL exchange travels
-  //   p.progress();                                         // (caller engine: now and then)
-  //   p.wait();                                             // the stages after the exchange
-  //
-  // forward_start / backward_start run the stages up to the COL exchange and start it;
-  // wait() completes the exchange and runs the stages after it (for backward these include
-  // the ROW exchange). Any number may be in flight, one per workspace: a workspace is busy
-  // from start to wait. Starts are collective and must come in the same order on every
-  // rank, and so must the waits of backward transforms (their ROW exchange is collective).
-  // With the thread engine the exchange moves by itself; with the caller engine it moves
-  // only inside progress(), test(), wait() and the stages of other transforms of this
-  // library. Results equal the plain calls. The arrays must outlive the Pending;
-  // destroying an active Pending waits for it, and destroying (or assigning over) its plan
-  // or workspace completes it first (wait() then throws InvalidState saying so). A plan
-  // may be moved while transforms are in flight. Every collective call of a plan (each
-  // transform, start, and backward wait) first agrees on which call it is: ranks out of
-  // step get RanksDisagree together, and a refused backward wait can be waited for again.
+  // A split-phase transform in flight (Plan::start below).
   class Pending {
    public:
     Pending();
@@ -187,73 +131,175 @@ class Plan {
     friend class Plan;
     std::unique_ptr<Impl> impl_;
   };
-  template <typename In, typename Out>
-  Pending forward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
-                        Timings* t = nullptr) const {
-    static_assert(is_fft_type<In>() && is_fft_type<Out>(), "forward_start: element types must be double, float or their std::complex");
-    check_call("forward", is_real<In>(), is_real<Out>(), precision_of<In>());
-    return forward_start_bytes(in, in_n * sizeof(In), out, out_n * sizeof(Out), ws, t);
-  }
-  template <typename In, typename Out>
-  Pending backward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
-                         Timings* t = nullptr) const {
-    static_assert(is_fft_type<In>() && is_fft_type<Out>(), "backward_start: element types must be double, float or their std::complex");
-    check_call("backward", is_real<In>(), is_real<Out>(), precision_of<In>());
-    return backward_start_bytes(in, in_n * sizeof(In), out, out_n * sizeof(Out), ws, t);
-  }
-  Pending forward_start_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
-                              Timings* t = nullptr) const;
-  Pending backward_start_bytes(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace& ws,
-                               Timings* t = nullptr) const;
 
-  // Multi-field transforms: field k goes from in[k] to out[k]; every in[k] holds at least
-  // in_n and every out[k] at least out_n elements of the pointed-to types (the single-field
-  // sizes). in.size() == out.size() = nv must be the same on every rank. In place per field
-  // (in[k] == out[k]) is allowed; different fields must not overlap. Results equal nv
-  // single-field calls. The element types are those of forward()/backward() above.
+  // ---- Transforms: one entry point per call shape, the direction a parameter ------------
+  //
+  // The one rule of call shapes: the element types direction d reads and writes. r2c:
+  // forward real -> complex, backward complex -> real; c2c: complex both ways; both of the
+  // plan's precision. Every typed call is checked against it (one function, with one
+  // error text), and the C API words its messages from it.
+  struct Shape {
+    Element in, out;
+  };
+  Shape shape(Direction d) const;
+
+  // The optional part of a single-field call, written as its last argument: nothing, `&t`
+  // (add the stage times to t), `ws` (run on a workspace of make_workspace()) or
+  // `{ws, &t}`. The constructors are implicit on purpose: they are that spelling.
+  // (No default member initializers: `Call c = {}` below needs the constructor before Plan
+  // is complete.)
+  struct Call {
+    Workspace* workspace;  // nullptr: the plan's own
+    Timings* timings;
+    Call() : workspace(nullptr), timings(nullptr) {}
+    Call(Timings* t) : workspace(nullptr), timings(t) {}                     // NOLINT
+    Call(Workspace& ws, Timings* t = nullptr) : workspace(&ws), timings(t) {}  // NOLINT
+  };
+
+  // One field. Counts are elements of the pointed-to types (double, float or their
+  // std::complex, one precision: other types do not compile); a call whose types are not
+  // shape(d), or whose buffers are smaller than the boxes, throws nbfft::Error.
   template <typename In, typename Out>
-  void forward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
-                    std::size_t out_n, Timings* t = nullptr) const {
-    using I = std::remove_const_t<In>;
-    static_assert(is_fft_type<I>() && is_fft_type<Out>(), "forward_many: element types must be double, float or their std::complex");
-    check_call("forward", is_real<I>(), is_real<Out>(), precision_of<I>());
-    many_bytes(true, in.size(), reinterpret_cast<const void* const*>(in.data()), in_n * sizeof(I), out.size(),
-               reinterpret_cast<void* const*>(out.data()), out_n * sizeof(Out), t);
+  void transform(Direction d, const In* in, std::size_t in_n, Out* out, std::size_t out_n, Call c = {}) const {
+    static_assert(fft_elements<In, Out>(),
+                  "Plan::transform: element types must be double, float or their std::complex, of one precision");
+    check_shape(d, name(d), element_of<In>::type, element_of<Out>::type);
+    transform_bytes(d, in, in_n * sizeof(In), out, out_n * sizeof(Out), c);
   }
   template <typename In, typename Out>
-  void backward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
-                     std::size_t out_n, Timings* t = nullptr) const {
-    using I = std::remove_const_t<In>;
-    static_assert(is_fft_type<I>() && is_fft_type<Out>(), "backward_many: element types must be double, float or their std::complex");
-    check_call("backward", is_real<I>(), is_real<Out>(), precision_of<I>());
-    many_bytes(false, in.size(), reinterpret_cast<const void* const*>(in.data()), in_n * sizeof(I), out.size(),
+  void transform(Direction d, const std::vector<In>& in, std::vector<Out>& out, Call c = {}) const {
+    transform(d, in.data(), in.size(), out.data(), out.size(), c);
+  }
+  // Untyped: sizes in bytes; the element types are the plan's (shape(d)).
+  void transform_bytes(Direction d, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                       Call c = {}) const;
+
+  // Several fields (velocity components, species): field k goes from in[k] to out[k];
+  // every in[k] holds at least in_n and every out[k] at least out_n elements (the
+  // single-field sizes). in.size() == out.size() = nv must be the same on every rank. In
+  // place per field (in[k] == out[k]) is allowed; different fields must not overlap.
+  // Results equal nv single-field calls; the fields pipeline as described at the top.
+  template <typename In, typename Out>
+  void transform_many(Direction d, const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
+                      std::size_t out_n, Timings* t = nullptr) const {
+    static_assert(fft_elements<In, Out>(),
+                  "Plan::transform_many: element types must be double, float or their std::complex, of one precision");
+    check_shape(d, many_name(d), element_of<In>::type, element_of<Out>::type);
+    many_bytes(d, in.size(), reinterpret_cast<const void* const*>(in.data()), in_n * sizeof(In), out.size(),
                reinterpret_cast<void* const*>(out.data()), out_n * sizeof(Out), t);
   }
   // The same on vectors of fields (sizes: the smallest vector of each side).
   template <typename In, typename Out>
+  void transform_many(Direction d, const std::vector<std::vector<In>>& in, std::vector<std::vector<Out>>& out,
+                      Timings* t = nullptr) const {
+    transform_many(d, pointers(in), smallest(in), pointers(out), smallest(out), t);
+  }
+  // Untyped: nv fields, sizes in bytes per field.
+  void transform_many_bytes(Direction d, std::size_t nv, const void* const* in, std::size_t in_bytes,
+                            void* const* out, std::size_t out_bytes, Timings* t = nullptr) const {
+    many_bytes(d, nv, in, in_bytes, nv, out, out_bytes, t);
+  }
+
+  // Split phase: start a field's transform, do other work, complete it.
+  //
+  //   Plan::Workspace ws = plan.make_workspace();          // one per transform in flight
+  //   Plan::Pending p = plan.start(Direction::Forward, u, nu, U, nU, ws);
+  //   compute_next_term();                                  // the COL exchange travels
+  //   p.progress();                                         // (caller engine: now and then)
+  //   p.wait();                                             // the stages after the exchange
+  //
+  // start() runs the stages up to the COL exchange and starts it; wait() completes the
+  // exchange and runs the stages after it (for backward these include the ROW exchange).
+  // Any number may be in flight, one per workspace: a workspace is busy from start to
+  // wait. Starts are collective and must come in the same order on every rank, and so
+  // must the waits of backward transforms (their ROW exchange is collective). With the
+  // thread engine the exchange moves by itself; with the caller engine it moves only
+  // inside progress(), test(), wait() and the stages of other transforms of this library.
+  // Results equal the plain calls. The arrays must outlive the Pending; destroying an
+  // active Pending waits for it, and destroying (or assigning over) its plan or workspace
+  // completes it first (wait() then throws InvalidState saying so). A plan may be moved
+  // while transforms are in flight. Every collective call of a plan (each transform,
+  // start, and backward wait) first agrees on which call it is: ranks out of step get
+  // RanksDisagree together, and a refused backward wait can be waited for again.
+  template <typename In, typename Out>
+  Pending start(Direction d, const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
+                Timings* t = nullptr) const {
+    static_assert(fft_elements<In, Out>(),
+                  "Plan::start: element types must be double, float or their std::complex, of one precision");
+    check_shape(d, name(d), element_of<In>::type, element_of<Out>::type);
+    return start_bytes(d, in, in_n * sizeof(In), out, out_n * sizeof(Out), ws, t);
+  }
+  Pending start_bytes(Direction d, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                      Workspace& ws, Timings* t = nullptr) const;
+
+  // The direction-named spellings, kept so that code written against them compiles: each
+  // is the call above with Direction::Forward or Direction::Backward and nothing else
+  // (forward_bytes takes a workspace as its Call: `ws` or `{ws, &t}`).
+  template <typename In, typename Out>
+  void forward(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Call c = {}) const {
+    transform(Direction::Forward, in, in_n, out, out_n, c);
+  }
+  template <typename In, typename Out>
+  void backward(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Call c = {}) const {
+    transform(Direction::Backward, in, in_n, out, out_n, c);
+  }
+  template <typename In, typename Out>
+  void forward(const std::vector<In>& in, std::vector<Out>& out, Call c = {}) const {
+    transform(Direction::Forward, in, out, c);
+  }
+  template <typename In, typename Out>
+  void backward(const std::vector<In>& in, std::vector<Out>& out, Call c = {}) const {
+    transform(Direction::Backward, in, out, c);
+  }
+  void forward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Call c = {}) const {
+    transform_bytes(Direction::Forward, in, in_b, out, out_b, c);
+  }
+  void backward_bytes(const void* in, std::size_t in_b, void* out, std::size_t out_b, Call c = {}) const {
+    transform_bytes(Direction::Backward, in, in_b, out, out_b, c);
+  }
+  template <typename In, typename Out>
+  void forward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out, std::size_t out_n,
+                    Timings* t = nullptr) const {
+    transform_many(Direction::Forward, in, in_n, out, out_n, t);
+  }
+  template <typename In, typename Out>
+  void backward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out, std::size_t out_n,
+                     Timings* t = nullptr) const {
+    transform_many(Direction::Backward, in, in_n, out, out_n, t);
+  }
+  template <typename In, typename Out>
   void forward_many(const std::vector<std::vector<In>>& in, std::vector<std::vector<Out>>& out,
                     Timings* t = nullptr) const {
-    forward_many(pointers(in), smallest(in), pointers(out), smallest(out), t);
+    transform_many(Direction::Forward, in, out, t);
   }
   template <typename In, typename Out>
   void backward_many(const std::vector<std::vector<In>>& in, std::vector<std::vector<Out>>& out,
                      Timings* t = nullptr) const {
-    backward_many(pointers(in), smallest(in), pointers(out), smallest(out), t);
+    transform_many(Direction::Backward, in, out, t);
   }
-  // Untyped form: nv fields, sizes in bytes per field.
-  void forward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_bytes, void* const* out,
-                          std::size_t out_bytes, Timings* t = nullptr) const {
-    many_bytes(true, nv, in, in_bytes, nv, out, out_bytes, t);
+  void forward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_b, void* const* out,
+                          std::size_t out_b, Timings* t = nullptr) const {
+    transform_many_bytes(Direction::Forward, nv, in, in_b, out, out_b, t);
   }
-  void backward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_bytes, void* const* out,
-                           std::size_t out_bytes, Timings* t = nullptr) const {
-    many_bytes(false, nv, in, in_bytes, nv, out, out_bytes, t);
+  void backward_many_bytes(std::size_t nv, const void* const* in, std::size_t in_b, void* const* out,
+                           std::size_t out_b, Timings* t = nullptr) const {
+    transform_many_bytes(Direction::Backward, nv, in, in_b, out, out_b, t);
+  }
+  template <typename In, typename Out>
+  Pending forward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
+                        Timings* t = nullptr) const {
+    return start(Direction::Forward, in, in_n, out, out_n, ws, t);
+  }
+  template <typename In, typename Out>
+  Pending backward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n, Workspace& ws,
+                         Timings* t = nullptr) const {
+    return start(Direction::Backward, in, in_n, out, out_n, ws, t);
   }
 
   // Diagnostics for benchmarks: runs only one exchange (0 ROW, 1 COL) of one direction on
   // the plan's own buffers (their contents are meaningless then) and adds its time to
   // t->row or t->col. Collective. nbfft-sine times the exchanges alone with it.
-  void exchange_only(int exchange, bool forward, Timings* t = nullptr) const;
+  void exchange_only(int exchange, Direction d, Timings* t = nullptr) const;
 
   struct Impl;
   // The resolved plan: boxes, each exchange with its collectives, chunks, depth and the
@@ -261,17 +307,6 @@ class Plan {
   friend std::ostream& operator<<(std::ostream& os, const Plan& plan);
 
  private:
-  template <typename X>
-  static constexpr bool is_fft_type() {
-    return std::is_same_v<X, double> || std::is_same_v<X, float> || std::is_same_v<X, std::complex<double>> ||
-           std::is_same_v<X, std::complex<float>>;
-  }
-  template <typename X>
-  static constexpr bool is_real() { return std::is_same_v<X, double> || std::is_same_v<X, float>; }
-  template <typename X>
-  static constexpr Precision precision_of() {
-    return std::is_same_v<X, double> || std::is_same_v<X, std::complex<double>> ? Precision::Double : Precision::Single;
-  }
   template <typename X>
   static std::vector<const X*> pointers(const std::vector<std::vector<X>>& v) {
     std::vector<const X*> p;
@@ -290,13 +325,14 @@ class Plan {
     for (const auto& f : v) n = f.size() < n ? f.size() : n;
     return n;
   }
-  void many_bytes(bool forward, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
+  static constexpr const char* many_name(Direction d) {
+    return d == Direction::Forward ? "forward_many" : "backward_many";
+  }
+  // Throws unless a call that reads `in` and writes `out` is shape(d); `call` opens the
+  // message. The one check of call shapes.
+  void check_shape(Direction d, const char* call, Element in, Element out) const;
+  void many_bytes(Direction d, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
                   void* const* out, std::size_t out_bytes, Timings* t) const;
-  void one_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, Workspace* ws,
-                 Timings* t) const;
-  Pending start_bytes(bool forward, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
-                      Workspace& ws, Timings* t) const;
-  void check_call(const char* what, bool real_in, bool real_out, Precision p) const;
   const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;
 };
