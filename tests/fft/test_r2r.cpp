@@ -252,8 +252,8 @@ TEST(R2r, TransportsFieldsSplitPhaseLeanEqualPlain) {
         // Split phase, two in flight.
         Plan::Workspace w0 = plan.make_workspace(), w1 = plan.make_workspace();
         std::vector<double> s0(ref[0].size()), s1(ref[0].size());
-        auto p0 = plan.forward_start_bytes(u[0].data(), ib, s0.data(), ob, w0);
-        auto p1 = plan.forward_start_bytes(u[1].data(), ib, s1.data(), ob, w1);
+        auto p0 = plan.start_bytes(Direction::Forward, u[0].data(), ib, s0.data(), ob, w0);
+        auto p1 = plan.start_bytes(Direction::Forward, u[1].data(), ib, s1.data(), ob, w1);
         p0.wait();
         p1.wait();
         EXPECT_TRUE(all_ranks(rel_error(s0, ref[0]) < 1e-13 && rel_error(s1, ref[1]) < 1e-13)) << what << " " << tr << " split";
