@@ -133,7 +133,7 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
     throw Error("progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
                 std::to_string(kDefaultProgressChunks) + ")");
   Decomposition d = Decomposition::make(n, r2c, options.m1, options.m2, size, rank,
-                                        options.allow_empty);
+                                        options.allow_empty, padded_size(n, options.padding));
   Options opt = options;
   opt.m1 = d.m1;
   opt.m2 = d.m2;
@@ -209,6 +209,7 @@ int Plan::m1() const { return impl().d.m1; }
 int Plan::m2() const { return impl().d.m2; }
 const Box3& Plan::in_box() const { return impl().d.x_pencil; }
 const Box3& Plan::out_box() const { return impl().d.z_pencil; }
+std::array<std::int64_t, 3> Plan::physical_size() const { return impl().d.m; }
 
 std::size_t Plan::in_bytes() const {
   const std::size_t real = impl().opt.precision == Precision::Double ? 8 : 4;
@@ -561,7 +562,9 @@ void Plan::exchange_only(int exchange, bool forward, Timings* t) const {
 std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   const Plan::Impl& p = plan.impl();
   const Decomposition& d = p.d;
-  os << "plan " << d.n[0] << "x" << d.n[1] << "x" << d.n[2] << " " << name(p.opt.transform) << " "
+  os << "plan " << d.n[0] << "x" << d.n[1] << "x" << d.n[2];
+  if (d.padded()) os << " (padded: physical " << d.m[0] << "x" << d.m[1] << "x" << d.m[2] << ")";
+  os << " " << name(p.opt.transform) << " "
      << name(p.opt.precision) << " on " << d.m1 << "x" << d.m2 << " (rank " << d.rank << ": row " << d.i << ", col "
      << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << d.z_pencil << "\n";
   p.visit([&](const auto& t) {

@@ -4,6 +4,7 @@
 #include "nbfft/error.hpp"
 #include "fft/fftw_api.hpp"
 #include "fft/memory_stats.hpp"
+#include "fft/padding.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,14 +29,22 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, std::int64_t l
     : d_(d),
       in_elem_(o.transform == TransformKind::R2C ? sizeof(T) : sizeof(C)),
       progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks) {
-  nx_ = d.n[0];
+  const bool r2c = o.transform == TransformKind::R2C;
+  nx_ = d.m[0];
   nyi_ = d.x_pencil.n[1];
   nzc_ = d.x_pencil.n[2];
   nxi_ = d.y_pencil.n[0];
   nyj_ = d.z_pencil.n[1];
-  nz_ = d.n[2];
-  ldx_ = padded_ld<C>(d.xc);
-  ldy_ = padded_ld<C>(nxi_);
+  my_ = d.m[1];
+  nz_ = d.m[2];
+  nzo_ = d.n[2];
+  pad_[0] = {d.n[0], d.m[0], r2c};
+  pad_[1] = {d.n[1], d.m[1], false};
+  pad_[2] = {d.n[2], d.m[2], false};
+  // P holds the x FFT's whole output (mx/2+1 or mx points a row); slabs run the y FFT on
+  // the same plane, so their rows keep that stride.
+  ldx_ = padded_ld<C>(r2c ? nx_ / 2 + 1 : nx_);
+  ldy_ = d.m1 == 1 ? ldx_ : padded_ld<C>(nxi_);
   lean_ = lean_cp > 0;
   if (lean_) make_exchanges(d, o, coll::Comm(), coll::Comm(), true, lean_cp);
 }
@@ -43,6 +52,9 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, std::int64_t l
 template <typename T>
 std::string Transform<T>::lean_fit(const Decomposition& d, const Options& o, std::int64_t cp) {
   if (d.m1 * d.m2 == 1) return "one rank: there is no exchange to save memory on";
+  if (d.padded())
+    return "padded transforms (the padding option) change a plane's size between the caller's array and the "
+           "exchange blocks, which the in-place layout needs to match";
   return Transform(d, o, cp).lean_problem();
 }
 
@@ -52,10 +64,20 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
     : Transform(d, o, 0) {
   agree_ = agree;
   pipeline_row_ = o.pipeline_row;
-  const double N = static_cast<double>(nx_) * d.n[1] * nz_;
-  if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
-  if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
-  if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
+  // N counts the spectrum's grid, M the physical one (M = N unless padded). The spectrum is
+  // the n grid's under the norm; physical values are those of the same band-limited field
+  // on either grid, so forward's sums over M points are scaled by N/M (docs/fft.md "Padding").
+  const double N = static_cast<double>(d.n[0]) * d.n[1] * d.n[2];
+  const double M = static_cast<double>(d.m[0]) * d.m[1] * d.m[2];
+  if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / M);
+  if (o.norm == Norm::Backward) {
+    bwd_scale_ = static_cast<T>(1.0 / N);
+    fwd_scale_ = static_cast<T>(N / M);
+  }
+  if (o.norm == Norm::Ortho) {
+    bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
+    fwd_scale_ = static_cast<T>(std::sqrt(N) / M);
+  }
 
   // Lean with the chunk the plan agreed on (lean_fit, the same layout, said it fits on every rank).
   lean_ = lean_cp > 0;
@@ -82,7 +104,7 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
   // Planned on buffers of the workspace's alignment (fftw_malloc); the measuring planner
   // overwrites them. The user's plane is a stand-in of the X-pencil.
   const bool r2c = o.transform == TransformKind::R2C;
-  FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, d.n[1] * ldy_, nz_ * ldy_}));
+  FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
   FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
   void* U = user.get();
   void* P = plane.get();
@@ -91,8 +113,8 @@ Transform<T>::Transform(const Decomposition& d, const Options& o, unsigned flags
                         flags | FFTW_PRESERVE_INPUT);  // input is the user's array
   fx_bwd_ = LocalFft<T>(r2c ? FftKind::C2R : FftKind::Backward, {nx_, 1, 1}, {{nyi_, ldx_, nx_}}, P, U,
                         flags | FFTW_DESTROY_INPUT);
-  fy_fwd_ = LocalFft<T>(FftKind::Forward, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fy_bwd_ = LocalFft<T>(FftKind::Backward, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_fwd_ = LocalFft<T>(FftKind::Forward, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_bwd_ = LocalFft<T>(FftKind::Backward, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
   // z runs in place on a padded plane; the user's plane (rows of nx_i, a power of two in
   // common cases) is only copied to or from it row by row.
   fz_fwd_ = LocalFft<T>(FftKind::Forward, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
@@ -109,14 +131,14 @@ void Transform<T>::make_exchanges(const Decomposition& d, const Options& o, cons
   row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? first_cp : 0, 0, {lean, false}) : Exchange();
   std::int64_t cp = d.m2 > 1 ? o.col_chunk_planes : 0;
   if (lean) cp = slabs ? first_cp : 0;
-  col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : padded_ld<C>(d.y_pencil.n[0]),
+  col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : ldy_,
                            {lean && slabs, lean && !slabs && d.m2 > 1});
 }
 
 template <typename T>
 std::size_t Transform<T>::inplace_bytes() const {
   return std::max<std::size_t>(static_cast<std::size_t>(nx_ * nyi_ * nzc_) * in_elem_,
-                               sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nz_));
+                               sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nzo_));
 }
 
 // Whether the lean layout fits this rank's in-place array: the first exchange's blocks'
@@ -142,7 +164,7 @@ std::string Transform<T>::lean_problem() const {
 template <typename T>
 std::unique_ptr<Workspace<T>> Transform<T>::allocate() const {
   auto w = std::make_unique<Workspace<T>>();
-  w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, d_.n[1] * ldy_, nz_ * ldy_}));
+  w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
   if (lean_) {
     std::int64_t a = 0;
     for (ExchangeId e : {kRow, kCol})
@@ -211,9 +233,11 @@ void Transform<T>::forward_x(const void* in, void*, Workspace<T>& ws, std::int64
   for (std::int64_t z = z0; z < z1; ++z) {
     // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
     fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);
+    for (std::int64_t r = 0; r < nyi_ && pad_[0].active(); ++r) truncate_slots(P + r * ldx_, 1, 1, pad_[0]);
     clk.mark(&Timings::fft_x);
     if constexpr (E == kCol) {
       fy_fwd_.execute(P, P);
+      truncate_slots(P, ldy_, nxi_, pad_[1]);
       clk.mark(&Timings::fft_y);
     }
     exchange(E).scatter(kForward, P, ldx_, z, ws.side[E]);
@@ -233,7 +257,9 @@ void Transform<T>::middle_y(const void*, void*, Workspace<T>& ws, std::int64_t z
   for (std::int64_t z = z0; z < z1; ++z) {
     exchange(from).gather(d, P, ldy_, z, ws.side[from]);
     clk.mark(&Timings::unpack);
+    if constexpr (d == kBackward) pad_slots(P, ldy_, nxi_, pad_[1]);
     fft.execute(P, P);
+    if constexpr (d == kForward) truncate_slots(P, ldy_, nxi_, pad_[1]);
     clk.mark(&Timings::fft_y);
     exchange(to).scatter(d, P, ldy_, z, ws.side[to]);
     clk.mark(&Timings::pack);
@@ -249,10 +275,11 @@ void Transform<T>::forward_z(const void*, void* out, Workspace<T>& ws, std::int6
     C* plane = col_.view(y, ldy_, ws.side[kCol]);
     if (!plane) col_.gather(kForward, plane = ws.P(), ldy_, y, ws.side[kCol]);
     clk.mark(&Timings::unpack);
-    scale(plane, nz_, fwd_scale_);
     fz_fwd_.execute(plane, plane);
+    truncate_slots(plane, ldy_, nxi_, pad_[2]);
+    scale(plane, nzo_, fwd_scale_);
     clk.mark(&Timings::fft_z);
-    copy_rows(o + y * nz_ * nxi_, nxi_, plane, ldy_, nz_, nxi_);
+    copy_rows(o + y * nzo_ * nxi_, nxi_, plane, ldy_, nzo_, nxi_);
     clk.mark(&Timings::unpack);
   }
 }
@@ -265,10 +292,11 @@ void Transform<T>::backward_z(const void* in, void*, Workspace<T>& ws, std::int6
   for (std::int64_t y = y0; y < y1; ++y) {
     C* view = col_.view(y, ldy_, ws.side[kCol]);
     C* plane = view ? view : ws.P();
-    copy_rows(plane, ldy_, i + y * nz_ * nxi_, nxi_, nz_, nxi_);
+    copy_rows(plane, ldy_, i + y * nzo_ * nxi_, nxi_, nzo_, nxi_);
     clk.mark(&Timings::pack);
+    scale(plane, nzo_, bwd_scale_);
+    pad_slots(plane, ldy_, nxi_, pad_[2]);
     fz_bwd_.execute(plane, plane);
-    scale(plane, nz_, bwd_scale_);
     clk.mark(&Timings::fft_z);
     if (!view) col_.scatter(kBackward, plane, ldy_, y, ws.side[kCol]);
     clk.mark(&Timings::pack);
@@ -288,9 +316,11 @@ void Transform<T>::backward_x(const void*, void* out, Workspace<T>& ws, std::int
     exchange(E).gather(kBackward, P, ldx_, z, ws.side[E]);
     clk.mark(&Timings::unpack);
     if constexpr (E == kCol) {
+      pad_slots(P, ldy_, nxi_, pad_[1]);
       fy_bwd_.execute(P, P);
       clk.mark(&Timings::fft_y);
     }
+    for (std::int64_t r = 0; r < nyi_ && pad_[0].active(); ++r) pad_slots(P + r * ldx_, 1, 1, pad_[0]);
     fx_bwd_.execute(P, dst + z * nyi_ * nx_ * in_elem_);
     clk.mark(&Timings::fft_x);
   }

@@ -22,8 +22,9 @@
 
 namespace nbfft::fft {
 
-enum class OptionType { Choice, Int, Bool, Grid, Transport };
-const char* name(OptionType t);  // "choice", "int", "bool", "grid", "transport"
+enum class OptionType { Choice, Int, Bool, Grid, Transport, Ratios };
+// "choice", "int", "bool", "grid", "transport", "ratios" (one number >= 1, or x,y,z)
+const char* name(OptionType t);
 
 struct OptionRow {
   const char* key;
