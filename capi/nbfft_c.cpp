@@ -204,7 +204,8 @@ void check_exact(nbfft_plan_s& p, const char* fn, bool forward, std::size_t nv, 
 // Bytes of a whole field of `layout` (what gather writes on the root).
 std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
   const auto& o = plan.options();
-  const auto n = plan.global_size();
+  // The input of a padded plan is its physical grid.
+  const auto n = layout == Layout::Input ? plan.physical_size() : plan.global_size();
   const std::size_t real = o.precision == fft::Precision::Double ? 8 : 4;
   const bool r2c = o.transform == fft::TransformKind::R2C;
   const bool complex = !(r2c && layout == Layout::Input);

@@ -31,7 +31,7 @@ _THREAD_NAMES = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "M
 
 def option_rows():
     """The plan options, one dict per row of nbfft's option table: ``key``, ``type`` ('choice',
-    'int', 'bool', 'grid', 'transport'), ``allowed``, ``doc``, ``default``, ``agreed`` (ranks
+    'int', 'bool', 'grid', 'transport', 'ratios'), ``allowed``, ``doc``, ``default``, ``agreed`` (ranks
     must pass the same value), ``tuned`` (the tuner chooses it), ``shorthand`` (sets other rows).
     The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
     keys and nbfft-sine's ``--words``."""

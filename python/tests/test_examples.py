@@ -1,6 +1,6 @@
 """The examples run and check themselves (small grids here; mpirun -n 4 for the real size)."""
 
-from nbfft.examples import poisson, taylor_green
+from nbfft.examples import dealias, poisson, taylor_green
 
 
 def test_poisson(comm):
@@ -11,3 +11,8 @@ def test_poisson(comm):
 def test_taylor_green(comm):
     result = taylor_green.main(n=16, steps=4, comm=comm, verbose=False)
     assert result["divergence"] < 1e-10 and abs(result["energy_error"]) < 1e-6
+
+
+def test_dealias(comm):
+    err, aliased = dealias.main(n=16, comm=comm, verbose=False)
+    assert err < 1e-12 and aliased > 1e-2

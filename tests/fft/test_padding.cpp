@@ -137,6 +137,7 @@ std::vector<Config> configs() {
       {{7, 10, 6}, {1.5, 1, 2}},     // m = 10, 10, 12
       {{6, 5, 9}, {1.34, 1.34, 1.34}},  // m = 8, 6, 12
       {{4, 4, 4}, {2, 2, 2}},
+      {{6, 5, 4}, {1.2, 1.2, 1.2}},  // m = 7, 6, 4: odd mx of even nx; z not padded (floor)
   };
   struct Variant {
     TransformKind t;
