@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 #include <string>
 
 namespace nbfft::fft::test {
@@ -295,11 +296,20 @@ Options padded_options(int fields) {
   return o;
 }
 
-// Multi-field (pipelined over two workspaces) and split-phase transforms equal the plain
-// calls of the same padded plan.
-TEST(PaddedPaths, ManyAndSplitPhaseEqualSingleCalls) {
+// Multi-field (pipelined over two workspaces; on 2D pencils with the ROW exchange
+// pipelined too) and split-phase transforms equal the plain calls of the same padded plan.
+class PaddedPaths : public testing::TestWithParam<bool> {};
+
+TEST_P(PaddedPaths, ManyAndSplitPhaseEqualSingleCalls) {
   const Grid n{10, 7, 9};
-  const Plan plan(MPI_COMM_WORLD, n, padded_options(2));
+  Options o = padded_options(2);
+  if (GetParam()) {  // 2D pencils, ROW pipelined across fields (Transform::run_pencils)
+    for (const auto& f : factorizations(world_size()))
+      if (f[0] > 1 && f[1] > 1) std::tie(o.m1, o.m2) = std::make_pair(f[0], f[1]);
+    if (o.m1 == 0) GTEST_SKIP() << "no 2D pencil grid on " << world_size() << " ranks";
+    o.pipeline_row = true;
+  }
+  const Plan plan(MPI_COMM_WORLD, n, o);
   const std::size_t in = static_cast<std::size_t>(plan.in_count()), out = static_cast<std::size_t>(plan.out_count());
   std::vector<std::vector<double>> f(3), g(3, std::vector<double>(in));
   std::vector<std::vector<cd>> F(3, std::vector<cd>(out)), Fm(3, std::vector<cd>(out));
@@ -326,8 +336,11 @@ TEST(PaddedPaths, ManyAndSplitPhaseEqualSingleCalls) {
   EXPECT_EQ(b0, g[2]);
 }
 
+INSTANTIATE_TEST_SUITE_P(Grids, PaddedPaths, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& i) { return i.param ? "pencils_pipeline_row" : "auto"; });
+
 // The lean workspace does not fit padded plans: the plan keeps the default one and says why.
-TEST(PaddedPaths, LeanWorkspaceFallsBackAndSaysWhy) {
+TEST(PaddedPlan, LeanWorkspaceFallsBackAndSaysWhy) {
   Options o = padded_options(1);
   o.lean_workspace = true;
   const Plan plan(MPI_COMM_WORLD, {12, 10, 8}, o);
@@ -341,7 +354,7 @@ TEST(PaddedPaths, LeanWorkspaceFallsBackAndSaysWhy) {
 }
 
 // Boxes: in_box() tiles the physical grid, out_box() the spectrum of global_size().
-TEST(PaddedPaths, BoxesTileThePhysicalAndSpectralGrids) {
+TEST(PaddedPlan, BoxesTileThePhysicalAndSpectralGrids) {
   const Grid n{7, 10, 6};
   Options o = padded_options(1);
   o.padding = {1.5, 1, 2};
