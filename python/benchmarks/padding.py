@@ -15,7 +15,7 @@ Each iteration times, one after the other on the same ranks (the slowest rank's 
 * ``m3 only``: that plan's backward + forward alone, without the zeroing (the transforms'
   share of ``by hand``).
 
-r2c, double, default process grid, FFTW_MEASURE, blocking exchanges. Prints medians and
+r2c, double, default process grid (``--grid 2x1``: another), FFTW_MEASURE, blocking exchanges. Prints medians and
 minima in ms and the ratio.
 """
 
@@ -40,12 +40,14 @@ def main():
     ap.add_argument("--n", type=int, default=96)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--grid", default=None, help="process grid M1xM2 of both plans (default: nbfft's choice)")
     args = ap.parse_args()
+    grid = tuple(int(g) for g in args.grid.split("x")) if args.grid else None
     comm = MPI.COMM_WORLD
     n = args.n
     m = int(np.floor(1.5 * n))
     rng = np.random.default_rng(comm.rank)
-    with nbfft.Plan(comm, (n, n, n), padding=1.5) as padded, nbfft.Plan(comm, (m, m, m)) as big:
+    with nbfft.Plan(comm, (n, n, n), grid=grid, padding=1.5) as padded, nbfft.Plan(comm, (m, m, m), grid=grid) as big:
         U = padded.empty_output()
         U[...] = rng.standard_normal(U.shape) + 1j * rng.standard_normal(U.shape)
         u, U2 = padded.empty_input(), padded.empty_output()
