@@ -204,7 +204,8 @@ void check_exact(nbfft_plan_s& p, const char* fn, fft::Direction d, std::size_t 
 // Bytes of a whole field of `layout` (what gather writes on the root).
 std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
   const auto& o = plan.options();
-  const auto n = plan.global_size();
+  // The input of a padded plan is its physical grid.
+  const auto n = layout == Layout::Input ? plan.physical_size() : plan.global_size();
   const std::int64_t nx = layout == Layout::Output && fft::halves_x(o) ? n[0] / 2 + 1 : n[0];
   std::size_t b = fft::element_bytes(plan, layout);
   for (std::int64_t e : {nx, n[1], n[2]})
@@ -455,7 +456,7 @@ nbfft_status nbfft_plan_box_of(nbfft_plan plan, nbfft_layout layout, int rank, i
     if (rank < 0 || rank >= size)
       throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
                   std::to_string(size - 1) + ")");
-    const auto r = nbfft::fft::Decomposition::make(d.n, d.r2c, d.m1, d.m2, size, rank, true);
+    const auto r = d.of_rank(rank);
     fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? r.x_pencil : r.z_pencil, lo, n, order);
   });
 }

@@ -71,12 +71,18 @@ std::pair<int, int> Decomposition::choose_grid(std::array<std::int64_t, 3> n, bo
 }
 
 Decomposition Decomposition::make(std::array<std::int64_t, 3> n, bool r2c, int m1, int m2,
-                                  int nranks, int rank, bool allow_empty) {
+                                  int nranks, int rank, bool allow_empty, std::array<std::int64_t, 3> phys) {
   static const char* names[3] = {"nx", "ny", "nz"};
   for (int d = 0; d < 3; ++d)
     if (n[d] <= 0)
       throw Error("grid size " + std::string(names[d]) + " = " + std::to_string(n[d]) +
                   " must be positive (grid " + grid_str(n) + ")");
+  for (int d = 0; d < 3; ++d) {
+    if (phys[d] == 0) phys[d] = n[d];
+    if (phys[d] < n[d])
+      throw Error("padded grid " + grid_str(phys) + " is smaller than the spectrum's grid " + grid_str(n) +
+                  " along " + names[d]);
+  }
   if (nranks <= 0) throw Error("communicator has no ranks");
   if (m1 < 0 || m2 < 0)
     throw Error("process grid " + std::to_string(m1) + "x" + std::to_string(m2) +
@@ -108,6 +114,7 @@ Decomposition Decomposition::make(std::array<std::int64_t, 3> n, bool r2c, int m
 
   Decomposition d;
   d.n = n;
+  d.m = phys;
   d.r2c = r2c;
   d.xc = r2c ? n[0] / 2 + 1 : n[0];
   d.m1 = m1;
@@ -115,7 +122,7 @@ Decomposition Decomposition::make(std::array<std::int64_t, 3> n, bool r2c, int m
   d.rank = rank;
   d.i = rank % m1;
   d.j = rank / m1;
-  const Range xall{0, n[0]}, xcall{0, d.xc}, yall{0, n[1]}, zall{0, n[2]};
+  const Range xall{0, phys[0]}, xcall{0, d.xc}, yall{0, phys[1]}, zall{0, n[2]}, mzall{0, phys[2]};
   d.x_pencil = Box3::from(xall, d.row_y(d.i), d.col_z(d.j));
   d.xc_pencil = Box3::from(xcall, d.row_y(d.i), d.col_z(d.j));
   d.y_pencil = Box3::from(d.row_x(d.i), yall, d.col_z(d.j));
@@ -125,7 +132,7 @@ Decomposition Decomposition::make(std::array<std::int64_t, 3> n, bool r2c, int m
   checked_points(Box3::from(xall, d.row_y(0), d.col_z(0)).n, "the largest X-pencil", n);
   checked_points(Box3::from(xcall, d.row_y(0), d.col_z(0)).n, "the largest complex X-pencil", n);
   checked_points(Box3::from(d.row_x(0), yall, d.col_z(0)).n, "the largest Y-pencil", n);
-  checked_points(Box3::from(d.row_x(0), d.col_y(0), zall).n, "the largest Z-pencil", n);
+  checked_points(Box3::from(d.row_x(0), d.col_y(0), mzall).n, "the largest Z-pencil", n);
   return d;
 }
 

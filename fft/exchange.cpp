@@ -133,10 +133,12 @@ void Exchange::describe(std::ostream& os) const {
 
 Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes,
                            int depth, ExchangeLayout layout) {
-  ExchangeSide x, y;  // X-pencil after the x FFT, Y-pencil: both walk z planes, rows y
+  // X-pencil after the x FFT, Y-pencil before the y FFT (y physical: my): both walk z
+  // planes, rows y.
+  ExchangeSide x, y;
   for (int p = 0; p < d.m1; ++p) {
     x.box.push_back(Box3::from({0, d.xc}, d.row_y(p), d.col_z(d.j)));
-    y.box.push_back(Box3::from(d.row_x(p), {0, d.n[1]}, d.col_z(d.j)));
+    y.box.push_back(Box3::from(d.row_x(p), {0, d.m[1]}, d.col_z(d.j)));
   }
   return Exchange("ROW", d.i, std::move(x), std::move(y), /*slow=*/2, chunk_planes, depth, 0, std::move(comm),
                   std::move(t), layout);
@@ -144,12 +146,14 @@ Exchange make_row_exchange(const Decomposition& d, coll::Comm comm, coll::Transp
 
 Exchange make_col_exchange(const Decomposition& d, coll::Comm comm, coll::Transport t, std::int64_t chunk_planes,
                            int depth, std::int64_t own_pitch, ExchangeLayout layout) {
-  ExchangeSide y, z;  // Y-pencil: z planes, rows y; Z-pencil: y planes, rows z
+  // Y-pencil after the y FFT (y spectral: ny): z planes, rows y; Z-pencil before the z FFT
+  // (z physical: mz): y planes, rows z.
+  ExchangeSide y, z;
   z.plane_axis = 1;
   z.row_axis = 2;
   for (int q = 0; q < d.m2; ++q) {
     y.box.push_back(Box3::from(d.row_x(d.i), {0, d.n[1]}, d.col_z(q)));
-    z.box.push_back(Box3::from(d.row_x(d.i), d.col_y(q), {0, d.n[2]}));
+    z.box.push_back(Box3::from(d.row_x(d.i), d.col_y(q), {0, d.m[2]}));
   }
   return Exchange("COL", d.j, std::move(y), std::move(z), /*slow=*/1, chunk_planes, depth, own_pitch, std::move(comm),
                   std::move(t), layout);

@@ -36,7 +36,7 @@ std::vector<Box3> all_boxes(const Plan& plan, Layout layout) {
   boxes.reserve(size);
   for (int r = 0; r < size; ++r) {
     // Every rank's decomposition follows from the grid alone (the plan validated it).
-    const Decomposition d = Decomposition::make(me.n, me.r2c, me.m1, me.m2, size, r, true);
+    const Decomposition d = me.of_rank(r);
     boxes.push_back(layout == Layout::Input ? d.x_pencil : d.z_pencil);
   }
   return boxes;
@@ -50,7 +50,7 @@ std::size_t element_bytes(const Plan& plan, Layout layout) {
 
 std::int64_t global_count(const Plan& plan, Layout layout) {
   const Decomposition& d = plan.decomposition();
-  return (layout == Layout::Input ? d.n[0] : d.xc) * d.n[1] * d.n[2];
+  return layout == Layout::Input ? d.m[0] * d.m[1] * d.m[2] : d.xc * d.n[1] * d.n[2];
 }
 
 namespace detail {
@@ -131,7 +131,7 @@ void move_field(MPI_Comm comm, const Plan& plan, Layout layout, bool to_root, co
                 ErrorCode::InvalidArgument);
   const std::size_t e = element_bytes(plan, layout);
   const Decomposition& d = plan.decomposition();
-  const std::int64_t gx = layout == Layout::Input ? d.n[0] : d.xc, gy = d.n[1];
+  const std::int64_t gx = layout == Layout::Input ? d.m[0] : d.xc, gy = layout == Layout::Input ? d.m[1] : d.n[1];
   const bool is_root = d.rank == root;
   std::vector<Box3> boxes;
   if (is_root) boxes = all_boxes(plan, layout);

@@ -122,6 +122,11 @@ std::vector<OptionRow> make_rows() {
        "scaling as numpy.fft's norm (backward: backward scaled by 1/N, the default); none: neither (FFTW)", true,
        false, false, 0, 0, "", "ortho", [](const Options& o) -> std::string { return name(o.norm); },
        [](Options& o, std::string_view v) { o.norm = parse_norm(v); }},
+      {"padding", T::Ratios, "R|RX,RY,RZ",
+       "dealiasing: physical grid floor(n*R) per axis, the spectrum keeps n's modes (backward zero-pads, forward "
+       "truncates; 1: none, 1.5: the 3/2 rule)",
+       true, false, false, 0, 0, "", "1.5,1,2", [](const Options& o) { return padding_str(o.padding); },
+       [](Options& o, std::string_view v) { o.padding = parse_padding(v); }},
       {"proc_grid", T::Grid, "auto|M1xM2",
        "process grid: M1 ranks split y of the input, M2 split z; auto: slabs when they fit, else the squarest; "
        "a 0 is derived from the other",
@@ -236,6 +241,7 @@ const char* name(OptionType t) {
     case OptionType::Transport: return "transport";
     case OptionType::Real: return "real";
     case OptionType::Text: return "text";
+    case OptionType::Ratios: return "ratios";
   }
   return "?";
 }

@@ -125,6 +125,11 @@ void check_kinds(const std::array<std::int64_t, 3>& n, const Options& o) {
     throw Error("kinds " + kinds_str(o.kinds) + " with transform=r2c: real data with an r2r x axis needs every axis "
                 "r2r (real in, real out); with a periodic y or z make x periodic (r2c) or use transform=c2c "
                 "(complex data)");
+  for (int d = 0; d < 3; ++d)
+    if (is_r2r(o.kinds[d]) && o.padding[d] != 1.0)
+      throw Error(std::string("padding ") + padding_str(o.padding) + " with kinds " + kinds_str(o.kinds) + ": " +
+                  axis[d] + " is " + name(o.kinds[d]) + ", and padding (3/2-rule dealiasing) applies to periodic "
+                  "axes only; give " + axis[d] + " a padding of 1");
 }
 
 }  // namespace
@@ -159,7 +164,7 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
                 std::to_string(kDefaultProgressChunks) + ")");
   // x keeps nx points unless it is periodic r2c (nx/2+1).
   Decomposition d = Decomposition::make(n, r2c && !is_r2r(options.kinds[0]), options.m1, options.m2, size, rank,
-                                        options.allow_empty);
+                                        options.allow_empty, padded_size(n, options.padding));
   check_kinds(n, options);  // after the sizes are known positive
   Options opt = options;
   opt.m1 = d.m1;
@@ -241,6 +246,7 @@ int Plan::m1() const { return impl().d.m1; }
 int Plan::m2() const { return impl().d.m2; }
 const Box3& Plan::in_box() const { return impl().d.x_pencil; }
 const Box3& Plan::out_box() const { return impl().d.z_pencil; }
+std::array<std::int64_t, 3> Plan::physical_size() const { return impl().d.m; }
 
 std::size_t Plan::in_bytes() const {
   return static_cast<std::size_t>(in_count()) * shape(Direction::Forward).in.bytes();
@@ -582,7 +588,9 @@ void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
 std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   const Plan::Impl& p = plan.impl();
   const Decomposition& d = p.d;
-  os << "plan " << d.n[0] << "x" << d.n[1] << "x" << d.n[2] << " " << name(p.opt.transform) << " "
+  os << "plan " << d.n[0] << "x" << d.n[1] << "x" << d.n[2];
+  if (d.padded()) os << " (padded: physical " << d.m[0] << "x" << d.m[1] << "x" << d.m[2] << ")";
+  os << " " << name(p.opt.transform) << " "
      << name(p.opt.precision) << " on " << d.m1 << "x" << d.m2 << " (rank " << d.rank << ": row " << d.i << ", col "
      << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << d.z_pencil << "\n";
   p.visit([&](const auto& t) {

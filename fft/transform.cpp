@@ -5,6 +5,7 @@
 #include "fft/axis_fft.hpp"
 #include "fft/fftw_api.hpp"
 #include "fft/memory_stats.hpp"
+#include "fft/padding.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,14 +31,22 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, std::int64
     : d_(d),
       in_elem_(o.transform == TransformKind::R2C ? sizeof(T) : sizeof(C)),
       progress_chunks_(o.progress_chunks > 0 ? o.progress_chunks : kDefaultProgressChunks) {
-  nx_ = d.n[0];
+  const bool r2c = halves_x(o);  // x halved: r2c on a periodic x (an r2r x keeps its n reals)
+  nx_ = d.m[0];
   nyi_ = d.x_pencil.n[1];
   nzc_ = d.x_pencil.n[2];
   nxi_ = d.y_pencil.n[0];
   nyj_ = d.z_pencil.n[1];
-  nz_ = d.n[2];
-  ldx_ = padded_ld<C>(d.xc);
-  ldy_ = padded_ld<C>(nxi_);
+  my_ = d.m[1];
+  nz_ = d.m[2];
+  nzo_ = d.n[2];
+  pad_[0] = {d.n[0], d.m[0], r2c};
+  pad_[1] = {d.n[1], d.m[1], false};
+  pad_[2] = {d.n[2], d.m[2], false};
+  // P holds the x FFT's whole output (mx/2+1 or mx points a row); slabs run the y FFT on
+  // the same plane, so their rows keep that stride.
+  ldx_ = padded_ld<C>(r2c ? nx_ / 2 + 1 : nx_);
+  ldy_ = d.m1 == 1 ? ldx_ : padded_ld<C>(nxi_);
   lean_ = lean_cp > 0;
   if (lean_) make_exchanges(d, o, coll::Comm(), coll::Comm(), true, lean_cp);
 }
@@ -45,6 +54,9 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, std::int64
 template <typename T, typename El>
 std::string Transform<T, El>::lean_fit(const Decomposition& d, const Options& o, std::int64_t cp) {
   if (d.m1 * d.m2 == 1) return "one rank: there is no exchange to save memory on";
+  if (d.padded())
+    return "padded transforms (the padding option) change a plane's size between the caller's array and the "
+           "exchange blocks, which the in-place layout needs to match";
   return Transform(d, o, cp).lean_problem();
 }
 
@@ -54,12 +66,25 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
     : Transform(d, o, 0) {
   agree_ = agree;
   pipeline_row_ = o.pipeline_row;
-  // The product of the axes' logical sizes (nbfft/fft/r2r_kinds.hpp): n periodic, 2n or
-  // 2(n -+ 1) for the r2r kinds.
-  const double N = logical_size(o.kinds[0], nx_) * logical_size(o.kinds[1], d.n[1]) * logical_size(o.kinds[2], nz_);
-  if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / N);
-  if (o.norm == Norm::Backward) bwd_scale_ = static_cast<T>(1.0 / N);
-  if (o.norm == Norm::Ortho) fwd_scale_ = bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
+  // N counts the spectrum's grid, M the physical one (M = N unless padded), each the product
+  // of the axes' logical sizes (nbfft/fft/r2r_kinds.hpp: n periodic, 2n or 2(n -+ 1) for the
+  // r2r kinds; padding applies to periodic axes only). The spectrum is the n grid's under the
+  // norm; physical values are those of the same band-limited field on either grid, so
+  // forward's sums over M points are scaled by N/M (docs/fft.md "Padding").
+  double N = 1, M = 1;
+  for (int a = 0; a < 3; ++a) {
+    N *= logical_size(o.kinds[a], d.n[a]);
+    M *= logical_size(o.kinds[a], d.m[a]);
+  }
+  if (o.norm == Norm::Forward) fwd_scale_ = static_cast<T>(1.0 / M);
+  if (o.norm == Norm::Backward) {
+    bwd_scale_ = static_cast<T>(1.0 / N);
+    fwd_scale_ = static_cast<T>(N / M);
+  }
+  if (o.norm == Norm::Ortho) {
+    bwd_scale_ = static_cast<T>(1.0 / std::sqrt(N));
+    fwd_scale_ = static_cast<T>(std::sqrt(N) / M);
+  }
 
   // Lean with the chunk the plan agreed on (lean_fit, the same layout, said it fits on every rank).
   lean_ = lean_cp > 0;
@@ -88,7 +113,7 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
   // Real input: r2c on x when x is periodic; an r2r x (then every axis is r2r, E = T)
   // reads the reals as they are.
   const bool r2c = o.transform == TransformKind::R2C;
-  FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, d.n[1] * ldy_, nz_ * ldy_}));
+  FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
   FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
   void* U = user.get();
   void* P = plane.get();
@@ -100,8 +125,8 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
                         P, flags | FFTW_PRESERVE_INPUT);  // input is the user's array
   fx_bwd_ = axis_fft<T>(k[0], false, r2c ? FftKind::C2R : FftKind::Backward, cplx, {nx_, 1, 1}, {{nyi_, ldx_, nx_}},
                         P, U, flags | FFTW_DESTROY_INPUT);
-  fy_fwd_ = axis_fft<T>(k[1], true, FftKind::Forward, cplx, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fy_bwd_ = axis_fft<T>(k[1], false, FftKind::Backward, cplx, {d.n[1], ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_fwd_ = axis_fft<T>(k[1], true, FftKind::Forward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fy_bwd_ = axis_fft<T>(k[1], false, FftKind::Backward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
   // z runs in place on a padded plane; the user's plane (rows of nx_i, a power of two in
   // common cases) is only copied to or from it row by row.
   fz_fwd_ = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
@@ -118,14 +143,14 @@ void Transform<T, El>::make_exchanges(const Decomposition& d, const Options& o, 
   row_ = d.m1 > 1 ? make_row_exchange(d, row, o.row_transport, lean ? first_cp : 0, 0, {lean, false}) : Exchange();
   std::int64_t cp = d.m2 > 1 ? o.col_chunk_planes : 0;
   if (lean) cp = slabs ? first_cp : 0;
-  col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : padded_ld<C>(d.y_pencil.n[0]),
+  col_ = make_col_exchange(d, col, o.col_transport, cp, o.col_depth, lean ? 0 : ldy_,
                            {lean && slabs, lean && !slabs && d.m2 > 1});
 }
 
 template <typename T, typename El>
 std::size_t Transform<T, El>::inplace_bytes() const {
   return std::max<std::size_t>(static_cast<std::size_t>(nx_ * nyi_ * nzc_) * in_elem_,
-                               sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nz_));
+                               sizeof(C) * static_cast<std::size_t>(nxi_ * nyj_ * nzo_));
 }
 
 // Whether the lean layout fits this rank's in-place array: the first exchange's blocks'
@@ -151,7 +176,7 @@ std::string Transform<T, El>::lean_problem() const {
 template <typename T, typename El>
 std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
   auto w = std::make_unique<Workspace<T, El>>();
-  w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, d_.n[1] * ldy_, nz_ * ldy_}));
+  w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
   if (lean_) {
     std::int64_t a = 0;
     for (ExchangeId e : {kRow, kCol})
@@ -220,9 +245,11 @@ void Transform<T, El>::forward_x(const void* in, void*, Workspace<T, El>& ws, st
   for (std::int64_t z = z0; z < z1; ++z) {
     // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
     fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);
+    for (std::int64_t r = 0; r < nyi_ && pad_[0].active(); ++r) truncate_slots(P + r * ldx_, 1, 1, pad_[0]);
     clk.mark(&Timings::fft_x);
     if constexpr (E == kCol) {
       fy_fwd_.execute(P, P);
+      truncate_slots(P, ldy_, nxi_, pad_[1]);
       clk.mark(&Timings::fft_y);
     }
     exchange(E).scatter(kForward, P, ldx_, z, ws.side[E]);
@@ -242,7 +269,9 @@ void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::i
   for (std::int64_t z = z0; z < z1; ++z) {
     exchange(from).gather(d, P, ldy_, z, ws.side[from]);
     clk.mark(&Timings::unpack);
+    if constexpr (d == kBackward) pad_slots(P, ldy_, nxi_, pad_[1]);
     fft.execute(P, P);
+    if constexpr (d == kForward) truncate_slots(P, ldy_, nxi_, pad_[1]);
     clk.mark(&Timings::fft_y);
     exchange(to).scatter(d, P, ldy_, z, ws.side[to]);
     clk.mark(&Timings::pack);
@@ -258,10 +287,11 @@ void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, s
     C* plane = col_.view(y, ldy_, ws.side[kCol]);
     if (!plane) col_.gather(kForward, plane = ws.P(), ldy_, y, ws.side[kCol]);
     clk.mark(&Timings::unpack);
-    scale(plane, nz_, fwd_scale_);
     fz_fwd_.execute(plane, plane);
+    truncate_slots(plane, ldy_, nxi_, pad_[2]);
+    scale(plane, nzo_, fwd_scale_);
     clk.mark(&Timings::fft_z);
-    copy_rows(o + y * nz_ * nxi_, nxi_, plane, ldy_, nz_, nxi_);
+    copy_rows(o + y * nzo_ * nxi_, nxi_, plane, ldy_, nzo_, nxi_);
     clk.mark(&Timings::unpack);
   }
 }
@@ -274,10 +304,11 @@ void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, s
   for (std::int64_t y = y0; y < y1; ++y) {
     C* view = col_.view(y, ldy_, ws.side[kCol]);
     C* plane = view ? view : ws.P();
-    copy_rows(plane, ldy_, i + y * nz_ * nxi_, nxi_, nz_, nxi_);
+    copy_rows(plane, ldy_, i + y * nzo_ * nxi_, nxi_, nzo_, nxi_);
     clk.mark(&Timings::pack);
+    scale(plane, nzo_, bwd_scale_);
+    pad_slots(plane, ldy_, nxi_, pad_[2]);
     fz_bwd_.execute(plane, plane);
-    scale(plane, nz_, bwd_scale_);
     clk.mark(&Timings::fft_z);
     if (!view) col_.scatter(kBackward, plane, ldy_, y, ws.side[kCol]);
     clk.mark(&Timings::pack);
@@ -297,9 +328,11 @@ void Transform<T, El>::backward_x(const void*, void* out, Workspace<T, El>& ws, 
     exchange(E).gather(kBackward, P, ldx_, z, ws.side[E]);
     clk.mark(&Timings::unpack);
     if constexpr (E == kCol) {
+      pad_slots(P, ldy_, nxi_, pad_[1]);
       fy_bwd_.execute(P, P);
       clk.mark(&Timings::fft_y);
     }
+    for (std::int64_t r = 0; r < nyi_ && pad_[0].active(); ++r) pad_slots(P + r * ldx_, 1, 1, pad_[0]);
     fx_bwd_.execute(P, dst + z * nyi_ * nx_ * in_elem_);
     clk.mark(&Timings::fft_x);
   }

@@ -43,6 +43,12 @@
 // the largest chunk (about 1/8 of the planes, halved until it fits). The pencils' COL
 // exchange is bulk, its own block first in A with z slowest, written behind the Y stage's
 // reads of the ROW blocks in A. Checked at plan time; transforms must be in place.
+//
+// Padded plans (Options::padding, fft/padding.hpp): each stage pads its axis before its
+// backward FFT and truncates it after its forward FFT, on the plane in cache (z: nz -> mz
+// rows, y: ny -> my rows, x: each row's xc -> mx/2+1 or mx points), so each exchange
+// carries the padded length of the axes not yet transformed and the spectral length of
+// the others (Decomposition's header); none carries the padded spectrum.
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
@@ -52,6 +58,7 @@
 #include "nbfft/fft/timings.hpp"
 #include "fft/exchange.hpp"
 #include "fft/local_fft.hpp"
+#include "fft/padding.hpp"
 
 #include <complex>
 #include <cstdint>
@@ -201,8 +208,10 @@ class Transform {
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
-  // Unit geometry (elements).
-  std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, nz_;
+  // Unit geometry (elements): nx_, my_, nz_ physical lengths (the FFTs'), nzo_ the
+  // spectrum's z (the user's output rows); the rest this rank's parts.
+  std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;
+  AxisPad pad_[3];  // x, y, z: padded plans' zero padding and truncation (fft/padding.hpp)
   std::int64_t ldx_, ldy_;  // padded row strides of P in the X stage and the Y/Z stages
 };
 

@@ -927,15 +927,19 @@ contains
     g = 0; m1 = 0; m2 = 0
     if (c_plan_grid(plan%p, g, m1, m2) /= 0) return
     e = int(g)
-    if (layout /= NBFFT_LAYOUT_OUTPUT) return
-    e(1) = 0
+    if (layout /= NBFFT_LAYOUT_OUTPUT .and. layout /= NBFFT_LAYOUT_INPUT) return
+    ! The boxes tile the layout's array: the output's x (nx/2+1 for r2c), and every axis of
+    ! the input (a padded plan's physical grid, larger than n).
+    if (layout == NBFFT_LAYOUT_OUTPUT) e(1) = 0
+    if (layout == NBFFT_LAYOUT_INPUT) e = 0
     do r = 0, int(m1) * int(m2) - 1
       l = 0; n = 0
       if (c_plan_box_of(plan%p, int(layout, c_int), int(r, c_int), l, n, o) /= 0) then
         e = -1
         return
       end if
-      if (n(1) > 0) e(1) = max(e(1), int(l(1) + n(1)))
+      if (layout == NBFFT_LAYOUT_INPUT) e = max(e, int(l + n))
+      if (layout == NBFFT_LAYOUT_OUTPUT .and. n(1) > 0) e(1) = max(e(1), int(l(1) + n(1)))
     end do
   end function
 

@@ -33,7 +33,7 @@ _THREAD_NAMES = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "M
 
 def option_rows():
     """The plan options, one dict per row of nbfft's option table: ``key``, ``type`` ('choice',
-    'int', 'bool', 'grid', 'transport', 'real', 'text'), ``allowed``, ``doc``, ``default``,
+    'int', 'bool', 'grid', 'transport', 'real', 'text', 'ratios'), ``allowed``, ``doc``, ``default``,
     ``agreed`` (ranks must pass the same value), ``tuned`` (the tuner chooses it), ``tuning``
     (a setting of the tuner itself: ``tune``, ``tune_budget``, ...), ``shorthand`` (sets other rows).
     The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
@@ -69,6 +69,8 @@ def _option_text(what, key, value):
         return "{}x{}".format(m1, m2)
     if key == "kinds" and isinstance(value, (tuple, list)) and all(isinstance(k, str) for k in value):
         value = ",".join(value)  # (kx, ky, kz) as the table's "KX,KY,KZ"
+    if kind == "ratios" and not isinstance(value, str):
+        return _ratios_text(what, key, value)
     if not isinstance(value, str):
         raise ArgumentTypeError("{}: {} must be a str ({}), got {!r}".format(what, key, row["allowed"], value))
     _core.check_option(key, value)
@@ -91,6 +93,19 @@ def _axis_points(kind, n, length):
     if kind == "dst3":
         return (j + 1) * length / n
     return (j + 0.5) * length / n  # dct2, dct4, dst2, dst4: cell centres
+
+
+def _ratios_text(what, key, value):
+    """A number, or three in numpy's axis order (z, y, x) as ``shape``, as the table's word
+    (one number, or x,y,z: "1.5" or "2,1,1.5" for (1.5, 1, 2))."""
+    values = list(value) if isinstance(value, (tuple, list, np.ndarray)) else [value]
+    if len(values) not in (1, 3) or not all(isinstance(v, (int, float, np.integer, np.floating)) and
+                                            not isinstance(v, (bool, np.bool_)) for v in values):
+        raise ArgumentTypeError("{}: {} must be a number or a sequence of 3 numbers (z, y, x), got {!r}".format(
+            what, key, value))
+    text = ",".join(repr(float(v)) for v in reversed(values))
+    _core.check_option(key, text)  # >= 1 and finite, as the table says
+    return text
 
 
 def aligned_empty(shape, dtype, alignment=ALIGNMENT):
@@ -351,6 +366,11 @@ class Plan:
     shape : tuple of 3 ints
         Global shape of the input array in numpy order ``(nz, ny, nx)``; the last axis is
         contiguous in memory and is the real-to-complex axis (as in ``numpy.fft.rfftn``).
+        With ``padding=1.5`` (or ``(pz, py, px)``, in ``shape``'s order as mpi4py-fft's; each
+        >= 1; 3/2-rule dealiasing, docs/fft.md "Padding") it is the spectrum's grid:
+        ``output_shape`` keeps its modes, while the input lives on the padded grid
+        ``plan.shape`` (floor(n * p) per axis); backward zero-pads, forward truncates. A
+        string is the option table's word, x first ("1.5,1,2" is px=1.5, py=1, pz=2).
     dtype : numpy dtype
         Input dtype: ``float64``/``float32`` give a real-to-complex transform (output
         ``complex128``/``complex64``), ``complex128``/``complex64`` complex-to-complex.
@@ -449,7 +469,11 @@ class Plan:
         if self._transform == "r2c" and "periodic" not in self._kinds:
             self.out_dtype = _REAL[self._precision]
         xc = nx // 2 + 1 if self._transform == "r2c" and self._kinds[0] == "periodic" else nx
-        self.input_box = Box._from_cpp(self._p.in_box, (nx, ny, nz))
+        # Padded plans: the input lives on the physical grid, the output keeps shape's modes.
+        self._spectral = self._shape
+        mx, my, mz = self._p.physical_size
+        self._shape = (mz, my, mx)
+        self.input_box = Box._from_cpp(self._p.in_box, (mx, my, mz))
         self.output_box = Box._from_cpp(self._p.out_box, (xc, ny, nz))
         self._xc = xc
         self._boxes = None  # every rank's (input_box, output_box), gathered on first use
@@ -525,13 +549,14 @@ class Plan:
     # -- description ---------------------------------------------------------------------
     @property
     def shape(self):
-        """Global input shape in numpy order (nz, ny, nx)."""
+        """Global input shape in numpy order (nz, ny, nx); a padded plan's physical grid
+        (floor(n * padding) per axis), its spectrum keeping the modes of the ``shape`` given."""
         return self._shape
 
     @property
     def output_shape(self):
         """Global output shape in numpy.fft order (nz, ny, nx//2+1 or nx)."""
-        return (self._shape[0], self._shape[1], self._xc)
+        return (self._spectral[0], self._spectral[1], self._xc)
 
     @property
     def transform(self):
@@ -734,7 +759,7 @@ class Plan:
         ``-k**2`` is the eigenvalue of the second derivative on either. r2r axes take the
         box's length (default 2*pi, as the periodic axes'), never a spacing ``d``.
         """
-        nz, ny, nx = self._shape
+        nz, ny, nx = self._spectral
         kz_, ky_, kx_ = self._kinds[2], self._kinds[1], self._kinds[0]
         if d is not None and length is not None:
             raise InvalidArgument("wavenumbers: give d (sample spacing) or length (box length), not both")

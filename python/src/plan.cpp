@@ -250,6 +250,7 @@ void bind_plan(nb::module_& m) {
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
       .def_prop_ro("in_box", [](const PyPlan& p) { return PyPlan::box(p.plan().in_box()); })
       .def_prop_ro("out_box", [](const PyPlan& p) { return PyPlan::box(p.plan().out_box()); })
+      .def_prop_ro("physical_size", [](const PyPlan& p) { return p.plan().physical_size(); })
       .def_prop_ro("in_bytes", [](const PyPlan& p) { return p.plan().in_bytes(); })
       .def_prop_ro("out_bytes", [](const PyPlan& p) { return p.plan().out_bytes(); })
       .def_prop_ro("inplace_bytes", [](const PyPlan& p) { return p.plan().inplace_bytes(); })

@@ -1,6 +1,6 @@
 """The examples run and check themselves (small grids here; mpirun -n 4 for the real size)."""
 
-from nbfft.examples import channel_poisson, poisson, taylor_green
+from nbfft.examples import channel_poisson, dealias, poisson, taylor_green
 
 
 def test_poisson(comm):
@@ -16,3 +16,8 @@ def test_taylor_green(comm):
 def test_channel_poisson(comm):
     errors = channel_poisson.main(n=12, comm=comm, verbose=False)
     assert set(errors) == {"dirichlet", "neumann", "box"} and max(errors.values()) < 1e-10
+
+
+def test_dealias(comm):
+    err, aliased = dealias.main(n=16, comm=comm, verbose=False)
+    assert err < 1e-12 and aliased > 1e-2

@@ -18,7 +18,8 @@ def test_every_row_is_described():
     assert nbfft.option_keys() == list(ROWS)
     assert len(ROWS) >= 16
     for r in ROWS.values():
-        assert r["doc"] and r["allowed"] and r["type"] in ("choice", "int", "bool", "grid", "transport", "real", "text")
+        assert r["doc"] and r["allowed"] and r["type"] in ("choice", "int", "bool", "grid", "transport", "real", "text",
+                                                           "ratios")
         assert r["example"] != r["default"], r["key"]
 
 

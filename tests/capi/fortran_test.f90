@@ -176,6 +176,44 @@ program fortran_test
   call nbfft_options_destroy(topts)
 
   call nbfft_plan_destroy(plan)
+
+  ! A padded plan (3/2 rule) through the option key: the input box is the physical grid
+  ! floor(1.5 n) = 13 x 10 x 7, the output keeps the 9 x 7 x 5 spectrum, and a band-limited
+  ! field comes back from its spectrum; gather takes the physical grid.
+  call nbfft_options_set(opts, "padding", "1.5")
+  call nbfft_options_set(opts, "padding", "0.5", status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "padding below 1 gives NBFFT_INVALID_ARGUMENT")
+  call nbfft_options_get(opts, "padding", value)
+  call expect(value == "1.5", "padding reads back 1.5: " // value)
+  call nbfft_plan_create(plan, MPI_COMM_WORLD, [9, 7, 5], opts)
+  call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo, hi)
+  call expect(lo(1) == 1 .and. hi(1) == 13, "padded input x is 1..13")
+  call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo2, hi2)
+  call expect(hi2(3) == 5, "padded output z keeps nz = 5")
+  deallocate(u, v, uh)
+  allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), v(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+  allocate(uh(lo2(1):hi2(1), lo2(3):hi2(3), lo2(2):hi2(2)))
+  do l = lo(3), hi(3)
+    do j = lo(2), hi(2)
+      do i = lo(1), hi(1)
+        u(i, j, l) = 1 + cos(2 * acos(-1d0) * (i - 1) / 13) * sin(2 * acos(-1d0) * (j - 1) / 10) &
+                     + cos(2 * acos(-1d0) * (l - 1) / 7)
+      end do
+    end do
+  end do
+  call nbfft_forward(plan, u, uh)
+  call nbfft_backward(plan, uh, v)
+  call expect(maxval(abs(u - v)) < 1d-12, "padded backward(forward(u)) == u for a band-limited u")
+  deallocate(g)
+  if (rank == 0) then
+    allocate(g(13, 10, 7))
+  else
+    allocate(g(0, 0, 0))
+  end if
+  call nbfft_gather(plan, NBFFT_LAYOUT_INPUT, v, g, 0)
+  if (rank == 0) call expect(abs(g(13, 10, 7) - (1 + cos(2 * acos(-1d0) * 12 / 13) * sin(2 * acos(-1d0) * 9 / 10) &
+                                                  + cos(2 * acos(-1d0) * 6 / 7))) < 1d-12, "padded gather")
+  call nbfft_plan_destroy(plan)
   call nbfft_options_destroy(opts)
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a,i0,a)', 'fortran_test: ', size, ' ranks, ', total, ' failures'

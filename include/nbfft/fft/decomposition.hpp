@@ -17,6 +17,19 @@
 // the rest), nx for c2c. Forward = FFT x, ROW exchange (X->Y pencil), FFT y, COL exchange
 // (Y->Z pencil), FFT z (seed 000 Fig. 2). M1 = 1 gives slabs: only the COL exchange runs;
 // M2 = 1 gives the other slab orientation: only the ROW exchange runs.
+//
+// Padded plans (Options::padding) have a physical grid m >= n per axis and the spectrum's
+// n: each axis is physical (m) before its FFT and spectral (n) after it, so the pencils
+// mix the two by stage (x is transformed first, then y, then z):
+//
+//   X-pencil (input)   x: all mx          y: part i of my over M1    z: part j of mz over M2
+//   ROW side 1         x: part i of xc    y: all my                  z: part j of mz
+//   COL side 0         x: part i of xc    y: all ny                  z: part j of mz
+//   COL side 1         x: part i of xc    y: part j of ny            z: all mz
+//   Z-pencil (output)  x: part i of xc    y: part j of ny over M2    z: all nz
+//
+// xc counts the spectrum's x points (nx/2+1 or nx). No exchange carries a padded axis
+// that is already transformed; y_pencil is the ROW side (y all my).
 #pragma once
 
 #include "nbfft/fft/box.hpp"
@@ -29,7 +42,8 @@
 namespace nbfft::fft {
 
 struct Decomposition {
-  std::array<std::int64_t, 3> n{0, 0, 0};  // global logical grid nx, ny, nz
+  std::array<std::int64_t, 3> n{0, 0, 0};  // global logical grid nx, ny, nz (the spectrum's)
+  std::array<std::int64_t, 3> m{0, 0, 0};  // physical grid mx, my, mz (= n unless padded)
   std::int64_t xc = 0;                     // complex points along x
   bool r2c = true;
   int m1 = 1, m2 = 1;  // process grid: ROW size, COL size
@@ -41,15 +55,19 @@ struct Decomposition {
   Box3 z_pencil;    // output box (complex), order {x, z, y}
 
   // The parts of ROW peer p / COL peer q.
-  Range row_y(int p) const { return split(n[1], m1, p); }   // y of X-pencils
+  Range row_y(int p) const { return split(m[1], m1, p); }   // y of X-pencils (physical)
   Range row_x(int p) const { return split(xc, m1, p); }     // x of Y/Z-pencils
-  Range col_z(int q) const { return split(n[2], m2, q); }   // z of X/Y-pencils
+  Range col_z(int q) const { return split(m[2], m2, q); }   // z of X/Y-pencils (physical)
   Range col_y(int q) const { return split(n[1], m2, q); }   // y of Z-pencils
+  bool padded() const { return m != n; }
 
   // Validates everything and throws nbfft::Error naming the problem: non-positive sizes,
   // M1*M2 != nranks, and (unless allow_empty) grids that leave some rank without points.
+  // phys: the physical grid of a padded plan (each entry >= n's; zeros: phys = n).
   static Decomposition make(std::array<std::int64_t, 3> n, bool r2c, int m1, int m2, int nranks,
-                            int rank, bool allow_empty);
+                            int rank, bool allow_empty, std::array<std::int64_t, 3> phys = {0, 0, 0});
+  // The same decomposition as seen by another rank of the grid.
+  Decomposition of_rank(int r) const { return make(n, r2c, m1, m2, m1 * m2, r, true, m); }
 
   // The process grid nbfft picks for nranks ranks: a slab (1 x P) when it leaves no rank
   // empty, else the factorization M1 <= M2 closest to square with no empty rank, else the

@@ -22,8 +22,8 @@
 
 namespace nbfft::fft {
 
-enum class OptionType { Choice, Int, Bool, Grid, Transport, Real, Text };
-// "choice", "int", "bool", "grid", "transport", "real", "text"
+enum class OptionType { Choice, Int, Bool, Grid, Transport, Real, Text, Ratios };
+// "choice", "int", "bool", "grid", "transport", "real", "text", "ratios" (one number >= 1, or x,y,z)
 const char* name(OptionType t);
 
 struct OptionRow {

@@ -8,6 +8,8 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
 
+#include <array>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -114,6 +116,12 @@ struct Options {
   // crosses the network too and costs where ROW stays within a node (seed 000's layout):
   // measured +5% on 2 hosts x 2 ranks. The tuner tries both.
   bool pipeline_row = false;
+  // Padded transforms for dealiasing (docs/fft.md "Padding"): ratio r_d >= 1 per axis
+  // (x, y, z). The plan's grid n is the spectrum's; the physical grid is
+  // m_d = floor(n_d * r_d) (as mpi4py-fft's int(np.floor(padding * n))). Backward zero-pads
+  // the n-mode spectrum to m per axis, stage by stage, and forward truncates back, so no
+  // exchange carries the padded spectrum. {1, 1, 1}: no padding.
+  std::array<double, 3> padding{1.0, 1.0, 1.0};
 
   // Plan-time tuning (fft/tune.hpp, docs/fft.md "Tuning"). With tune other than None the
   // plan's constructor first times candidates of the rows the option table marks tuned
@@ -155,5 +163,12 @@ TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaus
 // "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
 // the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
 std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);
+// Padding ratios: "R" (every axis) or "RX,RY,RZ", each a number >= 1; throws on anything
+// else. padding_str writes one number when the three agree ("1.5"), else three.
+std::array<double, 3> parse_padding(std::string_view s);
+std::string padding_str(const std::array<double, 3>& r);
+// The physical grid of a padded plan, m_d = floor(n_d * r_d); throws naming the axis for a
+// ratio below 1 (or not finite) or a grid past 2^62 points per axis.
+std::array<std::int64_t, 3> padded_size(const std::array<std::int64_t, 3>& n, const std::array<double, 3>& r);
 
 }  // namespace nbfft::fft

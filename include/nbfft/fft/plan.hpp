@@ -80,8 +80,11 @@ class Plan {
   std::array<std::int64_t, 3> global_size() const;
   int m1() const;
   int m2() const;
-  const Box3& in_box() const;   // X-pencil of this rank (real points for r2c)
+  const Box3& in_box() const;   // X-pencil of this rank (real points for r2c; padded: of the m grid)
   const Box3& out_box() const;  // Z-pencil of this rank (complex points)
+  // The physical grid {mx, my, mz}: global_size() unless padded (Options::padding), where
+  // in_box() is a box of it and out_box() one of the spectrum's modes of global_size().
+  std::array<std::int64_t, 3> physical_size() const;
   std::int64_t in_count() const { return in_box().count(); }    // elements (real for r2c)
   std::int64_t out_count() const { return out_box().count(); }  // complex elements
   std::size_t in_bytes() const;

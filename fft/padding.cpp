@@ -1,0 +1,83 @@
+// Padding ratios as option text and the physical grid they give (Options::padding).
+#include "nbfft/error.hpp"
+#include "nbfft/fft/options.hpp"
+
+#include <cerrno>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace nbfft::fft {
+
+namespace {
+
+// One ratio: a whole finite number >= 1 (no spaces, signs strtod would accept are fine
+// only when the value passes the range).
+bool ratio_of(const std::string& t, double* out) {
+  if (t.empty() || t.size() > 32 || std::isspace(static_cast<unsigned char>(t[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 1.0) return false;
+  *out = v;
+  return true;
+}
+
+// The shortest text that reads back as v.
+std::string number(double v) {
+  char buf[40];
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::array<double, 3> parse_padding(std::string_view s) {
+  const std::string t(s);
+  std::vector<std::string> parts;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t c = t.find(',', a);
+    parts.push_back(t.substr(a, c == std::string::npos ? std::string::npos : c - a));
+    if (c == std::string::npos) break;
+    a = c + 1;
+  }
+  if (parts.size() != 1 && parts.size() != 3)
+    throw Error("padding '" + t + "' has " + std::to_string(parts.size()) +
+                " entries (give one ratio for every axis, or three: x,y,z)");
+  std::array<double, 3> r{};
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    if (!ratio_of(parts[k], &r[k]))
+      throw Error("padding '" + t + "': '" + parts[k] + "' is not a number >= 1 (1: no padding; 1.5: the 3/2 rule)");
+  if (parts.size() == 1) r[1] = r[2] = r[0];
+  return r;
+}
+
+std::string padding_str(const std::array<double, 3>& r) {
+  if (r[0] == r[1] && r[1] == r[2]) return number(r[0]);
+  return number(r[0]) + "," + number(r[1]) + "," + number(r[2]);
+}
+
+std::array<std::int64_t, 3> padded_size(const std::array<std::int64_t, 3>& n, const std::array<double, 3>& r) {
+  static const char* axis[3] = {"x", "y", "z"};
+  std::array<std::int64_t, 3> m{};
+  for (int d = 0; d < 3; ++d) {
+    if (!std::isfinite(r[d]) || r[d] < 1.0)
+      throw Error(std::string("padding along ") + axis[d] + " is " + number(r[d]) +
+                  "; a padding ratio must be a number >= 1 (1: no padding)");
+    const double p = std::floor(static_cast<double>(n[d]) * r[d]);  // mpi4py-fft's int(np.floor(padding * n))
+    if (p > 4611686018427387904.0)
+      throw Error(std::string("padding ") + number(r[d]) + " along " + axis[d] + " gives " + number(p) +
+                  " points, more than 2^62");
+    m[d] = std::max<std::int64_t>(n[d], static_cast<std::int64_t>(p));
+  }
+  return m;
+}
+
+}  // namespace nbfft::fft
