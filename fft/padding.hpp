@@ -28,6 +28,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace nbfft::fft {
 
@@ -65,6 +66,22 @@ struct Slots {
   }
 };
 
+// The real type of an element (T for T and std::complex<T>: real planes hold r2r data).
+template <typename C>
+struct real_of {
+  using type = typename C::value_type;
+};
+template <>
+struct real_of<double> {
+  using type = double;
+};
+template <>
+struct real_of<float> {
+  using type = float;
+};
+template <typename C>
+using real_of_t = typename real_of<C>::type;
+
 }  // namespace detail
 
 // Slots [0, n) (half: [0, n/2+1)) hold the spectrum; afterwards [0, m) ([0, m/2+1)) hold it
@@ -72,12 +89,13 @@ struct Slots {
 template <typename C>
 void pad_slots(C* p, std::int64_t step, std::int64_t len, const AxisPad& a) {
   if (!a.active() || len <= 0) return;
-  using T = typename C::value_type;
+  using T = detail::real_of_t<C>;
   const detail::Slots<C> s{p, step, len};
   const bool even = a.n % 2 == 0;
   if (a.half) {
-    if (even)
-      for (C* c = s.at(a.n / 2); c != s.at(a.n / 2) + len; ++c) *c = C(c->real() / 2, 0);
+    if constexpr (!std::is_floating_point_v<C>)  // a halved axis holds complex data
+      if (even)
+        for (C* c = s.at(a.n / 2); c != s.at(a.n / 2) + len; ++c) *c = C(c->real() / 2, 0);
     s.zero(a.n / 2 + 1, a.m / 2 + 1);
     return;
   }
@@ -99,8 +117,9 @@ void truncate_slots(C* p, std::int64_t step, std::int64_t len, const AxisPad& a)
   const detail::Slots<C> s{p, step, len};
   const bool even = a.n % 2 == 0;
   if (a.half) {
-    if (even)
-      for (C* c = s.at(a.n / 2); c != s.at(a.n / 2) + len; ++c) *c = C(2 * c->real(), 0);
+    if constexpr (!std::is_floating_point_v<C>)  // a halved axis holds complex data
+      if (even)
+        for (C* c = s.at(a.n / 2); c != s.at(a.n / 2) + len; ++c) *c = C(2 * c->real(), 0);
     return;
   }
   const std::int64_t h = (a.n + 1) / 2, t = a.n - h, neg = a.m - t;
