@@ -138,8 +138,8 @@ class Plan {
   // ---- Transforms: one entry point per call shape, the direction a parameter ------------
   //
   // The one rule of call shapes: the element types direction d reads and writes. r2c:
-  // forward real -> complex, backward complex -> real; c2c: complex both ways; both of the
-  // plan's precision. Every typed call is checked against it (one function, with one
+  // forward real -> complex, backward complex -> real; c2c: complex both ways; real data
+  // with every axis an r2r kind (Options::kinds): real both ways; all of the plan's precision. Every typed call is checked against it (one function, with one
   // error text), and the C API words its messages from it.
   struct Shape {
     Element in, out;
