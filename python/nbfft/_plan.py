@@ -355,7 +355,6 @@ class Plan:
         self.input_box = Box._from_cpp(self._p.in_box, (nx, ny, nz))
         self.output_box = Box._from_cpp(self._p.out_box, (xc, ny, nz))
         self._xc = xc
-        self._boxes = None  # every rank's (input_box, output_box), gathered on first use
 
     def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm):
         try:
@@ -638,11 +637,6 @@ class Plan:
         return out["z"], out["y"], out["x"]
 
     # -- gather / scatter ----------------------------------------------------------------
-    def _all_boxes(self):
-        if self._boxes is None:
-            self._boxes = self.comm.allgather((self.input_box, self.output_box))
-        return self._boxes
-
     def _space_of(self, a, space, what):
         if space not in ("auto", "input", "output"):
             return None, (InvalidArgument, "{}: space must be 'auto', 'input' or 'output', got {!r}".format(what, space))
@@ -663,6 +657,13 @@ class Plan:
             return "input", None  # the array check below names the problem
         return ("input" if mask == 1 else "output"), None
 
+    def _root_problem(self, what, root):
+        if isinstance(root, (bool, np.bool_)) or not isinstance(root, (int, np.integer)):
+            return ArgumentTypeError, "{}: root must be an int (a rank), got {!r}".format(what, root)
+        if not 0 <= root < self._size:
+            return InvalidArgument, "{}: root {} is not a rank of the plan's {} ranks".format(what, root, self._size)
+        return None
+
     def gather(self, a, root=0, space="auto"):
         """Collects every rank's block into the global array on ``root`` (None elsewhere).
 
@@ -677,23 +678,13 @@ class Plan:
         if problem is None:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
             problem = _array_problem("gather", "a", a, box.shape, dtype, False, space, box.axes)
-        if problem is None and not (0 <= root < self._size):
-            problem = InvalidArgument, "gather: root {} is not a rank of the plan's {} ranks".format(root, self._size)
+        if problem is None:
+            problem = self._root_problem("gather", root)
         self._agree(problem)
-        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
-        if self._rank != root:
-            self.comm.Gatherv(a, None, root=root)
-            return None
-        counts = [b.size for b in boxes]
-        flat = np.empty(sum(counts), dtype=a.dtype)
-        self.comm.Gatherv(a, (flat, counts), root=root)
-        shape = self._shape if space == "input" else self.output_shape
-        g = np.empty(shape, dtype=a.dtype)
-        view = g.transpose(boxes[0].perm)
-        off = 0
-        for b, c in zip(boxes, counts):
-            view[b.slices] = flat[off:off + c].reshape(b.shape)
-            off += c
+        g = None
+        if self._rank == root:
+            g = np.empty(self._shape if space == "input" else self.output_shape, dtype=a.dtype)
+        self._plan().gather(space == "output", a, g, int(root))
         return g
 
     def scatter(self, g, root=0, space="input", out=None):
@@ -710,10 +701,8 @@ class Plan:
         else:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
             gshape = self._shape if space == "input" else self.output_shape
-            if not (0 <= root < self._size):
-                problem = InvalidArgument, "scatter: root {} is not a rank of the plan's {} ranks".format(
-                    root, self._size)
-            elif self._rank == root:
+            problem = self._root_problem("scatter", root)
+            if problem is None and self._rank == root:
                 if not isinstance(g, np.ndarray):
                     problem = ArgumentTypeError, "scatter: g must be a numpy.ndarray on the root, got {}".format(
                         type(g).__name__)
@@ -728,17 +717,6 @@ class Plan:
         self._agree(problem)
         if out is None:
             out = aligned_empty(box.shape, dtype)
-        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
-        if self._rank == root:
-            counts = [b.size for b in boxes]
-            flat = np.empty(sum(counts), dtype=dtype)
-            view = g.transpose(boxes[0].perm)
-            off = 0
-            for b, c in zip(boxes, counts):
-                flat[off:off + c] = view[b.slices].ravel()
-                off += c
-            self.comm.Scatterv((flat, counts), out, root=root)
-        else:
-            self.comm.Scatterv(None, out, root=root)
+        g = np.ascontiguousarray(g) if self._rank == root else None  # a copy only if g is strided
+        self._plan().scatter(space == "output", g, out, int(root))
         return out
-
