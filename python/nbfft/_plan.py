@@ -79,11 +79,30 @@ def required_thread_level(transport):
 
     Transports on the ``thread`` engine ("thread", "rma", "pairwise:4@thread", ...) make MPI
     calls from nbfft's engine thread while the caller computes: ``MPI.THREAD_MULTIPLE``.
-    The others make every MPI call from the calling thread: ``MPI.THREAD_FUNNELED``
-    (``MPI.THREAD_SERIALIZED`` if you call nbfft from several threads in turn).
+    The others make every MPI call from the thread that calls nbfft: ``MPI.THREAD_SINGLE``
+    (call nbfft from the main thread, or initialize MPI with ``MPI.THREAD_FUNNELED`` or
+    ``MPI.THREAD_SERIALIZED`` to call it from another). The answer is the C++ library's
+    (``nbfft::fft::required_thread_level``, C's ``nbfft_required_thread_level``).
+
+    Parameters
+    ----------
+    transport : str
+        A preset ('blocking', 'native', 'caller', 'thread', 'rma') or
+        ALGORITHM[:WINDOW]@ENGINE.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``transport`` is not a transport (the message lists the known names).
+
+    Examples
+    --------
+    >>> nbfft.required_thread_level("pairwise:4@thread") == MPI.THREAD_MULTIPLE
+    True
+    >>> nbfft.required_thread_level("blocking") == MPI.THREAD_SINGLE
+    True
     """
-    _, _, multiple = _core.parse_transport(transport)
-    return MPI.THREAD_MULTIPLE if multiple else MPI.THREAD_FUNNELED
+    return _core.required_thread_level(transport)
 
 
 def thread_level_name(level):

@@ -234,6 +234,14 @@ void bind_plan(nb::module_& m) {
     }
     return rows;
   });
+  // The thread level of a plan with these options (key, value words): the rule C and
+  // Fortran reach through nbfft_required_thread_level.
+  m.def(
+      "options_thread_level",
+      [](const std::vector<std::pair<std::string, std::string>>& options) {
+        return fft::required_thread_level(make_options(options));
+      },
+      "options"_a);
   // Parses value for key on default options: raises the table's InvalidArgument or passes.
   m.def(
       "check_option",
