@@ -34,12 +34,28 @@ def option_rows():
     'int', 'bool', 'grid', 'transport'), ``allowed``, ``doc``, ``default``, ``agreed`` (ranks
     must pass the same value), ``tuned`` (the tuner chooses it), ``shorthand`` (sets other rows).
     The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
-    keys and nbfft-sine's ``--words``."""
+    keys and nbfft-sine's ``--words``. ``lo``/``hi`` bound an 'int' row, ``aliases`` are other
+    accepted words, ``example`` a valid value. Needs no MPI.
+
+    Examples
+    --------
+    >>> row = {r["key"]: r for r in nbfft.option_rows()}["effort"]
+    >>> row["default"], row["allowed"]          # doctest: +SKIP
+    ('measure', 'estimate|measure|patient|exhaustive')
+    """
     return [dict(r) for r in _ROWS.values()]
 
 
 def option_keys():
-    """The keys of :func:`option_rows`, in the table's order."""
+    """The plan options' keys, in the option table's order.
+
+    Each is a keyword argument of :class:`Plan` and an attribute of ``plan.options``.
+
+    Examples
+    --------
+    >>> "lean_workspace" in nbfft.option_keys()
+    True
+    """
     return list(_ROWS)
 
 
@@ -65,7 +81,23 @@ def _option_text(what, key, value):
 
 
 def aligned_empty(shape, dtype, alignment=ALIGNMENT):
-    """An uninitialized C-contiguous array whose data starts on an ``alignment``-byte boundary."""
+    """An uninitialized C-contiguous array whose data starts on an ``alignment``-byte boundary.
+
+    FFTW's SIMD codelets run fastest on aligned data; ``Plan.empty_*`` use this.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : numpy dtype
+    alignment : int
+        Bytes (default ``ALIGNMENT`` = 64).
+
+    Examples
+    --------
+    >>> a = nbfft.aligned_empty((4, 5), np.complex128)
+    >>> a.ctypes.data % 64, a.flags.c_contiguous
+    (0, True)
+    """
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
@@ -106,7 +138,11 @@ def required_thread_level(transport):
 
 
 def thread_level_name(level):
-    """'MPI_THREAD_MULTIPLE' etc. for an ``MPI.THREAD_*`` constant."""
+    """The name of an ``MPI.THREAD_*`` constant ('MPI_THREAD_MULTIPLE', ...); other ints as str.
+
+    >>> nbfft.thread_level_name(MPI.THREAD_SINGLE)
+    'MPI_THREAD_SINGLE'
+    """
     return _THREAD_NAMES.get(level, str(level))
 
 
@@ -127,7 +163,14 @@ def _thread_problem(transports, what):
 
 
 def transport_presets():
-    """[(name, expansion, summary), ...] of the transport presets ("blocking", "thread", ...)."""
+    """The transport presets as ``[(name, expansion, summary), ...]``.
+
+    A preset is a short name for ALGORITHM[:WINDOW]@ENGINE, e.g. ``('thread',
+    'pairwise:4@thread', ...)``; ``Plan(transport=...)`` takes either form. Needs no MPI.
+
+    >>> [name for name, _, _ in nbfft.transport_presets()]     # doctest: +SKIP
+    ['blocking', 'native', 'caller', 'thread', 'rma']
+    """
     return list(_core.transport_presets())
 
 
@@ -146,6 +189,13 @@ class Box:
     perm : tuple of int
         Axis permutation from the numpy.fft order (z, y, x) to this box's order: the local
         block of a global array ``G`` in (z, y, x) order is ``G.transpose(perm)[box.slices]``.
+    size : int
+        Number of elements (the product of ``shape``; 0 for an empty box).
+
+    Examples
+    --------
+    >>> b = plan.output_box                        # [ky][kz][kx] on this rank
+    >>> mine = G.transpose(b.perm)[b.slices]       # this rank's block of a global G
     """
 
     __slots__ = ("axes", "start", "shape", "global_shape")
@@ -170,10 +220,12 @@ class Box:
 
     @property
     def perm(self):
+        """Permutation taking numpy's (z, y, x) axes to ``axes``: ``G.transpose(perm)``."""
         return tuple("zyx".index(a) for a in self.axes)
 
     @property
     def size(self):
+        """Number of elements of the box."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other):
@@ -191,9 +243,18 @@ def _same_option(key, a, b):
 
 
 class Options:
-    """The resolved options of a plan: an attribute per key of nbfft's option table
-    (``nbfft.option_keys()``; ``proc_grid`` is resolved, also as ``m1``, ``m2``); prints like
-    the C++ ``Options`` (``operator<<``)."""
+    """The resolved options of a plan (``plan.options``), read only.
+
+    One attribute per key of nbfft's option table (``nbfft.option_keys()``): ints and bools
+    as such, the rest as the table's words. ``proc_grid`` is the grid in use ('2x2'), also
+    as the ints ``m1`` and ``m2``. ``str()`` prints ``key=value`` pairs like the C++
+    ``Options``; ``as_dict()`` gives them as a dict.
+
+    Examples
+    --------
+    >>> plan.options.effort, plan.options.m1 * plan.options.m2 == comm.size
+    ('estimate', True)
+    """
 
     def __init__(self, fields, text):
         self.__dict__.update(fields)
@@ -201,13 +262,16 @@ class Options:
 
     @property
     def m1(self):
+        """Ranks along the ROW exchange (they split y of the input)."""
         return int(self.proc_grid.split("x")[0]) if "x" in self.proc_grid else 0
 
     @property
     def m2(self):
+        """Ranks along the COL exchange (they split z of the input)."""
         return int(self.proc_grid.split("x")[1]) if "x" in self.proc_grid else 0
 
     def as_dict(self):
+        """``{key: value}`` of every option."""
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     def __str__(self):
@@ -321,13 +385,53 @@ class Plan:
         or (2, 4)) is ``grid`` by the table's name (both given must match). Ints and bools
         are checked as such, the rest are the table's words.
 
+    Attributes
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator given.
+    input_box, output_box : Box
+        This rank's block of the input (``[z][y][x]``) and of the output (``[ky][kz][kx]``).
+    in_dtype, out_dtype : numpy.dtype
+        Input and output dtypes (for r2c: float64 -> complex128, float32 -> complex64).
+
+    Raises
+    ------
+    TypeError (nbfft.ArgumentTypeError)
+        A value of the wrong type (a float shape, a complex dtype for 'r2c', ...).
+    ValueError (nbfft.InvalidArgument)
+        A value out of range or unknown (a grid whose product is not comm.size, an unknown
+        transport or option word); ``nbfft.RanksDisagree`` if ranks pass different values.
+    nbfft.Unavailable
+        A thread-engine transport while MPI was initialized below MPI_THREAD_MULTIPLE.
+
+    Every error is raised on every rank (the ranks agree before planning), with the
+    message of the lowest failing rank and "[rank r]".
+
     Notes
     -----
     The input of ``forward`` is indexed ``[z][y][x]`` (``input_box``); its output is
     indexed ``[ky][kz][kx]`` (``output_box``), FFTW-MPI's transposed-out order, which is
     what makes the transform fast. ``gather`` / ``scatter`` convert to and from the
     numpy.fft order. Call ``close()`` (or use ``with``) before MPI is finalized; an atexit
-    handler closes what is left.
+    handler closes what is left. Construction and every transform are collective: call
+    them on every rank in the same order.
+
+    Examples
+    --------
+    Run with ``mpirun -n 2 python script.py``::
+
+        from mpi4py import MPI
+        import numpy as np
+        import nbfft
+
+        with nbfft.Plan(MPI.COMM_WORLD, (32, 32, 32), dtype=np.float64) as plan:
+            u = plan.empty_input()                  # this rank's [z][y][x] block
+            z, y, x = np.meshgrid(*(np.arange(s, s + n) for s, n in
+                                    zip(plan.input_box.start, plan.input_box.shape)), indexing="ij")
+            u[...] = np.sin(2 * np.pi * x / 32)
+            U = plan.forward(u)                     # this rank's [ky][kz][kx] block
+            v = plan.backward(U)                    # == u
+            G = plan.gather(U)                      # numpy.fft.rfftn order on rank 0
     """
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
@@ -422,7 +526,11 @@ class Plan:
 
     # -- lifetime ------------------------------------------------------------------------
     def close(self):
-        """Frees the plan's communicators and buffers (collective). Idempotent."""
+        """Frees the plan's communicators and buffers. Collective; a second call does nothing.
+
+        Any later use of the plan raises ``nbfft.InvalidState``. ``with Plan(...) as plan:``
+        closes it at the end of the block.
+        """
         if self._p is not None:
             self._p.close()
             self._p = None
@@ -430,6 +538,7 @@ class Plan:
 
     @property
     def closed(self):
+        """Whether ``close()`` was called."""
         return self._p is None
 
     def __enter__(self):
@@ -446,42 +555,51 @@ class Plan:
     # -- description ---------------------------------------------------------------------
     @property
     def shape(self):
-        """Global input shape in numpy order (nz, ny, nx)."""
+        """Global input shape in numpy order ``(nz, ny, nx)``, as given."""
         return self._shape
 
     @property
     def output_shape(self):
-        """Global output shape in numpy.fft order (nz, ny, nx//2+1 or nx)."""
+        """Global output shape in numpy.fft order: ``(nz, ny, nx//2 + 1)`` for r2c (as
+        ``numpy.fft.rfftn``), ``(nz, ny, nx)`` for c2c."""
         return (self._shape[0], self._shape[1], self._xc)
 
     @property
     def transform(self):
+        """'r2c' (real input, complex output of x extent nx//2 + 1) or 'c2c'."""
         return self._transform
 
     @property
     def grid(self):
-        """The process grid (m1, m2) in use."""
+        """The process grid ``(m1, m2)`` in use: m1 ranks split y of the input, m2 split z;
+        ``m1 * m2 == comm.size``."""
         p = self._plan()
         return (p.m1, p.m2)
 
     @property
     def options(self):
+        """The resolved options (:class:`Options`): every key of the option table, the grid
+        in use included, as the plan runs them."""
         p = self._plan()
         return Options(p.options, p.options_str)
 
     @property
     def workspace_bytes(self):
-        """Bytes of buffers the plan holds besides the user's arrays."""
+        """Bytes of buffers the plan holds on this rank besides the user's arrays (exchange
+        buffers, one workspace per field in flight)."""
         return self._plan().workspace_bytes
 
     @property
     def lean_workspace(self):
-        """Whether the plan has the lean workspace (then it transforms in place only)."""
+        """Whether the plan got the lean workspace it was asked for (``lean_workspace=True``):
+        about the local data instead of 1.5-3x, and then every transform must run in place
+        (``empty_inplace``). False on one rank and on grids the lean layout cannot serve."""
         return self._plan().lean_workspace
 
     @property
     def inplace_bytes(self):
-        """Bytes an in-place buffer needs (the larger of the two boxes)."""
+        """Bytes an in-place buffer needs on this rank: the larger of the input and output
+        blocks (``empty_inplace`` allocates this)."""
         return self._plan().inplace_bytes
 
     def __repr__(self):
@@ -499,18 +617,24 @@ class Plan:
 
     # -- arrays --------------------------------------------------------------------------
     def empty_input(self):
-        """An aligned uninitialized array for this rank's input box (``[z][y][x]``)."""
+        """An aligned, uninitialized array for this rank's input block: shape
+        ``input_box.shape`` (``[z][y][x]``), dtype ``in_dtype``."""
         return aligned_empty(self.input_box.shape, self.in_dtype)
 
     def empty_output(self):
-        """An aligned uninitialized array for this rank's output box (``[ky][kz][kx]``)."""
+        """An aligned, uninitialized array for this rank's output block: shape
+        ``output_box.shape`` (``[ky][kz][kx]``), dtype ``out_dtype``."""
         return aligned_empty(self.output_box.shape, self.out_dtype)
 
     def empty_inplace(self):
         """Two views of one aligned buffer of ``inplace_bytes``: ``(a, A)``.
 
         ``a`` has the input shape and dtype, ``A`` the output's; ``plan.forward(a, out=A)``
-        and ``plan.backward(A, out=a)`` then run in place.
+        and ``plan.backward(A, out=a)`` then run in place (needed with the lean workspace).
+
+        >>> a, A = plan.empty_inplace()
+        >>> a[...] = 1.0
+        >>> _ = plan.forward(a, out=A)      # A now holds the spectrum; a is overwritten
         """
         raw = aligned_empty((self._plan().inplace_bytes,), np.uint8)
         a = raw[:self.input_box.size * self.in_dtype.itemsize].view(self.in_dtype).reshape(self.input_box.shape)
@@ -552,6 +676,32 @@ class Plan:
         (allocated when None) likewise for the output. Nothing is copied: a wrong dtype
         is a TypeError, a wrong shape or a non-contiguous array a ValueError, on every
         rank. ``out`` may share ``a``'s memory (``empty_inplace``, or ``out=a`` for c2c).
+        Out of place, ``a`` is not modified. Collective.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            This rank's input block, ``input_box.shape``, ``in_dtype``.
+        out : numpy.ndarray, optional
+            This rank's output block, ``output_box.shape``, ``out_dtype``, writable.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``: this rank's ``[ky][kz][kx]`` block of ``numpy.fft.rfftn`` (or ``fftn``)
+            of the global input, scaled by ``norm``.
+
+        Raises
+        ------
+        TypeError (nbfft.ArgumentTypeError), ValueError (nbfft.InvalidArgument)
+            On every rank when any rank's arrays are wrong; ``nbfft.InvalidState`` after
+            ``close()``.
+
+        Examples
+        --------
+        >>> U = plan.forward(u)                  # allocates the output
+        >>> plan.forward(u, out=U) is U
+        True
         """
         problem, out, na, no = self._pair("forward", a, out, True)
         self._agree(problem)
@@ -561,8 +711,12 @@ class Plan:
     def backward(self, a, out=None):
         """Backward transform of this rank's output-box block ``a``; returns ``out``.
 
-        The inverse of ``forward`` up to ``norm``. Same rules as ``forward``; ``a`` is not
-        modified when out of place.
+        The inverse of ``forward`` up to ``norm``: ``a`` has ``output_box.shape`` and
+        ``out_dtype``, ``out`` (allocated when None) ``input_box.shape`` and ``in_dtype``.
+        Same rules and errors as ``forward``; ``a`` is not modified when out of place (for
+        r2c too). Collective.
+
+        >>> v = plan.backward(plan.forward(u))   # == u with norm='backward'
         """
         problem, out, na, no = self._pair("backward", a, out, False)
         self._agree(problem)
@@ -618,12 +772,21 @@ class Plan:
         ``fields`` is a list of input arrays or one stacked array of shape
         ``(nv,) + input_box.shape``; ``out`` likewise (allocated, stacked when ``fields``
         is, when None). Every rank must pass the same number of fields. Results equal
-        ``nv`` calls of ``forward``; each field's exchange overlaps its neighbours' FFTs.
+        ``nv`` calls of ``forward``; each field's exchange overlaps its neighbours' FFTs
+        (with ``fields_in_flight=2``, the default). Fields must not share memory with each
+        other. Returns ``out``. Errors as ``forward`` (naming the field), on every rank.
+
+        >>> U = plan.forward_many(np.stack([u, 2 * u]))     # shape (2,) + output_box.shape
         """
         return self._many("forward_many", fields, out, True)
 
     def backward_many(self, fields, out=None):
-        """Backward transforms of several fields in one call (see ``forward_many``)."""
+        """Backward transforms of several fields in one pipelined call.
+
+        ``fields``: a list of output-box arrays or one stacked array ``(nv,) +
+        output_box.shape``; ``out`` likewise for the input box. Otherwise as
+        ``forward_many``.
+        """
         return self._many("backward_many", fields, out, False)
 
     # -- spectral helpers ----------------------------------------------------------------
@@ -636,6 +799,17 @@ class Plan:
         output's shape. ``d=None`` gives integer wavenumbers (``fftfreq(n) * n``: 0, 1, ...,
         -1), those of a 2*pi-periodic box; ``d`` = sample spacing (scalar or ``(dz, dy, dx)``)
         gives ``numpy.fft.fftfreq(n, d)`` exactly. The r2c axis x uses ``rfftfreq``.
+        Local: no communication.
+
+        Examples
+        --------
+        A Poisson solve, ``laplacian(phi) = f`` on a 2*pi-periodic box::
+
+            kz, ky, kx = plan.wavenumbers()
+            k2 = kx**2 + ky**2 + kz**2
+            F = plan.forward(f)
+            F /= np.where(k2 == 0, 1, -k2)
+            phi = plan.backward(F)
         """
         nz, ny, nx = self._shape
         dz, dy, dx = (None, None, None) if d is None else (tuple(d) if np.ndim(d) else (d, d, d))
@@ -690,7 +864,36 @@ class Plan:
         from shape and dtype). Input: the global array of ``shape`` (``[z][y][x]``).
         Output: the spectrum in numpy.fft order (``[kz][ky][kx]``, shape ``output_shape``),
         i.e. what ``numpy.fft.rfftn`` / ``fftn`` of the gathered input returns. For
-        checks and I/O of small grids: everything goes through one rank.
+        checks, I/O and initial conditions: everything goes through one rank, whose memory
+        must hold the whole array (sizes are 64-bit; one rank's block must have fewer than
+        2**31 elements). Collective.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            This rank's block: C-contiguous, the box's shape and dtype.
+        root : int
+            The rank that receives the global array.
+        space : {'auto', 'input', 'output'}
+            'auto' is refused when the array fits both boxes (c2c with equal shapes).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            On ``root`` the new global array (``shape`` / ``output_shape``, ``a``'s dtype);
+            None elsewhere.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument)
+            A root that is not a rank, an unknown space, a block of the wrong shape or not
+            C-contiguous; TypeError (nbfft.ArgumentTypeError) for a wrong dtype or a root
+            that is not an int. On every rank.
+
+        Examples
+        --------
+        >>> G = plan.gather(plan.forward(u), root=0)
+        >>> if comm.rank == 0: assert np.allclose(G, np.fft.rfftn(plan.gather(u)))   # doctest: +SKIP
         """
         self._plan()
         space, problem = self._space_of(a, space, "gather")
@@ -711,7 +914,34 @@ class Plan:
 
         The inverse of ``gather``: ``g`` is in numpy order (``shape`` for space='input',
         ``output_shape`` in [kz][ky][kx] order for 'output'). ``out`` (allocated when None)
-        receives the block.
+        receives the block. Collective; sizes as in ``gather``.
+
+        Parameters
+        ----------
+        g : numpy.ndarray or None
+            On ``root``: the global array, of the space's global shape and the plan's dtype
+            for it (any strides: a strided one is copied first). Ignored elsewhere (pass None).
+        root : int
+            The rank that holds ``g``.
+        space : {'input', 'output'}
+        out : numpy.ndarray, optional
+            This rank's block: C-contiguous, writable, the box's shape and dtype.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``: this rank's block of ``g``.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            A bad root or space, a ``g`` of the wrong shape or dtype on root, a bad ``out``;
+            on every rank.
+
+        Examples
+        --------
+        >>> g = np.random.default_rng(0).standard_normal(plan.shape) if comm.rank == 0 else None
+        >>> u = plan.scatter(g)                  # this rank's [z][y][x] block of g
         """
         self._plan()
         problem = None
