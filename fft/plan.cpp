@@ -555,7 +555,7 @@ void Plan::many_bytes(bool forward, std::size_t nv_in, const void* const* in, st
     const auto ws = p.ptrs();
     const int nws = static_cast<int>(ws.size());
     const Dir d = forward ? kForward : kBackward;
-    // out is checked by the agreement only: unless err is "", ask rebinds() nothing of it.
+    // The pointers are valid only where this rank found no error: only then ask rebinds().
     const bool rebinds = err.empty() && p.tr->rebinds(d, static_cast<int>(nv_in), out, ws.data(), nws);
     p.tr->agreed(ws.data(), nws,
                  agree_call_any(impl().comm, what,
