@@ -119,17 +119,23 @@ void agree_call(MPI_Comm comm, const std::string& what, const std::string& call,
 
 void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& fields, const std::string& local_error,
                 ErrorCode code) {
+  agree_call_any(comm, what, fields, local_error, false, code);
+}
+
+bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& fields,
+                    const std::string& local_error, bool flag, ErrorCode code) {
   const std::uint64_t h = hash_fields(fields);
   // "No failure" is INT64_MAX, not UINT64_MAX: MPICH 4.0 compares MPI_UINT64_T as signed in
   // MPI_MIN, so UINT64_MAX (-1 there) won against a failing rank's number and the failure
   // was lost on every rank. The hashes are safe either way (check_same explains why).
   constexpr std::uint64_t kNone = static_cast<std::uint64_t>(INT64_MAX);
   const std::uint64_t failed = local_error.empty() ? kNone : static_cast<std::uint64_t>(comm_rank(comm));
-  std::uint64_t mine[3] = {failed, h, ~h}, red[3] = {0, 0, 0};
-  check_mpi(MPI_Allreduce(mine, red, 3, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+  // flag rides as 0 (set) or 1: the minimum is 0 iff any rank set it.
+  std::uint64_t mine[4] = {failed, h, ~h, flag ? 0u : 1u}, red[4] = {0, 0, 0, 0};
+  check_mpi(MPI_Allreduce(mine, red, 4, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
   if (red[1] != h || ~red[2] != h) check_same(comm, what, fields);  // throws RanksDisagree on every rank
-  if (red[0] == kNone) return;
-  agree_message(comm, local_error, code);  // every rank is here: share the failing rank's message
+  if (red[0] != kNone) agree_message(comm, local_error, code);  // every rank is here: share the failing rank's message
+  return red[3] == 0;
 }
 
 void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fields) {

@@ -190,12 +190,15 @@ void transform_batch_bytes(const Plan& plan, Direction d, std::size_t nv, const 
                             reinterpret_cast<void* const*>(b.out.data()), b.out_n, t);
 }
 
-int required_thread_level(const Options& options) {
+int required_thread_level(const coll::Transport& transport) {
   for (const auto& e : coll::engines())
-    if (e.needs_thread_multiple &&
-        (e.kind == options.row_transport.engine || e.kind == options.col_transport.engine))
-      return MPI_THREAD_MULTIPLE;
+    if (e.kind == transport.engine && e.needs_thread_multiple) return MPI_THREAD_MULTIPLE;
   return MPI_THREAD_SINGLE;
+}
+
+int required_thread_level(const Options& options) {
+  const int row = required_thread_level(options.row_transport), col = required_thread_level(options.col_transport);
+  return row > col ? row : col;
 }
 
 }  // namespace nbfft::fft

@@ -326,11 +326,14 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
 // Checks sizes and aliasing of the user's buffers on every rank together.
 // The call's name takes part in the agreement: ranks in different calls of the plan (a
 // backward_start on one, a backward wait on another) fail together instead of hanging.
-void check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
+// The same allreduce tells whether any rank's lean binding moves (`rebinds`, this rank's
+// Transform::rebinds); returns that.
+bool check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
                    std::size_t in_need, const void* out, std::size_t out_have,
-                   std::size_t out_need, std::size_t inplace_need, bool in_place_only) {
-  agree_call(comm, "plan", what,
-             buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only));
+                   std::size_t out_need, std::size_t inplace_need, bool in_place_only, bool rebinds) {
+  return agree_call_any(comm, "plan", {{"the collective call", what}},
+                        buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only),
+                        rebinds);
 }
 
 }  // namespace
@@ -354,12 +357,14 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
-  check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
   const Dir d = dir_of(dir);
   impl().visit([&](const auto& p) {
     using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
     W* w = ws ? std::get<std::unique_ptr<W>>(ws->impl_->ws).get() : p.ws[0].get();
+    p.tr->agreed(&w, 1,
+                 check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
+                               forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace(),
+                               p.tr->rebinds(d, 1, &out, &w, 1)));
     p.tr->run(d, 1, &in, &out, &w, 1, t);
   });
 }
@@ -506,8 +511,15 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   p.impl_ = std::make_unique<Pending::Impl>();
   p.impl_->busy = &busy;
   try {
-    check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                  forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace());
+    const Dir d = dir_of(dir);
+    impl().visit([&](const auto& typed) {
+      using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
+      W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
+      typed.tr->agreed(&w, 1,
+                       check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
+                                     forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace(),
+                                     typed.tr->rebinds(d, 1, &out, &w, 1)));
+    });
     p.impl_->collective_wait = !forward;
     p.impl_->ws = ws.impl_.get();
     ws.impl_->user = p.impl_.get();
@@ -516,7 +528,6 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       std::lock_guard<std::mutex> lock(impl().pending_mutex);
       impl().pending.push_back(p.impl_.get());
     }
-    const Dir d = dir_of(dir);
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
@@ -567,8 +578,17 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
     }
   // The field count takes part in the call's name: ranks with different counts would run
   // different exchanges.
-  agree_call(impl().comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv_in)}},
-             err);
+  impl().visit([&](const auto& p) {
+    const auto ws = p.ptrs();
+    const int nws = static_cast<int>(ws.size());
+    const Dir d = dir_of(dir);
+    // The pointers are valid only where this rank found no error: only then ask rebinds().
+    const bool rebinds = err.empty() && p.tr->rebinds(d, static_cast<int>(nv_in), out, ws.data(), nws);
+    p.tr->agreed(ws.data(), nws,
+                 agree_call_any(impl().comm, what,
+                                {{"the collective call", what}, {"the number of fields", std::to_string(nv_in)}}, err,
+                                rebinds));
+  });
   if (nv_in == 0) return;
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();

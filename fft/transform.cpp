@@ -198,12 +198,26 @@ std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
 }
 
 template <typename T, typename El>
+bool Transform<T, El>::rebinds(Dir d, int nv, void* const* out, Workspace<T, El>* const* ws, int nws) const {
+  if (!lean_ || nv <= 0) return false;
+  const int K = workspaces_used(d, nv, nws);
+  // Without a rebinding no binding changes, so each field meets its workspace's current one.
+  for (int j = 0; j < nv; ++j)
+    if (bound_array(*ws[j % K], out[j]) != ws[j % K]->user) return true;
+  return false;
+}
+
+template <typename T, typename El>
 void Transform<T, El>::attach(Workspace<T, El>& w, const void* user) const {
-  if (!lean_) return;
-  const void* u = user ? user : w.stand_in.get();  // empty boxes pass null
+  if (!lean_ || !w.may_rebind) return;  // agreed: no rank's array moved in this call
+  const void* u = bound_array(w, user);
   int moved = u != w.user, any = 0;
   check_mpi(MPI_Allreduce(&moved, &any, 1, MPI_INT, MPI_LOR, agree_), "MPI_Allreduce");
   if (!any) return;
+  // The old collectives go first: a rank whose array did not move binds the same memory
+  // again, and an rma exchange may not attach it to its window twice (MPI_Win_attach).
+  for (auto& by_dir : w.coll)
+    for (auto& c : by_dir) c.clear();
   for (ExchangeId e : {kRow, kCol})
     for (int s = 0; s < 2; ++s)
       if (in_user(e, s)) w.side[e][s] = static_cast<C*>(const_cast<void*>(u));
@@ -433,7 +447,7 @@ void Transform<T, El>::run(Dir d, int nv, const void* const* in, void* const* ou
                        Timings* t) const {
   if (nv <= 0) return;
   PhaseClock total(t);
-  const int K = fields_pipeline() ? std::max(1, std::min(nws, nv)) : 1;
+  const int K = workspaces_used(d, nv, nws);
   if (K > 1 && pipeline_row_ && path_[d].size() == 3) {
     run_pencils(d, nv, in, out, ws, t);
     total.mark(&Timings::total);
@@ -446,6 +460,12 @@ void Transform<T, El>::run(Dir d, int nv, const void* const* in, void* const* ou
     if (c >= 0) complete(d, in[c], out[c], *ws[c % K], col[static_cast<std::size_t>(c % K)], c + 1 < nv && K > 1, t);
   }
   total.mark(&Timings::total);
+}
+
+template <typename T, typename El>
+int Transform<T, El>::workspaces_used(Dir d, int nv, int nws) const {
+  const int K = fields_pipeline() ? std::max(1, std::min(nws, nv)) : 1;
+  return K > 1 && pipeline_row_ && path_[d].size() == 3 ? 2 : K;  // run_pencils: two in flight
 }
 
 // Pencils, two fields in flight: both exchanges pipelined across fields. Each field runs in
@@ -485,6 +505,7 @@ void Transform<T, El>::exchange_only(Workspace<T, El>& ws, ExchangeId e, Dir d, 
   FftwBuffer stand_in;  // lean: an array in the user's place for the exchange alone
   if (lean_) {
     stand_in = FftwBuffer(inplace_bytes());
+    ws.may_rebind = true;  // no call agreement before this: attach agrees itself
     attach(ws, stand_in.get());
   }
   struct Unbind {

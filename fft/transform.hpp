@@ -94,6 +94,7 @@ struct Workspace {
   FftwBuffer shared;                           // lean: A, side 1 of the exchanges
   FftwBuffer stand_in;                         // lean: U of ranks with empty boxes
   const void* user = nullptr;                  // lean: the U the collectives are bound to
+  bool may_rebind = true;                      // lean: the call's agreement said some rank's U may move
   C* P() const { return static_cast<C*>(plane.get()); }
   std::size_t bytes() const {
     std::size_t b = plane.bytes() + shared.bytes();
@@ -129,9 +130,19 @@ class Transform {
   bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
   // Whether the workspace is lean (Options::lean_workspace and the plan found a layout).
   bool lean() const { return lean_; }
-  // Lean: binds the workspace's U sides to the caller's array (collective over the plan's
-  // communicator: the collectives are rebuilt when any rank's array moved).
+  // Lean: binds the workspace's U sides to the caller's array. The collectives must be
+  // rebuilt on every rank together when ANY rank's array moved, which no rank can see
+  // alone; so each collective call of the plan first asks rebinds() (local: would this
+  // call's attaches move a binding here?), folds the answer into the agreement the call
+  // makes anyway (agree_call_any) and hands the result to agreed(). Then attach() costs no
+  // collective when no rank moved (the steady state); when one did, each attach agrees
+  // with an MPI_Allreduce over the plan's communicator, as the binding changes field by
+  // field. A call that did not agree (exchange_only) sets may_rebind itself.
   void attach(Workspace<T, El>& w, const void* user) const;
+  bool rebinds(Dir d, int nv, void* const* out, Workspace<T, El>* const* ws, int nws) const;
+  static void agreed(Workspace<T, El>* const* ws, int nws, bool any_rank_rebinds) {
+    for (int k = 0; k < nws; ++k) ws[k]->may_rebind = any_rank_rebinds;
+  }
 
   // Requests of one field's exchanges in flight.
   using InFlight = std::vector<coll::Request>;
@@ -173,6 +184,10 @@ class Transform {
   // Steps [i0, i1) of one field; the exchange of step `keep` is left in flight in `mine`.
   void steps(Dir d, std::size_t i0, std::size_t i1, const Field& f, InFlight& mine, bool others, std::size_t keep,
              Timings* t) const;
+  // How many of nws workspaces run() uses for nv fields (field j takes ws[j % K]).
+  int workspaces_used(Dir d, int nv, int nws) const;
+  // The array attach() binds for `user` (ranks with empty boxes pass null).
+  static const void* bound_array(const Workspace<T, El>& w, const void* user) { return user ? user : w.stand_in.get(); }
   void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, Timings* t) const;
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                  Timings* t) const;

@@ -17,6 +17,7 @@
 #include "bench/common/values.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/field.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -107,14 +108,9 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
   const fft::Plan ref(world, n, base);
 
   std::vector<T> field(static_cast<std::size_t>(ref.in_count())), back(field.size()), back_ref(field.size());
-  {
-    const fft::Box3& b = ref.in_box();
-    std::size_t k = 0;
-    for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-      for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-        for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-          field[k++] = static_cast<T>(reproducible_value(static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z))));
-  }
+  fft::for_each_point(ref.in_box(), [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
+    field[at] = static_cast<T>(reproducible_value(static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z))));
+  });
   std::vector<C> spec(static_cast<std::size_t>(ref.out_count())), spec_ref(spec.size());
   ref.forward(field, spec_ref);
   ref.backward(spec_ref, back_ref);

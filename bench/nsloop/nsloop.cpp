@@ -36,6 +36,7 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/field.hpp"
 
 #include <algorithm>
 #include <array>
@@ -241,32 +242,41 @@ long calibrate_flops(const Fields& u, Fields& terms, Variant& blocking, double r
   return std::clamp(2 * static_cast<long>(want / 2 + 0.5), 0L, 1000000L);
 }
 
-}  // namespace
+// The loop's settings, from the command line.
+struct Setup {
+  Grid n{};
+  long F = 3, steps = 10, warmup = 2, progress_calls = 8, flops = 0;
+  int in_flight = 3;
+  double ratio = 1.0;
+  bool auto_flops = true;
+  fft::Options base;
+};
 
-int run_nsloop(const Args& args, MPI_Comm world) {
+Setup parse_setup(const Args& args) {
   args.allow_only({"grid", "proc-grid", "fields", "in-flight", "transports", "blocking-transport", "flops-per-point",
                    "compute-ratio", "progress-calls", "steps", "warmup", "effort", "json", "help"});
-  int rank = 0, size = 1;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
-  const Grid n = parse_grid(args, "128", 1L << 20);
-  const long F = args.get_long("fields", 3, 1, 64);
-  const long W = args.get_long("in-flight", F, 1, 64);
-  const long steps = args.get_long("steps", 10, 1, 1000000);
-  const long warmup = args.get_long("warmup", 2, 0, 1000000);
-  const long progress_calls = args.get_long("progress-calls", 8, 0, 1L << 20);
-  const double ratio = args.get_double("compute-ratio", 1.0, 0.0, 1e6);
+  Setup s;
+  s.n = parse_grid(args, "128", 1L << 20);
+  s.F = args.get_long("fields", 3, 1, 64);
+  const long W = args.get_long("in-flight", s.F, 1, 64);
+  s.steps = args.get_long("steps", 10, 1, 1000000);
+  s.warmup = args.get_long("warmup", 2, 0, 1000000);
+  s.progress_calls = args.get_long("progress-calls", 8, 0, 1L << 20);
+  s.ratio = args.get_double("compute-ratio", 1.0, 0.0, 1e6);
   const std::string flops_arg = args.get("flops-per-point", "auto");
-  const bool auto_flops = flops_arg == "auto";
-  long flops = auto_flops ? 0 : parse_long("flops-per-point", flops_arg, 0, 1000000);
-  if (!auto_flops && args.has("compute-ratio"))
+  s.auto_flops = flops_arg == "auto";
+  s.flops = s.auto_flops ? 0 : parse_long("flops-per-point", flops_arg, 0, 1000000);
+  if (!s.auto_flops && args.has("compute-ratio"))
     throw Error("--compute-ratio applies only to --flops-per-point auto", ErrorCode::InvalidArgument);
-  const int in_flight = static_cast<int>(std::min(W, F));
+  s.in_flight = static_cast<int>(std::min(W, s.F));
+  s.base.effort = fft::parse_effort(args.get("effort", "measure"));
+  if (args.has("proc-grid")) std::tie(s.base.m1, s.base.m2) = fft::parse_proc_grid(args.get("proc-grid", ""));
+  return s;
+}
 
-  fft::Options base;
-  base.effort = fft::parse_effort(args.get("effort", "measure"));
-  if (args.has("proc-grid")) std::tie(base.m1, base.m2) = fft::parse_proc_grid(args.get("proc-grid", ""));
-
+// The blocking variant first (the others are measured against it), then one split variant
+// per transport, each with its plan, workspaces and spectra.
+std::vector<Variant> make_variants(const Args& args, const Setup& s, MPI_Comm world) {
   std::vector<Variant> vs;
   {
     Variant b;
@@ -283,42 +293,40 @@ int run_nsloop(const Args& args, MPI_Comm world) {
     vs.push_back(std::move(v));
   }
   for (auto& v : vs) {
-    fft::Options o = base;
+    fft::Options o = s.base;
     o.row_transport = o.col_transport = v.transport;
-    v.plan = std::make_unique<fft::Plan>(world, n, o);
+    v.plan = std::make_unique<fft::Plan>(world, s.n, o);
     v.workspace_bytes = v.plan->workspace_bytes();
     if (v.split)
-      for (int k = 0; k < in_flight; ++k) {
+      for (int k = 0; k < s.in_flight; ++k) {
         v.ws.push_back(v.plan->make_workspace());
         v.workspace_bytes += v.ws.back().bytes();
       }
-    v.spec.assign(F, std::vector<Cplx>(static_cast<std::size_t>(v.plan->out_count())));
+    v.spec.assign(s.F, std::vector<Cplx>(static_cast<std::size_t>(v.plan->out_count())));
   }
-  const fft::Plan& ref = *vs[0].plan;
+  return vs;
+}
 
-  // Velocity components: reproducible random fields from global indices.
-  Fields u(F, std::vector<double>(static_cast<std::size_t>(ref.in_count()))), terms = u;
-  {
-    const fft::Box3& b = ref.in_box();
-    for (long k = 0; k < F; ++k) {
-      std::size_t i = 0;
-      for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-        for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-          for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-            u[k][i++] = reproducible_value(static_cast<std::uint64_t>(k) * 0x100000000ull +
-                              static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z)));
-    }
-  }
-  if (auto_flops) flops = calibrate_flops(u, terms, vs[0], ratio, world);
+// Velocity components: reproducible random fields from global indices.
+Fields velocity(const fft::Plan& ref, const Grid& n, long F) {
+  Fields u(F, std::vector<double>(static_cast<std::size_t>(ref.in_count())));
+  for (long k = 0; k < F; ++k)
+    fft::for_each_point(ref.in_box(), [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
+      u[k][at] = reproducible_value(static_cast<std::uint64_t>(k) * 0x100000000ull +
+                                    static_cast<std::uint64_t>(x + n[0] * (y + n[1] * z)));
+    });
+  return u;
+}
 
-  // Steps round-robin over the variants.
+// Warm-up and timed steps, round-robin over the variants; the blocking steps' parts.
+Parts run_steps(std::vector<Variant>& vs, const Fields& u, Fields& terms, const Setup& s, MPI_Comm world) {
   Parts parts;
-  for (long it = 0; it < warmup + steps; ++it)
+  for (long it = 0; it < s.warmup + s.steps; ++it)
     for (auto& v : vs) {
-      const bool timed = it >= warmup;
+      const bool timed = it >= s.warmup;
       MPI_Barrier(world);
       const double t0 = now_seconds();
-      run_step(v, u, terms, flops, progress_calls, in_flight, timed && !v.split ? &parts : nullptr);
+      run_step(v, u, terms, s.flops, s.progress_calls, s.in_flight, timed && !v.split ? &parts : nullptr);
       const double t = reduce_max(now_seconds() - t0, world);
       if (timed) {
         v.step.push_back(t);
@@ -327,97 +335,127 @@ int run_nsloop(const Args& args, MPI_Comm world) {
         v.calls.pop_back();
       }
     }
+  return parts;
+}
 
-  // Validation: every variant's spectra of the last step against the blocking variant's.
-  const double tol = 1e-12;
+constexpr double kTolerance = 1e-12;
+
+// Every variant's spectra of the last step against the blocking variant's.
+bool validate(std::vector<Variant>& vs, MPI_Comm world) {
   bool ok = true;
   for (auto& v : vs) {
     const auto d = diff(v.spec, vs[0].spec, world);
     v.max_diff = d[0];
     v.rel_diff = d[1] > 0 ? d[0] / d[1] : d[0];
-    ok = ok && v.rel_diff <= tol;
+    ok = ok && v.rel_diff <= kTolerance;
   }
+  return ok;
+}
 
-  const double C = median_max(parts.compute, world), T = median_max(parts.transform, world),
-               X = median_max(parts.col, world), c_first = median_max(parts.first_compute, world),
-               t_last = median_max(parts.last_transform, world);
-  const double bound = [&] {
-    const double c = summarize(parts.compute).median, t = summarize(parts.transform).median,
-                 x = summarize(parts.col).median, cf = summarize(parts.first_compute).median,
-                 tl = summarize(parts.last_transform).median;
-    return reduce_max(std::max({c + (t - x), c + tl, cf + x + (t - x) / static_cast<double>(F)}), world);
-  }();
-  const Summary tb = summarize(vs[0].step);
-  // The loop's own arrays per rank: velocity, terms and spectra of every field.
-  const std::size_t data_bytes = static_cast<std::size_t>(F) * (2 * ref.in_bytes() + ref.out_bytes());
+// The blocking step's parts (medians, slowest rank) and the pipeline bound (header comment).
+struct Bound {
+  double C = 0, T = 0, X = 0, c_first = 0, t_last = 0, bound = 0;
+};
+
+Bound pipeline_bound(const Parts& parts, long F, MPI_Comm world) {
+  Bound b;
+  b.C = median_max(parts.compute, world);
+  b.T = median_max(parts.transform, world);
+  b.X = median_max(parts.col, world);
+  b.c_first = median_max(parts.first_compute, world);
+  b.t_last = median_max(parts.last_transform, world);
+  const double c = summarize(parts.compute).median, t = summarize(parts.transform).median,
+               x = summarize(parts.col).median, cf = summarize(parts.first_compute).median,
+               tl = summarize(parts.last_transform).median;
+  b.bound = reduce_max(std::max({c + (t - x), c + tl, cf + x + (t - x) / static_cast<double>(F)}), world);
+  return b;
+}
+
+// Per variant, the slowest rank's medians of compute and nbfft calls, and the largest
+// workspace over ranks (what decides whether a grid fits). Collective.
+struct Reduced {
   std::vector<double> compute_s, calls_s;
+};
+
+Reduced reduce_variants(std::vector<Variant>& vs, MPI_Comm world) {
+  Reduced r;
   for (auto& v : vs) {
-    compute_s.push_back(median_max(v.compute, world));
-    calls_s.push_back(median_max(v.calls, world));
+    r.compute_s.push_back(median_max(v.compute, world));
+    r.calls_s.push_back(median_max(v.calls, world));
   }
-  for (auto& v : vs) {  // the largest over ranks: what decides whether a grid fits
+  for (auto& v : vs) {
     unsigned long long mine = v.workspace_bytes, mx = 0;
     MPI_Allreduce(&mine, &mx, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, world);
     v.workspace_bytes = static_cast<std::size_t>(mx);
   }
-  if (rank != 0) return ok ? 0 : 1;
+  return r;
+}
 
+// Rank 0: the header, the table and the JSON records.
+void report(const Args& args, const Setup& s, const std::vector<Variant>& vs, const Bound& b, const Reduced& r,
+            int size) {
+  const fft::Plan& ref = *vs[0].plan;
+  const Grid& n = s.n;
+  const long F = s.F;
+  const Summary tb = summarize(vs[0].step);
+  // The loop's own arrays per rank: velocity, terms and spectra of every field.
+  const std::size_t data_bytes = static_cast<std::size_t>(F) * (2 * ref.in_bytes() + ref.out_bytes());
   const std::string grid = std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
   const std::string pgrid = std::to_string(ref.m1()) + "x" + std::to_string(ref.m2());
   char how[64] = "";
-  if (auto_flops) std::snprintf(how, sizeof how, " (auto: a term ~ %g x a transform)", ratio);
+  if (s.auto_flops) std::snprintf(how, sizeof how, " (auto: a term ~ %g x a transform)", s.ratio);
   std::printf("nbfft-bench nsloop: grid %s on %s (%d ranks), %ld fields, %d in flight, %ld flops/point%s, "
               "%ld steps (+%ld warm-up), %ld progress calls per term\n",
-              grid.c_str(), pgrid.c_str(), size, F, in_flight, flops, how, steps, warmup, progress_calls);
+              grid.c_str(), pgrid.c_str(), size, F, s.in_flight, s.flops, how, s.steps, s.warmup, s.progress_calls);
   std::printf("blocking step parts (median, slowest rank): terms %.2f ms (first %.2f), transforms %.2f ms "
               "(COL exchange %.2f, last transform %.2f)\n",
-              1e3 * C, 1e3 * c_first, 1e3 * T, 1e3 * X, 1e3 * t_last);
+              1e3 * b.C, 1e3 * b.c_first, 1e3 * b.T, 1e3 * b.X, 1e3 * b.t_last);
   std::printf("pipeline bound max(C + T - X, C + t_last, c_first + X + (T - X)/F) (per rank, slowest) = %.2f ms; "
-              "blocking step %.2f ms\n\n", 1e3 * bound,
+              "blocking step %.2f ms\n\n", 1e3 * b.bound,
               1e3 * tb.median);
   std::printf("%-24s %-20s %9s %8s %10s %10s %8s %8s %8s %10s %10s\n", "variant", "transport", "median ms", "min ms",
               "compute ms", "nbfft ms", "gain ms", "possible", "fraction", "ws MiB", "max |diff|");
   std::vector<JsonRecord> records;
   for (std::size_t i = 0; i < vs.size(); ++i) {
     const Variant& v = vs[i];
-    const Summary s = summarize(v.step);
-    const double gain = tb.median - s.median, possible = tb.median - bound;
+    const Summary st = summarize(v.step);
+    const double gain = tb.median - st.median, possible = tb.median - b.bound;
     const double fraction = possible > 0 ? gain / possible : NAN;
     std::printf("%-24s %-20s %9.2f %8.2f %10.2f %10.2f %8.2f %8.2f %8.2f %10.2f %10.1e%s\n", v.name.c_str(),
-                v.transport.str().c_str(), 1e3 * s.median, 1e3 * s.min, 1e3 * compute_s[i], 1e3 * calls_s[i],
+                v.transport.str().c_str(), 1e3 * st.median, 1e3 * st.min, 1e3 * r.compute_s[i], 1e3 * r.calls_s[i],
                 1e3 * gain, 1e3 * possible, fraction, v.workspace_bytes / 1048576.0, v.max_diff,
-                v.rel_diff <= tol ? "" : "  MISMATCH");
+                v.rel_diff <= kTolerance ? "" : "  MISMATCH");
     std::ostringstream plan;
     plan << *v.plan;
-    JsonRecord r;
-    r.add("bench", "nsloop")
+    JsonRecord rec;
+    rec.add("bench", "nsloop")
         .add("variant", v.name)
         .add("transport", v.transport.str())
         .add("split", v.split ? 1L : 0L)
-        .add("progress_calls", v.progress ? progress_calls : 0L)
+        .add("progress_calls", v.progress ? s.progress_calls : 0L)
         .add_raw("grid", "[" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + "]")
         .add("proc_grid", pgrid)
         .add("ranks", size)
         .add("fields", F)
-        .add("in_flight", static_cast<long>(v.split ? in_flight : 1))
-        .add("flops_per_point", flops)
-        .add("flops_auto", auto_flops ? 1L : 0L)
-        .add("compute_ratio", auto_flops ? ratio : NAN)
-        .add("effort", fft::name(base.effort))
-        .add("steps", steps)
-        .add("warmup", warmup)
-        .add("time_s", s.median)
-        .add("time_min_s", s.min)
-        .add("time_max_s", s.max)
-        .add("compute_s", compute_s[i])
-        .add("nbfft_calls_s", calls_s[i])
+        .add("in_flight", static_cast<long>(v.split ? s.in_flight : 1))
+        .add("flops_per_point", s.flops)
+        .add("flops_auto", s.auto_flops ? 1L : 0L)
+        .add("compute_ratio", s.auto_flops ? s.ratio : NAN)
+        .add("effort", fft::name(s.base.effort))
+        .add("steps", s.steps)
+        .add("warmup", s.warmup)
+        .add("time_s", st.median)
+        .add("time_min_s", st.min)
+        .add("time_max_s", st.max)
+        .add("compute_s", r.compute_s[i])
+        .add("nbfft_calls_s", r.calls_s[i])
         .add("blocking_time_s", tb.median)
-        .add("blocking_compute_s", C)
-        .add("blocking_transform_s", T)
-        .add("blocking_col_s", X)
-        .add("first_compute_s", c_first)
-        .add("last_transform_s", t_last)
-        .add("bound_s", bound)
+        .add("blocking_compute_s", b.C)
+        .add("blocking_transform_s", b.T)
+        .add("blocking_col_s", b.X)
+        .add("first_compute_s", b.c_first)
+        .add("last_transform_s", b.t_last)
+        .add("bound_s", b.bound)
         .add("gain_s", gain)
         .add("possible_s", possible)
         .add("fraction", fraction)
@@ -425,12 +463,31 @@ int run_nsloop(const Args& args, MPI_Comm world) {
         .add("data_bytes", static_cast<long>(data_bytes))
         .add("max_abs_diff", v.max_diff)
         .add("rel_diff", v.rel_diff)
-        .add("valid", v.rel_diff <= tol ? 1L : 0L)
+        .add("valid", v.rel_diff <= kTolerance ? 1L : 0L)
         .add("plan", plan.str());
-    records.push_back(r);
+    records.push_back(rec);
   }
   std::fflush(stdout);
   if (args.has("json")) write_json(args.get("json", ""), records);
+}
+
+}  // namespace
+
+int run_nsloop(const Args& args, MPI_Comm world) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  Setup s = parse_setup(args);
+  std::vector<Variant> vs = make_variants(args, s, world);
+  const Fields u = velocity(*vs[0].plan, s.n, s.F);
+  Fields terms(u.size(), std::vector<double>(u[0].size()));  // each term's output (zeros until computed)
+  if (s.auto_flops) s.flops = calibrate_flops(u, terms, vs[0], s.ratio, world);
+  const Parts parts = run_steps(vs, u, terms, s, world);
+  const bool ok = validate(vs, world);
+  const Bound bound = pipeline_bound(parts, s.F, world);
+  const Reduced reduced = reduce_variants(vs, world);
+  if (rank != 0) return ok ? 0 : 1;
+  report(args, s, vs, bound, reduced, size);
   if (!ok) std::fprintf(stderr, "nbfft-bench nsloop: a split variant's spectra differ from the blocking variant's\n");
   return ok ? 0 : 1;
 }

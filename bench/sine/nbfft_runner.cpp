@@ -1,5 +1,7 @@
 #include "bench/sine/nbfft_runner.hpp"
 
+#include "nbfft/fft/field.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -144,12 +146,10 @@ class NbfftRunner final : public Runner {
     const fft::Box3& b = plan_.in_box();
     const bool r2c = plan_.options().transform == fft::TransformKind::R2C;
     for (int v = 0; v < nv_; ++v) {
-      std::size_t k = 0;
       const double s = v + 1;
-      for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-        for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-          for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x, ++k)
-            fn(v, k, s * std::complex<double>(field_.re(x, y, z), r2c ? 0.0 : field_.im(x, y, z)));
+      fft::for_each_point(b, [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
+        fn(v, static_cast<std::size_t>(at), s * std::complex<double>(field_.re(x, y, z), r2c ? 0.0 : field_.im(x, y, z)));
+      });
     }
   }
 

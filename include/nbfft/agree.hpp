@@ -77,6 +77,11 @@ void agree_call(MPI_Comm comm, const std::string& what, const std::string& call,
 // The same with more fields than the call's name ({"the number of fields", "3"}).
 void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
                 ErrorCode code = ErrorCode::InvalidArgument);
+// The same, and in the same allreduce whether `flag` is true on any rank (returned): a
+// per-call fact every rank must act on together (a lean plan's "my array moved") costs no
+// collective of its own.
+bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& call,
+                    const std::string& local_error, bool flag, ErrorCode code = ErrorCode::InvalidArgument);
 
 // Gives every rank of comm `root`'s string (collective; the others' s is replaced). For
 // what one rank reads and all must share: a wisdom file, a host name, a remembered choice.

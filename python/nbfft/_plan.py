@@ -37,12 +37,28 @@ def option_rows():
     ``agreed`` (ranks must pass the same value), ``tuned`` (the tuner chooses it), ``tuning``
     (a setting of the tuner itself: ``tune``, ``tune_budget``, ...), ``shorthand`` (sets other rows).
     The keys are ``Plan``'s keyword arguments, the fields of ``plan.options``, the C and Fortran
-    keys and nbfft-sine's ``--words``."""
+    keys and nbfft-sine's ``--words``. ``lo``/``hi`` bound an 'int' row, ``aliases`` are other
+    accepted words, ``example`` a valid value. Needs no MPI.
+
+    Examples
+    --------
+    >>> row = {r["key"]: r for r in nbfft.option_rows()}["effort"]
+    >>> row["default"], row["allowed"]          # doctest: +SKIP
+    ('measure', 'estimate|measure|patient|exhaustive')
+    """
     return [dict(r) for r in _ROWS.values()]
 
 
 def option_keys():
-    """The keys of :func:`option_rows`, in the table's order."""
+    """The plan options' keys, in the option table's order.
+
+    Each is a keyword argument of :class:`Plan` and an attribute of ``plan.options``.
+
+    Examples
+    --------
+    >>> "lean_workspace" in nbfft.option_keys()
+    True
+    """
     return list(_ROWS)
 
 
@@ -109,7 +125,23 @@ def _ratios_text(what, key, value):
 
 
 def aligned_empty(shape, dtype, alignment=ALIGNMENT):
-    """An uninitialized C-contiguous array whose data starts on an ``alignment``-byte boundary."""
+    """An uninitialized C-contiguous array whose data starts on an ``alignment``-byte boundary.
+
+    FFTW's SIMD codelets run fastest on aligned data; ``Plan.empty_*`` use this.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : numpy dtype
+    alignment : int
+        Bytes (default ``ALIGNMENT`` = 64).
+
+    Examples
+    --------
+    >>> a = nbfft.aligned_empty((4, 5), np.complex128)
+    >>> a.ctypes.data % 64, a.flags.c_contiguous
+    (0, True)
+    """
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
@@ -123,15 +155,38 @@ def required_thread_level(transport):
 
     Transports on the ``thread`` engine ("thread", "rma", "pairwise:4@thread", ...) make MPI
     calls from nbfft's engine thread while the caller computes: ``MPI.THREAD_MULTIPLE``.
-    The others make every MPI call from the calling thread: ``MPI.THREAD_FUNNELED``
-    (``MPI.THREAD_SERIALIZED`` if you call nbfft from several threads in turn).
+    The others make every MPI call from the thread that calls nbfft: ``MPI.THREAD_SINGLE``
+    (call nbfft from the main thread, or initialize MPI with ``MPI.THREAD_FUNNELED`` or
+    ``MPI.THREAD_SERIALIZED`` to call it from another). The answer is the C++ library's
+    (``nbfft::fft::required_thread_level``, C's ``nbfft_required_thread_level``).
+
+    Parameters
+    ----------
+    transport : str
+        A preset ('blocking', 'native', 'caller', 'thread', 'rma') or
+        ALGORITHM[:WINDOW]@ENGINE.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``transport`` is not a transport (the message lists the known names).
+
+    Examples
+    --------
+    >>> nbfft.required_thread_level("pairwise:4@thread") == MPI.THREAD_MULTIPLE
+    True
+    >>> nbfft.required_thread_level("blocking") == MPI.THREAD_SINGLE
+    True
     """
-    _, _, multiple = _core.parse_transport(transport)
-    return MPI.THREAD_MULTIPLE if multiple else MPI.THREAD_FUNNELED
+    return _core.required_thread_level(transport)
 
 
 def thread_level_name(level):
-    """'MPI_THREAD_MULTIPLE' etc. for an ``MPI.THREAD_*`` constant."""
+    """The name of an ``MPI.THREAD_*`` constant ('MPI_THREAD_MULTIPLE', ...); other ints as str.
+
+    >>> nbfft.thread_level_name(MPI.THREAD_SINGLE)
+    'MPI_THREAD_SINGLE'
+    """
     return _THREAD_NAMES.get(level, str(level))
 
 
@@ -152,7 +207,14 @@ def _thread_problem(transports, what):
 
 
 def transport_presets():
-    """[(name, expansion, summary), ...] of the transport presets ("blocking", "thread", ...)."""
+    """The transport presets as ``[(name, expansion, summary), ...]``.
+
+    A preset is a short name for ALGORITHM[:WINDOW]@ENGINE, e.g. ``('thread',
+    'pairwise:4@thread', ...)``; ``Plan(transport=...)`` takes either form. Needs no MPI.
+
+    >>> [name for name, _, _ in nbfft.transport_presets()]     # doctest: +SKIP
+    ['blocking', 'native', 'caller', 'thread', 'rma']
+    """
     return list(_core.transport_presets())
 
 
@@ -171,6 +233,13 @@ class Box:
     perm : tuple of int
         Axis permutation from the numpy.fft order (z, y, x) to this box's order: the local
         block of a global array ``G`` in (z, y, x) order is ``G.transpose(perm)[box.slices]``.
+    size : int
+        Number of elements (the product of ``shape``; 0 for an empty box).
+
+    Examples
+    --------
+    >>> b = plan.output_box                        # [ky][kz][kx] on this rank
+    >>> mine = G.transpose(b.perm)[b.slices]       # this rank's block of a global G
     """
 
     __slots__ = ("axes", "start", "shape", "global_shape")
@@ -195,10 +264,12 @@ class Box:
 
     @property
     def perm(self):
+        """Permutation taking numpy's (z, y, x) axes to ``axes``: ``G.transpose(perm)``."""
         return tuple("zyx".index(a) for a in self.axes)
 
     @property
     def size(self):
+        """Number of elements of the box."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other):
@@ -268,9 +339,18 @@ class TuneReport:
 
 
 class Options:
-    """The resolved options of a plan: an attribute per key of nbfft's option table
-    (``nbfft.option_keys()``; ``proc_grid`` is resolved, also as ``m1``, ``m2``); prints like
-    the C++ ``Options`` (``operator<<``)."""
+    """The resolved options of a plan (``plan.options``), read only.
+
+    One attribute per key of nbfft's option table (``nbfft.option_keys()``): ints and bools
+    as such, the rest as the table's words. ``proc_grid`` is the grid in use ('2x2'), also
+    as the ints ``m1`` and ``m2``. ``str()`` prints ``key=value`` pairs like the C++
+    ``Options``; ``as_dict()`` gives them as a dict.
+
+    Examples
+    --------
+    >>> plan.options.effort, plan.options.m1 * plan.options.m2 == comm.size
+    ('estimate', True)
+    """
 
     def __init__(self, fields, text):
         self.__dict__.update(fields)
@@ -278,13 +358,16 @@ class Options:
 
     @property
     def m1(self):
+        """Ranks along the ROW exchange (they split y of the input)."""
         return int(self.proc_grid.split("x")[0]) if "x" in self.proc_grid else 0
 
     @property
     def m2(self):
+        """Ranks along the COL exchange (they split z of the input)."""
         return int(self.proc_grid.split("x")[1]) if "x" in self.proc_grid else 0
 
     def as_dict(self):
+        """``{key: value}`` of every option."""
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     def __str__(self):
@@ -412,13 +495,53 @@ class Plan:
         or (2, 4)) is ``grid`` by the table's name (both given must match). Ints, bools and
         numbers (``tune_budget``) are checked as such, the rest are the table's words.
 
+    Attributes
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator given.
+    input_box, output_box : Box
+        This rank's block of the input (``[z][y][x]``) and of the output (``[ky][kz][kx]``).
+    in_dtype, out_dtype : numpy.dtype
+        Input and output dtypes (for r2c: float64 -> complex128, float32 -> complex64).
+
+    Raises
+    ------
+    TypeError (nbfft.ArgumentTypeError)
+        A value of the wrong type (a float shape, a complex dtype for 'r2c', ...).
+    ValueError (nbfft.InvalidArgument)
+        A value out of range or unknown (a grid whose product is not comm.size, an unknown
+        transport or option word); ``nbfft.RanksDisagree`` if ranks pass different values.
+    nbfft.Unavailable
+        A thread-engine transport while MPI was initialized below MPI_THREAD_MULTIPLE.
+
+    Every error is raised on every rank (the ranks agree before planning), with the
+    message of the lowest failing rank and "[rank r]".
+
     Notes
     -----
     The input of ``forward`` is indexed ``[z][y][x]`` (``input_box``); its output is
     indexed ``[ky][kz][kx]`` (``output_box``), FFTW-MPI's transposed-out order, which is
     what makes the transform fast. ``gather`` / ``scatter`` convert to and from the
     numpy.fft order. Call ``close()`` (or use ``with``) before MPI is finalized; an atexit
-    handler closes what is left.
+    handler closes what is left. Construction and every transform are collective: call
+    them on every rank in the same order.
+
+    Examples
+    --------
+    Run with ``mpirun -n 2 python script.py``::
+
+        from mpi4py import MPI
+        import numpy as np
+        import nbfft
+
+        with nbfft.Plan(MPI.COMM_WORLD, (32, 32, 32), dtype=np.float64) as plan:
+            u = plan.empty_input()                  # this rank's [z][y][x] block
+            z, y, x = np.meshgrid(*(np.arange(s, s + n) for s, n in
+                                    zip(plan.input_box.start, plan.input_box.shape)), indexing="ij")
+            u[...] = np.sin(2 * np.pi * x / 32)
+            U = plan.forward(u)                     # this rank's [ky][kz][kx] block
+            v = plan.backward(U)                    # == u
+            G = plan.gather(U)                      # numpy.fft.rfftn order on rank 0
     """
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
@@ -476,7 +599,6 @@ class Plan:
         self.input_box = Box._from_cpp(self._p.in_box, (mx, my, mz))
         self.output_box = Box._from_cpp(self._p.out_box, (xc, ny, nz))
         self._xc = xc
-        self._boxes = None  # every rank's (input_box, output_box), gathered on first use
 
     def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm):
         try:
@@ -525,7 +647,11 @@ class Plan:
 
     # -- lifetime ------------------------------------------------------------------------
     def close(self):
-        """Frees the plan's communicators and buffers (collective). Idempotent."""
+        """Frees the plan's communicators and buffers. Collective; a second call does nothing.
+
+        Any later use of the plan raises ``nbfft.InvalidState``. ``with Plan(...) as plan:``
+        closes it at the end of the block.
+        """
         if self._p is not None:
             self._p.close()
             self._p = None
@@ -533,6 +659,7 @@ class Plan:
 
     @property
     def closed(self):
+        """Whether ``close()`` was called."""
         return self._p is None
 
     def __enter__(self):
@@ -549,17 +676,21 @@ class Plan:
     # -- description ---------------------------------------------------------------------
     @property
     def shape(self):
-        """Global input shape in numpy order (nz, ny, nx); a padded plan's physical grid
-        (floor(n * padding) per axis), its spectrum keeping the modes of the ``shape`` given."""
+        """Global input shape in numpy order ``(nz, ny, nx)``: as given, or for a padded plan
+        its physical grid (floor(n * padding) per axis), the spectrum keeping the modes of the
+        shape given."""
         return self._shape
 
     @property
     def output_shape(self):
-        """Global output shape in numpy.fft order (nz, ny, nx//2+1 or nx)."""
+        """Global output shape in numpy.fft order: ``(nz, ny, nx//2 + 1)`` for r2c with a
+        periodic x (as ``numpy.fft.rfftn``), ``(nz, ny, nx)`` for c2c or an r2r x; a padded
+        plan's spectrum keeps the modes of the shape given."""
         return (self._spectral[0], self._spectral[1], self._xc)
 
     @property
     def transform(self):
+        """'r2c' (real input, complex output of x extent nx//2 + 1) or 'c2c'."""
         return self._transform
 
     @property
@@ -569,12 +700,15 @@ class Plan:
 
     @property
     def grid(self):
-        """The process grid (m1, m2) in use."""
+        """The process grid ``(m1, m2)`` in use: m1 ranks split y of the input, m2 split z;
+        ``m1 * m2 == comm.size``."""
         p = self._plan()
         return (p.m1, p.m2)
 
     @property
     def options(self):
+        """The resolved options (:class:`Options`): every key of the option table, the grid
+        in use included, as the plan runs them."""
         p = self._plan()
         return Options(p.options, p.options_str)
 
@@ -587,17 +721,21 @@ class Plan:
 
     @property
     def workspace_bytes(self):
-        """Bytes of buffers the plan holds besides the user's arrays."""
+        """Bytes of buffers the plan holds on this rank besides the user's arrays (exchange
+        buffers, one workspace per field in flight)."""
         return self._plan().workspace_bytes
 
     @property
     def lean_workspace(self):
-        """Whether the plan has the lean workspace (then it transforms in place only)."""
+        """Whether the plan got the lean workspace it was asked for (``lean_workspace=True``):
+        about the local data instead of 1.5-3x, and then every transform must run in place
+        (``empty_inplace``). False on one rank and on grids the lean layout cannot serve."""
         return self._plan().lean_workspace
 
     @property
     def inplace_bytes(self):
-        """Bytes an in-place buffer needs (the larger of the two boxes)."""
+        """Bytes an in-place buffer needs on this rank: the larger of the input and output
+        blocks (``empty_inplace`` allocates this)."""
         return self._plan().inplace_bytes
 
     def __repr__(self):
@@ -615,18 +753,24 @@ class Plan:
 
     # -- arrays --------------------------------------------------------------------------
     def empty_input(self):
-        """An aligned uninitialized array for this rank's input box (``[z][y][x]``)."""
+        """An aligned, uninitialized array for this rank's input block: shape
+        ``input_box.shape`` (``[z][y][x]``), dtype ``in_dtype``."""
         return aligned_empty(self.input_box.shape, self.in_dtype)
 
     def empty_output(self):
-        """An aligned uninitialized array for this rank's output box (``[ky][kz][kx]``)."""
+        """An aligned, uninitialized array for this rank's output block: shape
+        ``output_box.shape`` (``[ky][kz][kx]``), dtype ``out_dtype``."""
         return aligned_empty(self.output_box.shape, self.out_dtype)
 
     def empty_inplace(self):
         """Two views of one aligned buffer of ``inplace_bytes``: ``(a, A)``.
 
         ``a`` has the input shape and dtype, ``A`` the output's; ``plan.forward(a, out=A)``
-        and ``plan.backward(A, out=a)`` then run in place.
+        and ``plan.backward(A, out=a)`` then run in place (needed with the lean workspace).
+
+        >>> a, A = plan.empty_inplace()
+        >>> a[...] = 1.0
+        >>> _ = plan.forward(a, out=A)      # A now holds the spectrum; a is overwritten
         """
         raw = aligned_empty((self._plan().inplace_bytes,), np.uint8)
         a = raw[:self.input_box.size * self.in_dtype.itemsize].view(self.in_dtype).reshape(self.input_box.shape)
@@ -668,6 +812,32 @@ class Plan:
         (allocated when None) likewise for the output. Nothing is copied: a wrong dtype
         is a TypeError, a wrong shape or a non-contiguous array a ValueError, on every
         rank. ``out`` may share ``a``'s memory (``empty_inplace``, or ``out=a`` for c2c).
+        Out of place, ``a`` is not modified. Collective.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            This rank's input block, ``input_box.shape``, ``in_dtype``.
+        out : numpy.ndarray, optional
+            This rank's output block, ``output_box.shape``, ``out_dtype``, writable.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``: this rank's ``[ky][kz][kx]`` block of ``numpy.fft.rfftn`` (or ``fftn``)
+            of the global input, scaled by ``norm``.
+
+        Raises
+        ------
+        TypeError (nbfft.ArgumentTypeError), ValueError (nbfft.InvalidArgument)
+            On every rank when any rank's arrays are wrong; ``nbfft.InvalidState`` after
+            ``close()``.
+
+        Examples
+        --------
+        >>> U = plan.forward(u)                  # allocates the output
+        >>> plan.forward(u, out=U) is U
+        True
         """
         problem, out, na, no = self._pair("forward", a, out, True)
         self._agree(problem)
@@ -677,8 +847,12 @@ class Plan:
     def backward(self, a, out=None):
         """Backward transform of this rank's output-box block ``a``; returns ``out``.
 
-        The inverse of ``forward`` up to ``norm``. Same rules as ``forward``; ``a`` is not
-        modified when out of place.
+        The inverse of ``forward`` up to ``norm``: ``a`` has ``output_box.shape`` and
+        ``out_dtype``, ``out`` (allocated when None) ``input_box.shape`` and ``in_dtype``.
+        Same rules and errors as ``forward``; ``a`` is not modified when out of place (for
+        r2c too). Collective.
+
+        >>> v = plan.backward(plan.forward(u))   # == u with norm='backward'
         """
         problem, out, na, no = self._pair("backward", a, out, False)
         self._agree(problem)
@@ -734,12 +908,21 @@ class Plan:
         ``fields`` is a list of input arrays or one stacked array of shape
         ``(nv,) + input_box.shape``; ``out`` likewise (allocated, stacked when ``fields``
         is, when None). Every rank must pass the same number of fields. Results equal
-        ``nv`` calls of ``forward``; each field's exchange overlaps its neighbours' FFTs.
+        ``nv`` calls of ``forward``; each field's exchange overlaps its neighbours' FFTs
+        (with ``fields_in_flight=2``, the default). Fields must not share memory with each
+        other. Returns ``out``. Errors as ``forward`` (naming the field), on every rank.
+
+        >>> U = plan.forward_many(np.stack([u, 2 * u]))     # shape (2,) + output_box.shape
         """
         return self._many("forward_many", fields, out, True)
 
     def backward_many(self, fields, out=None):
-        """Backward transforms of several fields in one call (see ``forward_many``)."""
+        """Backward transforms of several fields in one pipelined call.
+
+        ``fields``: a list of output-box arrays or one stacked array ``(nv,) +
+        output_box.shape``; ``out`` likewise for the input box. Otherwise as
+        ``forward_many``.
+        """
         return self._many("backward_many", fields, out, False)
 
     # -- spectral helpers ----------------------------------------------------------------
@@ -758,6 +941,17 @@ class Plan:
         (``kinds``), ``pi/L`` times k, k+1 or k+1/2 by kind (docs/fft.md "Transform kinds"):
         ``-k**2`` is the eigenvalue of the second derivative on either. r2r axes take the
         box's length (default 2*pi, as the periodic axes'), never a spacing ``d``.
+        Local: no communication.
+
+        Examples
+        --------
+        A Poisson solve, ``laplacian(phi) = f`` on a 2*pi-periodic box::
+
+            kz, ky, kx = plan.wavenumbers()
+            k2 = kx**2 + ky**2 + kz**2
+            F = plan.forward(f)
+            F /= np.where(k2 == 0, 1, -k2)
+            phi = plan.backward(F)
         """
         nz, ny, nx = self._spectral
         kz_, ky_, kx_ = self._kinds[2], self._kinds[1], self._kinds[0]
@@ -813,11 +1007,6 @@ class Plan:
         return z, y, x
 
     # -- gather / scatter ----------------------------------------------------------------
-    def _all_boxes(self):
-        if self._boxes is None:
-            self._boxes = self.comm.allgather((self.input_box, self.output_box))
-        return self._boxes
-
     def _space_of(self, a, space, what):
         if space not in ("auto", "input", "output"):
             return None, (InvalidArgument, "{}: space must be 'auto', 'input' or 'output', got {!r}".format(what, space))
@@ -838,6 +1027,13 @@ class Plan:
             return "input", None  # the array check below names the problem
         return ("input" if mask == 1 else "output"), None
 
+    def _root_problem(self, what, root):
+        if isinstance(root, (bool, np.bool_)) or not isinstance(root, (int, np.integer)):
+            return ArgumentTypeError, "{}: root must be an int (a rank), got {!r}".format(what, root)
+        if not 0 <= root < self._size:
+            return InvalidArgument, "{}: root {} is not a rank of the plan's {} ranks".format(what, root, self._size)
+        return None
+
     def gather(self, a, root=0, space="auto"):
         """Collects every rank's block into the global array on ``root`` (None elsewhere).
 
@@ -845,30 +1041,49 @@ class Plan:
         from shape and dtype). Input: the global array of ``shape`` (``[z][y][x]``).
         Output: the spectrum in numpy.fft order (``[kz][ky][kx]``, shape ``output_shape``),
         i.e. what ``numpy.fft.rfftn`` / ``fftn`` of the gathered input returns. For
-        checks and I/O of small grids: everything goes through one rank.
+        checks, I/O and initial conditions: everything goes through one rank, whose memory
+        must hold the whole array (sizes are 64-bit; one rank's block must have fewer than
+        2**31 elements). Collective.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            This rank's block: C-contiguous, the box's shape and dtype.
+        root : int
+            The rank that receives the global array.
+        space : {'auto', 'input', 'output'}
+            'auto' is refused when the array fits both boxes (c2c with equal shapes).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            On ``root`` the new global array (``shape`` / ``output_shape``, ``a``'s dtype);
+            None elsewhere.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument)
+            A root that is not a rank, an unknown space, a block of the wrong shape or not
+            C-contiguous; TypeError (nbfft.ArgumentTypeError) for a wrong dtype or a root
+            that is not an int. On every rank.
+
+        Examples
+        --------
+        >>> G = plan.gather(plan.forward(u), root=0)
+        >>> if comm.rank == 0: assert np.allclose(G, np.fft.rfftn(plan.gather(u)))   # doctest: +SKIP
         """
         self._plan()
         space, problem = self._space_of(a, space, "gather")
         if problem is None:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
             problem = _array_problem("gather", "a", a, box.shape, dtype, False, space, box.axes)
-        if problem is None and not (0 <= root < self._size):
-            problem = InvalidArgument, "gather: root {} is not a rank of the plan's {} ranks".format(root, self._size)
+        if problem is None:
+            problem = self._root_problem("gather", root)
         self._agree(problem)
-        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
-        if self._rank != root:
-            self.comm.Gatherv(a, None, root=root)
-            return None
-        counts = [b.size for b in boxes]
-        flat = np.empty(sum(counts), dtype=a.dtype)
-        self.comm.Gatherv(a, (flat, counts), root=root)
-        shape = self._shape if space == "input" else self.output_shape
-        g = np.empty(shape, dtype=a.dtype)
-        view = g.transpose(boxes[0].perm)
-        off = 0
-        for b, c in zip(boxes, counts):
-            view[b.slices] = flat[off:off + c].reshape(b.shape)
-            off += c
+        g = None
+        if self._rank == root:
+            g = np.empty(self._shape if space == "input" else self.output_shape, dtype=a.dtype)
+        self._plan().gather(space == "output", a, g, int(root))
         return g
 
     def scatter(self, g, root=0, space="input", out=None):
@@ -876,7 +1091,34 @@ class Plan:
 
         The inverse of ``gather``: ``g`` is in numpy order (``shape`` for space='input',
         ``output_shape`` in [kz][ky][kx] order for 'output'). ``out`` (allocated when None)
-        receives the block.
+        receives the block. Collective; sizes as in ``gather``.
+
+        Parameters
+        ----------
+        g : numpy.ndarray or None
+            On ``root``: the global array, of the space's global shape and the plan's dtype
+            for it (any strides: a strided one is copied first). Ignored elsewhere (pass None).
+        root : int
+            The rank that holds ``g``.
+        space : {'input', 'output'}
+        out : numpy.ndarray, optional
+            This rank's block: C-contiguous, writable, the box's shape and dtype.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``: this rank's block of ``g``.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            A bad root or space, a ``g`` of the wrong shape or dtype on root, a bad ``out``;
+            on every rank.
+
+        Examples
+        --------
+        >>> g = np.random.default_rng(0).standard_normal(plan.shape) if comm.rank == 0 else None
+        >>> u = plan.scatter(g)                  # this rank's [z][y][x] block of g
         """
         self._plan()
         problem = None
@@ -885,10 +1127,8 @@ class Plan:
         else:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
             gshape = self._shape if space == "input" else self.output_shape
-            if not (0 <= root < self._size):
-                problem = InvalidArgument, "scatter: root {} is not a rank of the plan's {} ranks".format(
-                    root, self._size)
-            elif self._rank == root:
+            problem = self._root_problem("scatter", root)
+            if problem is None and self._rank == root:
                 if not isinstance(g, np.ndarray):
                     problem = ArgumentTypeError, "scatter: g must be a numpy.ndarray on the root, got {}".format(
                         type(g).__name__)
@@ -903,17 +1143,6 @@ class Plan:
         self._agree(problem)
         if out is None:
             out = aligned_empty(box.shape, dtype)
-        boxes = [b[0] if space == "input" else b[1] for b in self._all_boxes()]
-        if self._rank == root:
-            counts = [b.size for b in boxes]
-            flat = np.empty(sum(counts), dtype=dtype)
-            view = g.transpose(boxes[0].perm)
-            off = 0
-            for b, c in zip(boxes, counts):
-                flat[off:off + c] = view[b.slices].ravel()
-                off += c
-            self.comm.Scatterv((flat, counts), out, root=root)
-        else:
-            self.comm.Scatterv(None, out, root=root)
+        g = np.ascontiguousarray(g) if self._rank == root else None  # a copy only if g is strided
+        self._plan().scatter(space == "output", g, out, int(root))
         return out
-

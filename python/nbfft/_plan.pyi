@@ -1,6 +1,7 @@
 # Types of nbfft._plan (nbfft.Plan, Box, Options and the helpers), written by hand and
 # checked against the module by mypy's stubtest in `make python-test`: a signature that
-# changes in _plan.py without this file fails that check. The docstrings live in _plan.py.
+# changes in _plan.py without this file fails that check. The docstrings (which stand
+# without the repository docs, python/tests/test_docstrings.py) live in _plan.py.
 import logging
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload

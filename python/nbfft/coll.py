@@ -33,7 +33,11 @@ __all__ = ["Comm", "Collective", "Request", "alltoall", "progress", "engines"]
 
 
 def engines() -> List[Tuple[str, str, bool]]:
-    """[(name, summary, needs_thread_multiple), ...] of the progress engines."""
+    """The progress engines as ``[(name, summary, needs_thread_multiple), ...]``.
+
+    >>> [name for name, _, _ in nbfft.coll.engines()]       # doctest: +SKIP
+    ['caller', 'thread', 'native']
+    """
     return list(_core.engines())
 
 
@@ -44,11 +48,31 @@ def _agree_on(comm: MPI.Comm, problem: Optional[Tuple[Type[Error], str]]) -> Non
 class Comm:
     """A communicator for nbfft collectives: a private duplicate of ``comm`` and an engine.
 
+    Collective to create and to ``close()`` (or leave a ``with`` block); the duplicate
+    keeps nbfft's messages apart from the caller's.
+
     Parameters
     ----------
     comm : mpi4py.MPI.Intracomm
+        The ranks of the collectives.
     engine : {'thread', 'caller', 'native'}
-        Who progresses started collectives (see the module docstring).
+        Who progresses started collectives (see the module docstring); 'thread' needs
+        MPI initialized with MPI_THREAD_MULTIPLE (mpi4py's default).
+
+    Raises
+    ------
+    TypeError (nbfft.ArgumentTypeError)
+        ``comm`` is not an mpi4py communicator.
+    ValueError (nbfft.InvalidArgument)
+        An unknown engine, MPI.COMM_NULL, an intercommunicator.
+    nbfft.Unavailable
+        The thread engine below MPI_THREAD_MULTIPLE. Errors are raised on every rank.
+
+    Examples
+    --------
+    >>> with nbfft.coll.Comm(MPI.COMM_WORLD, engine="caller") as c:
+    ...     print(c.rank, c.size, c.engine)                  # doctest: +SKIP
+    0 2 caller
     """
 
     def __init__(self, comm: MPI.Intracomm, engine: str = "thread") -> None:
@@ -74,14 +98,17 @@ class Comm:
 
     @property
     def rank(self) -> int:
+        """This rank's number in the communicator."""
         return self._get().rank
 
     @property
     def size(self) -> int:
+        """Number of ranks."""
         return self._get().size
 
     @property
     def engine(self) -> str:
+        """The progress engine's name."""
         return self._get().engine
 
     def progress(self) -> None:
@@ -97,6 +124,7 @@ class Comm:
 
     @property
     def closed(self) -> bool:
+        """Whether ``close()`` was called."""
         return self._c is None
 
     def __enter__(self) -> "Comm":
@@ -129,6 +157,7 @@ class Request:
 
     @property
     def active(self) -> bool:
+        """Whether the request is started and not yet complete."""
         return self._r.active
 
 
@@ -151,6 +180,7 @@ class Collective:
 
     @property
     def description(self) -> str:
+        """The algorithm and its parameters, as built ('pairwise:4 on 2 ranks, ...')."""
         return self._c.description if self._c is not None else "(closed)"
 
     def close(self) -> None:
@@ -192,6 +222,21 @@ def alltoall(comm: Union[Comm, MPI.Intracomm], send: np.ndarray[Any, Any], recv:
     Returns
     -------
     Collective
+        Start it with ``start()`` as often as needed (one start in flight at a time).
+
+    Raises
+    ------
+    TypeError (nbfft.ArgumentTypeError)
+        Not numpy arrays, different dtypes, a non-str algorithm.
+    ValueError (nbfft.InvalidArgument)
+        Non-contiguous or read-only buffers, sizes that differ or do not divide by the
+        ranks, an unknown algorithm. On every rank (collective).
+
+    Examples
+    --------
+    >>> send = np.arange(4.0 * comm.size); recv = np.empty_like(send)
+    >>> a2a = nbfft.coll.alltoall(comm, send, recv, algorithm="pairwise:4")
+    >>> a2a.start().wait()                   # recv[4*k:4*k+4] came from rank k
     """
     owned: Optional[Comm] = None
     if isinstance(comm, MPI.Comm):

@@ -5,6 +5,7 @@
 #include "nbfft/build_info.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/field.hpp"
 #include "nbfft/fft/options.hpp"
 
 #include <nanobind/stl/pair.h>
@@ -113,13 +114,15 @@ NB_MODULE(_core, m) {
   m.attr("THREAD_SERIALIZED") = static_cast<int>(MPI_THREAD_SERIALIZED);
   m.attr("THREAD_MULTIPLE") = static_cast<int>(MPI_THREAD_MULTIPLE);
 
-  // Transport name -> (full form, engine name, needs MPI_THREAD_MULTIPLE); throws on a bad name.
+  // Transport name -> (full form, engine name); throws on a bad name.
   m.def("parse_transport", [](const std::string& name) {
     const auto t = nbfft::coll::Transport::parse(name);
-    bool multiple = false;
-    for (const auto& e : nbfft::coll::engines())
-      if (e.kind == t.engine) multiple = e.needs_thread_multiple;
-    return std::make_tuple(t.str(), std::string(nbfft::coll::engine_name(t.engine)), multiple);
+    return std::make_tuple(t.str(), std::string(nbfft::coll::engine_name(t.engine)));
+  });
+  // The MPI thread level a transport needs: C++'s rule itself (fft/field.hpp), so Python
+  // cannot answer otherwise than C, C++ and Fortran.
+  m.def("required_thread_level", [](const std::string& transport) {
+    return nbfft::fft::required_thread_level(nbfft::coll::Transport::parse(transport));
   });
   // Seed 002's COL kernel name -> its canonical name; throws listing the kernels (checked in
   // Python before the collective constructor, so one rank's bad name cannot strand the others).

@@ -4,18 +4,21 @@
 #include "common.hpp"
 
 #include "nbfft/coll/engine.hpp"
+#include "nbfft/fft/field.hpp"
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/tune.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -166,6 +169,24 @@ class PyPlan {
     p.transform_many_bytes(d, ip.size(), ip.data(), in_b, op.data(), out_b);
   }
 
+  // Whole fields to and from root through fft::gather_bytes / scatter_bytes (64-bit sizes,
+  // one message per rank), on the plan's own communicator so the point-to-point messages
+  // cannot meet the caller's. `global` matters on root only (None elsewhere).
+  void gather(bool output, const ConstArray& local, const std::optional<Array>& global, int root) const {
+    const fft::Plan& p = plan();
+    void* g = global ? global->data() : nullptr;
+    const std::size_t g_b = global ? global->nbytes() : 0;
+    nb::gil_scoped_release release;
+    fft::gather_bytes(check_, p, layout(output), local.data(), local.nbytes(), g, g_b, root);
+  }
+  void scatter(bool output, const std::optional<ConstArray>& global, const Array& local, int root) const {
+    const fft::Plan& p = plan();
+    const void* g = global ? global->data() : nullptr;
+    const std::size_t g_b = global ? global->nbytes() : 0;
+    nb::gil_scoped_release release;
+    fft::scatter_bytes(check_, p, layout(output), g, g_b, local.data(), local.nbytes(), root);
+  }
+
   static BoxTuple box(const fft::Box3& b) { return {b.lo, b.n, b.order}; }
 
   std::string options_str() const {
@@ -175,8 +196,10 @@ class PyPlan {
   }
 
  private:
+  static fft::Layout layout(bool output) { return output ? fft::Layout::Output : fft::Layout::Input; }
+
   std::unique_ptr<fft::Plan> plan_;
-  MPI_Comm check_ = MPI_COMM_NULL;  // the argument agreement's own communicator
+  MPI_Comm check_ = MPI_COMM_NULL;  // the plan's own communicator: argument agreement, gather/scatter
 };
 
 // Options from (key, value) words of the option table, applied in order (a shorthand such
@@ -248,6 +271,8 @@ void bind_plan(nb::module_& m) {
           [](const PyPlan& p, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
              std::size_t out_b) { p.run_many(fft::Direction::Backward, in, in_b, out, out_b); },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
+      .def("gather", &PyPlan::gather, "output"_a, "local"_a.noconvert(), "global_"_a.noconvert().none(), "root"_a)
+      .def("scatter", &PyPlan::scatter, "output"_a, "global_"_a.noconvert().none(), "local"_a.noconvert(), "root"_a)
       .def_prop_ro("in_box", [](const PyPlan& p) { return PyPlan::box(p.plan().in_box()); })
       .def_prop_ro("out_box", [](const PyPlan& p) { return PyPlan::box(p.plan().out_box()); })
       .def_prop_ro("physical_size", [](const PyPlan& p) { return p.plan().physical_size(); })
@@ -286,6 +311,14 @@ void bind_plan(nb::module_& m) {
     }
     return rows;
   });
+  // The thread level of a plan with these options (key, value words): the rule C and
+  // Fortran reach through nbfft_required_thread_level.
+  m.def(
+      "options_thread_level",
+      [](const std::vector<std::pair<std::string, std::string>>& options) {
+        return fft::required_thread_level(make_options(options));
+      },
+      "options"_a);
   // Parses value for key on default options: raises the table's InvalidArgument or passes.
   m.def(
       "check_option",

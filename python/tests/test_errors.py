@@ -115,8 +115,8 @@ def test_thread_level(comm, monkeypatch):
     assert nbfft.required_thread_level("thread") == MPI.THREAD_MULTIPLE
     assert nbfft.required_thread_level("pairwise:2@thread") == MPI.THREAD_MULTIPLE
     assert nbfft.required_thread_level("rma") == MPI.THREAD_MULTIPLE
-    assert nbfft.required_thread_level("blocking") == MPI.THREAD_FUNNELED
-    assert nbfft.required_thread_level("caller") == MPI.THREAD_FUNNELED
+    assert nbfft.required_thread_level("blocking") == MPI.THREAD_SINGLE
+    assert nbfft.required_thread_level("caller") == MPI.THREAD_SINGLE
     with pytest.raises(nbfft.InvalidArgument):
         nbfft.required_thread_level("nonsense")
     # As if mpi4py had initialized MPI with MPI_THREAD_FUNNELED.
@@ -126,6 +126,36 @@ def test_thread_level(comm, monkeypatch):
     raises_everywhere(nbfft.Unavailable, lambda: nbfft.coll.Comm(comm, engine="thread"))
     with nbfft.Plan(comm, (4, 4, 4), transport="caller", effort="estimate"):
         pass
+    # A caller-engine plan runs under MPI_THREAD_SINGLE, as C++ says.
+    monkeypatch.setattr(MPI, "Query_thread", lambda: MPI.THREAD_SINGLE)
+    with nbfft.Plan(comm, (4, 4, 4), transport="blocking", effort="estimate"):
+        pass
+    raises_everywhere(nbfft.Unavailable, lambda: nbfft.Plan(comm, (4, 4, 4), transport="blocking",
+                                                            col_transport="rma"))
+
+
+def test_thread_level_is_cpps_for_every_transport():
+    # Every engine of the C++ registry, with every algorithm it takes, and every preset:
+    # Python's answer is the registry's and that of the C++ rule for a plan's options
+    # (nbfft_required_thread_level), for either exchange and for mixed pairs.
+    engines = nbfft._core.engines()
+    transports = [name for name, _, _ in nbfft.transport_presets()]
+    for engine, _, multiple in engines:
+        for algorithm in ("pairwise", "pairwise:2", "linear", "bruck", "native", "persistent", "rma", "blocking"):
+            try:
+                nbfft._core.parse_transport("{}@{}".format(algorithm, engine))
+            except nbfft.InvalidArgument:
+                continue  # not an algorithm of this engine
+            t = "{}@{}".format(algorithm, engine)
+            transports.append(t)
+            assert nbfft.required_thread_level(t) == (MPI.THREAD_MULTIPLE if multiple else MPI.THREAD_SINGLE), t
+    assert len(transports) >= 3 * len(engines)
+    for row in transports:
+        for col in transports:
+            words = [("row_transport", row), ("col_transport", col)]
+            want = max(nbfft.required_thread_level(row), nbfft.required_thread_level(col))
+            assert nbfft._core.options_thread_level(words) == want, (row, col)
+        assert nbfft._core.options_thread_level([("transport", row)]) == nbfft.required_thread_level(row)
 
 
 def test_gather_scatter_errors(comm, plan):

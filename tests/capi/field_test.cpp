@@ -4,6 +4,7 @@
 // contiguous batches against nv single calls, the thread level options need; and the C
 // boundary's mapping of exceptions to statuses (capi/guard.hpp).
 #include "capi/guard.hpp"
+#include "nbfft/coll/engine.hpp"
 #include "nbfft/fft/field.hpp"
 #include "../fft/fft_test_util.hpp"
 
@@ -223,6 +224,12 @@ TEST(Field, RequiredThreadLevel) {
   o.transport("blocking");
   o.col_transport = coll::Transport::parse("pairwise:2@thread");
   EXPECT_EQ(required_thread_level(o), MPI_THREAD_MULTIPLE);
+  // One transport: its engine's need, for every engine of the registry.
+  for (const auto& e : coll::engines()) {
+    coll::Transport t = coll::Transport::parse("pairwise:2@caller");
+    t.engine = e.kind;
+    EXPECT_EQ(required_thread_level(t), e.needs_thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE) << e.name;
+  }
 }
 
 // The C boundary maps every exception to a status; nothing escapes.

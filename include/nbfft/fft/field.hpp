@@ -166,9 +166,11 @@ void backward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t 
   transform_batch(plan, Direction::Backward, nv, in, in_n, out, out_n, t);
 }
 
-// The MPI thread level a plan with these options needs: MPI_THREAD_MULTIPLE when the ROW or
-// COL transport runs on an engine that needs it (coll::engines(), e.g. "thread"), else
-// MPI_THREAD_SINGLE (nbfft calls MPI only from the thread that calls it).
+// The MPI thread level one transport needs: MPI_THREAD_MULTIPLE when its engine needs it
+// (coll::engines(), e.g. "thread"), else MPI_THREAD_SINGLE (nbfft then calls MPI only from
+// the thread that calls it). The one rule: C, Fortran and Python ask this function.
+int required_thread_level(const coll::Transport& transport);
+// The level a plan with these options needs: the higher of its ROW and COL transports'.
 int required_thread_level(const Options& options);
 
 }  // namespace nbfft::fft
