@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 #if !H5_HAVE_PARALLEL
@@ -175,22 +177,24 @@ std::string shape_text(const std::array<hsize_t, 3>& d) {
 
 bool natural_order(const fft::Box3& b) { return b.order == std::array<int, 3>{0, 1, 2}; }
 
-// Copies a box between the plan's memory order and the file's (z, y, x) order, a row of
-// x at a time when x is the fastest dimension in memory (both of nbfft's pencils). The
-// spectrum's [y][z][x] needs this copy: an HDF5 memory selection cannot permute axes.
-void reorder(const fft::Box3& b, std::size_t es, const char* src, char* dst, bool to_file) {
-  const std::int64_t nx = b.n[0], ny = b.n[1], nz = b.n[2];
-  for (std::int64_t z = 0; z < nz; ++z)
+// Copies planes z0 .. z0+nzp of a box between the plan's memory order and the file's
+// (z, y, x) order, a row of x at a time when x is the fastest dimension in memory (both of
+// nbfft's pencils). The spectrum's [y][z][x] needs this copy: an HDF5 memory selection
+// cannot permute axes.
+void reorder(const fft::Box3& b, std::int64_t z0, std::int64_t nzp, std::size_t es, const char* src, char* dst,
+             bool to_file) {
+  const std::int64_t nx = b.n[0], ny = b.n[1];
+  for (std::int64_t z = 0; z < nzp; ++z)
     for (std::int64_t y = 0; y < ny; ++y) {
       const std::int64_t file_row = (z * ny + y) * nx;
       if (b.order[0] == 0) {
-        const std::int64_t mem_row = b.index(b.lo[0], b.lo[1] + y, b.lo[2] + z);
+        const std::int64_t mem_row = b.index(b.lo[0], b.lo[1] + y, b.lo[2] + z0 + z);
         const char* s = src + es * (to_file ? mem_row : file_row);
         char* t = dst + es * (to_file ? file_row : mem_row);
         std::memcpy(t, s, es * nx);
       } else {
         for (std::int64_t x = 0; x < nx; ++x) {
-          const std::int64_t m = b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z);
+          const std::int64_t m = b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z0 + z);
           const std::int64_t f = file_row + x;
           std::memcpy(dst + es * (to_file ? f : m), src + es * (to_file ? m : f), es);
         }
@@ -450,19 +454,80 @@ std::string local_checks(const H5File::Impl* m, bool writing, const fft::Plan& p
   return "";
 }
 
-// This rank's part of the global dataset and of the memory it comes from or goes to.
-void select_box(const Layout& l, hid_t filespace, Id& memspace) {
-  if (l.box.empty()) {
+// Planes z0 .. z0+nz of this rank's box in the global dataset and in the memory they come
+// from or go to (a block in (z, y, x) order). An empty part selects nothing: the rank still
+// takes part in the collective transfer.
+void select_part(const fft::Box3& b, std::int64_t z0, std::int64_t nz, hid_t filespace, Id& memspace) {
+  if (b.n[0] * b.n[1] * nz == 0) {
     check(H5Sselect_none(filespace), "H5Sselect_none");
     const hsize_t one = 1;
     memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
     check(H5Sselect_none(memspace), "H5Sselect_none");
     return;
   }
-  const hsize_t start[3] = {hsize_t(l.box.lo[2]), hsize_t(l.box.lo[1]), hsize_t(l.box.lo[0])};
-  const hsize_t count[3] = {hsize_t(l.box.n[2]), hsize_t(l.box.n[1]), hsize_t(l.box.n[0])};
+  const hsize_t start[3] = {hsize_t(b.lo[2] + z0), hsize_t(b.lo[1]), hsize_t(b.lo[0])};
+  const hsize_t count[3] = {hsize_t(nz), hsize_t(b.n[1]), hsize_t(b.n[0])};
   check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
   memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+}
+
+// A box in another memory order than the file's moves through a staging buffer in pieces
+// of whole z planes, at most this many bytes each (NBFFT_IO_STAGE_BYTES overrides it): the
+// extra memory stays small and the copy of one piece is still in cache when HDF5 takes it.
+std::int64_t stage_bytes() {
+  static const std::int64_t v = [] {
+    const char* e = std::getenv("NBFFT_IO_STAGE_BYTES");
+    const long long x = e ? std::atoll(e) : 0;
+    return x > 0 ? std::int64_t(x) : std::int64_t(8) << 20;
+  }();
+  return v;
+}
+
+// How many collective transfers a box takes: 1 in the file's order, else the most pieces
+// any rank needs (every rank makes the same number of collective calls; collective).
+std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
+  std::int64_t mine = 1;
+  if (!natural_order(b) && !b.empty()) {
+    const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(es);
+    const std::int64_t per = std::max<std::int64_t>(1, stage_bytes() / plane);
+    mine = (b.n[2] + per - 1) / per;
+  }
+  std::int64_t most = 1;
+  check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+  return most;
+}
+
+Id collective_transfer();
+
+// Writes or reads this rank's box of dset in `pieces` collective transfers (see above).
+void move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
+              const std::string& what) {
+  const fft::Box3& b = l.box;
+  const std::size_t es = elem_size(dtype);
+  Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
+  Id mtype = h5type(dtype, false);
+  Id dxpl = collective_transfer();
+  double dummy = 0;
+  if (natural_order(b)) {  // straight from (to) the caller's array
+    Id memspace;
+    select_part(b, 0, b.n[2], filespace, memspace);
+    void* p = data ? data : &dummy;
+    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, p) : H5Dread(dset, mtype, memspace, filespace, dxpl, p),
+          what);
+    return;
+  }
+  const fft::Range first = fft::split(b.n[2], pieces, 0);
+  std::unique_ptr<char[]> stage(new char[std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es]);
+  for (std::int64_t k = 0; k < pieces; ++k) {
+    const fft::Range zr = fft::split(b.n[2], pieces, k);
+    Id memspace;
+    select_part(b, zr.lo, zr.n, filespace, memspace);
+    if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage.get(), true);
+    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage.get())
+                  : H5Dread(dset, mtype, memspace, filespace, dxpl, stage.get()),
+          what);
+    if (!writing) reorder(b, zr.lo, zr.n, es, stage.get(), static_cast<char*>(data), false);
+  }
 }
 
 Id collective_transfer() {
@@ -515,22 +580,9 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
     put_numbers<double>(dset, "time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {time});
   });
 
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   agree(m.comm, [&] {
-    std::vector<char> staged;
-    const void* src = data;
-    if (!natural_order(l.box) && !l.box.empty()) {
-      staged.resize(std::size_t(l.box.count()) * elem_size(dtype));
-      reorder(l.box, elem_size(dtype), static_cast<const char*>(data), staged.data(), true);
-      src = staged.data();
-    }
-    Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
-    Id memspace;
-    select_box(l, filespace, memspace);
-    Id mtype = h5type(dtype, false);
-    Id dxpl = collective_transfer();
-    static const double dummy = 0;
-    check(H5Dwrite(dset, mtype, memspace, filespace, dxpl, src ? src : &dummy),
-          "H5File::write: writing " + where + " in " + m.where());
+    move_box(dset, l, dtype, const_cast<void*>(data), true, pieces, "H5File::write: writing " + where + " in " + m.where());
   });
   std::string err;
   if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
@@ -589,23 +641,8 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
                                                   shape_text(l.dims) + " (another grid)");
     return ds;
   });
-  agree(m.comm, [&] {
-    std::vector<char> staged;
-    void* dst = data;
-    const bool copy = !natural_order(l.box) && !l.box.empty();
-    if (copy) {
-      staged.resize(std::size_t(l.box.count()) * elem_size(dtype));
-      dst = staged.data();
-    }
-    Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
-    Id memspace;
-    select_box(l, filespace, memspace);
-    Id mtype = h5type(dtype, false);
-    Id dxpl = collective_transfer();
-    double dummy = 0;
-    check(H5Dread(dset, mtype, memspace, filespace, dxpl, dst ? dst : &dummy), "H5File::read: reading " + where);
-    if (copy) reorder(l.box, elem_size(dtype), staged.data(), static_cast<char*>(data), false);
-  });
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
+  agree(m.comm, [&] { move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where); });
 }
 
 std::vector<std::string> H5File::fields() const {
