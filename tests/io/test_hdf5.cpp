@@ -332,6 +332,17 @@ TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
     EXPECT_EQ(g.steps("u"), (std::vector<std::int64_t>{1, 2, 3}));
     EXPECT_EQ(g.time("u", 3), 0.3);
   }
+  // A Create that is closed replaces the previous file, and leaves no temporary behind.
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "fresh", 0, 0.0, u);
+    f.close();
+    EXPECT_FALSE(f.is_open());
+    f.close();  // a second close does nothing
+    H5File g(MPI_COMM_WORLD, path);
+    EXPECT_EQ(g.fields(), std::vector<std::string>{"fresh"});
+    EXPECT_NE(access((path + ".nbfft-tmp").c_str(), F_OK), 0);
+  }
   remove_file(path);
 
   expect_error([] { H5File(MPI_COMM_WORLD, "/nonexistent-nbfft-dir/f.h5", H5File::Mode::Create); }, ErrorCode::Io,
