@@ -303,6 +303,7 @@ struct H5File::Impl {
   MPI_Comm comm = MPI_COMM_NULL;  // our own duplicate: the agreements never meet the user's traffic
   std::string path, tmp;
   Mode mode = Mode::Read;
+  H5Options options;
   Id file;
 
   std::string where() const { return "'" + path + "'"; }
@@ -336,7 +337,8 @@ struct H5File::Impl {
   }
 };
 
-H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode) : impl_(std::make_unique<Impl>()) {
+H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Options& options)
+    : impl_(std::make_unique<Impl>()) {
   check_mpi_running("H5File");
   quiet_hdf5();
   Impl& m = *impl_;
@@ -344,10 +346,21 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode) : impl_(std::m
   m.path = path;
   m.mode = mode;
   m.tmp = path + kTmpSuffix;
+  m.options = options;
   try {
     const char* mode_name = mode == Mode::Create ? "create" : mode == Mode::Append ? "append" : "read";
-    agree_call(m.comm, "H5File", {{"open", mode_name}, {"path", path}}, path.empty() ? "H5File: the path is empty" : "",
-               ErrorCode::InvalidArgument);
+    const auto& c = options.chunk;
+    const bool some_chunk = c[0] || c[1] || c[2];
+    std::string bad = path.empty() ? "H5File: the path is empty" : "";
+    if (some_chunk && !(c[0] && c[1] && c[2]))
+      bad = "H5File: H5Options::chunk must be all 0 (contiguous) or all positive, not " + std::to_string(c[0]) + "x" +
+            std::to_string(c[1]) + "x" + std::to_string(c[2]);
+    agree_call(m.comm, "H5File",
+               {{"open", mode_name},
+                {"path", path},
+                {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
+                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])}},
+               bad, ErrorCode::InvalidArgument);
     // The target of a Create must be a file (or nothing): a directory is never replaced.
     agree(m.comm, [&] {
       if (comm_rank(m.comm) != 0 || mode != Mode::Create) return;
@@ -359,6 +372,8 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode) : impl_(std::m
     check(H5Pset_fapl_mpio(fapl, m.comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
     check(H5Pset_all_coll_metadata_ops(fapl, true), "H5Pset_all_coll_metadata_ops");
     check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
+    if (options.alignment > 1)
+      check(H5Pset_alignment(fapl, options.align_threshold, options.alignment), "H5File: H5Pset_alignment");
     // Every rank reaches the same verdict (HDF5 opens collectively); agree() keeps it so.
     agree(m.comm, [&] {
       if (mode == Mode::Create) {
@@ -566,6 +581,11 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
     Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
     check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
     check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
+    if (m.options.chunk[0] > 0) {
+      hsize_t chunk[3];
+      for (int a = 0; a < 3; ++a) chunk[a] = std::min<hsize_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a]));
+      check(H5Pset_chunk(dcpl, 3, chunk), "H5File::write: H5Pset_chunk");
+    }
     dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, space_id, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                 H5Dclose, "H5File::write: creating " + where + " in " + m.where());
     const auto& o = plan.options();

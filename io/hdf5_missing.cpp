@@ -20,7 +20,7 @@ std::string hdf5_info() { return NBFFT_HDF5_WHY; }
 
 struct H5File::Impl {};
 
-H5File::H5File(MPI_Comm, const std::string&, Mode) { missing(); }
+H5File::H5File(MPI_Comm, const std::string&, Mode, const H5Options&) { missing(); }
 H5File::~H5File() = default;
 H5File::H5File(H5File&&) noexcept = default;
 H5File& H5File::operator=(H5File&&) noexcept = default;

@@ -100,18 +100,20 @@ std::vector<std::pair<int, int>> grids(int k) {
 // Writes a physical and a spectral field of type (R physical, C spectral) at all ranks,
 // then reads both back at every k <= P on several process grids.
 template <typename R, typename C>
-void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::int64_t, 3> n) {
+void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::int64_t, 3> n,
+                const H5Options& layout = {}, void (*check_file)(const std::string&) = nullptr) {
   const std::string path = temp_path("rt");
   const int P = world_size();
   {
     Plan plan(MPI_COMM_WORLD, n, opts(kind, prec));
-    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create, layout);
     for (int step : {0, 10}) {
       f.write(plan, Space::Physical, "u", step, 0.5 * step, fill<R>(plan.in_box(), step));
       f.write(plan, Space::Spectral, "U", step, 0.5 * step, fill<C>(plan.out_box(), step + 1));
     }
     f.close();
   }
+  if (check_file && world_rank() == 0) check_file(path);
   for (int k = P; k >= 1; --k) {
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
@@ -150,6 +152,45 @@ TEST(Hdf5, RoundTripC2cDouble) {
 }
 TEST(Hdf5, RoundTripC2cSingle) {
   round_trip<std::complex<float>, std::complex<float>>(fft::TransformKind::C2C, fft::Precision::Single, {5, 4, 9});
+}
+
+// Chunked datasets (clipped to the extent: x of the spectrum is 4) and aligned ones read
+// back the same at every rank count, and the file has the layout asked for.
+TEST(Hdf5, RoundTripChunked) {
+  H5Options o;
+  o.chunk = {2, 3, 5};
+  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {6, 7, 5}, o,
+                                           [](const std::string& path) {
+                                             hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+                                             hid_t d = H5Dopen2(f, "/U/10", H5P_DEFAULT);
+                                             hid_t p = H5Dget_create_plist(d);
+                                             hsize_t c[3] = {0, 0, 0};
+                                             EXPECT_EQ(H5Pget_layout(p), H5D_CHUNKED);
+                                             EXPECT_EQ(H5Pget_chunk(p, 3, c), 3);
+                                             EXPECT_EQ(c[0], 2u);
+                                             EXPECT_EQ(c[1], 3u);
+                                             EXPECT_EQ(c[2], 4u);
+                                             H5Pclose(p);
+                                             H5Dclose(d);
+                                             H5Fclose(f);
+                                           });
+}
+TEST(Hdf5, RoundTripAligned) {
+  H5Options o;
+  o.alignment = 4096;
+  o.align_threshold = 1;
+  round_trip<float, std::complex<float>>(fft::TransformKind::R2C, fft::Precision::Single, {6, 7, 5}, o,
+                                         [](const std::string& path) {
+                                           hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+                                           for (const char* name : {"/u/0", "/u/10", "/U/0", "/U/10"}) {
+                                             hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+                                             const haddr_t at = H5Dget_offset(d);
+                                             EXPECT_NE(at, HADDR_UNDEF) << name;
+                                             EXPECT_EQ(at % 4096, 0u) << name << " at " << at;
+                                             H5Dclose(d);
+                                           }
+                                           H5Fclose(f);
+                                         });
 }
 
 // The whole dataset as plain serial HDF5 (what h5py does) sees: (z, y, x) / (kz, ky, kx)
@@ -351,6 +392,10 @@ TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
                "cannot open '/nonexistent-nbfft-dir/f.h5'");
   expect_error([] { H5File(MPI_COMM_WORLD, "/tmp", H5File::Mode::Create); }, ErrorCode::Io,
                "exists and is not a regular file");
+  H5Options half;
+  half.chunk = {4, 0, 4};
+  expect_error([&] { H5File(MPI_COMM_WORLD, path, H5File::Mode::Create, half); }, ErrorCode::InvalidArgument,
+               "chunk must be all 0 (contiguous) or all positive, not 4x0x4");
   // A text file, and an HDF5 file that is not nbfft's.
   const std::string text = temp_path("text"), foreign = temp_path("foreign");
   if (world_rank() == 0) {

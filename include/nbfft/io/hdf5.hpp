@@ -34,6 +34,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -67,13 +68,26 @@ constexpr Dtype dtype_of() {
   else return Dtype::Complex64;
 }
 
+// How the file lays out what is written (the same on every rank; reading needs none).
+struct H5Options {
+  // Objects of at least align_threshold bytes start at a multiple of `alignment` bytes in
+  // the file (0 = HDF5's packing): set it to the file system's stripe or block size (Lustre
+  // stripes, 1 MiB) so that ranks' writes do not share one.
+  std::uint64_t alignment = 0;
+  std::uint64_t align_threshold = 0;
+  // Chunk shape in the file's (z, y, x) order, each entry clipped to the dataset's extent;
+  // all 0 = contiguous datasets (the default, and the fastest for whole-field writes). A
+  // chunk equal to a rank's block keeps each rank's write to whole chunks.
+  std::array<std::uint64_t, 3> chunk{0, 0, 0};
+};
+
 class H5File {
  public:
   enum class Mode { Create, Append, Read };
 
   // Collective over comm (the communicator the plans passed to write/read were made on, or
   // one with the same ranks in the same order).
-  H5File(MPI_Comm comm, const std::string& path, Mode mode = Mode::Read);
+  H5File(MPI_Comm comm, const std::string& path, Mode mode = Mode::Read, const H5Options& options = {});
   // An open Create file that was never close()d is discarded: the temporary is removed and
   // the file at `path` stays as it was. Collective, like close().
   ~H5File();
