@@ -7,11 +7,11 @@ include(CMakePackageConfigHelpers)
 set(NBFFT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/nbfft" CACHE STRING
     "Where nbfftConfig.cmake goes, relative to the prefix")
 # Installed libraries find each other (and the examples find them) without LD_LIBRARY_PATH.
-set_property(TARGET nbfft_coll nbfft_fft nbfft_c APPEND PROPERTY INSTALL_RPATH "$ORIGIN")
+set_property(TARGET nbfft_coll nbfft_fft nbfft_io nbfft_c APPEND PROPERTY INSTALL_RPATH "$ORIGIN")
 # ... and keep the directories of what they link outside the system paths (an MPI in /opt).
-set_property(TARGET nbfft_coll nbfft_fft nbfft_c PROPERTY INSTALL_RPATH_USE_LINK_PATH ON)
+set_property(TARGET nbfft_coll nbfft_fft nbfft_io nbfft_c PROPERTY INSTALL_RPATH_USE_LINK_PATH ON)
 
-set(_nbfft_targets nbfft_coll nbfft_fft nbfft_c)
+set(_nbfft_targets nbfft_coll nbfft_fft nbfft_io nbfft_c)
 if(NBFFT_WITH_FORTRAN)
   list(APPEND _nbfft_targets nbfft_fortran)
 endif()
@@ -30,6 +30,7 @@ endif()
 
 install(EXPORT nbfftTargets NAMESPACE nbfft:: DESTINATION ${NBFFT_INSTALL_CMAKEDIR})
 set(NBFFT_CONFIG_SHARED ${NBFFT_BUILD_SHARED})
+set(NBFFT_CONFIG_HDF5 ${NBFFT_HAVE_HDF5})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/nbfftConfig.cmake.in
   ${PROJECT_BINARY_DIR}/nbfftConfig.cmake INSTALL_DESTINATION ${NBFFT_INSTALL_CMAKEDIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR NBFFT_INSTALL_MODDIR)

@@ -4,6 +4,7 @@
 #include <nbfft/error.hpp>
 #include <nbfft/fft/field.hpp>  // required_thread_level
 #include <nbfft/fft/plan.hpp>
+#include <nbfft/io/hdf5.hpp>
 
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include <complex>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 namespace fft = nbfft::fft;
@@ -44,6 +46,18 @@ int main(int argc, char** argv) {
     if (out.contains(1, 2, 8)) sums[3] = 1, sums[4] = std::abs(uh[out.index(1, 2, 8)] - N / 2);
     plan.backward(uh, v);  // the direction-named alias
     for (std::size_t i = 0; i < u.size(); ++i) roundtrip = std::max(roundtrip, std::abs(v[i] - u[i]));
+    // The spectrum to disk and back through nbfft::io, when this nbfft has parallel HDF5.
+    if (nbfft::io::hdf5_available()) {
+      const std::string path = "roundtrip_cxx_" + std::to_string(size) + ".h5";
+      nbfft::io::H5File f(MPI_COMM_WORLD, path, nbfft::io::H5File::Mode::Create);
+      f.write(plan, nbfft::io::Space::Spectral, "uh", 0, 0.0, uh);
+      f.close();
+      std::vector<std::complex<double>> back(uh.size());
+      nbfft::io::H5File(MPI_COMM_WORLD, path).read(plan, nbfft::io::Space::Spectral, "uh", 0, back);
+      if (back != uh) roundtrip = 1;
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) std::remove(path.c_str());
+    }
     MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &roundtrip, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     const double energy = std::abs(sums[0] / (N * N) - 9.25);

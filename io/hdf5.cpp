@@ -1,0 +1,718 @@
+// nbfft/io/hdf5.hpp on the HDF5 C library's parallel build (MPI-IO driver).
+//
+// Every HDF5 call here is collective or made identically on every rank (the file is opened
+// with collective metadata reads and writes), so the ranks see the same results and fail
+// together; each step's outcome is still agreed (nbfft/agree.hpp) so that a local failure
+// (a short buffer, a wrong plan) stops every rank before the next collective HDF5 call.
+#include "nbfft/io/hdf5.hpp"
+
+#include "nbfft/agree.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/version.h"
+
+#include <hdf5.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#if !H5_HAVE_PARALLEL
+#error "nbfft's HDF5 I/O needs the parallel build of HDF5 (libhdf5-openmpi-dev or libhdf5-mpich-dev)"
+#endif
+
+namespace nbfft::io {
+
+namespace {
+
+constexpr const char* kFormat = "nbfft fields 1";  // root attribute nbfft_format
+constexpr const char* kTmpSuffix = ".nbfft-tmp";
+
+// The deepest description on HDF5's error stack (the most specific: "Permission denied",
+// "file signature not found"), then the stack is cleared.
+herr_t walk_error(unsigned, const H5E_error2_t* e, void* out) {
+  if (e->desc && *e->desc) *static_cast<std::string*>(out) = e->desc;
+  return 0;
+}
+std::string hdf5_reason() {
+  std::string why;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_error, &why);  // from the API call inward
+  H5Eclear2(H5E_DEFAULT);
+  return why.empty() ? "HDF5 gave no reason" : why;
+}
+
+// HDF5 prints its error stack to stderr unless told not to; nbfft's errors say it instead.
+void quiet_hdf5() {
+  static const bool done = [] {
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+template <typename T>
+T check(T rc, const std::string& what) {
+  if (rc < 0) throw Error(ErrorCode::Io, what + ": " + hdf5_reason());
+  return rc;
+}
+
+// An HDF5 identifier closed with its own close function.
+class Id {
+ public:
+  Id() = default;
+  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  Id(Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Id& operator=(Id&& o) noexcept {
+    std::swap(id_, o.id_);
+    std::swap(close_, o.close_);
+    return *this;
+  }
+  ~Id() { reset(); }
+  herr_t reset() {
+    herr_t rc = 0;
+    if (id_ >= 0 && close_) rc = close_(id_);
+    id_ = -1;
+    return rc;
+  }
+  hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_ = -1;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+Id make(hid_t id, herr_t (*close)(hid_t), const std::string& what) { return Id(check(id, what), close); }
+
+int comm_rank(MPI_Comm c) {
+  int r = 0;
+  check_mpi(MPI_Comm_rank(c, &r), "MPI_Comm_rank");
+  return r;
+}
+int comm_size(MPI_Comm c) {
+  int s = 0;
+  check_mpi(MPI_Comm_size(c, &s), "MPI_Comm_size");
+  return s;
+}
+
+bool is_complex(Dtype d) { return d == Dtype::Complex128 || d == Dtype::Complex64; }
+std::size_t real_size(Dtype d) { return d == Dtype::Float64 || d == Dtype::Complex128 ? 8 : 4; }
+std::size_t elem_size(Dtype d) { return real_size(d) * (is_complex(d) ? 2 : 1); }
+
+// The element type in memory (native) or in the file (IEEE little-endian): a float, or the
+// compound {r, i} of two that h5py maps to numpy complex.
+Id h5type(Dtype d, bool file) {
+  const hid_t real = real_size(d) == 8 ? (file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE)
+                                       : (file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
+  if (!is_complex(d)) return make(H5Tcopy(real), H5Tclose, "H5Tcopy");
+  Id t = make(H5Tcreate(H5T_COMPOUND, 2 * real_size(d)), H5Tclose, "H5Tcreate");
+  check(H5Tinsert(t, "r", 0, real), "H5Tinsert");
+  check(H5Tinsert(t, "i", real_size(d), real), "H5Tinsert");
+  return t;
+}
+
+// What a dataset's type is to nbfft, or "" with `why` set when it is none of its four.
+bool dtype_of_file(hid_t t, Dtype& out, std::string& why) {
+  const H5T_class_t cls = H5Tget_class(t);
+  if (cls == H5T_FLOAT) {
+    const std::size_t s = H5Tget_size(t);
+    if (s == 8 || s == 4) {
+      out = s == 8 ? Dtype::Float64 : Dtype::Float32;
+      return true;
+    }
+  } else if (cls == H5T_COMPOUND && H5Tget_nmembers(t) == 2) {
+    char* n0 = H5Tget_member_name(t, 0);
+    char* n1 = H5Tget_member_name(t, 1);
+    const bool ri = n0 && n1 && std::strcmp(n0, "r") == 0 && std::strcmp(n1, "i") == 0;
+    H5free_memory(n0);
+    H5free_memory(n1);
+    Id m0(H5Tget_member_type(t, 0), H5Tclose), m1(H5Tget_member_type(t, 1), H5Tclose);
+    if (ri && H5Tget_class(m0) == H5T_FLOAT && H5Tget_class(m1) == H5T_FLOAT && H5Tget_size(m0) == H5Tget_size(m1) &&
+        (H5Tget_size(m0) == 8 || H5Tget_size(m0) == 4)) {
+      out = H5Tget_size(m0) == 8 ? Dtype::Complex128 : Dtype::Complex64;
+      return true;
+    }
+  }
+  why = "an element type nbfft does not read (it reads IEEE floats and the compound {r, i} of two)";
+  return false;
+}
+
+// The field's global array in the file (z, y, x order) and this rank's box of it.
+struct Layout {
+  std::array<hsize_t, 3> dims{};  // global (z, y, x)
+  fft::Box3 box;                  // this rank's box, in the plan's memory order
+  Dtype dtype;                    // what the plan holds in that space
+};
+
+Layout layout_of(const fft::Plan& plan, Space space) {
+  const auto& d = plan.decomposition();
+  // The element types are the plan's one rule of call shapes (real or complex per side:
+  // r2c, c2c, or real both ways when every axis of real data is r2r).
+  const fft::Plan::Shape shape = plan.shape(fft::Direction::Forward);
+  const fft::Element e = space == Space::Physical ? shape.in : shape.out;
+  const bool dbl = e.precision == fft::Precision::Double;
+  Layout l;
+  if (space == Space::Physical) {
+    l.dims = {hsize_t(d.m[2]), hsize_t(d.m[1]), hsize_t(d.m[0])};  // a padded plan's physical grid
+    l.box = plan.in_box();
+  } else {
+    l.dims = {hsize_t(d.n[2]), hsize_t(d.n[1]), hsize_t(d.xc)};
+    l.box = plan.out_box();
+  }
+  l.dtype = e.real ? (dbl ? Dtype::Float64 : Dtype::Float32) : (dbl ? Dtype::Complex128 : Dtype::Complex64);
+  return l;
+}
+
+std::string shape_text(const std::array<hsize_t, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+bool natural_order(const fft::Box3& b) { return b.order == std::array<int, 3>{0, 1, 2}; }
+
+// Copies planes z0 .. z0+nzp of a box between the plan's memory order and the file's
+// (z, y, x) order, a row of x at a time when x is the fastest dimension in memory (both of
+// nbfft's pencils). The spectrum's [y][z][x] needs this copy: an HDF5 memory selection
+// cannot permute axes.
+void reorder(const fft::Box3& b, std::int64_t z0, std::int64_t nzp, std::size_t es, const char* src, char* dst,
+             bool to_file) {
+  const std::int64_t nx = b.n[0], ny = b.n[1];
+  for (std::int64_t z = 0; z < nzp; ++z)
+    for (std::int64_t y = 0; y < ny; ++y) {
+      const std::int64_t file_row = (z * ny + y) * nx;
+      if (b.order[0] == 0) {
+        const std::int64_t mem_row = b.index(b.lo[0], b.lo[1] + y, b.lo[2] + z0 + z);
+        const char* s = src + es * (to_file ? mem_row : file_row);
+        char* t = dst + es * (to_file ? file_row : mem_row);
+        std::memcpy(t, s, es * nx);
+      } else {
+        for (std::int64_t x = 0; x < nx; ++x) {
+          const std::int64_t m = b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z0 + z);
+          const std::int64_t f = file_row + x;
+          std::memcpy(dst + es * (to_file ? f : m), src + es * (to_file ? m : f), es);
+        }
+      }
+    }
+}
+
+// String attributes are variable-length UTF-8: h5py reads them as str.
+void put_string(hid_t obj, const char* key, const std::string& value) {
+  Id t = make(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+  check(H5Tset_size(t, H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_cset(t, H5T_CSET_UTF8), "H5Tset_cset");
+  Id s = make(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
+  Id a = make(H5Acreate2(obj, key, t, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
+  const char* p = value.c_str();
+  check(H5Awrite(a, t, &p), std::string("attribute ") + key);
+}
+
+// "" when the object has no such attribute.
+std::string get_string(hid_t obj, const char* key) {
+  if (check(H5Aexists(obj, key), std::string("attribute ") + key) <= 0) return "";
+  Id a = make(H5Aopen(obj, key, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
+  Id ft = make(H5Aget_type(a), H5Tclose, "H5Aget_type");
+  if (H5Tget_class(ft) != H5T_STRING) return "";
+  Id t = make(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+  check(H5Tset_cset(t, H5Tget_cset(ft)), "H5Tset_cset");  // HDF5 converts no ASCII <-> UTF-8
+  if (H5Tis_variable_str(ft) > 0) {
+    check(H5Tset_size(t, H5T_VARIABLE), "H5Tset_size");
+    char* p = nullptr;
+    check(H5Aread(a, t, &p), std::string("attribute ") + key);
+    std::string v = p ? p : "";
+    H5free_memory(p);
+    return v;
+  }
+  const std::size_t n = H5Tget_size(ft);
+  check(H5Tset_size(t, n + 1), "H5Tset_size");
+  std::string v(n + 1, '\0');
+  check(H5Aread(a, t, v.data()), std::string("attribute ") + key);
+  return v.c_str();
+}
+
+template <typename T>
+void put_numbers(hid_t obj, const char* key, hid_t mem, hid_t file, const std::vector<T>& v) {
+  const hsize_t n = v.size();
+  Id s = make(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate");
+  Id a = make(H5Acreate2(obj, key, file, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
+  check(H5Awrite(a, mem, v.data()), std::string("attribute ") + key);
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+// The names of a group's links in name order (by index: the same calls in HDF5 1.10 and 1.12).
+std::vector<std::string> children(hid_t group, const std::string& what) {
+  H5G_info_t gi;
+  check(H5Gget_info(group, &gi), what);
+  std::vector<std::string> names;
+  for (hsize_t k = 0; k < gi.nlinks; ++k) {
+    const ssize_t len = check(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT), what);
+    std::string n(std::size_t(len) + 1, '\0');
+    check(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, n.data(), n.size(), H5P_DEFAULT), what);
+    n.resize(std::size_t(len));
+    names.push_back(n);
+  }
+  return names;
+}
+
+bool parse_step(const std::string& s, std::int64_t& out) {
+  if (s.empty() || s.size() > 19) return false;
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (std::size_t k = i; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  out = std::stoll(s);
+  return std::to_string(out) == s;  // one spelling per step: no leading zeros
+}
+
+std::string check_field_name(const std::string& f) {
+  if (f.empty()) return "the field name is empty";
+  if (f.find('/') != std::string::npos) return "the field name '" + f + "' contains '/'";
+  if (f == "." || f == "..") return "the field name '" + f + "' is not a name";
+  return "";
+}
+
+std::string hex(double v) {
+  std::ostringstream os;
+  os << std::hexfloat << v;
+  return os.str();
+}
+
+}  // namespace
+
+bool hdf5_available() noexcept { return true; }
+
+std::string hdf5_info() {
+  unsigned maj = 0, min = 0, rel = 0;
+  H5get_libversion(&maj, &min, &rel);
+  return "parallel HDF5 " + std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(rel) + " (" +
+         NBFFT_HDF5_PKG + ")";
+}
+
+struct H5File::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;  // our own duplicate: the agreements never meet the user's traffic
+  std::string path, tmp;
+  Mode mode = Mode::Read;
+  H5Options options;
+  Id file;
+
+  std::string where() const { return "'" + path + "'"; }
+
+  // Closes the file; for Create renames the temporary over the target (or removes it when
+  // `keep` is false). Collective; every rank ends with the same outcome.
+  void finish(bool keep) {
+    std::string err;
+    if (file.get() >= 0 && file.reset() < 0) err = "closing " + where() + ": " + hdf5_reason();
+    agree_message(comm, err, ErrorCode::Io);
+    if (mode != Mode::Create) return;
+    agree(comm, [&] {
+      if (comm_rank(comm) != 0) return;
+      if (!keep) {
+        std::remove(tmp.c_str());
+        return;
+      }
+      // The bytes reach the disk before the name does, so a crash never leaves a hollow file.
+      const int fd = ::open(tmp.c_str(), O_RDONLY);
+      if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
+      if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw Error(ErrorCode::Io, "H5File: renaming the finished '" + tmp + "' over " + where() + ": " + why +
+                                       " (the previous file is unchanged)");
+      }
+    });
+  }
+};
+
+H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  check_mpi_running("H5File");
+  quiet_hdf5();
+  Impl& m = *impl_;
+  check_mpi(MPI_Comm_dup(comm, &m.comm), "MPI_Comm_dup");
+  m.path = path;
+  m.mode = mode;
+  m.tmp = path + kTmpSuffix;
+  m.options = options;
+  try {
+    const char* mode_name = mode == Mode::Create ? "create" : mode == Mode::Append ? "append" : "read";
+    const auto& c = options.chunk;
+    const bool some_chunk = c[0] || c[1] || c[2];
+    std::string bad = path.empty() ? "H5File: the path is empty" : "";
+    if (some_chunk && !(c[0] && c[1] && c[2]))
+      bad = "H5File: H5Options::chunk must be all 0 (contiguous) or all positive, not " + std::to_string(c[0]) + "x" +
+            std::to_string(c[1]) + "x" + std::to_string(c[2]);
+    agree_call(m.comm, "H5File",
+               {{"open", mode_name},
+                {"path", path},
+                {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
+                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])}},
+               bad, ErrorCode::InvalidArgument);
+    // The target of a Create must be a file (or nothing): a directory is never replaced.
+    agree(m.comm, [&] {
+      if (comm_rank(m.comm) != 0 || mode != Mode::Create) return;
+      struct stat st {};
+      if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw Error(ErrorCode::Io, "H5File: " + m.where() + " exists and is not a regular file; it is not replaced");
+    });
+    Id fapl = make(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate");
+    check(H5Pset_fapl_mpio(fapl, m.comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
+    check(H5Pset_all_coll_metadata_ops(fapl, true), "H5Pset_all_coll_metadata_ops");
+    check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
+    if (options.alignment > 1)
+      check(H5Pset_alignment(fapl, options.align_threshold, options.alignment), "H5File: H5Pset_alignment");
+    // Every rank reaches the same verdict (HDF5 opens collectively); agree() keeps it so.
+    agree(m.comm, [&] {
+      if (mode == Mode::Create) {
+        const hid_t f = H5Fcreate(m.tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        if (f < 0) throw Error(ErrorCode::Io, "H5File: cannot create '" + m.tmp + "' (written first, then renamed to " +
+                                                  m.where() + "): " + hdf5_reason());
+        m.file = Id(f, H5Fclose);
+      } else {
+        const hid_t f = H5Fopen(path.c_str(), mode == Mode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
+        if (f < 0) throw Error(ErrorCode::Io, "H5File: cannot open " + m.where() + ": " + hdf5_reason());
+        m.file = Id(f, H5Fclose);
+      }
+    });
+    agree(m.comm, [&] {
+      if (mode == Mode::Create) {
+        put_string(m.file, "nbfft_format", kFormat);
+        put_string(m.file, "nbfft_version", NBFFT_VERSION_STRING);
+      } else {
+        const std::string f = get_string(m.file, "nbfft_format");
+        if (f.empty())
+          throw Error(ErrorCode::Io, "H5File: " + m.where() + " is an HDF5 file but not nbfft's (no nbfft_format attribute)");
+        if (f != kFormat)
+          throw Error(ErrorCode::Io, "H5File: " + m.where() + " is in format '" + f + "'; this nbfft reads '" + kFormat + "'");
+      }
+    });
+  } catch (...) {
+    if (m.file.get() >= 0) {
+      try {
+        m.finish(false);
+      } catch (...) {
+      }
+    } else if (mode == Mode::Create && comm_rank(m.comm) == 0) {
+      std::remove(m.tmp.c_str());
+    }
+    MPI_Comm_free(&m.comm);
+    throw;
+  }
+}
+
+H5File::~H5File() {
+  if (!impl_) return;
+  if (impl_->file.get() >= 0) {
+    try {
+      impl_->finish(false);  // never closed: the previous file stays
+    } catch (...) {
+    }
+  }
+  if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
+}
+
+H5File::H5File(H5File&&) noexcept = default;
+H5File& H5File::operator=(H5File&& o) noexcept {
+  if (this != &o) {
+    H5File gone(std::move(*this));  // closes (discards) what this held
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+
+bool H5File::is_open() const { return impl_ && impl_->file.get() >= 0; }
+
+const std::string& H5File::path() const {
+  if (!impl_) throw Error(ErrorCode::InvalidState, "H5File: used after being moved from");
+  return impl_->path;
+}
+
+void H5File::close() {
+  if (!is_open()) return;
+  impl_->finish(true);
+}
+
+namespace {
+// The checks every write and read starts with, the same on every rank: this rank's outcome.
+std::string local_checks(const H5File::Impl* m, bool writing, const fft::Plan& plan, Space space, const Layout& l,
+                         const std::string& field, Dtype dtype, std::size_t bytes, MPI_Comm comm) {
+  const char* op = writing ? "H5File::write" : "H5File::read";
+  std::string e = check_field_name(field);
+  if (!e.empty()) return std::string(op) + ": " + e;
+  if (writing && m->mode == H5File::Mode::Read)
+    return std::string(op) + ": '" + m->path + "' was opened for reading";
+  const auto& d = plan.decomposition();
+  if (comm_size(comm) != d.m1 * d.m2 || comm_rank(comm) != d.rank)
+    return std::string(op) + ": the plan was made on another communicator (its " + std::to_string(d.m1 * d.m2) +
+           " ranks, this rank " + std::to_string(d.rank) + ") than the file's (" + std::to_string(comm_size(comm)) +
+           " ranks, this rank " + std::to_string(comm_rank(comm)) + ")";
+  if (dtype != l.dtype)
+    return std::string(op) + ": the plan's " + name(space) +
+           " field is " + name(l.dtype) + ", the data passed is " + name(dtype);
+  const std::size_t need = std::size_t(l.box.count()) * elem_size(dtype);
+  if (bytes < need)
+    return std::string(op) + ": the buffer holds " + std::to_string(bytes / elem_size(dtype)) +
+           " elements, this rank's box " + std::to_string(l.box.count());
+  return "";
+}
+
+// Planes z0 .. z0+nz of this rank's box in the global dataset and in the memory they come
+// from or go to (a block in (z, y, x) order). An empty part selects nothing: the rank still
+// takes part in the collective transfer.
+void select_part(const fft::Box3& b, std::int64_t z0, std::int64_t nz, hid_t filespace, Id& memspace) {
+  if (b.n[0] * b.n[1] * nz == 0) {
+    check(H5Sselect_none(filespace), "H5Sselect_none");
+    const hsize_t one = 1;
+    memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
+    check(H5Sselect_none(memspace), "H5Sselect_none");
+    return;
+  }
+  const hsize_t start[3] = {hsize_t(b.lo[2] + z0), hsize_t(b.lo[1]), hsize_t(b.lo[0])};
+  const hsize_t count[3] = {hsize_t(nz), hsize_t(b.n[1]), hsize_t(b.n[0])};
+  check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
+  memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+}
+
+// A box in another memory order than the file's moves through a staging buffer in pieces
+// of whole z planes, at most this many bytes each (NBFFT_IO_STAGE_BYTES overrides it): the
+// extra memory stays small and the copy of one piece is still in cache when HDF5 takes it.
+std::int64_t stage_bytes() {
+  static const std::int64_t v = [] {
+    const char* e = std::getenv("NBFFT_IO_STAGE_BYTES");
+    const long long x = e ? std::atoll(e) : 0;
+    return x > 0 ? std::int64_t(x) : std::int64_t(8) << 20;
+  }();
+  return v;
+}
+
+// How many collective transfers a box takes: 1 in the file's order, else the most pieces
+// any rank needs (every rank makes the same number of collective calls; collective).
+std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
+  std::int64_t mine = 1;
+  if (!natural_order(b) && !b.empty()) {
+    const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(es);
+    const std::int64_t per = std::max<std::int64_t>(1, stage_bytes() / plane);
+    mine = (b.n[2] + per - 1) / per;
+  }
+  std::int64_t most = 1;
+  check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+  return most;
+}
+
+Id collective_transfer();
+
+// Writes or reads this rank's box of dset in `pieces` collective transfers (see above).
+void move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
+              const std::string& what) {
+  const fft::Box3& b = l.box;
+  const std::size_t es = elem_size(dtype);
+  Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
+  Id mtype = h5type(dtype, false);
+  Id dxpl = collective_transfer();
+  double dummy = 0;
+  if (natural_order(b)) {  // straight from (to) the caller's array
+    Id memspace;
+    select_part(b, 0, b.n[2], filespace, memspace);
+    void* p = data ? data : &dummy;
+    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, p) : H5Dread(dset, mtype, memspace, filespace, dxpl, p),
+          what);
+    return;
+  }
+  const fft::Range first = fft::split(b.n[2], pieces, 0);
+  std::unique_ptr<char[]> stage(new char[std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es]);
+  for (std::int64_t k = 0; k < pieces; ++k) {
+    const fft::Range zr = fft::split(b.n[2], pieces, k);
+    Id memspace;
+    select_part(b, zr.lo, zr.n, filespace, memspace);
+    if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage.get(), true);
+    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage.get())
+                  : H5Dread(dset, mtype, memspace, filespace, dxpl, stage.get()),
+          what);
+    if (!writing) reorder(b, zr.lo, zr.n, es, stage.get(), static_cast<char*>(data), false);
+  }
+}
+
+Id collective_transfer() {
+  Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
+  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  return dxpl;
+}
+}  // namespace
+
+void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                         Dtype dtype, const void* data, std::size_t bytes) {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
+  Impl& m = *impl_;
+  const Layout l = layout_of(plan, space);
+  const auto& d = plan.decomposition();
+  const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
+  agree_call(m.comm, "H5File::write",
+             {{"call", "write"}, {"field", field}, {"step", std::to_string(step)}, {"time", hex(time)},
+              {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
+             local);
+  const std::string where = "/" + field + "/" + std::to_string(step);
+
+  Id group, dset;
+  agree(m.comm, [&] {
+    if (check(H5Lexists(m.file, field.c_str(), H5P_DEFAULT), "H5Lexists") > 0) {
+      group = make(H5Gopen2(m.file, field.c_str(), H5P_DEFAULT), H5Gclose, "H5File::write: opening group /" + field);
+      if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") > 0)
+        throw Error(ErrorCode::InvalidArgument, "H5File::write: " + m.where() + " already holds " + where);
+    } else {
+      group = make(H5Gcreate2(m.file, field.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   "H5File::write: creating group /" + field);
+    }
+    Id ftype = h5type(dtype, true);
+    Id space_id = make(H5Screate_simple(3, l.dims.data(), nullptr), H5Sclose, "H5Screate_simple");
+    // No fill values: every element is written at once, and filling costs minutes at scale.
+    Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
+    check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+    check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
+    if (m.options.chunk[0] > 0) {
+      hsize_t chunk[3];
+      for (int a = 0; a < 3; ++a) chunk[a] = std::min<hsize_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a]));
+      check(H5Pset_chunk(dcpl, 3, chunk), "H5File::write: H5Pset_chunk");
+    }
+    dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, space_id, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                H5Dclose, "H5File::write: creating " + where + " in " + m.where());
+    const auto& o = plan.options();
+    put_string(dset, "space", name(space));
+    put_string(dset, "transform", fft::name(o.transform));
+    put_string(dset, "precision", fft::name(o.precision));
+    put_string(dset, "norm", fft::name(o.norm));
+    put_string(dset, "axes", space == Space::Physical ? "z y x" : "kz ky kx");
+    put_string(dset, "halved_axis", space == Space::Spectral && d.r2c ? "kx" : "none");
+    put_string(dset, "kinds", fft::kinds_str(o.kinds));  // x, y, z (docs/fft.md "Transform kinds")
+    put_string(dset, "padding", fft::padding_str(o.padding));
+    put_numbers<std::int64_t>(dset, "grid", H5T_NATIVE_INT64, H5T_STD_I64LE, {d.n[2], d.n[1], d.n[0]});
+    put_numbers<std::int64_t>(dset, "physical_grid", H5T_NATIVE_INT64, H5T_STD_I64LE, {d.m[2], d.m[1], d.m[0]});
+    put_numbers<std::int64_t>(dset, "step", H5T_NATIVE_INT64, H5T_STD_I64LE, {step});
+    put_numbers<double>(dset, "time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {time});
+  });
+
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
+  agree(m.comm, [&] {
+    move_box(dset, l, dtype, const_cast<void*>(data), true, pieces, "H5File::write: writing " + where + " in " + m.where());
+  });
+  std::string err;
+  if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
+  agree_message(m.comm, err, ErrorCode::Io);
+}
+
+namespace {
+// Opens /<field>/<step>, or throws naming what the file has instead.
+Id open_step(const H5File::Impl& m, const std::string& field, std::int64_t step, const char* op) {
+  const std::string where = "/" + field + "/" + std::to_string(step);
+  if (check(H5Lexists(m.file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + m.path + "' has no field '" + field +
+                                                "' (its fields: " + join(children(m.file, "listing /")) + ")");
+  Id group = make(H5Gopen2(m.file, field.c_str(), H5P_DEFAULT), H5Gclose, std::string(op) + ": opening /" + field);
+  if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + m.path + "' has no step " + std::to_string(step) +
+                                                " of field '" + field + "' (its steps: " +
+                                                join(children(group, "listing /" + field)) + ")");
+  return make(H5Dopen2(group, std::to_string(step).c_str(), H5P_DEFAULT), H5Dclose,
+              std::string(op) + ": opening " + where + " in '" + m.path + "'");
+}
+}  // namespace
+
+void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
+                        void* data, std::size_t bytes) const {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read: the file is closed");
+  const Impl& m = *impl_;
+  const Layout l = layout_of(plan, space);
+  const std::string local = local_checks(&m, false, plan, space, l, field, dtype, bytes, m.comm);
+  agree_call(m.comm, "H5File::read",
+             {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
+              {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
+             local);
+  const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
+  Id dset = agree(m.comm, [&] {
+    Id ds = open_step(m, field, step, "H5File::read");
+    const std::string s = get_string(ds, "space");
+    if (s != name(space))
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + (s.empty() ? "undescribed" : s) +
+                                                  " field; asked for a " + name(space) + " one");
+    Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
+    Dtype fd{};
+    std::string why;
+    if (!dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
+    if (fd != dtype)
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " holds " + name(fd) + ", the plan reads " +
+                                                  name(dtype) + " (another precision or transform)");
+    Id fs = make(H5Dget_space(ds), H5Sclose, "H5Dget_space");
+    std::array<hsize_t, 3> dims{};
+    if (H5Sget_simple_extent_ndims(fs) != 3)
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is not a 3-D array");
+    H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
+    if (dims != l.dims)
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(dims) +
+                                                  " (z, y, x) array; this plan's " + name(space) + " field is " +
+                                                  shape_text(l.dims) + " (another grid)");
+    return ds;
+  });
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
+  agree(m.comm, [&] { move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where); });
+}
+
+std::vector<std::string> H5File::fields() const {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::fields: the file is closed");
+  agree_call(impl_->comm, "H5File", "fields", "");
+  return agree(impl_->comm, [&] {
+    std::vector<std::string> out;
+    for (const auto& n : children(impl_->file, "listing /")) {
+      Id o = make(H5Oopen(impl_->file, n.c_str(), H5P_DEFAULT), H5Oclose, "opening /" + n);
+      if (H5Iget_type(o) == H5I_GROUP) out.push_back(n);
+    }
+    return out;  // HDF5 lists names in order
+  });
+}
+
+std::vector<std::int64_t> H5File::steps(const std::string& field) const {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::steps: the file is closed");
+  agree_call(impl_->comm, "H5File", {{"call", "steps"}, {"field", field}}, check_field_name(field));
+  return agree(impl_->comm, [&] {
+    if (check(H5Lexists(impl_->file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
+      throw Error(ErrorCode::InvalidArgument, "H5File::steps: '" + impl_->path + "' has no field '" + field + "'");
+    Id g = make(H5Gopen2(impl_->file, field.c_str(), H5P_DEFAULT), H5Gclose, "opening /" + field);
+    std::vector<std::int64_t> out;
+    for (const auto& n : children(g, "listing /" + field)) {
+      std::int64_t s = 0;
+      if (parse_step(n, s)) out.push_back(s);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  });
+}
+
+double H5File::time(const std::string& field, std::int64_t step) const {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::time: the file is closed");
+  agree_call(impl_->comm, "H5File", {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}},
+             check_field_name(field));
+  return agree(impl_->comm, [&] {
+    Id ds = open_step(*impl_, field, step, "H5File::time");
+    if (check(H5Aexists(ds, "time"), "H5Aexists") <= 0)
+      throw Error(ErrorCode::Io, "H5File::time: /" + field + "/" + std::to_string(step) + " has no time attribute");
+    Id a = make(H5Aopen(ds, "time", H5P_DEFAULT), H5Aclose, "attribute time");
+    double t = 0;
+    check(H5Aread(a, H5T_NATIVE_DOUBLE, &t), "attribute time");
+    return t;
+  });
+}
+
+}  // namespace nbfft::io

@@ -1,0 +1,414 @@
+// nbfft/io/hdf5.hpp under real MPI: a field written at P ranks reads back bit-identical at
+// every smaller rank count (sub-communicators of this run) and on slabs and pencils; the
+// file holds the global arrays in numpy's natural order (checked by a plain serial HDF5
+// read of the whole dataset); bad input is the same clear error on every rank.
+#include "nbfft/error.hpp"
+#include "nbfft/io/hdf5.hpp"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <complex>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace nbfft::io {
+namespace {
+
+using fft::Box3;
+using fft::Options;
+using fft::Plan;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// A file name unique to this run (rank 0's pid), the same on every rank.
+std::string temp_path(const std::string& tag) {
+  long pid = static_cast<long>(getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/nbfft-io-" + tag + "-" + std::to_string(pid) + ".h5";
+}
+void remove_file(const std::string& p) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::remove(p.c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+Options opts(fft::TransformKind t, fft::Precision p, int m1 = 0, int m2 = 0) {
+  Options o;
+  o.effort = fft::Effort::Estimate;
+  o.transform = t;
+  o.precision = p;
+  o.m1 = m1;
+  o.m2 = m2;
+  return o;
+}
+
+// The value of point (x, y, z) of a field: exact in float too (grids below 2^8 per side),
+// distinct for every point and field so that a misplaced element cannot go unnoticed.
+double value(std::int64_t x, std::int64_t y, std::int64_t z, int salt) {
+  return double(x + 256 * y + 65536 * z) + 0.25 * salt;
+}
+template <typename T>
+T element(std::int64_t x, std::int64_t y, std::int64_t z, int salt) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return T(value(x, y, z, salt));
+  } else {
+    using R = typename T::value_type;
+    return T(R(value(x, y, z, salt)), R(-value(x, y, z, salt + 1)));
+  }
+}
+template <typename T>
+std::vector<T> fill(const Box3& b, int salt) {
+  std::vector<T> v(std::size_t(b.count()));
+  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) v[std::size_t(b.index(x, y, z))] = element<T>(x, y, z, salt);
+  return v;
+}
+template <typename T>
+int mismatches(const Box3& b, const std::vector<T>& v, int salt) {
+  int bad = 0;
+  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
+        bad += v[std::size_t(b.index(x, y, z))] != element<T>(x, y, z, salt);
+  return bad;
+}
+
+// The process grids a k-rank restart tries: nbfft's choice, and the other slab and a
+// pencil when k allows.
+std::vector<std::pair<int, int>> grids(int k) {
+  std::vector<std::pair<int, int>> g = {{0, 0}, {k, 1}};
+  if (k == 4) g.push_back({2, 2});
+  return g;
+}
+
+// Writes a physical and a spectral field of type (R physical, C spectral) at all ranks,
+// then reads both back at every k <= P on several process grids.
+template <typename R, typename C>
+void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::int64_t, 3> n,
+                const H5Options& layout = {}, void (*check_file)(const std::string&) = nullptr) {
+  const std::string path = temp_path("rt");
+  const int P = world_size();
+  {
+    Plan plan(MPI_COMM_WORLD, n, opts(kind, prec));
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create, layout);
+    for (int step : {0, 10}) {
+      f.write(plan, Space::Physical, "u", step, 0.5 * step, fill<R>(plan.in_box(), step));
+      f.write(plan, Space::Spectral, "U", step, 0.5 * step, fill<C>(plan.out_box(), step + 1));
+    }
+    f.close();
+  }
+  if (check_file && world_rank() == 0) check_file(path);
+  for (int k = P; k >= 1; --k) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+    if (sub != MPI_COMM_NULL) {
+      for (auto [m1, m2] : grids(k)) {
+        SCOPED_TRACE("read at " + std::to_string(k) + " ranks, grid " + std::to_string(m1) + "x" + std::to_string(m2));
+        Plan plan(sub, n, opts(kind, prec, m1, m2));
+        H5File f(sub, path);
+        EXPECT_EQ(f.fields(), (std::vector<std::string>{"U", "u"}));
+        EXPECT_EQ(f.steps("u"), (std::vector<std::int64_t>{0, 10}));
+        EXPECT_EQ(f.time("U", 10), 5.0);
+        for (int step : {0, 10}) {
+          std::vector<R> u(std::size_t(plan.in_count()));
+          std::vector<C> U(std::size_t(plan.out_count()));
+          f.read(plan, Space::Physical, "u", step, u);
+          f.read(plan, Space::Spectral, "U", step, U);
+          EXPECT_EQ(mismatches(plan.in_box(), u, step), 0);
+          EXPECT_EQ(mismatches(plan.out_box(), U, step + 1), 0);
+        }
+      }
+      MPI_Comm_free(&sub);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  remove_file(path);
+}
+
+TEST(Hdf5, RoundTripR2cDoubleAtEverySmallerRankCount) {
+  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {10, 9, 7});
+}
+TEST(Hdf5, RoundTripR2cSingle) {
+  round_trip<float, std::complex<float>>(fft::TransformKind::R2C, fft::Precision::Single, {8, 5, 6});
+}
+TEST(Hdf5, RoundTripC2cDouble) {
+  round_trip<std::complex<double>, std::complex<double>>(fft::TransformKind::C2C, fft::Precision::Double, {6, 7, 5});
+}
+TEST(Hdf5, RoundTripC2cSingle) {
+  round_trip<std::complex<float>, std::complex<float>>(fft::TransformKind::C2C, fft::Precision::Single, {5, 4, 9});
+}
+
+// Chunked datasets (clipped to the extent: x of the spectrum is 4) and aligned ones read
+// back the same at every rank count, and the file has the layout asked for.
+TEST(Hdf5, RoundTripChunked) {
+  H5Options o;
+  o.chunk = {2, 3, 5};
+  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {6, 7, 5}, o,
+                                           [](const std::string& path) {
+                                             hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+                                             hid_t d = H5Dopen2(f, "/U/10", H5P_DEFAULT);
+                                             hid_t p = H5Dget_create_plist(d);
+                                             hsize_t c[3] = {0, 0, 0};
+                                             EXPECT_EQ(H5Pget_layout(p), H5D_CHUNKED);
+                                             EXPECT_EQ(H5Pget_chunk(p, 3, c), 3);
+                                             EXPECT_EQ(c[0], 2u);
+                                             EXPECT_EQ(c[1], 3u);
+                                             EXPECT_EQ(c[2], 4u);
+                                             H5Pclose(p);
+                                             H5Dclose(d);
+                                             H5Fclose(f);
+                                           });
+}
+TEST(Hdf5, RoundTripAligned) {
+  H5Options o;
+  o.alignment = 4096;
+  o.align_threshold = 1;
+  round_trip<float, std::complex<float>>(fft::TransformKind::R2C, fft::Precision::Single, {6, 7, 5}, o,
+                                         [](const std::string& path) {
+                                           hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+                                           for (const char* name : {"/u/0", "/u/10", "/U/0", "/U/10"}) {
+                                             hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+                                             const haddr_t at = H5Dget_offset(d);
+                                             EXPECT_NE(at, HADDR_UNDEF) << name;
+                                             EXPECT_EQ(at % 4096, 0u) << name << " at " << at;
+                                             H5Dclose(d);
+                                           }
+                                           H5Fclose(f);
+                                         });
+}
+
+// The whole dataset as plain serial HDF5 (what h5py does) sees: (z, y, x) / (kz, ky, kx)
+// with x fastest, complex as {r, i}, and the attributes describing it.
+std::string string_attr(hid_t obj, const char* key) {
+  hid_t a = H5Aopen(obj, key, H5P_DEFAULT);
+  hid_t t = H5Aget_type(a);
+  char* p = nullptr;
+  H5Aread(a, t, &p);
+  std::string s = p ? p : "";
+  H5free_memory(p);
+  H5Tclose(t);
+  H5Aclose(a);
+  return s;
+}
+
+TEST(Hdf5, FileHoldsNumpyNaturalOrder) {
+  const std::string path = temp_path("order");
+  const std::array<std::int64_t, 3> n{6, 5, 7};
+  Plan plan(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "u", 3, 1.5, fill<double>(plan.in_box(), 0));
+    f.write(plan, Space::Spectral, "U", 3, 1.5, fill<std::complex<double>>(plan.out_box(), 1));
+    f.close();
+  }
+  if (world_rank() == 0) {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_EQ(string_attr(file, "nbfft_format"), "nbfft fields 1");
+    hid_t u = H5Dopen2(file, "/u/3", H5P_DEFAULT);
+    hid_t s = H5Dget_space(u);
+    hsize_t dims[3];
+    ASSERT_EQ(H5Sget_simple_extent_dims(s, dims, nullptr), 3);
+    EXPECT_EQ(dims[0], 7u);
+    EXPECT_EQ(dims[1], 5u);
+    EXPECT_EQ(dims[2], 6u);
+    std::vector<double> all(6 * 5 * 7);
+    H5Dread(u, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data());
+    int bad = 0;
+    for (int z = 0; z < 7; ++z)
+      for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 6; ++x) bad += all[std::size_t((z * 5 + y) * 6 + x)] != value(x, y, z, 0);
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(string_attr(u, "space"), "physical");
+    EXPECT_EQ(string_attr(u, "axes"), "z y x");
+    EXPECT_EQ(string_attr(u, "halved_axis"), "none");
+    H5Sclose(s);
+    H5Dclose(u);
+
+    hid_t U = H5Dopen2(file, "/U/3", H5P_DEFAULT);
+    s = H5Dget_space(U);
+    H5Sget_simple_extent_dims(s, dims, nullptr);
+    EXPECT_EQ(dims[0], 7u);
+    EXPECT_EQ(dims[1], 5u);
+    EXPECT_EQ(dims[2], 4u);  // kx halved: 6/2 + 1
+    hid_t ft = H5Dget_type(U);
+    ASSERT_EQ(H5Tget_class(ft), H5T_COMPOUND);
+    char* m0 = H5Tget_member_name(ft, 0);
+    char* m1 = H5Tget_member_name(ft, 1);
+    EXPECT_STREQ(m0, "r");
+    EXPECT_STREQ(m1, "i");
+    H5free_memory(m0);
+    H5free_memory(m1);
+    hid_t ct = H5Tcreate(H5T_COMPOUND, 16);
+    H5Tinsert(ct, "r", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(ct, "i", 8, H5T_NATIVE_DOUBLE);
+    std::vector<std::complex<double>> spec(7 * 5 * 4);
+    H5Dread(U, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, spec.data());
+    bad = 0;
+    for (int z = 0; z < 7; ++z)
+      for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 4; ++x) bad += spec[std::size_t((z * 5 + y) * 4 + x)] != element<std::complex<double>>(x, y, z, 1);
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(string_attr(U, "space"), "spectral");
+    EXPECT_EQ(string_attr(U, "axes"), "kz ky kx");
+    EXPECT_EQ(string_attr(U, "halved_axis"), "kx");
+    EXPECT_EQ(string_attr(U, "transform"), "r2c");
+    double t = 0;
+    hid_t ta = H5Aopen(U, "time", H5P_DEFAULT);
+    H5Aread(ta, H5T_NATIVE_DOUBLE, &t);
+    EXPECT_EQ(t, 1.5);
+    std::int64_t grid[3] = {0, 0, 0};
+    hid_t ga = H5Aopen(U, "grid", H5P_DEFAULT);
+    H5Aread(ga, H5T_NATIVE_INT64, grid);
+    EXPECT_EQ(grid[0], 7);
+    EXPECT_EQ(grid[1], 5);
+    EXPECT_EQ(grid[2], 6);
+    H5Aclose(ga);
+    H5Aclose(ta);
+    H5Tclose(ct);
+    H5Tclose(ft);
+    H5Sclose(s);
+    H5Dclose(U);
+    H5Fclose(file);
+  }
+  remove_file(path);
+}
+
+// Runs f, expects an nbfft::Error of `code` whose message contains `what` (on this rank;
+// every rank runs it, so every rank must get it).
+template <typename F>
+void expect_error(F&& f, ErrorCode code, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one containing '" << what << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
+        << "message '" << e.what() << "' does not mention '" << what << "'";
+  }
+}
+
+TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
+  const std::string path = temp_path("bad");
+  const std::array<std::int64_t, 3> n{8, 6, 5};
+  Plan plan(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  const auto u = fill<double>(plan.in_box(), 0);
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "u", 1, 0.1, u);
+    expect_error([&] { f.write(plan, Space::Physical, "u", 1, 0.1, u); }, ErrorCode::InvalidArgument,
+                 "already holds /u/1");
+    expect_error([&] { f.write(plan, Space::Physical, "a/b", 2, 0.1, u); }, ErrorCode::InvalidArgument, "contains '/'");
+    // The wrong element type for the space, and a short buffer on one rank only.
+    std::vector<std::complex<double>> c(std::size_t(plan.in_count()));
+    expect_error([&] { f.write(plan, Space::Physical, "u", 2, 0.1, c); }, ErrorCode::InvalidArgument,
+                 "physical field is float64, the data passed is complex128");
+    const std::size_t short_n = world_rank() == world_size() - 1 ? u.size() - 1 : u.size();
+    const std::string failing = world_size() == 1 ? "" : " [rank " + std::to_string(world_size() - 1) + "]";
+    expect_error([&] { f.write(plan, Space::Physical, "u", 2, 0.1, u.data(), short_n); }, ErrorCode::InvalidArgument,
+                 "the buffer holds");
+    expect_error([&] { f.write(plan, Space::Physical, "u", 2, 0.1, u.data(), short_n); }, ErrorCode::InvalidArgument,
+                 failing.empty() ? "elements, this rank's box" : failing);
+    // Different steps on different ranks are refused before anything is written.
+    if (world_size() > 1)
+      expect_error([&] { f.write(plan, Space::Physical, "u", 5 + world_rank(), 0.1, u); }, ErrorCode::RanksDisagree,
+                   "ranks disagree on step");
+    f.write(plan, Space::Physical, "u", 2, 0.2, u);
+    f.close();
+  }
+  {
+    H5File f(MPI_COMM_WORLD, path);
+    std::vector<double> back(u.size());
+    expect_error([&] { f.read(plan, Space::Physical, "v", 1, back); }, ErrorCode::InvalidArgument,
+                 "has no field 'v' (its fields: u)");
+    expect_error([&] { f.read(plan, Space::Physical, "u", 7, back); }, ErrorCode::InvalidArgument,
+                 "has no step 7 of field 'u' (its steps: 1, 2)");
+    std::vector<std::complex<double>> spec(std::size_t(plan.out_count()));
+    expect_error([&] { f.read(plan, Space::Spectral, "u", 1, spec); }, ErrorCode::InvalidArgument,
+                 "is a physical field; asked for a spectral one");
+    Plan other(MPI_COMM_WORLD, {8, 6, 6}, opts(fft::TransformKind::R2C, fft::Precision::Double));
+    std::vector<double> o(std::size_t(other.in_count()));
+    expect_error([&] { f.read(other, Space::Physical, "u", 1, o); }, ErrorCode::InvalidArgument,
+                 "is a 5x6x8 (z, y, x) array; this plan's physical field is 6x6x8 (another grid)");
+    Plan single(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Single));
+    std::vector<float> s(std::size_t(single.in_count()));
+    expect_error([&] { f.read(single, Space::Physical, "u", 1, s); }, ErrorCode::InvalidArgument,
+                 "holds float64, the plan reads float32");
+    expect_error([&] { f.write(plan, Space::Physical, "w", 1, 0.1, u); }, ErrorCode::InvalidArgument,
+                 "was opened for reading");
+    f.read(plan, Space::Physical, "u", 2, back);  // still usable after the refusals
+    EXPECT_EQ(back, u);
+  }
+  // A Create that is never closed (a run that fails) leaves the previous file as it was.
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "other", 1, 0.1, u);
+  }
+  {
+    H5File f(MPI_COMM_WORLD, path);
+    EXPECT_EQ(f.fields(), std::vector<std::string>{"u"});
+  }
+  // Append adds steps in place.
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Append);
+    f.write(plan, Space::Physical, "u", 3, 0.3, u);
+    f.close();
+    H5File g(MPI_COMM_WORLD, path);
+    EXPECT_EQ(g.steps("u"), (std::vector<std::int64_t>{1, 2, 3}));
+    EXPECT_EQ(g.time("u", 3), 0.3);
+  }
+  // A Create that is closed replaces the previous file, and leaves no temporary behind.
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "fresh", 0, 0.0, u);
+    f.close();
+    EXPECT_FALSE(f.is_open());
+    f.close();  // a second close does nothing
+    H5File g(MPI_COMM_WORLD, path);
+    EXPECT_EQ(g.fields(), std::vector<std::string>{"fresh"});
+    EXPECT_NE(access((path + ".nbfft-tmp").c_str(), F_OK), 0);
+  }
+  remove_file(path);
+
+  expect_error([] { H5File(MPI_COMM_WORLD, "/nonexistent-nbfft-dir/f.h5", H5File::Mode::Create); }, ErrorCode::Io,
+               "cannot create '/nonexistent-nbfft-dir/f.h5.nbfft-tmp'");
+  expect_error([] { H5File(MPI_COMM_WORLD, "/nonexistent-nbfft-dir/f.h5"); }, ErrorCode::Io,
+               "cannot open '/nonexistent-nbfft-dir/f.h5'");
+  expect_error([] { H5File(MPI_COMM_WORLD, "/tmp", H5File::Mode::Create); }, ErrorCode::Io,
+               "exists and is not a regular file");
+  H5Options half;
+  half.chunk = {4, 0, 4};
+  expect_error([&] { H5File(MPI_COMM_WORLD, path, H5File::Mode::Create, half); }, ErrorCode::InvalidArgument,
+               "chunk must be all 0 (contiguous) or all positive, not 4x0x4");
+  // A text file, and an HDF5 file that is not nbfft's.
+  const std::string text = temp_path("text"), foreign = temp_path("foreign");
+  if (world_rank() == 0) {
+    std::ofstream(text) << "not hdf5\n";
+    hid_t fid = H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    H5Fclose(fid);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_error([&] { H5File(MPI_COMM_WORLD, text); }, ErrorCode::Io, "cannot open '" + text + "'");
+  expect_error([&] { H5File(MPI_COMM_WORLD, foreign); }, ErrorCode::Io, "is an HDF5 file but not nbfft's");
+  remove_file(text);
+  remove_file(foreign);
+}
+
+}  // namespace
+}  // namespace nbfft::io
