@@ -4,6 +4,7 @@
 // read of the whole dataset); bad input is the same clear error on every rank.
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
+#include "nbfft/fft/option_table.hpp"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -47,8 +48,12 @@ void remove_file(const std::string& p) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Extra option rows (key, value) every plan of a test takes: kinds, padding.
+std::vector<std::pair<const char*, const char*>> g_rows;
+
 Options opts(fft::TransformKind t, fft::Precision p, int m1 = 0, int m2 = 0) {
   Options o;
+  for (const auto& [key, value] : g_rows) fft::set_option(o, key, value);
   o.effort = fft::Effort::Estimate;
   o.transform = t;
   o.precision = p;
@@ -152,6 +157,21 @@ TEST(Hdf5, RoundTripC2cDouble) {
 }
 TEST(Hdf5, RoundTripC2cSingle) {
   round_trip<std::complex<float>, std::complex<float>>(fft::TransformKind::C2C, fft::Precision::Single, {5, 4, 9});
+}
+
+// Real data with every axis r2r: real in the file both ways, x not halved.
+TEST(Hdf5, RoundTripAllR2rReal) {
+  g_rows = {{"kinds", "dct2,dst1,dct1"}};
+  round_trip<double, double>(fft::TransformKind::R2C, fft::Precision::Double, {6, 7, 5});
+  g_rows.clear();
+}
+// A padded plan: the physical field is the padded grid's, the spectrum the modes kept.
+TEST(Hdf5, RoundTripPadded) {
+  g_rows = {{"padding", "1.5,1,2"}};
+  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {8, 7, 5});
+  g_rows = {{"padding", "1.5"}, {"kinds", "periodic,periodic,periodic"}};
+  round_trip<std::complex<float>, std::complex<float>>(fft::TransformKind::C2C, fft::Precision::Single, {6, 5, 4});
+  g_rows.clear();
 }
 
 // Chunked datasets (clipped to the extent: x of the spectrum is 4) and aligned ones read
