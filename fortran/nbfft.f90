@@ -263,6 +263,18 @@ contains
     end do
   end function
 
+  ! The first n characters of a buffer a C getter filled (n <= 0: "").
+  function chars_of(buffer, n) result(s)
+    character(kind=c_char), intent(in) :: buffer(:)
+    integer, intent(in) :: n
+    character(len=:), allocatable :: s
+    integer :: i
+    allocate(character(len=max(n, 0)) :: s)
+    do i = 1, n
+      s(i:i) = buffer(i)
+    end do
+  end function
+
   function to_c(s) result(c)
     character(len=*), intent(in) :: s
     character(kind=c_char, len=len_trim(s) + 1) :: c
@@ -323,15 +335,12 @@ contains
     character(kind=c_char) :: buffer(512)
     integer(c_size_t) :: needed
     integer(c_int) :: rc
-    integer :: i, n
+    integer :: n
     needed = 0
     rc = c_options_get(options%p, to_c(key), buffer, int(size(buffer), c_size_t), needed)
     n = 0
     if (rc == 0) n = min(int(needed) - 1, size(buffer) - 1)
-    allocate(character(len=n) :: value)
-    do i = 1, n
-      value(i:i) = buffer(i)
-    end do
+    value = chars_of(buffer, n)
     call finish(rc, status)
   end subroutine
 
@@ -372,15 +381,12 @@ contains
     character(kind=c_char) :: buffer(512)
     integer(c_size_t) :: needed
     integer(c_int) :: rc
-    integer :: i, n
+    integer :: n
     needed = 0
     rc = c_plan_option(plan%p, to_c(key), buffer, int(size(buffer), c_size_t), needed)
     n = 0
     if (rc == 0) n = min(int(needed) - 1, size(buffer) - 1)
-    allocate(character(len=n) :: value)
-    do i = 1, n
-      value(i:i) = buffer(i)
-    end do
+    value = chars_of(buffer, n)
     call finish(rc, status)
   end subroutine
 
@@ -394,7 +400,7 @@ contains
     character(kind=c_char) :: none(1)
     integer(c_size_t) :: needed, got
     integer(c_int) :: rc
-    integer :: i, n
+    integer :: n
     needed = 0
     got = 0
     rc = c_plan_tune_report(plan%p, none, 0_c_size_t, needed)
@@ -404,10 +410,11 @@ contains
       rc = c_plan_tune_report(plan%p, buffer, needed, got)
       if (rc == 0) n = int(min(needed, got)) - 1
     end if
-    allocate(character(len=n) :: report)
-    do i = 1, n
-      report(i:i) = buffer(i)
-    end do
+    if (n > 0) then
+      report = chars_of(buffer, n)
+    else
+      report = ""
+    end if
     call finish(rc, status)
   end subroutine
 
