@@ -78,13 +78,60 @@ struct Mpi<float> {
   static void release(void* p) { fftwf_free(p); }
 };
 
+// What both FFTW-MPI runners hold: the z-slab arrays, the plans and how they describe
+// themselves; each runner plans and runs its own transform.
 template <typename T>
-class FftwMpiRunner final : public Runner {
+class FftwMpiBase : public Runner {
+ protected:
   using Api = Mpi<T>;
-  using C = std::complex<T>;
+  explicit FftwMpiBase(const BaselineSpec& s) : s_(s), field_(s.n) {}
+  ~FftwMpiBase() override {
+    Api::destroy(fwd_);
+    Api::destroy(bwd_);
+    Api::release(in_);
+    Api::release(res_);
+    Api::release(spec_);
+  }
+  // The transform's words in config(): "r2c", "r2r kinds dct2,dct2,dct2".
+  virtual std::string kind_words() const = 0;
 
  public:
-  explicit FftwMpiRunner(const BaselineSpec& s) : s_(s), field_(s.n) {
+  std::string transport() const override { return "fftw-mpi"; }
+  std::string proc_grid() const override {
+    int p = 0;
+    MPI_Comm_size(s_.comm, &p);
+    return "1x" + std::to_string(p);
+  }
+  std::string config() const override {
+    std::ostringstream os;
+    os << "FFTW-MPI " << fft::name(s_.precision) << " " << kind_words()
+       << " z-slabs, FFTW_MPI_TRANSPOSED_OUT/IN, effort=" << fft::name(s_.effort)
+       << ", normalization as a separate pass";
+    if (s_.fields > 1) os << ", " << s_.fields << " fields one after the other";
+    return os.str();
+  }
+  bool has_phases() const override { return false; }
+  std::size_t data_bytes() const override { return data_bytes_; }
+
+ protected:
+  BaselineSpec s_;
+  SineField field_;
+  ptrdiff_t local_nz_ = 0, z0_ = 0;
+  void *in_ = nullptr, *res_ = nullptr, *spec_ = nullptr;
+  std::size_t spec_count_ = 0, data_bytes_ = 0;
+  typename Api::plan fwd_ = nullptr, bwd_ = nullptr;
+};
+
+template <typename T>
+class FftwMpiRunner final : public FftwMpiBase<T> {
+  using B = FftwMpiBase<T>;
+  using Api = Mpi<T>;
+  using C = std::complex<T>;
+  using B::s_, B::field_, B::local_nz_, B::z0_, B::in_, B::res_, B::spec_, B::spec_count_, B::data_bytes_,
+      B::fwd_, B::bwd_;
+
+ public:
+  explicit FftwMpiRunner(const BaselineSpec& s) : B(s) {
     r2c_ = s.transform == fft::TransformKind::R2C;
     const ptrdiff_t nx = s.n[0], ny = s.n[1], nz = s.n[2];
     const ptrdiff_t xc = r2c_ ? nx / 2 + 1 : nx;
@@ -128,30 +175,7 @@ class FftwMpiRunner final : public Runner {
                                         static_cast<T>(field_.im(x, y, z0_ + z)));
         }
   }
-  ~FftwMpiRunner() override {
-    Api::destroy(fwd_);
-    Api::destroy(bwd_);
-    Api::release(in_);
-    Api::release(res_);
-    Api::release(spec_);
-  }
-
-  std::string transport() const override { return "fftw-mpi"; }
-  std::string proc_grid() const override {
-    int p = 0;
-    MPI_Comm_size(s_.comm, &p);
-    return "1x" + std::to_string(p);
-  }
-  std::string config() const override {
-    std::ostringstream os;
-    os << "FFTW-MPI " << fft::name(s_.precision) << " " << fft::name(s_.transform)
-       << " z-slabs, FFTW_MPI_TRANSPOSED_OUT/IN, effort=" << fft::name(s_.effort)
-       << ", normalization as a separate pass";
-    if (s_.fields > 1) os << ", " << s_.fields << " fields one after the other";
-    return os.str();
-  }
-  bool has_phases() const override { return false; }
-  std::size_t data_bytes() const override { return data_bytes_; }
+  std::string kind_words() const override { return fft::name(s_.transform); }
 
   void iterate(fft::Timings& t) override {
     fft::PhaseClock clk(&t);
@@ -184,25 +208,22 @@ class FftwMpiRunner final : public Runner {
   }
 
  private:
-  BaselineSpec s_;
-  SineField field_;
   bool r2c_ = true;
-  ptrdiff_t local_nz_ = 0, z0_ = 0, local_ny_ = 0, row_ = 0;
-  void *in_ = nullptr, *res_ = nullptr, *spec_ = nullptr;
-  std::size_t spec_count_ = 0;
-  std::size_t data_bytes_ = 0;
-  typename Api::plan fwd_ = nullptr, bwd_ = nullptr;
+  ptrdiff_t local_ny_ = 0, row_ = 0;
 };
 
 // FFTW-MPI's real-to-real transform (every axis an r2r kind, --kinds): real z-slabs in,
 // the real spectrum [y][z][x] out with FFTW_MPI_TRANSPOSED_OUT, the inverse kinds back with
 // FFTW_MPI_TRANSPOSED_IN, normalization by the logical size as a separate pass.
 template <typename T>
-class FftwMpiR2rRunner final : public Runner {
+class FftwMpiR2rRunner final : public FftwMpiBase<T> {
+  using B = FftwMpiBase<T>;
   using Api = Mpi<T>;
+  using B::s_, B::field_, B::local_nz_, B::z0_, B::in_, B::res_, B::spec_, B::spec_count_, B::data_bytes_,
+      B::fwd_, B::bwd_;
 
  public:
-  explicit FftwMpiR2rRunner(const BaselineSpec& s) : s_(s), field_(s.n) {
+  explicit FftwMpiR2rRunner(const BaselineSpec& s) : B(s) {
     const ptrdiff_t nx = s.n[0], ny = s.n[1], nz = s.n[2];
     ptrdiff_t n0 = 0, s0 = 0, n1 = 0, s1 = 0;
     const ptrdiff_t alloc = Api::local_size(nz, ny, nx, s.comm, &n0, &s0, &n1, &s1);  // reals
@@ -232,30 +253,7 @@ class FftwMpiR2rRunner final : public Runner {
         for (ptrdiff_t x = 0; x < nx; ++x)
           static_cast<T*>(in_)[(z * ny + y) * nx + x] = static_cast<T>(field_.re(x, y, z0_ + z));
   }
-  ~FftwMpiR2rRunner() override {
-    Api::destroy(fwd_);
-    Api::destroy(bwd_);
-    Api::release(in_);
-    Api::release(res_);
-    Api::release(spec_);
-  }
-
-  std::string transport() const override { return "fftw-mpi"; }
-  std::string proc_grid() const override {
-    int p = 0;
-    MPI_Comm_size(s_.comm, &p);
-    return "1x" + std::to_string(p);
-  }
-  std::string config() const override {
-    std::ostringstream os;
-    os << "FFTW-MPI " << fft::name(s_.precision) << " r2r kinds " << fft::kinds_str(s_.kinds)
-       << " z-slabs, FFTW_MPI_TRANSPOSED_OUT/IN, effort=" << fft::name(s_.effort)
-       << ", normalization as a separate pass";
-    if (s_.fields > 1) os << ", " << s_.fields << " fields one after the other";
-    return os.str();
-  }
-  bool has_phases() const override { return false; }
-  std::size_t data_bytes() const override { return data_bytes_; }
+  std::string kind_words() const override { return "r2r kinds " + fft::kinds_str(s_.kinds); }
 
   void iterate(fft::Timings& t) override {
     fft::PhaseClock clk(&t);
@@ -281,13 +279,7 @@ class FftwMpiR2rRunner final : public Runner {
   }
 
  private:
-  BaselineSpec s_;
-  SineField field_;
-  ptrdiff_t local_nz_ = 0, z0_ = 0;
   double scale_ = 1;
-  void *in_ = nullptr, *res_ = nullptr, *spec_ = nullptr;
-  std::size_t spec_count_ = 0, data_bytes_ = 0;
-  typename Api::plan fwd_ = nullptr, bwd_ = nullptr;
 };
 
 }  // namespace
