@@ -42,7 +42,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments experiments-quick performance
+.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments experiments-quick performance bench-r2r
 all: build
 
 deps:
@@ -133,6 +133,17 @@ performance: venv build
 	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	$(PY) -m pip install -q mpi4py-fft
 	$(PY) bench/compare/performance.py --build $(BUILD_DIR) --mpirun "$(MPIRUN)" $(PERF_MPI_ARGS) $(PERF_ARGS)
+
+# Issue 18's peers (docs/performance.md "Sine/cosine and padded transforms against mpi4py-fft
+# and FFTW-MPI"): nbfft's kinds (dct2; periodic x,y + dst2 z) and padding=1.5 against
+# mpi4py-fft's r2r and padding and nbfft's pad-by-hand, variants interleaved round by round,
+# after checking that both sides compute the same numbers. mpi4py-fft goes into the venv here
+# only (not scripts/python-requirements.txt: CI does not need it).
+BENCH_R2R_ARGS ?= --ranks 1,2,4
+bench-r2r: venv build
+	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
+	$(PY) -m pip install -q mpi4py-fft
+	$(PY) python/benchmarks/peers_r2r_padding.py --mpirun "$(MPIRUN)" $(BENCH_R2R_ARGS)
 
 # One interleaved run (~10 s on 2 cores once built): nbfft's default plan first, the quick tuner's
 # choice (a few seconds of trials), seed 000's 2x2 configuration and FFTW-MPI (MPICH builds
