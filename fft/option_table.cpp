@@ -2,6 +2,7 @@
 #include "nbfft/fft/option_table.hpp"
 
 #include "nbfft/error.hpp"
+#include "fft/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,12 +17,6 @@
 namespace nbfft::fft {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
 
 // Integer text in [lo, hi] (whole string, no sign tricks beyond a leading '-').
 bool int_in(std::string_view v, long lo, long hi, long* out) {
@@ -38,7 +33,7 @@ bool int_in(std::string_view v, long lo, long hi, long* out) {
 
 // true/false and the usual synonyms; -1 for anything else.
 int bool_word(std::string_view v) {
-  const std::string l = lower(v);
+  const std::string l = lower_case(v);
   if (l == "true" || l == "1" || l == "yes" || l == "on") return 1;
   if (l == "false" || l == "0" || l == "no" || l == "off") return 0;
   return -1;
@@ -71,7 +66,7 @@ std::string bool_str(bool b) { return b ? "true" : "false"; }
 // "auto" (or "0x0") lets the plan choose; "M1xM2" with entries >= 0, a 0 derived from the
 // other entry (Options::m1, m2).
 std::pair<int, int> grid_of(std::string_view v) {
-  if (lower(v) == "auto") return {0, 0};
+  if (lower_case(v) == "auto") return {0, 0};
   try {
     return parse_proc_grid(v, 0);  // the one M1xM2 parser (options.cpp), zeros allowed here
   } catch (const Error&) {
@@ -148,14 +143,14 @@ std::vector<OptionRow> make_rows() {
          return o.row_transport.str() == o.col_transport.str() ? o.row_transport.str() : "mixed";
        },
        [](Options& o, std::string_view v) {
-         if (lower(v) != "mixed") o.transport(v);
+         if (lower_case(v) != "mixed") o.transport(v);
        }},
       {"col_kernel", T::Choice, kernels.c_str(),
        "shorthand: one of seed 002's COL exchanges (sets col_transport, col_chunk_planes, col_depth); transport: "
        "leave them",
        false, false, true, 0, 0, "", "overlap", [](const Options& o) { return kernel_of(o); },
        [](Options& o, std::string_view v) {
-         if (lower(v) != "transport") o.col_kernel(v);
+         if (lower_case(v) != "transport") o.col_kernel(v);
        }},
       {"effort", T::Choice, "measure|estimate|patient|exhaustive", "FFTW planner effort (kept by FFTW wisdom)", false,
        false, false, 0, 0, "", "estimate", [](const Options& o) -> std::string { return name(o.effort); },
@@ -252,7 +247,7 @@ const std::vector<OptionRow>& option_rows() {
 }
 
 const OptionRow* find_option_row(std::string_view key) {
-  std::string k = lower(key);
+  std::string k = lower_case(key);
   std::replace(k.begin(), k.end(), '-', '_');
   for (const auto& r : option_rows())
     if (spelled(k, r)) return &r;

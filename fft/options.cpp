@@ -3,6 +3,7 @@
 #include "nbfft/fft/option_table.hpp"
 
 #include "nbfft/error.hpp"
+#include "fft/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,16 +11,6 @@
 #include <string>
 
 namespace nbfft::fft {
-
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-}  // namespace
 
 Options& Options::transport(std::string_view name) {
   row_transport = coll::Transport::parse(name);
@@ -70,7 +61,7 @@ const std::vector<ColKernel>& col_kernels() {
 }
 
 const ColKernel& find_col_kernel(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   std::string known;
   for (const auto& k : col_kernels()) {
     if (l == k.name) return k;
@@ -90,21 +81,21 @@ Options& Options::col_kernel(std::string_view name) {
 }
 
 Precision parse_precision(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   if (l == "double" || l == "d" || l == "fp64") return Precision::Double;
   if (l == "single" || l == "float" || l == "s" || l == "fp32") return Precision::Single;
   throw Error("unknown precision '" + std::string(s) + "' (use double or single)");
 }
 
 TransformKind parse_transform(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   if (l == "r2c" || l == "c2r" || l == "real") return TransformKind::R2C;
   if (l == "c2c" || l == "complex") return TransformKind::C2C;
   throw Error("unknown transform '" + std::string(s) + "' (use r2c or c2c)");
 }
 
 Norm parse_norm(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   if (l == "none") return Norm::None;
   if (l == "backward") return Norm::Backward;
   if (l == "forward") return Norm::Forward;
@@ -114,7 +105,7 @@ Norm parse_norm(std::string_view s) {
 }
 
 Effort parse_effort(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   if (l == "estimate") return Effort::Estimate;
   if (l == "measure") return Effort::Measure;
   if (l == "patient") return Effort::Patient;
@@ -124,7 +115,7 @@ Effort parse_effort(std::string_view s) {
 }
 
 TuneEffort parse_tune_effort(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   if (l == "none") return TuneEffort::None;
   if (l == "quick") return TuneEffort::Quick;
   if (l == "thorough") return TuneEffort::Thorough;

@@ -3,6 +3,7 @@
 #include "nbfft/fft/r2r_kinds.hpp"
 
 #include "nbfft/error.hpp"
+#include "fft/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -35,12 +36,6 @@ const std::vector<KindRow>& kind_rows() {
 
 const KindRow& row(AxisKind k) { return kind_rows()[static_cast<std::size_t>(k)]; }
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
 }  // namespace
 
 const char* name(AxisKind k) { return row(k).name; }
@@ -48,9 +43,9 @@ const char* fftw_name(AxisKind k) { return row(k).fftw; }
 AxisKind inverse(AxisKind k) { return row(k).inverse; }
 
 AxisKind parse_axis_kind(std::string_view s) {
-  const std::string l = lower(s);
+  const std::string l = lower_case(s);
   for (const auto& r : kind_rows())
-    if (l == r.name || (r.kind != AxisKind::Periodic && l == lower(r.fftw))) return r.kind;
+    if (l == r.name || (r.kind != AxisKind::Periodic && l == lower_case(r.fftw))) return r.kind;
   throw Error("unknown transform kind '" + std::string(s) +
               "' (use periodic, dct1..dct4, dst1..dst4, or FFTW's REDFT00, REDFT10, REDFT01, REDFT11, RODFT00, "
               "RODFT10, RODFT01, RODFT11)");
