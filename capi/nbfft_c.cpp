@@ -203,10 +203,9 @@ void check_exact(nbfft_plan_s& p, const char* fn, fft::Direction d, std::size_t 
 
 // Bytes of a whole field of `layout` (what gather writes on the root).
 std::size_t global_bytes_of(const fft::Plan& plan, Layout layout) {
-  const auto& o = plan.options();
   // The input of a padded plan is its physical grid.
   const auto n = layout == Layout::Input ? plan.physical_size() : plan.global_size();
-  const std::int64_t nx = layout == Layout::Output && fft::halves_x(o) ? n[0] / 2 + 1 : n[0];
+  const std::int64_t nx = layout == Layout::Output ? plan.decomposition().xc : n[0];  // the spectrum's x extent
   std::size_t b = fft::element_bytes(plan, layout);
   for (std::int64_t e : {nx, n[1], n[2]})
     if (__builtin_mul_overflow(b, static_cast<std::size_t>(e), &b))
@@ -491,10 +490,11 @@ nbfft_status nbfft_plan_bytes(nbfft_plan plan, size_t* in_bytes, size_t* out_byt
 
 nbfft_status nbfft_plan_elements(nbfft_plan plan, int* in_complex, int* out_complex, int* real_bytes) {
   return guard("nbfft_plan_elements", [&] {
-    const auto& o = plan_of(plan).plan.options();
-    if (in_complex) *in_complex = o.transform == nbfft::fft::TransformKind::C2C;
-    if (out_complex) *out_complex = !nbfft::fft::real_spectrum(o);
-    if (real_bytes) *real_bytes = o.precision == nbfft::fft::Precision::Double ? 8 : 4;
+    // The plan's one rule of call shapes: what forward reads and writes.
+    const nbfft::fft::Plan::Shape s = plan_of(plan).plan.shape(nbfft::fft::Direction::Forward);
+    if (in_complex) *in_complex = !s.in.real;
+    if (out_complex) *out_complex = !s.out.real;
+    if (real_bytes) *real_bytes = s.in.precision == nbfft::fft::Precision::Double ? 8 : 4;
   });
 }
 
