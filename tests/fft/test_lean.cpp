@@ -274,7 +274,9 @@ TEST(Lean, GridsTheLayoutCannotServeFallBack) {
   EXPECT_EQ(lean.lean_workspace(), P == 2);
   std::ostringstream os;
   os << lean;
-  if (P > 2) EXPECT_NE(os.str().find("not lean"), std::string::npos) << os.str();
+  if (P > 2) {
+    EXPECT_NE(os.str().find("not lean"), std::string::npos) << os.str();
+  }
   const auto in = random_box(plain.in_box(), n, 1, 5);
   const Reference ref = reference(plain, in);
   auto u = in_place_array(lean, in);
