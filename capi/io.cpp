@@ -37,12 +37,12 @@ nbfft_h5file_s& file_of(nbfft_h5file f) {
 
 H5File::Mode mode_of(nbfft_h5_mode m) {
   switch (m) {
-    case NBFFT_H5_READ: return H5File::Mode::Read;
-    case NBFFT_H5_CREATE: return H5File::Mode::Create;
-    case NBFFT_H5_APPEND: return H5File::Mode::Append;
+    case NBFFT_H5_MODE_READ: return H5File::Mode::Read;
+    case NBFFT_H5_MODE_CREATE: return H5File::Mode::Create;
+    case NBFFT_H5_MODE_APPEND: return H5File::Mode::Append;
   }
   throw Error("mode " + std::to_string(static_cast<int>(m)) +
-              " is none of NBFFT_H5_READ (0), NBFFT_H5_CREATE (1), NBFFT_H5_APPEND (2)");
+              " is none of NBFFT_H5_MODE_READ (0), NBFFT_H5_MODE_CREATE (1), NBFFT_H5_MODE_APPEND (2)");
 }
 
 Space space_of(nbfft_space s) {

@@ -1,11 +1,11 @@
 /* nbfft_h5.h: fields to disk and back from C (docs/io.md "C"); included by nbfft/nbfft.h.
  *
  *   nbfft_h5file f;
- *   nbfft_h5_open(MPI_COMM_WORLD, "run.h5", NBFFT_H5_CREATE, NULL, &f);        // collective
+ *   nbfft_h5_open(MPI_COMM_WORLD, "run.h5", NBFFT_H5_MODE_CREATE, NULL, &f);        // collective
  *   nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", step, t, u, in_bytes);  // dataset /u/<step>
  *   nbfft_h5_close(&f);                     // flushed, closed, renamed over run.h5 only now
  *
- *   nbfft_h5_open(comm2, "run.h5", NBFFT_H5_READ, NULL, &f);  // any rank count, slab or pencil
+ *   nbfft_h5_open(comm2, "run.h5", NBFFT_H5_MODE_READ, NULL, &f);  // any rank count, slab or pencil
  *   nbfft_h5_read(f, plan2, NBFFT_SPACE_PHYSICAL, "u", step, u2, in_bytes2);
  *
  * The C face of nbfft::io::H5File (nbfft/io/hdf5.hpp): one HDF5 file holding every field
@@ -33,7 +33,7 @@ typedef struct nbfft_h5file_s* nbfft_h5file; /* opaque */
 /* READ: read only. CREATE: a new file, written beside `path` and renamed over it by
  * nbfft_h5_close only after every rank has written (a run that fails first leaves the
  * previous file as it was). APPEND: adds fields and steps to an nbfft file in place. */
-typedef enum nbfft_h5_mode { NBFFT_H5_READ = 0, NBFFT_H5_CREATE = 1, NBFFT_H5_APPEND = 2 } nbfft_h5_mode;
+typedef enum nbfft_h5_mode { NBFFT_H5_MODE_READ = 0, NBFFT_H5_MODE_CREATE = 1, NBFFT_H5_MODE_APPEND = 2 } nbfft_h5_mode;
 /* The physical field (the plan's input layout) or its spectrum (the output layout). */
 typedef enum nbfft_space { NBFFT_SPACE_PHYSICAL = 0, NBFFT_SPACE_SPECTRAL = 1 } nbfft_space;
 

@@ -100,7 +100,7 @@ static void write_file(const char* path) {
   box_values(d, NBFFT_LAYOUT_INPUT, u, 1, 8, 1, 0);
   box_values(d, NBFFT_LAYOUT_OUTPUT, U, 2, 8, 1, 0);
   box_values(s, NBFFT_LAYOUT_INPUT, c, 2, 4, 1, 0);
-  EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_CREATE, "alignment=4096 align_threshold=1024", &f),
+  EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_CREATE, "alignment=4096 align_threshold=1024", &f),
          NBFFT_SUCCESS);
   EXPECT(nbfft_h5_write(f, d, NBFFT_SPACE_PHYSICAL, "u", 0, 0.0, u, in_b), NBFFT_SUCCESS);
   box_values(d, NBFFT_LAYOUT_INPUT, u, 1, 8, 1, 1000);
@@ -145,7 +145,7 @@ static void read_file(MPI_Comm comm, const char* path, const char* grid) {
   nbfft_plan_bytes(d, &in_b, &out_b, NULL);
   nbfft_plan_bytes(s, &sin_b, NULL, NULL);
   u = malloc(in_b + 8), U = malloc(out_b + 16), c = malloc(sin_b + 8);
-  EXPECT(nbfft_h5_open(comm, path, NBFFT_H5_READ, NULL, &f), NBFFT_SUCCESS);
+  EXPECT(nbfft_h5_open(comm, path, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_SUCCESS);
   EXPECT(nbfft_h5_fields(f, names, sizeof names, NULL), NBFFT_SUCCESS);
   CHECK(strcmp(names, "U\nc\nu") == 0, "fields: '%s'", names);
   EXPECT(nbfft_h5_steps(f, "u", steps, 4, &count), NBFFT_SUCCESS);
@@ -182,26 +182,37 @@ static void read_file(MPI_Comm comm, const char* path, const char* grid) {
 }
 
 #ifdef NBFFT_TEST_SERIAL_HDF5
-/* The file as any serial HDF5 reader sees it: /u/10 is the global (nz, ny, nx) array. */
-static void serial_check(const char* path) {
+/* The file as any serial HDF5 reader sees it: `name` is the global (nz, ny, nx) array, x
+ * fastest, of value(x, y, z) + shift (real), or of value - i value (complex, the compound
+ * {r, i}: an r2c spectrum's nx/2 + 1 columns). */
+static void serial_check(const char* path, const char* name, double shift, int complex_) {
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  hid_t ds = H5Dopen2(file, "/u/10", H5P_DEFAULT);
-  hid_t sp = H5Dget_space(ds);
+  hid_t ds = file < 0 ? -1 : H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t sp = ds < 0 ? -1 : H5Dget_space(ds);
+  hid_t ct = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
   hsize_t dims[3] = {0, 0, 0};
-  double* all = malloc(sizeof(double) * (size_t)(N[0] * N[1] * N[2]));
+  const int64_t nx = complex_ ? N[0] / 2 + 1 : N[0];
+  double* all = malloc(sizeof(double) * 2 * (size_t)(N[0] * N[1] * N[2]));
   int64_t x, y, z;
   long wrong = 0;
+  CHECK(sp >= 0, "cannot open %s in %s", name, path);
+  if (sp < 0) return;
+  H5Tinsert(ct, "r", 0, H5T_NATIVE_DOUBLE);
+  H5Tinsert(ct, "i", sizeof(double), H5T_NATIVE_DOUBLE);
   H5Sget_simple_extent_dims(sp, dims, NULL);
-  CHECK(dims[0] == (hsize_t)N[2] && dims[1] == (hsize_t)N[1] && dims[2] == (hsize_t)N[0], "dims %llu %llu %llu",
+  CHECK(dims[0] == (hsize_t)N[2] && dims[1] == (hsize_t)N[1] && dims[2] == (hsize_t)nx, "%s: dims %llu %llu %llu", name,
         (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2]);
-  H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all);
+  CHECK(H5Dread(ds, complex_ ? ct : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "reading %s", name);
   for (z = 0; z < N[2]; ++z)
     for (y = 0; y < N[1]; ++y)
-      for (x = 0; x < N[0]; ++x)
-        if (all[(z * N[1] + y) * N[0] + x] != value(x, y, z, 0) + 1000) ++wrong;
-  CHECK(wrong == 0, "serial read of /u/10: %ld elements out of natural order", wrong);
+      for (x = 0; x < nx; ++x) {
+        const int64_t at = (z * N[1] + y) * nx + x;
+        const double v = value(x, y, z, 0) + shift;
+        if (complex_ ? all[2 * at] != v || all[2 * at + 1] != -v : all[at] != v) ++wrong;
+      }
+  CHECK(wrong == 0, "serial read of %s: %ld elements out of natural order", name, wrong);
   free(all);
-  H5Sclose(sp), H5Dclose(ds), H5Fclose(file);
+  H5Tclose(ct), H5Sclose(sp), H5Dclose(ds), H5Fclose(file);
 }
 #endif
 
@@ -215,16 +226,26 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+#ifdef NBFFT_TEST_SERIAL_HDF5
+  /* --check FILE: the file tests/capi/fortran_h5.f90 wrote, seen by a serial reader. */
+  if (argc > 2 && strcmp(argv[1], "--check") == 0) {
+    if (rank == 0) serial_check(argv[2], "/u/10", 1000, 0), serial_check(argv[2], "/uh/0", 0, 1);
+    MPI_Allreduce(&failures, &world_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("%s in natural order: %s\n", argv[2], world_failures ? "FAILED" : "ok");
+    MPI_Finalize();
+    return world_failures ? 1 : 0;
+  }
+#endif
   snprintf(path, sizeof path, "%s/capi_h5_np%d.h5", argc > 1 ? argv[1] : ".", size);
 
   EXPECT(nbfft_h5_available(&available), NBFFT_SUCCESS);
   if (!available) {
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_CREATE, NULL, &f), NBFFT_UNAVAILABLE);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_CREATE, NULL, &f), NBFFT_UNAVAILABLE);
     EXPECT_MSG("built without parallel HDF5");
   } else {
     write_file(path);
 #ifdef NBFFT_TEST_SERIAL_HDF5
-    if (rank == 0) serial_check(path);
+    if (rank == 0) serial_check(path, "/u/10", 1000, 0);
 #endif
     /* Every rank count k <= P (the first k ranks), nbfft's grid, then slabs both ways. */
     for (k = 1; k <= size; ++k) {
@@ -241,31 +262,31 @@ int main(int argc, char** argv) {
       }
     }
     /* Opening wrong. */
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_READ, "chunk=4x4", &f), NBFFT_INVALID_ARGUMENT);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_READ, "chunk=4x4", &f), NBFFT_INVALID_ARGUMENT);
     EXPECT_MSG("ZxYxX");
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_READ, rank == 0 ? "colour=red" : NULL, &f),
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_READ, rank == 0 ? "colour=red" : NULL, &f),
            NBFFT_INVALID_ARGUMENT);
     EXPECT_MSG("unknown key 'colour'");
     EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, (nbfft_h5_mode)5, NULL, &f), NBFFT_INVALID_ARGUMENT);
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, NULL, NBFFT_H5_READ, NULL, &f), NBFFT_INVALID_ARGUMENT);
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, "no/such/folder/x.h5", NBFFT_H5_CREATE, NULL, &f), NBFFT_IO_ERROR);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, NULL, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_INVALID_ARGUMENT);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, "no/such/folder/x.h5", NBFFT_H5_MODE_CREATE, NULL, &f), NBFFT_IO_ERROR);
     CHECK(f == NULL, "a failed open leaves a handle");
     /* Append, and a stale copy of a closed handle. */
     d = make_plan(MPI_COMM_WORLD, "double", "r2c", NULL);
     nbfft_plan_bytes(d, &in_b, NULL, NULL);
     u = malloc(in_b + 8);
     box_values(d, NBFFT_LAYOUT_INPUT, u, 1, 8, 1, 0);
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_APPEND, NULL, &f), NBFFT_SUCCESS);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_APPEND, NULL, &f), NBFFT_SUCCESS);
     EXPECT(nbfft_h5_write(f, d, NBFFT_SPACE_PHYSICAL, "u", 20, 5.0, u, in_b), NBFFT_SUCCESS);
     copy = f;
     EXPECT(nbfft_h5_close(&f), NBFFT_SUCCESS);
     EXPECT(nbfft_h5_time(copy, "u", 20, NULL), NBFFT_INVALID_STATE);
     EXPECT_MSG("not a live handle");
     /* Discard: the previous file stays as it was (steps 0, 10, 20 of u). */
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_CREATE, NULL, &f), NBFFT_SUCCESS);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_CREATE, NULL, &f), NBFFT_SUCCESS);
     EXPECT(nbfft_h5_write(f, d, NBFFT_SPACE_PHYSICAL, "only", 0, 0.0, u, in_b), NBFFT_SUCCESS);
     EXPECT(nbfft_h5_discard(&f), NBFFT_SUCCESS);
-    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_READ, NULL, &f), NBFFT_SUCCESS);
+    EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_SUCCESS);
     {
       size_t count = 0;
       double t = 0;
@@ -284,7 +305,7 @@ int main(int argc, char** argv) {
       EXPECT(nbfft_plan_create(MPI_COMM_WORLD, n2, NULL, &e), NBFFT_SUCCESS);
       nbfft_plan_bytes(e, &e_b, NULL, NULL);
       v = malloc(e_b + 8);
-      EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_READ, NULL, &f), NBFFT_SUCCESS);
+      EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_SUCCESS);
       EXPECT(nbfft_h5_read(f, e, NBFFT_SPACE_PHYSICAL, "u", 0, v, e_b), NBFFT_INVALID_ARGUMENT);
       EXPECT_MSG("another grid");
       EXPECT(nbfft_h5_close(&f), NBFFT_SUCCESS);
