@@ -176,3 +176,37 @@ def test_options_shape_the_file(comm, folder):
         with h5py.File(path, "r") as h:
             ok = h["u/0"].chunks == (2, 3, 4) and same_bits(h["u/0"][...], g)
     assert all_ranks(ok)
+
+
+def test_taylor_green_restarts_at_other_rank_counts(comm, folder):
+    """The Navier-Stokes example checkpoints at P ranks and restarts at 1 and P-1 ranks
+    (another decomposition) with the energy of an uninterrupted run; its series is one file
+    of global velocity fields that h5py reads."""
+    from nbfft.examples import taylor_green
+    n, dt = 12, 1e-3
+    full = taylor_green.main(n=n, steps=4, dt=dt, comm=comm, verbose=False)
+    ck, series = os.path.join(folder, "tg.h5"), os.path.join(folder, "tg_series.h5")
+    first = taylor_green.main(n=n, steps=2, dt=dt, comm=comm, verbose=False, checkpoint=ck, checkpoint_every=1,
+                              series=series)
+    assert first["first_step"] == 0
+    for k in sorted({1, max(1, P - 1)}):
+        sub = comm.Split(0 if comm.rank < k else MPI.UNDEFINED, comm.rank)
+        ok = True
+        if sub != MPI.COMM_NULL:
+            r = taylor_green.main(n=n, steps=4, dt=dt, comm=sub, verbose=False, restart=ck,
+                                  series=series if k == max(1, P - 1) else None)
+            ok = r["first_step"] == 2 and abs(r["energy"] - full["energy"]) <= 1e-12 * full["energy"]
+            ok = ok and r["divergence"] < 1e-10
+            sub.Free()
+        assert all_ranks(ok), "the run restarted at {} ranks ends with another energy".format(k)
+    ok = True
+    if comm.rank == 0:
+        import h5py
+        with h5py.File(series, "r") as h:
+            ok = sorted(int(s) for s in h["u_x"]) == [0, 1, 2, 3, 4] and set(h) == {"u_x", "u_y", "u_z"}
+            ok = ok and abs(h["u_y/3"].attrs["time"] - 3 * dt) < 1e-15 and h["u_z/4"].shape == (n, n, n)
+            z, y, x = np.meshgrid(*(2 * np.pi * np.arange(n) / n,) * 3, indexing="ij")
+            ok = ok and np.allclose(h["u_x/0"][...], np.sin(x) * np.cos(y) * np.cos(z), atol=1e-14)
+        with h5py.File(ck, "r") as h:
+            ok = ok and [int(s) for s in h["U_x"]] == [2] and h["U_x/2"].attrs["space"] == "spectral"
+    assert all_ranks(ok), "the series or the checkpoint holds other fields than written"
