@@ -135,13 +135,14 @@ void end_file(nbfft_h5file* file, bool commit) {
 }
 
 // The exact byte count of this rank's box of `space`: another count is another element
-// type or another box (the same rule as the transforms'). Agreed on the file's ranks.
+// type or another box (the same rule as the transforms'). Agreed on the file's ranks;
+// guard() names the C function.
 struct Call {
   nbfft_h5file_s* f;
   nbfft_plan_s* p;
   Space space;
 };
-Call checked(const char* fn, nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+Call checked(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
              const void* data, std::size_t bytes) {
   nbfft_h5file_s& f = file_of(file);
   Call c{&f, nullptr, Space::Physical};
@@ -152,7 +153,7 @@ Call checked(const char* fn, nbfft_h5file file, nbfft_plan plan, nbfft_space spa
     const fft::Plan& pl = c.p->plan;
     const std::size_t want = c.space == Space::Physical ? pl.in_bytes() : pl.out_bytes();
     if (bytes != want)
-      throw Error(std::string(fn) + ": bytes is " + std::to_string(bytes) + " but the plan's " + io::name(c.space) +
+      throw Error("bytes is " + std::to_string(bytes) + " but the plan's " + io::name(c.space) +
                   " field needs exactly " + std::to_string(want) + " for this rank's " +
                   (c.space == Space::Physical ? "input" : "output") + " box" +
                   (bytes > want ? " (a larger count means another element type or another box)" : ""));
@@ -213,7 +214,7 @@ nbfft_status nbfft_h5_discard(nbfft_h5file* file) {
 nbfft_status nbfft_h5_write(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
                             double time, const void* data, size_t bytes) {
   return guard("nbfft_h5_write", [&] {
-    const Call c = checked("nbfft_h5_write", file, plan, space, field, data, bytes);
+    const Call c = checked(file, plan, space, field, data, bytes);
     c.f->file.write_bytes(c.p->plan, c.space, field, step, time, dtype_of(c.p->plan, c.space), data, bytes);
   });
 }
@@ -221,7 +222,7 @@ nbfft_status nbfft_h5_write(nbfft_h5file file, nbfft_plan plan, nbfft_space spac
 nbfft_status nbfft_h5_read(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
                            void* data, size_t bytes) {
   return guard("nbfft_h5_read", [&] {
-    const Call c = checked("nbfft_h5_read", file, plan, space, field, data, bytes);
+    const Call c = checked(file, plan, space, field, data, bytes);
     c.f->file.read_bytes(c.p->plan, c.space, field, step, dtype_of(c.p->plan, c.space), data, bytes);
   });
 }
