@@ -72,7 +72,7 @@ def test_written_at_p_ranks_reads_back_bit_identical_everywhere(comm, folder):
         sub = comm.Split(0 if comm.rank < k else MPI.UNDEFINED, comm.rank)
         good = True
         if sub != MPI.COMM_NULL:
-            for grid in {None, (1, k), (k, 1)}:
+            for grid in {None, (1, k), (k, 1)} if k == P else [None]:  # few runs: MPICH busy-polls
                 with nbfft.Plan(sub, SHAPE, dtype=np.float64, grid=grid) as p2, \
                         nbfft.Plan(sub, SHAPE, dtype=np.complex64, grid=grid) as c2, \
                         nbfft.io.File(sub, path) as f:
