@@ -14,7 +14,14 @@ from mpi4py import MPI
 
 P = COMM.size
 SHAPE = (5, 6, 7)  # (nz, ny, nx): uneven on 2-4 ranks, odd nx
-pytestmark = pytest.mark.skipif(not nbfft.io.hdf5_available(), reason="built without parallel HDF5")
+needs_hdf5 = pytest.mark.skipif(not nbfft.io.hdf5_available(), reason="built without parallel HDF5")
+
+
+@pytest.mark.skipif(nbfft.io.hdf5_available(), reason="this build has parallel HDF5")
+def test_without_hdf5_a_file_says_what_is_missing(comm):
+    e = raises_everywhere(nbfft.Unavailable, lambda: nbfft.io.File(comm, "never.h5", "w"))
+    assert "built without parallel HDF5" in str(e) and "libhdf5-openmpi-dev" in str(e)
+    assert "NBFFT_WITH_HDF5" in nbfft.io.hdf5_info() or "pkg-config" in nbfft.io.hdf5_info()
 
 
 @pytest.fixture
@@ -39,6 +46,7 @@ def same_bits(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
+@needs_hdf5
 def test_written_at_p_ranks_reads_back_bit_identical_everywhere(comm, folder):
     path = os.path.join(folder, "run.h5")
     u_glob = global_field(SHAPE, np.float64, seed=3)
@@ -88,6 +96,7 @@ def test_written_at_p_ranks_reads_back_bit_identical_everywhere(comm, folder):
         assert all_ranks(good), "a block read at {} ranks differs".format(k)
 
 
+@needs_hdf5
 def test_append_and_a_failed_block_keep_the_previous_file(comm, folder):
     path = os.path.join(folder, "ckpt.h5")
     with nbfft.Plan(comm, SHAPE) as plan:
@@ -108,6 +117,7 @@ def test_append_and_a_failed_block_keep_the_previous_file(comm, folder):
             assert f.time("u", 1) == 1.0
 
 
+@needs_hdf5
 def test_bad_input_fails_on_every_rank(comm, folder):
     path = os.path.join(folder, "bad.h5")
     with nbfft.Plan(comm, SHAPE) as plan:
@@ -164,6 +174,7 @@ def test_bad_input_fails_on_every_rank(comm, folder):
         raises_everywhere(nbfft.RanksDisagree, lambda: nbfft.io.File(comm, path + str(comm.rank)))
 
 
+@needs_hdf5
 def test_options_shape_the_file(comm, folder):
     path = os.path.join(folder, "chunked.h5")
     g = global_field(SHAPE, np.float64, seed=9)
@@ -178,6 +189,7 @@ def test_options_shape_the_file(comm, folder):
     assert all_ranks(ok)
 
 
+@needs_hdf5
 def test_taylor_green_restarts_at_other_rank_counts(comm, folder):
     """The Navier-Stokes example checkpoints at P ranks and restarts at 1 and P-1 ranks
     (another decomposition) with the energy of an uninterrupted run; its series is one file
