@@ -21,6 +21,7 @@ communicator (the plans passed must be on the same ranks). See docs/io.md for th
 the attributes and the guarantees.
 """
 
+import os
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
@@ -125,12 +126,11 @@ class File:
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])  # nothing to agree over
         what = "nbfft.io.File"
-        chunk_v = (0, 0, 0)
+        chunk_v: Tuple[int, ...] = (0, 0, 0)
         try:
             if problem is None:
                 if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
                     raise ArgumentTypeError("{}: path must be a str or os.PathLike, got {!r}".format(what, path))
-                import os
                 path = os.fsdecode(os.fspath(path))
                 if mode not in _MODES:
                     raise InvalidArgument("{}: mode must be 'r' (read), 'w' (create) or 'a' (append), got {!r}".format(
@@ -139,7 +139,7 @@ class File:
                 align_threshold = _bytes_option(what, "align_threshold", align_threshold)
                 if chunk is not None:
                     try:
-                        chunk_v = tuple(int(_bytes_option(what, "chunk", c)) for c in chunk)  # type: ignore
+                        chunk_v = tuple(_bytes_option(what, "chunk", c) for c in chunk)
                     except TypeError:
                         raise ArgumentTypeError("{}: chunk must be (z, y, x) ints or None, got {!r}".format(
                             what, chunk)) from None
