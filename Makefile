@@ -93,6 +93,11 @@ python-test: venv
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.poisson --n 32
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.channel_poisson --n 16
 	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 4
+	@echo "python-test: the Navier-Stokes example checkpoints at 2 ranks and restarts at 3 (nbfft.io)"
+	timeout 300 $(MPIRUN) -n 2 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 4 \
+	  --checkpoint $(BUILD_DIR)/taylor_green.h5 --checkpoint-every 2
+	timeout 300 $(MPIRUN) -n 3 $(PY) -m mpi4py -m nbfft.examples.taylor_green --n 16 --steps 8 \
+	  --restart $(BUILD_DIR)/taylor_green.h5
 	@echo "python-test: python -m nbfft, and its self-test on 3 ranks (a failing one must exit non-zero)"
 	timeout 60 $(PY) -m nbfft
 	timeout 120 $(MPIRUN) -n 3 $(PY) -m nbfft --test

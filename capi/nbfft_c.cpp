@@ -5,6 +5,7 @@
 #include "nbfft/nbfft.h"
 
 #include "capi/guard.hpp"
+#include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/fft/field.hpp"
 #include "nbfft/fft/option_table.hpp"
@@ -21,15 +22,6 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
-
-struct nbfft_options_s {
-  nbfft::fft::Options o;
-};
-
-struct nbfft_plan_s {
-  nbfft::fft::Plan plan;
-  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for gather/scatter and batch checks
-};
 
 namespace nbfft::capi {
 
@@ -49,88 +41,11 @@ namespace {
 
 using fft::Layout;
 
-// Handles are not addresses but numbers from one counter that never repeats, looked up in
-// a table of live objects. A copy of a handle that was destroyed through another copy is
-// then a lookup that fails (InvalidState), never a read of freed memory, and never a
-// different object that happens to reuse the address. The tables are never freed: plans
-// still alive at exit must not be destroyed after MPI_Finalize by a static destructor.
-std::mutex g_handles_mutex;
-std::uintptr_t g_next_handle = 1;
-
-template <typename T>
-std::unordered_map<std::uintptr_t, std::unique_ptr<T>>& live() {
-  static auto* table = new std::unordered_map<std::uintptr_t, std::unique_ptr<T>>();
-  return *table;
-}
-
-template <typename Handle, typename T>
-Handle add_handle(std::unique_ptr<T> object) {
-  std::lock_guard<std::mutex> lock(g_handles_mutex);
-  const std::uintptr_t id = g_next_handle;
-  g_next_handle += 2;  // odd: never a valid object address either
-  live<T>().emplace(id, std::move(object));
-  return reinterpret_cast<Handle>(id);
-}
-
-template <typename T, typename Handle>
-T* find_handle(Handle h) {
-  std::lock_guard<std::mutex> lock(g_handles_mutex);
-  const auto it = live<T>().find(reinterpret_cast<std::uintptr_t>(h));
-  return it == live<T>().end() ? nullptr : it->second.get();
-}
-
-template <typename T, typename Handle>
-std::unique_ptr<T> remove_handle(Handle h) {
-  std::lock_guard<std::mutex> lock(g_handles_mutex);
-  const auto it = live<T>().find(reinterpret_cast<std::uintptr_t>(h));
-  if (it == live<T>().end()) return nullptr;
-  std::unique_ptr<T> object = std::move(it->second);
-  live<T>().erase(it);
-  return object;
-}
-
-const char* const kStale = " is not a live handle (destroyed, perhaps through another copy of the handle, "
-                           "or never created by nbfft)";
-
-nbfft_options_s& options_of(nbfft_options o) {
-  if (!o) throw Error("the options are NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  nbfft_options_s* p = find_handle<nbfft_options_s>(o);
-  if (!p) throw Error(std::string("the options handle") + kStale, ErrorCode::InvalidState);
-  return *p;
-}
-
-const nbfft_options_s& opts_of(nbfft_options o) {
-  static const nbfft_options_s defaults{};
-  return o ? options_of(o) : defaults;
-}
-
-nbfft_plan_s& plan_of(nbfft_plan p) {
-  if (!p) throw Error("the plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  nbfft_plan_s* s = find_handle<nbfft_plan_s>(p);
-  if (!s) throw Error(std::string("the plan handle") + kStale, ErrorCode::InvalidState);
-  return *s;
-}
-
 Layout layout_of(nbfft_layout l) {
   if (l != NBFFT_LAYOUT_INPUT && l != NBFFT_LAYOUT_OUTPUT)
     throw Error("layout " + std::to_string(static_cast<int>(l)) +
                 " is neither NBFFT_LAYOUT_INPUT (0) nor NBFFT_LAYOUT_OUTPUT (1)");
   return static_cast<Layout>(l);
-}
-
-void need(const void* p, const char* what) {
-  if (!p) throw Error(std::string(what) + " is NULL");
-}
-
-// s into buffer, NUL-terminated and cut to size bytes; *needed (may be NULL) = length + 1.
-void copy_out(const std::string& s, char* buffer, std::size_t size, std::size_t* needed) {
-  if (needed) *needed = s.size() + 1;
-  if (size > 0) {
-    need(buffer, "buffer");
-    const std::size_t k = s.size() < size - 1 ? s.size() : size - 1;
-    std::memcpy(buffer, s.data(), k);
-    buffer[k] = '\0';
-  }
 }
 
 void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {

@@ -98,6 +98,8 @@ module nbfft
     module procedure scatter_r_d, scatter_c_d, scatter_r_s, scatter_c_s
   end interface
 
+  include "nbfft_h5_decl.inc"
+
   ! The C API (nbfft/nbfft.h).
   interface
     integer(c_int) function c_options_create(o) bind(c, name="nbfft_options_create")
@@ -949,6 +951,8 @@ contains
       if (layout == NBFFT_LAYOUT_OUTPUT .and. n(1) > 0) e(1) = max(e(1), int(l(1) + n(1)))
     end do
   end function
+
+  include "nbfft_h5_body.inc"
 
   pure function bytes(count, each) result(b)
     integer(c_int64_t), intent(in) :: count

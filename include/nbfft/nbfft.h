@@ -198,4 +198,6 @@ nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found);
 #ifdef __cplusplus
 }
 #endif
+
+#include <nbfft/nbfft_h5.h> /* fields to disk and back: nbfft_h5_open, _write, _read, ... */
 #endif /* NBFFT_NBFFT_H */

@@ -10,6 +10,7 @@
         U = plan.forward(u)               # this rank's [ky][kz][kx] block of rfftn(u)
         v = plan.backward(U)              # == u (norm="backward", numpy's default)
 
+Fields go to disk and back with nbfft.io.File (parallel HDF5, docs/io.md).
 See docs/python.md for the layout, the transports and the error model.
 """
 
@@ -19,12 +20,12 @@ from ._errors import (ArgumentTypeError, Error, InternalError, InvalidArgument, 
 from ._plan import (Box, Options, Plan, TuneReport, aligned_empty, option_keys, option_rows, required_thread_level,
                     thread_level_name, transport_presets)
 from ._lifetime import close_all
-from . import _core, coll
+from . import _core, coll, io
 
 __version__: str = _core.version  # CMake's project(nbfft VERSION ...), the one source
 
 __all__ = ["Plan", "Box", "Options", "TuneReport", "aligned_empty", "option_keys", "option_rows", "required_thread_level",
            "thread_level_name",
-           "transport_presets", "close_all", "coll", "Error", "InvalidArgument", "ArgumentTypeError",
+           "transport_presets", "close_all", "coll", "io", "Error", "InvalidArgument", "ArgumentTypeError",
            "RanksDisagree", "Unavailable", "MpiError", "OutOfMemory", "IoError", "InvalidState",
            "InternalError"]

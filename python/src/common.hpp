@@ -3,6 +3,7 @@
 #pragma once
 
 #include "nbfft/error.hpp"
+#include "nbfft/fft/plan.hpp"
 
 #include <nanobind/nanobind.h>
 #include <mpi.h>
@@ -38,5 +39,10 @@ void free_comm(MPI_Comm& comm);
 
 void bind_plan(nb::module_& m);
 void bind_coll(nb::module_& m);
+void bind_io(nb::module_& m);
+
+// The C++ plan inside a _core.Plan object (InvalidState once closed): for the other
+// parts' bindings that take a plan (io.cpp).
+const fft::Plan& plan_of(nb::handle plan);
 
 }  // namespace nbfft::py

@@ -234,6 +234,8 @@ nb::dict options_dict(const fft::Options& o) {
 
 }  // namespace
 
+const fft::Plan& plan_of(nb::handle plan) { return nb::cast<const PyPlan&>(plan).plan(); }
+
 void bind_plan(nb::module_& m) {
   using namespace nb::literals;
   nb::class_<PyPlan>(m, "Plan")

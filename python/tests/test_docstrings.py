@@ -6,6 +6,7 @@ import inspect
 
 import nbfft
 import nbfft.coll
+import nbfft.io
 
 
 def _public_members(cls):
@@ -17,7 +18,7 @@ def _public_members(cls):
 
 
 def _api():
-    for module in (nbfft, nbfft.coll):
+    for module in (nbfft, nbfft.coll, nbfft.io):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.ismodule(obj):
@@ -36,6 +37,7 @@ def test_every_public_name_has_a_docstring():
 
 def test_entry_points_state_errors_and_examples():
     for obj in (nbfft.Plan, nbfft.Plan.forward, nbfft.Plan.gather, nbfft.Plan.scatter, nbfft.coll.Comm,
-                nbfft.coll.alltoall, nbfft.required_thread_level):
+                nbfft.coll.alltoall, nbfft.required_thread_level, nbfft.io.File,
+                nbfft.io.File.write, nbfft.io.File.read):
         doc = inspect.getdoc(obj)
         assert "Raises" in doc and ("Examples" in doc or ">>>" in doc), obj.__qualname__

@@ -43,6 +43,21 @@ def exchange(comm: MPI.Intracomm) -> None:
             req.wait()
 
 
+def checkpoint(comm: MPI.Intracomm, path: str) -> List[int]:
+    if not nbfft.io.hdf5_available():
+        return []
+    with nbfft.Plan(comm, (4, 5, 6)) as plan:
+        u = plan.empty_input()
+        u[...] = 2.0
+        with nbfft.io.File(comm, path, "w", alignment=4096) as f:
+            f.write(plan, "u", u, step=0, time=0.0)
+        with nbfft.io.File(comm, path) as f:
+            v: np.ndarray = f.read(plan, "u", 0, out=plan.empty_input())
+            t: float = f.time("u", 0)
+            assert f.fields() == ["u"] and t == 0.0 and v.size == u.size
+            return f.steps("u")
+
+
 def handles_errors(comm: MPI.Intracomm) -> str:
     try:
         nbfft.Plan(comm, (4, 4, 4), grid=(3, 7))
@@ -59,6 +74,7 @@ def mistakes(comm: MPI.Intracomm) -> None:
     nbfft.coll.alltoall(comm, [1.0], [2.0])  # type: ignore[arg-type]
     n: int = nbfft.__version__  # type: ignore[assignment]
     s: str = nbfft.required_thread_level("thread")  # type: ignore[assignment]
+    nbfft.io.File(comm, "run.h5", mode=1)  # type: ignore[arg-type]
     print(n, s)
 
 
@@ -66,4 +82,8 @@ if __name__ == "__main__":
     version: str = nbfft.__version__
     err = roundtrip(MPI.COMM_WORLD, (9, 8, 7))
     exchange(MPI.COMM_WORLD)
+    checkpoint(MPI.COMM_WORLD, "typed_usage.h5")
+    if MPI.COMM_WORLD.rank == 0 and nbfft.io.hdf5_available():
+        import os
+        os.remove("typed_usage.h5")
     print(version, err, handles_errors(MPI.COMM_WORLD) != "")

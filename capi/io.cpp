@@ -1,0 +1,258 @@
+// The C API of nbfft/io/hdf5.hpp (nbfft/nbfft_h5.h): nbfft_h5file handles over H5File.
+// As in nbfft_c.cpp each entry point is one guard() around the C++ call; what C alone must
+// check (pointers, the exact byte count, the options text) is agreed on the file's
+// communicator first, so one rank's mistake fails every rank before any collective HDF5
+// call. Binding one more H5File method is one entry point of a few lines here.
+#include "nbfft/nbfft.h"
+
+#include "capi/guard.hpp"
+#include "capi/handles.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/io/hdf5.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+struct nbfft_h5file_s {
+  nbfft::io::H5File file;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: the C side's own agreements
+};
+
+namespace nbfft::capi {
+namespace {
+
+using io::H5File;
+using io::Space;
+
+nbfft_h5file_s& file_of(nbfft_h5file f) {
+  if (!f) throw Error("the file is NULL (never opened, or closed)", ErrorCode::InvalidState);
+  nbfft_h5file_s* s = find_handle<nbfft_h5file_s>(f);
+  if (!s) throw Error(std::string("the file handle") + kStale, ErrorCode::InvalidState);
+  return *s;
+}
+
+H5File::Mode mode_of(nbfft_h5_mode m) {
+  switch (m) {
+    case NBFFT_H5_MODE_READ: return H5File::Mode::Read;
+    case NBFFT_H5_MODE_CREATE: return H5File::Mode::Create;
+    case NBFFT_H5_MODE_APPEND: return H5File::Mode::Append;
+  }
+  throw Error("mode " + std::to_string(static_cast<int>(m)) +
+              " is none of NBFFT_H5_MODE_READ (0), NBFFT_H5_MODE_CREATE (1), NBFFT_H5_MODE_APPEND (2)");
+}
+
+Space space_of(nbfft_space s) {
+  if (s != NBFFT_SPACE_PHYSICAL && s != NBFFT_SPACE_SPECTRAL)
+    throw Error("space " + std::to_string(static_cast<int>(s)) +
+                " is neither NBFFT_SPACE_PHYSICAL (0) nor NBFFT_SPACE_SPECTRAL (1)");
+  return s == NBFFT_SPACE_PHYSICAL ? Space::Physical : Space::Spectral;
+}
+
+// The plan's element type in `space` (its one rule of call shapes): what C's bytes hold.
+io::Dtype dtype_of(const fft::Plan& plan, Space space) {
+  const fft::Plan::Shape s = plan.shape(fft::Direction::Forward);
+  const fft::Element e = space == Space::Physical ? s.in : s.out;
+  const bool dbl = e.precision == fft::Precision::Double;
+  if (e.real) return dbl ? io::Dtype::Float64 : io::Dtype::Float32;
+  return dbl ? io::Dtype::Complex128 : io::Dtype::Complex64;
+}
+
+std::uint64_t parse_count(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  const unsigned long long x = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || v[0] == '-' || !end || *end != '\0')
+    throw Error("options: " + key + "=" + v + " is not a count of bytes (a whole number >= 0)");
+  return x;
+}
+
+// "alignment=1048576 align_threshold=65536 chunk=16x32x32" -> H5Options; "" or NULL: defaults.
+io::H5Options parse_options(const char* text) {
+  io::H5Options o;
+  if (!text) return o;
+  std::istringstream words(text);
+  std::string w;
+  while (words >> w) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos)
+      throw Error("options: '" + w + "' is not key=value (keys: alignment, align_threshold, chunk)");
+    const std::string key = w.substr(0, eq), value = w.substr(eq + 1);
+    if (key == "alignment") {
+      o.alignment = parse_count(key, value);
+    } else if (key == "align_threshold") {
+      o.align_threshold = parse_count(key, value);
+    } else if (key == "chunk") {
+      std::istringstream parts(value);
+      std::string part;
+      int k = 0;
+      while (std::getline(parts, part, 'x') && k < 3) o.chunk[k++] = parse_count(key, part);
+      if (k != 3 || parts.rdbuf()->in_avail() > 0 || value.back() == 'x')
+        throw Error("options: chunk=" + value + " is not ZxYxX (three counts, e.g. 16x32x32)");
+    } else {
+      throw Error("options: unknown key '" + key + "' (keys: alignment, align_threshold, chunk)");
+    }
+  }
+  return o;
+}
+
+void open_file(MPI_Comm comm, const char* path, nbfft_h5_mode mode, const char* options, nbfft_h5file* file) {
+  check_mpi_running("nbfft_h5_open");
+  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  io::H5Options o;
+  H5File::Mode m{};
+  agree(comm, [&] {
+    need(file, "the file pointer");
+    need(path, "path");
+    m = mode_of(mode);
+    o = parse_options(options);
+  });
+  *file = nullptr;
+  H5File f(comm, path, m, o);
+  MPI_Comm dup = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+  *file = add_handle<nbfft_h5file>(std::unique_ptr<nbfft_h5file_s>(new nbfft_h5file_s{std::move(f), dup}));
+}
+
+// close (commit) or discard: the handle is freed either way, then the file finished.
+void end_file(nbfft_h5file* file, bool commit) {
+  need(file, "the file pointer");
+  if (!*file) return;
+  std::unique_ptr<nbfft_h5file_s> f = remove_handle<nbfft_h5file_s>(*file);
+  if (!f) throw Error(std::string("the file handle") + kStale, ErrorCode::InvalidState);
+  *file = nullptr;
+  struct FreeComm {
+    MPI_Comm& c;
+    ~FreeComm() {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized && c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    }
+  } free_comm{f->comm};
+  if (commit) f->file.close();  // else never closed: the destructor of a Create file removes the temporary
+}
+
+// The exact byte count of this rank's box of `space`: another count is another element
+// type or another box (the same rule as the transforms'). Agreed on the file's ranks;
+// guard() names the C function.
+struct Call {
+  nbfft_h5file_s* f;
+  nbfft_plan_s* p;
+  Space space;
+};
+Call checked(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+             const void* data, std::size_t bytes) {
+  nbfft_h5file_s& f = file_of(file);
+  Call c{&f, nullptr, Space::Physical};
+  agree(f.comm, [&] {
+    c.p = &plan_of(plan);
+    c.space = space_of(space);
+    need(field, "field");
+    const fft::Plan& pl = c.p->plan;
+    const std::size_t want = c.space == Space::Physical ? pl.in_bytes() : pl.out_bytes();
+    if (bytes != want)
+      throw Error("bytes is " + std::to_string(bytes) + " but the plan's " + io::name(c.space) +
+                  " field needs exactly " + std::to_string(want) + " for this rank's " +
+                  (c.space == Space::Physical ? "input" : "output") + " box" +
+                  (bytes > want ? " (a larger count means another element type or another box)" : ""));
+    if (bytes > 0) need(data, "data");
+  });
+  return c;
+}
+
+// A file's field name checked, as text.
+std::string field_name(nbfft_h5file_s& f, const char* field) {
+  agree(f.comm, [&] { need(field, "field"); });
+  return field;
+}
+
+}  // namespace
+}  // namespace nbfft::capi
+
+using namespace nbfft::capi;
+
+extern "C" {
+
+nbfft_status nbfft_h5_available(int* available) {
+  return guard("nbfft_h5_available", [&] {
+    need(available, "available");
+    *available = nbfft::io::hdf5_available() ? 1 : 0;
+  });
+}
+
+nbfft_status nbfft_h5_info(char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_h5_info", [&] { copy_out(nbfft::io::hdf5_info(), buffer, size, needed); });
+}
+
+nbfft_status nbfft_h5_open(MPI_Comm comm, const char* path, nbfft_h5_mode mode, const char* options,
+                           nbfft_h5file* file) {
+  return guard("nbfft_h5_open", [&] { open_file(comm, path, mode, options, file); });
+}
+
+nbfft_status nbfft_h5_open_f(MPI_Fint comm, const char* path, nbfft_h5_mode mode, const char* options,
+                             nbfft_h5file* file) {
+  return guard("nbfft_h5_open_f", [&] {
+    nbfft::check_mpi_running("nbfft_h5_open_f");
+    const MPI_Comm c = MPI_Comm_f2c(comm);
+    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+      throw nbfft::Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
+                         nbfft::ErrorCode::Mpi);
+    open_file(c, path, mode, options, file);
+  });
+}
+
+nbfft_status nbfft_h5_close(nbfft_h5file* file) {
+  return guard("nbfft_h5_close", [&] { end_file(file, true); });
+}
+
+nbfft_status nbfft_h5_discard(nbfft_h5file* file) {
+  return guard("nbfft_h5_discard", [&] { end_file(file, false); });
+}
+
+nbfft_status nbfft_h5_write(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
+                            double time, const void* data, size_t bytes) {
+  return guard("nbfft_h5_write", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    c.f->file.write_bytes(c.p->plan, c.space, field, step, time, dtype_of(c.p->plan, c.space), data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_read(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
+                           void* data, size_t bytes) {
+  return guard("nbfft_h5_read", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    c.f->file.read_bytes(c.p->plan, c.space, field, step, dtype_of(c.p->plan, c.space), data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_fields(nbfft_h5file file, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_h5_fields", [&] {
+    std::string text;
+    for (const auto& n : file_of(file).file.fields()) text += (text.empty() ? "" : "\n") + n;
+    copy_out(text, buffer, size, needed);
+  });
+}
+
+nbfft_status nbfft_h5_steps(nbfft_h5file file, const char* field, int64_t* steps, size_t capacity, size_t* count) {
+  return guard("nbfft_h5_steps", [&] {
+    auto& f = file_of(file);
+    nbfft::agree(f.comm, [&] {
+      if (capacity > 0) need(steps, "steps");
+    });
+    const std::vector<std::int64_t> s = f.file.steps(field_name(f, field));
+    for (std::size_t k = 0; k < s.size() && k < capacity; ++k) steps[k] = s[k];
+    if (count) *count = s.size();
+  });
+}
+
+nbfft_status nbfft_h5_time(nbfft_h5file file, const char* field, int64_t step, double* time) {
+  return guard("nbfft_h5_time", [&] {
+    auto& f = file_of(file);
+    nbfft::agree(f.comm, [&] { need(time, "time"); });
+    *time = f.file.time(field_name(f, field), step);
+  });
+}
+
+}  // extern "C"

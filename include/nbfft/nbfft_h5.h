@@ -1,0 +1,85 @@
+/* nbfft_h5.h: fields to disk and back from C (docs/io.md "C"); included by nbfft/nbfft.h.
+ *
+ *   nbfft_h5file f;
+ *   nbfft_h5_open(MPI_COMM_WORLD, "run.h5", NBFFT_H5_MODE_CREATE, NULL, &f);        // collective
+ *   nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", step, t, u, in_bytes);  // dataset /u/<step>
+ *   nbfft_h5_close(&f);                     // flushed, closed, renamed over run.h5 only now
+ *
+ *   nbfft_h5_open(comm2, "run.h5", NBFFT_H5_MODE_READ, NULL, &f);  // any rank count, slab or pencil
+ *   nbfft_h5_read(f, plan2, NBFFT_SPACE_PHYSICAL, "u", step, u2, in_bytes2);
+ *
+ * The C face of nbfft::io::H5File (nbfft/io/hdf5.hpp): one HDF5 file holding every field
+ * and step as a global array in numpy's natural order (z, y, x), written and read by every
+ * rank collectively, each rank its own box. Each rank passes its box in the plan's memory
+ * order: the input (X-pencil) box for NBFFT_SPACE_PHYSICAL, the output (Z-pencil) box for
+ * NBFFT_SPACE_SPECTRAL, of the plan's element type for that space (nbfft_plan_elements),
+ * and exactly its size in bytes (nbfft_plan_bytes: in_bytes, out_bytes): another count is a
+ * buffer of another type or box and NBFFT_INVALID_ARGUMENT. Every call is collective over
+ * the file's communicator (the plan's, or one with the same ranks in the same order) and
+ * fails on every rank with the same status; a build without parallel HDF5 answers
+ * NBFFT_UNAVAILABLE from nbfft_h5_open, saying what to install.
+ */
+#ifndef NBFFT_NBFFT_H5_H
+#define NBFFT_NBFFT_H5_H
+
+#include <nbfft/nbfft.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nbfft_h5file_s* nbfft_h5file; /* opaque */
+
+/* READ: read only. CREATE: a new file, written beside `path` and renamed over it by
+ * nbfft_h5_close only after every rank has written (a run that fails first leaves the
+ * previous file as it was). APPEND: adds fields and steps to an nbfft file in place. */
+typedef enum nbfft_h5_mode { NBFFT_H5_MODE_READ = 0, NBFFT_H5_MODE_CREATE = 1, NBFFT_H5_MODE_APPEND = 2 } nbfft_h5_mode;
+/* The physical field (the plan's input layout) or its spectrum (the output layout). */
+typedef enum nbfft_space { NBFFT_SPACE_PHYSICAL = 0, NBFFT_SPACE_SPECTRAL = 1 } nbfft_space;
+
+/* *available = 1 when this nbfft was built with parallel HDF5. Local; any time. */
+nbfft_status nbfft_h5_available(int* available);
+/* "parallel HDF5 1.10.8 (hdf5-openmpi)", or why it is missing; as nbfft_options_string. */
+nbfft_status nbfft_h5_info(char* buffer, size_t size, size_t* needed);
+
+/* Opens `path` on every rank of comm. options: NULL or "" for the defaults, else words
+ * "key=value" separated by spaces, the same on every rank (they shape what is written):
+ *   alignment=BYTES align_threshold=BYTES  objects of at least the threshold start at a
+ *                                          multiple of the alignment (a stripe: 1048576)
+ *   chunk=ZxYxX                            chunked datasets of that shape (0x0x0: contiguous)
+ * Unknown keys or values: NBFFT_INVALID_ARGUMENT. The file keeps its own duplicate of comm. */
+nbfft_status nbfft_h5_open(MPI_Comm comm, const char* path, nbfft_h5_mode mode, const char* options,
+                           nbfft_h5file* file);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08's %MPI_VAL). */
+nbfft_status nbfft_h5_open_f(MPI_Fint comm, const char* path, nbfft_h5_mode mode, const char* options,
+                             nbfft_h5file* file);
+/* Commits and frees: CREATE renames the finished file over `path`. Sets *file = NULL; NULL
+ * ok. Collective. On failure the handle is freed too (the previous file stays as it was). */
+nbfft_status nbfft_h5_close(nbfft_h5file* file);
+/* Frees without committing: an unfinished CREATE file is removed and `path` is left as it
+ * was (READ and APPEND: as close). Sets *file = NULL; NULL ok. Collective. */
+nbfft_status nbfft_h5_discard(nbfft_h5file* file);
+
+/* Writes this rank's box `data` (exactly `bytes`) as dataset /<field>/<step> at physical
+ * time `time`. A step the file already holds is an error. */
+nbfft_status nbfft_h5_write(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
+                            double time, const void* data, size_t bytes);
+/* Reads this rank's box of /<field>/<step> into data (exactly `bytes`): the dataset must
+ * hold this plan's grid, space and element type; the rank count and decomposition may be
+ * anything. */
+nbfft_status nbfft_h5_read(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
+                           void* data, size_t bytes);
+
+/* The file's fields, sorted, one per line ("U\nu"), as nbfft_options_string (cut to size
+ * bytes, *needed = full length + 1). */
+nbfft_status nbfft_h5_fields(nbfft_h5file file, char* buffer, size_t size, size_t* needed);
+/* A field's steps, ascending: the first `capacity` go to steps (NULL when 0), *count (may
+ * be NULL) gets how many there are. */
+nbfft_status nbfft_h5_steps(nbfft_h5file file, const char* field, int64_t* steps, size_t capacity, size_t* count);
+/* The physical time written with /<field>/<step>. */
+nbfft_status nbfft_h5_time(nbfft_h5file file, const char* field, int64_t step, double* time);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NBFFT_NBFFT_H5_H */

@@ -1,0 +1,344 @@
+"""Fields to disk and back: one parallel HDF5 file that restarts at any rank count.
+
+    from mpi4py import MPI
+    import nbfft
+
+    with nbfft.Plan(MPI.COMM_WORLD, (64, 64, 64)) as plan, \\
+            nbfft.io.File(MPI.COMM_WORLD, "run.h5", "w") as f:
+        u = plan.empty_input()
+        u[...] = ...
+        f.write(plan, "u", u, step=0, time=0.0)      # dataset /u/0, the global (z, y, x) array
+        f.write(plan, "U", plan.forward(u), step=0)  # the spectrum, (kz, ky, kx)
+
+    # later, at any rank count, slabs or pencils:
+    with nbfft.io.File(comm, "run.h5") as f:
+        u = f.read(plan2, "u", f.steps("u")[-1])
+
+Every rank writes and reads only its own block; in the file each field and step is one
+global array in numpy's natural order, so serial ``h5py.File("run.h5")["u/0"][...]`` is the
+whole field as ``plan.gather`` would give it. Every method is collective over the file's
+communicator (the plans passed must be on the same ranks). See docs/io.md for the layout,
+the attributes and the guarantees.
+"""
+
+import os
+from typing import Any, List, Optional, Sequence, Tuple, Type
+
+import numpy as np
+
+from . import _core, _lifetime
+from . import _plan as _plan_module
+from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
+from ._mpi import MPI, comm_problem, handle_of
+from ._plan import Plan, aligned_empty
+
+# The transforms' own array check (dtype, shape, contiguity: never a silent copy); private
+# to _plan, so not in its stub.
+_array_problem: Any = getattr(_plan_module, "_array_problem")
+
+__all__ = ["File", "hdf5_available", "hdf5_info"]
+
+_MODES = {"r": "read", "w": "create", "a": "append"}
+_SPACES = ("auto", "physical", "spectral")
+
+
+def hdf5_available() -> bool:
+    """Whether this nbfft was built with parallel HDF5 (without it, :class:`File` raises
+    ``nbfft.Unavailable`` saying what to install)."""
+    return bool(_core.hdf5_available())
+
+
+def hdf5_info() -> str:
+    """The HDF5 nbfft uses ("parallel HDF5 1.10.8 (hdf5-openmpi)"), or why there is none."""
+    return str(_core.hdf5_info())
+
+
+def _bytes_option(what: str, name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError("{}: {} must be an int (bytes), got {!r}".format(what, name, value))
+    if not 0 <= value < 2**63:
+        raise InvalidArgument("{}: {} must be >= 0, got {}".format(what, name, value))
+    return int(value)
+
+
+def _core_plan(plan: Plan) -> Any:
+    """The _core.Plan inside an nbfft.Plan (InvalidState once closed)."""
+    p: Any = plan
+    return p._plan()
+
+
+class _Discard:
+    """At exit an unclosed file is discarded, never committed (a run that did not reach
+    ``close()`` must not replace the previous checkpoint)."""
+
+    def __init__(self, f: "File") -> None:
+        self.f = f
+
+    def close(self) -> None:
+        self.f.discard()
+
+
+class File:
+    """An nbfft HDF5 file of fields, open on every rank of ``comm``.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The ranks that write and read (those of the plans passed to ``write``/``read``).
+    path : str or os.PathLike
+        The file. The same on every rank.
+    mode : {'r', 'w', 'a'}
+        'r' reads (the default). 'w' creates: the data goes to ``path + '.nbfft-tmp'``
+        and ``close()`` renames it over ``path`` only after every rank has written, so a
+        run that fails or is killed first leaves the previous file unchanged. 'a' adds
+        fields and steps to an existing nbfft file in place.
+    alignment, align_threshold : int
+        Objects of at least ``align_threshold`` bytes start at a multiple of
+        ``alignment`` bytes in the file (a file system's stripe: 1 MiB); 0: HDF5's packing.
+    chunk : (int, int, int) or None
+        Chunked datasets of this (z, y, x) shape, clipped to each dataset; None: contiguous.
+
+    Raises
+    ------
+    nbfft.IoError (OSError)
+        The file cannot be opened or created, or is not nbfft's; on every rank.
+    nbfft.InvalidArgument (ValueError), nbfft.ArgumentTypeError (TypeError)
+        A bad mode or option, or ranks that pass different ones.
+    nbfft.Unavailable (RuntimeError)
+        This nbfft was built without parallel HDF5.
+
+    Examples
+    --------
+    >>> with nbfft.io.File(comm, "run.h5", "w") as f:
+    ...     f.write(plan, "u", u, step=10, time=0.5)
+    >>> with nbfft.io.File(comm, "run.h5") as f:
+    ...     f.fields(), f.steps("u"), f.time("u", 10)
+    (['u'], [10], 0.5)
+
+    As a context manager the file is closed (committed) at the end of the block, or
+    discarded when the block raises: a 'w' file then leaves ``path`` as it was.
+    """
+
+    def __init__(self, comm: MPI.Intracomm, path: Any, mode: str = "r", alignment: int = 0,
+                 align_threshold: int = 0, chunk: Optional[Sequence[int]] = None) -> None:
+        self._f: Any = None
+        problem = comm_problem(comm, "nbfft.io.File")
+        if problem is not None and not isinstance(comm, MPI.Intracomm):
+            raise problem[0](problem[1])  # nothing to agree over
+        what = "nbfft.io.File"
+        chunk_v: Tuple[int, ...] = (0, 0, 0)
+        try:
+            if problem is None:
+                if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+                    raise ArgumentTypeError("{}: path must be a str or os.PathLike, got {!r}".format(what, path))
+                path = os.fsdecode(os.fspath(path))
+                if mode not in _MODES:
+                    raise InvalidArgument("{}: mode must be 'r' (read), 'w' (create) or 'a' (append), got {!r}".format(
+                        what, mode))
+                alignment = _bytes_option(what, "alignment", alignment)
+                align_threshold = _bytes_option(what, "align_threshold", align_threshold)
+                if chunk is not None:
+                    try:
+                        chunk_v = tuple(_bytes_option(what, "chunk", c) for c in chunk)
+                    except TypeError:
+                        raise ArgumentTypeError("{}: chunk must be (z, y, x) ints or None, got {!r}".format(
+                            what, chunk)) from None
+                    if len(chunk_v) != 3 or min(chunk_v) < 1:
+                        raise InvalidArgument("{}: chunk must be 3 positive ints (z, y, x), got {!r}".format(
+                            what, chunk))
+        except (InvalidArgument, ArgumentTypeError) as e:
+            problem = (type(e), e.message)
+        agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
+        self._f = _core.H5File(handle_of(comm), path, mode, alignment, align_threshold, chunk_v)
+        self.comm = comm
+        self.mode = mode
+        self._discarder = _Discard(self)  # registered weakly: lives as long as the file
+        self._key = _lifetime.register(self._discarder)
+
+    # -- lifetime ------------------------------------------------------------------------
+    def close(self) -> None:
+        """Commits and closes: every rank's data is written, and a 'w' file is renamed over
+        its path. Collective; a second call does nothing. Later use raises
+        ``nbfft.InvalidState``."""
+        if self._f is not None:
+            f, self._f = self._f, None
+            _lifetime.unregister(self._key)
+            f.close()
+
+    def discard(self) -> None:
+        """Closes without committing: an unfinished 'w' file is removed and the file at its
+        path (the previous checkpoint) stays as it was; 'r' and 'a' files just close.
+        Collective; does nothing once closed."""
+        if self._f is not None:
+            f, self._f = self._f, None
+            _lifetime.unregister(self._key)
+            f.discard()
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` or ``discard()`` was called."""
+        return self._f is None
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.discard()
+
+    def _file(self) -> Any:
+        if self._f is None:
+            raise InvalidState("nbfft.io.File: used after close()")
+        return self._f
+
+    @property
+    def path(self) -> str:
+        """The file's path as given."""
+        return str(self._file().path)
+
+    def __repr__(self) -> str:
+        if self._f is None:
+            return "<nbfft.io.File (closed)>"
+        return "<nbfft.io.File {!r} mode {!r} on {} ranks>".format(self.path, self.mode, self.comm.Get_size())
+
+    # -- fields --------------------------------------------------------------------------
+    def _checked(self, what: str, plan: Any, name: Any, a: Any, space: str, writable: bool,
+                 step: Any, time: Any = 0.0) -> str:
+        """Checks the arguments on every rank together (one allreduce on the file's ranks);
+        returns the space."""
+        self._file()
+        problem: Optional[Tuple[Type[Error], str]] = None
+        if not isinstance(plan, Plan):
+            problem = ArgumentTypeError, "{}: plan must be an nbfft.Plan, got {}".format(what, type(plan).__name__)
+        elif plan.closed:
+            problem = InvalidState, "{}: the plan is closed".format(what)
+        elif not isinstance(name, str):
+            problem = ArgumentTypeError, "{}: the field name must be a str, got {!r}".format(what, name)
+        elif isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)):
+            problem = ArgumentTypeError, "{}: step must be an int, got {!r}".format(what, step)
+        elif isinstance(time, (bool, np.bool_)) or not isinstance(time, (int, float, np.integer, np.floating)):
+            problem = ArgumentTypeError, "{}: time must be a float, got {!r}".format(what, time)
+        elif space not in _SPACES:
+            problem = InvalidArgument, "{}: space must be 'auto', 'physical' or 'spectral', got {!r}".format(
+                what, space)
+        if problem is None and space == "auto":
+            if a is None:
+                space = "physical"
+            else:
+                p: Any = plan  # the transforms' own rule for 'auto' (private to Plan)
+                s, problem = p._space_of(a, "auto", what)
+                space = "physical" if s == "input" else "spectral"
+        if problem is None and a is not None:
+            box, dtype = (plan.input_box, plan.in_dtype) if space == "physical" else (plan.output_box, plan.out_dtype)
+            problem = _array_problem(what, "out" if writable else "a", a, box.shape, dtype, writable, space, box.axes)
+        agree(lambda k, m: _core.agree(handle_of(self.comm), k, m), problem)
+        return space
+
+    def write(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0,
+              space: str = "auto") -> None:
+        """Writes this rank's block ``a`` of field ``name`` as dataset ``/<name>/<step>``.
+
+        ``a`` is the plan's input block (``space='physical'``: ``input_box.shape``,
+        ``in_dtype``) or output block (``'spectral'``: ``output_box.shape``,
+        ``out_dtype``), C-contiguous; 'auto' tells them apart by shape and dtype. Nothing
+        is copied by Python: a wrong dtype is a TypeError, a wrong shape or a strided array
+        a ValueError, on every rank. In the file the field is the global array in numpy
+        order ((z, y, x); the spectrum (kz, ky, kx)) with its description as attributes
+        (space, time, grid, ...). Collective.
+
+        Parameters
+        ----------
+        plan : nbfft.Plan
+            A plan on the file's ranks.
+        name : str
+            The field (any name without '/').
+        a : numpy.ndarray
+            This rank's block.
+        step : int
+            The step; a step the file already holds is an error.
+        time : float
+            The physical time, stored with the step.
+        space : {'auto', 'physical', 'spectral'}
+
+        Raises
+        ------
+        TypeError (nbfft.ArgumentTypeError), ValueError (nbfft.InvalidArgument)
+            Bad arguments on any rank, a step already written, a file opened with 'r'.
+        nbfft.IoError, nbfft.InvalidState
+            HDF5 failed; the file or the plan is closed.
+
+        Examples
+        --------
+        >>> f.write(plan, "u", u, step=3, time=0.75)
+        >>> f.write(plan, "U", plan.forward(u), step=3, time=0.75)   # the spectrum
+        """
+        space = self._checked("write", plan, name, a, space, False, step, time)
+        self._file().write(_core_plan(plan), space, name, int(step), float(time), a)
+
+    def read(self, plan: Plan, name: str, step: Optional[int] = None, out: Optional[np.ndarray] = None,
+             space: str = "auto") -> np.ndarray:
+        """Reads this rank's block of ``/<name>/<step>`` into ``out`` (allocated when None).
+
+        The file may have been written at any rank count and process grid: only the global
+        grid, the space and the dtype must be this plan's. ``step=None`` reads the last
+        step. 'auto' space takes ``out``'s (by shape and dtype), or 'physical' when ``out``
+        is None. Collective.
+
+        Parameters
+        ----------
+        plan : nbfft.Plan
+        name : str
+        step : int or None
+        out : numpy.ndarray, optional
+            C-contiguous, writable, the space's block shape and dtype.
+        space : {'auto', 'physical', 'spectral'}
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``: this rank's block, in the plan's memory order.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument)
+            No such field or step (the message lists what there is), another grid, dtype or
+            space in the file, a bad ``out``; on every rank.
+        nbfft.IoError, nbfft.InvalidState
+
+        Examples
+        --------
+        >>> u = f.read(plan, "u")                          # the last step
+        >>> U = f.read(plan, "U", 3, out=plan.empty_output())
+        """
+        if step is None and isinstance(name, str):
+            steps = self.steps(name)
+            if not steps:
+                raise InvalidArgument("read: field {!r} of {!r} has no steps".format(name, self.path))
+            step = steps[-1]
+        space = self._checked("read", plan, name, out, space, True, step)
+        if out is None:
+            box, dtype = (plan.input_box, plan.in_dtype) if space == "physical" else (plan.output_box, plan.out_dtype)
+            out = aligned_empty(box.shape, dtype)
+        self._file().read(_core_plan(plan), space, name, int(step), out)
+        return out
+
+    def fields(self) -> List[str]:
+        """The file's field names, sorted. Collective."""
+        return list(self._file().fields())
+
+    def steps(self, name: str) -> List[int]:
+        """The steps of field ``name``, ascending (``nbfft.InvalidArgument`` if there is no
+        such field). Collective."""
+        if not isinstance(name, str):
+            raise ArgumentTypeError("steps: the field name must be a str, got {!r}".format(name))
+        return [int(s) for s in self._file().steps(name)]
+
+    def time(self, name: str, step: int) -> float:
+        """The physical time written with ``/<name>/<step>``. Collective."""
+        if not isinstance(name, str):
+            raise ArgumentTypeError("time: the field name must be a str, got {!r}".format(name))
+        if isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)):
+            raise ArgumentTypeError("time: step must be an int, got {!r}".format(step))
+        return float(self._file().time(name, int(step)))

@@ -1,0 +1,155 @@
+// nbfft._core.H5File: nbfft::io::H5File on numpy buffers. The Python class nbfft.io.File
+// checks the plan, the space, dtypes, shapes and contiguity (collectively) first; here the
+// array's own dtype goes to the C++ call (which checks it against the plan's once more)
+// and every collective call runs with the GIL released. Binding one more H5File method is
+// one .def here and one method in nbfft/io.py.
+#include "common.hpp"
+
+#include "nbfft/io/hdf5.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nbfft::py {
+
+namespace {
+
+using Array = nb::ndarray<nb::device::cpu>;
+using ConstArray = nb::ndarray<nb::ro, nb::device::cpu>;
+using io::H5File;
+
+template <typename A>
+io::Dtype dtype_of(const A& a) {
+  const nb::dlpack::dtype d = a.dtype();
+  if (d == nb::dtype<double>()) return io::Dtype::Float64;
+  if (d == nb::dtype<float>()) return io::Dtype::Float32;
+  if (d == nb::dtype<std::complex<double>>()) return io::Dtype::Complex128;
+  if (d == nb::dtype<std::complex<float>>()) return io::Dtype::Complex64;
+  throw Error("H5File: arrays are float64, float32, complex128 or complex64");
+}
+
+io::Space space_of(const std::string& s) {
+  if (s == "physical") return io::Space::Physical;
+  if (s == "spectral") return io::Space::Spectral;
+  throw Error("H5File: space must be 'physical' or 'spectral', got '" + s + "'");
+}
+
+class PyH5File {
+ public:
+  PyH5File(std::uint64_t handle, const std::string& path, const std::string& mode, const io::H5Options& o) {
+    check_mpi_running("nbfft.io.File");
+    const H5File::Mode m = mode == "w"   ? H5File::Mode::Create
+                           : mode == "a" ? H5File::Mode::Append
+                                         : H5File::Mode::Read;
+    MPI_Comm comm = comm_from_handle(handle);
+    nb::gil_scoped_release release;
+    file_ = std::make_unique<H5File>(comm, path, m, o);
+  }
+  ~PyH5File() { discard(); }
+
+  H5File& file() const {
+    if (!file_) throw Error("nbfft.io.File: used after close()", ErrorCode::InvalidState);
+    return *file_;
+  }
+
+  // Commits (a "w" file is renamed over its path) and frees; collective.
+  void close() {
+    if (!file_) return;
+    std::unique_ptr<H5File> f = std::move(file_);
+    nb::gil_scoped_release release;
+    f->close();
+  }
+  // Frees without committing: an unfinished "w" file is removed, the path left as it was.
+  // After MPI_Finalize (objects collected at exit) nothing can be done: leaked.
+  void discard() {
+    if (!file_) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+      (void)file_.release();
+      return;
+    }
+    std::unique_ptr<H5File> f = std::move(file_);
+    nb::gil_scoped_release release;
+    f.reset();
+  }
+  bool closed() const { return !file_; }
+
+  void write(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step, double time,
+             const ConstArray& a) const {
+    const fft::Plan& p = plan_of(plan);
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const io::Space s = space_of(space);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.write_bytes(p, s, field, step, time, d, data, bytes);
+  }
+  void read(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+            const Array& a) const {
+    const fft::Plan& p = plan_of(plan);
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const io::Space s = space_of(space);
+    void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.read_bytes(p, s, field, step, d, data, bytes);
+  }
+  std::vector<std::string> fields() const {
+    H5File& f = file();
+    nb::gil_scoped_release release;
+    return f.fields();
+  }
+  std::vector<std::int64_t> steps(const std::string& field) const {
+    H5File& f = file();
+    nb::gil_scoped_release release;
+    return f.steps(field);
+  }
+  double time(const std::string& field, std::int64_t step) const {
+    H5File& f = file();
+    nb::gil_scoped_release release;
+    return f.time(field, step);
+  }
+
+ private:
+  std::unique_ptr<H5File> file_;
+};
+
+}  // namespace
+
+void bind_io(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("hdf5_available", &io::hdf5_available);
+  m.def("hdf5_info", &io::hdf5_info);
+  nb::class_<PyH5File>(m, "H5File")
+      .def(
+          "__init__",
+          [](PyH5File* self, std::uint64_t handle, const std::string& path, const std::string& mode,
+             std::uint64_t alignment, std::uint64_t align_threshold, std::array<std::uint64_t, 3> chunk) {
+            io::H5Options o;
+            o.alignment = alignment;
+            o.align_threshold = align_threshold;
+            o.chunk = chunk;
+            new (self) PyH5File(handle, path, mode, o);
+          },
+          "comm_handle"_a, "path"_a, "mode"_a, "alignment"_a, "align_threshold"_a, "chunk"_a)
+      .def("close", &PyH5File::close)
+      .def("discard", &PyH5File::discard)
+      .def_prop_ro("closed", &PyH5File::closed)
+      .def_prop_ro("path", [](const PyH5File& f) { return f.file().path(); })
+      .def("write", &PyH5File::write, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a, "a"_a.noconvert())
+      .def("read", &PyH5File::read, "plan"_a, "space"_a, "field"_a, "step"_a, "out"_a.noconvert())
+      .def("fields", &PyH5File::fields)
+      .def("steps", &PyH5File::steps, "field"_a)
+      .def("time", &PyH5File::time, "field"_a, "step"_a);
+}
+
+}  // namespace nbfft::py

@@ -1,0 +1,181 @@
+! Fields to disk and back from Fortran (use mpi_f08: type(MPI_Comm) communicators): u(x,y,z)
+! and its spectrum uh(x,z,y) written at P ranks, read back bit for bit at every k <= P
+! ranks with nbfft's grid and slabs; the queries; arrays of the wrong order or kind and a
+! closed file fail on every rank. The file it leaves (argument 1) is checked in natural
+! order by test_capi_h5 --check (capi.fortran_h5_file). Stops non-zero on any failure.
+program fortran_h5
+  use mpi_f08
+  use nbfft
+  use, intrinsic :: iso_c_binding
+  implicit none
+  integer, parameter :: n(3) = [8, 6, 5]
+  type(MPI_Comm) :: sub
+  type(nbfft_h5file) :: f, none
+  type(nbfft_plan) :: plan
+  real(c_double), allocatable :: u(:,:,:)
+  real(c_float), allocatable :: u4(:,:,:)
+  complex(c_double_complex), allocatable :: uh(:,:,:)
+  character(len=256) :: path
+  integer :: rank, nranks, k, st, failures, total, g
+  real(c_double) :: t
+
+  failures = 0
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  call get_command_argument(1, path)
+  if (len_trim(path) == 0) path = "fortran_h5.h5"
+
+  if (.not. nbfft_h5_available()) then
+    call nbfft_h5_open(f, MPI_COMM_WORLD, trim(path), NBFFT_H5_MODE_CREATE, status=st)
+    call expect(st == NBFFT_UNAVAILABLE, "a build without HDF5 answers NBFFT_UNAVAILABLE")
+    call done()
+  end if
+
+  ! Written at every rank of the world.
+  call nbfft_plan_create(plan, MPI_COMM_WORLD, n)
+  call fill_input(plan, u, 0d0)
+  call fill_output(plan, uh)
+  call nbfft_h5_open(f, MPI_COMM_WORLD, trim(path), NBFFT_H5_MODE_CREATE, "alignment=4096 align_threshold=512")
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 0, 0d0, u)
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_SPECTRAL, "uh", 0, 0d0, uh)
+  call fill_input(plan, u, 1000d0)
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 10, 2.5d0, u)
+  ! Wrong arrays: the spectrum declared uh(x,y,z), single precision, a space that is none.
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 11, 3d0, u(:, :, lbound(u, 3):ubound(u, 3) - merge(1, 0, &
+                      rank == nranks - 1 .and. ubound(u, 3) >= lbound(u, 3))), status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "one rank's short array fails every rank")
+  call expect(index(nbfft_last_error(), "expected data(") > 0, "the message names the expected extents")
+  allocate(u4(lbound(u, 1):ubound(u, 1), lbound(u, 2):ubound(u, 2), lbound(u, 3):ubound(u, 3)))
+  u4 = 0
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 11, 3d0, u4, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "a single-precision array to a double plan")
+  call expect(index(nbfft_last_error(), "real(c_float)") > 0, "the message names the kind: " // nbfft_last_error())
+  call nbfft_h5_write(f, plan, 7, "u", 11, 3d0, u, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "a space that is none")
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 10, 3d0, u, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "a step written twice")
+  call expect(index(nbfft_last_error(), "already holds") > 0, "a step written twice: " // nbfft_last_error())
+  call nbfft_h5_close(f)
+  call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 12, 3d0, u, status=st)
+  call expect(st == NBFFT_INVALID_STATE, "a closed file")
+  call nbfft_h5_time(none, "u", 0, t, status=st)
+  call expect(st == NBFFT_INVALID_STATE, "a file never opened")
+  call nbfft_plan_destroy(plan)
+
+  ! Read back at the first k ranks for every k, nbfft's grid and slabs along y.
+  do k = 1, nranks
+    call MPI_Comm_split(MPI_COMM_WORLD, merge(0, MPI_UNDEFINED, rank < k), rank, sub)
+    if (rank < k) then
+      do g = 1, 2
+        if (g == 1) then
+          call nbfft_plan_create(plan, sub, n)
+        else
+          call nbfft_plan_create(plan, sub, n, slabs(k))
+        end if
+        call check_file(plan)
+        call nbfft_plan_destroy(plan)
+      end do
+      call MPI_Comm_free(sub)
+    end if
+  end do
+  call done()
+
+contains
+
+  type(nbfft_options) function slabs(k) result(o)
+    integer, intent(in) :: k
+    character(len=16) :: grid
+    write (grid, '(a, i0)') "1x", k
+    call nbfft_options_create(o)
+    call nbfft_options_set(o, "proc_grid", trim(grid))
+  end function
+
+  ! The spectrum's box uh(x, z, y): value(x, y, z) + i (the same, negated), exact.
+  subroutine fill_output(p, a)
+    type(nbfft_plan), intent(in) :: p
+    complex(c_double_complex), allocatable, intent(inout) :: a(:,:,:)
+    integer :: lo(3), hi(3), x, y, z
+    call nbfft_box(p, NBFFT_LAYOUT_OUTPUT, lo, hi)
+    if (allocated(a)) deallocate(a)
+    allocate(a(lo(1):hi(1), lo(3):hi(3), lo(2):hi(2)))
+    do y = lo(2), hi(2)
+      do z = lo(3), hi(3)
+        do x = lo(1), hi(1)
+          a(x, z, y) = cmplx((x - 1) + 16d0 * (y - 1) + 256d0 * (z - 1), &
+                             -((x - 1) + 16d0 * (y - 1) + 256d0 * (z - 1)), c_double_complex)
+        end do
+      end do
+    end do
+  end subroutine
+
+  ! value(x, y, z) = x + 16 y + 256 z (0-based global indices) + shift: exact in binary.
+  subroutine fill_input(p, a, shift)
+    type(nbfft_plan), intent(in) :: p
+    real(c_double), allocatable, intent(inout) :: a(:,:,:)
+    real(c_double), intent(in) :: shift
+    integer :: lo(3), hi(3), x, y, z
+    call nbfft_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
+    if (allocated(a)) deallocate(a)
+    allocate(a(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    do z = lo(3), hi(3)
+      do y = lo(2), hi(2)
+        do x = lo(1), hi(1)
+          a(x, y, z) = (x - 1) + 16d0 * (y - 1) + 256d0 * (z - 1) + shift
+        end do
+      end do
+    end do
+  end subroutine
+
+  subroutine check_file(p)
+    type(nbfft_plan), intent(in) :: p
+    type(nbfft_h5file) :: r
+    real(c_double), allocatable :: want(:,:,:), got(:,:,:)
+    complex(c_double_complex), allocatable :: sh(:,:,:), sh_read(:,:,:)
+    character(len=:), allocatable :: names(:)
+    integer, allocatable :: steps(:)
+    call nbfft_h5_open(r, sub, trim(path), NBFFT_H5_MODE_READ)
+    call nbfft_h5_fields(r, names)
+    call expect(size(names) == 2, "two fields")
+    if (size(names) == 2) call expect(names(1) == "u" .and. names(2) == "uh", "fields u, uh")
+    call nbfft_h5_steps(r, "u", steps)
+    call expect(size(steps) == 2, "two steps of u")
+    if (size(steps) == 2) call expect(steps(1) == 0 .and. steps(2) == 10, "steps 0, 10")
+    call nbfft_h5_time(r, "u", 10, t)
+    call expect(t == 2.5d0, "time of u/10")
+    call fill_input(p, want, 1000d0)
+    allocate(got, mold=want)
+    got = -1
+    call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "u", 10, got)
+    call expect(all(got == want), "u/10 read back bit for bit")
+    call fill_output(p, sh)
+    allocate(sh_read, mold=sh)
+    sh_read = 0
+    call nbfft_h5_read(r, p, NBFFT_SPACE_SPECTRAL, "uh", 0, sh_read)
+    call expect(all(sh_read == sh), "uh/0 read back bit for bit")
+    ! Reading wrong: the spectrum's extents in another order, a missing step.
+    call nbfft_h5_read(r, p, NBFFT_SPACE_SPECTRAL, "uh", 0, got, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "a real array for the spectrum")
+    call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "u", 3, got, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "a missing step")
+    call expect(index(nbfft_last_error(), "its steps: 0, 10") > 0, "a missing step names the steps")
+    call nbfft_h5_close(r)
+  end subroutine
+
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      failures = failures + 1
+      write (*, '(a, i0, a, a)') "rank ", rank, ": FAILED: ", what
+    end if
+  end subroutine
+
+  subroutine done()
+    call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+    if (rank == 0) write (*, '(a, i0, a, i0, a)') "fortran_h5 at ", nranks, " ranks: ", total, " failures"
+    call MPI_Finalize()
+    if (total /= 0) error stop 1
+    stop
+  end subroutine
+end program fortran_h5
