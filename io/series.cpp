@@ -56,6 +56,7 @@ std::array<std::int64_t, 3> three(const std::vector<std::int64_t>& v, std::array
   return v.size() == 3 ? std::array<std::int64_t, 3>{v[0], v[1], v[2]} : otherwise;
 }
 
+// (Lz, Ly, Lx) as users give them: "Lx, Ly, Lz".
 std::string lengths_text(const std::array<double, 3>& l) {
   std::ostringstream os;
   os.precision(17);
@@ -98,9 +99,8 @@ Series::Series(MPI_Comm comm, hid_t file, const std::string& path, H5File::Mode 
       lengths_ = {have[0], have[1], have[2]};
       if (given && lengths_ != want)
         throw Error(ErrorCode::InvalidArgument, "H5File: '" + path_ + "' holds a run with box lengths " +
-                                                    lengths_text({lengths_[2], lengths_[1], lengths_[0]}) +
-                                                    " (x, y, z); H5Options::box_lengths gives " +
-                                                    lengths_text({want[2], want[1], want[0]}));
+                                                    lengths_text(lengths_) + " (x, y, z); H5Options::box_lengths gives " +
+                                                    lengths_text(want));
     } else {
       lengths_ = want;
       if (mode_ != H5File::Mode::Read) h5::put_doubles(file_, "box_lengths", {want[0], want[1], want[2]});
