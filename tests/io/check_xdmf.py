@@ -2,8 +2,8 @@
 one ParaView uses), headless, and checks what a ParaView user would see: the time steps
 are the physical times, each grid sits where the box lengths put it, and every array
 holds the right values at every point: the physical field, the real and imaginary
-parts and modulus of its spectrum (computed here with numpy), the planes and the
-subsample.
+parts and modulus of its spectrum (computed here with numpy), the same two in single
+precision on the same grids, the planes and the subsample.
 
     python tests/io/check_xdmf.py OUTDIR/run.xmf      # exits non-zero on any mismatch
 """
@@ -54,10 +54,10 @@ def check_grid(ds, what, dims, origin, spacing):
         assert np.allclose(got, want, rtol=1e-12, atol=1e-12), f"{what}: {label} {got}, expected {want}"
 
 
-def same(got, want, what):
+def same(got, want, what, tol=1e-12):
     assert got.shape == want.shape, f"{what}: shape {got.shape}, expected {want.shape}"
     err = np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))
-    assert err < 1e-12, f"{what}: off by {err:.3g} (relative)"
+    assert err < tol, f"{what}: off by {err:.3g} (relative)"
 
 
 def main(path):
@@ -79,11 +79,16 @@ def main(path):
         ds = got["physical"]
         check_grid(ds, "physical", (NX, NY, NZ), (0, 0, 0), (dx, dy, dz))
         same(array(ds, "u"), u, f"u at t={t}")
+        same(array(ds, "v"), u, f"v (float32) at t={t}")
+        assert ds.GetPointData().GetArray("v").GetDataTypeAsString() == "float", "v is not read as float32"
         ds = got["spectral"]
         check_grid(ds, "spectral", (NX // 2 + 1, NY, NZ), (0, 0, 0), (kx, ky, kz))
         same(array(ds, "U_re"), U.real, f"U_re at t={t}")
         same(array(ds, "U_im"), U.imag, f"U_im at t={t}")
         same(array(ds, "U_abs"), np.abs(U), f"U_abs at t={t}")
+        same(array(ds, "V_re"), U.real, f"V_re (complex64) at t={t}", 1e-6)
+        same(array(ds, "V_im"), U.imag, f"V_im (complex64) at t={t}", 1e-6)
+        same(array(ds, "V_abs"), np.abs(U), f"V_abs (complex64) at t={t}", 1e-6)
         ds = got["u_z2 (plane)"]
         check_grid(ds, "plane z=2", (NX, NY, 1), (0, 0, 2 * dz), (dx, dy, dz))
         same(array(ds, "u_z2"), u[2:3], f"plane z=2 at t={t}")

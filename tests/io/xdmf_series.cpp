@@ -4,7 +4,8 @@
 // appears at close), steps 1 and 2 through Mode::Append (the XDMF is rewritten at each
 // write). Per step: the physical field u, its spectrum U, the planes z = 2 and x = 3 of u,
 // u subsampled by (3, 2, 2), and the plane kz = 1 of U (complex: real, imaginary, modulus).
-// u(x, y, z) = x + 10 y + 100 z + 1000 step, exact in float64, so the reader's values say
+// The same u in single precision (v) and its spectrum V share the grids of u and U.
+// u(x, y, z) = x + 10 y + 100 z + 1000 step, exact in float32 too, so the reader's values say
 // where each point landed.
 //
 //   mpirun -n 3 io_xdmf_series OUTDIR      # writes OUTDIR/run.h5 and OUTDIR/run.xmf
@@ -40,6 +41,11 @@ int main(int argc, char** argv) {
     nbfft::fft::Plan plan(MPI_COMM_WORLD, {10, 7, 6}, o);
     nbfft::io::H5Options h5o;
     h5o.box_lengths = {2.0, 3.0, 4.0};  // x, y, z
+    nbfft::fft::Options o32 = o;  // single precision: v = u as float32, V its spectrum (complex64)
+    o32.precision = nbfft::fft::Precision::Single;
+    nbfft::fft::Plan plan32(MPI_COMM_WORLD, {10, 7, 6}, o32);
+    std::vector<float> v(plan32.in_count());
+    std::vector<std::complex<float>> V(plan32.out_count());
     const nbfft::fft::Box3 b = plan.in_box();
     std::vector<double> u(plan.in_count());
     std::vector<std::complex<double>> U(plan.out_count());
@@ -49,10 +55,14 @@ int main(int argc, char** argv) {
           for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
             u[b.index(x, y, z)] = double(x + 10 * y + 100 * z + 1000 * step);
       plan.forward(u, U);
+      for (std::size_t i = 0; i < u.size(); ++i) v[i] = float(u[i]);  // the same boxes: one decomposition rule
+      plan32.forward(v, V);
       const double t = 0.25 * step;
       H5File f(MPI_COMM_WORLD, path, step == 0 ? H5File::Mode::Create : H5File::Mode::Append, h5o);
       f.write(plan, Space::Physical, "u", step, t, u);
       f.write(plan, Space::Spectral, "U", step, t, U);
+      f.write(plan32, Space::Physical, "v", step, t, v);  // shares the grid "physical" with u
+      f.write(plan32, Space::Spectral, "V", step, t, V);
       f.write_plane(plan, Space::Physical, "u_z2", step, t, Axis::Z, 2, u);
       f.write_plane(plan, Space::Physical, "u_x3", step, t, Axis::X, 3, u);
       f.write_subsampled(plan, Space::Physical, "u_sub", step, t, {3, 2, 2}, u);
