@@ -186,7 +186,14 @@ void Series::publish() {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   agree(comm_, [&] {
-    if (rank == 0) write_file_atomic(target, xdmf_text(entries_, h5_name, lengths_));
+    if (rank != 0) return;
+    try {
+      write_file_atomic(target, xdmf_text(entries_, h5_name, lengths_));
+    } catch (const Error& e) {
+      // The data is safe: say so, so that a full disk here is not mistaken for a lost field.
+      throw Error(e.code(), "H5File: writing the XDMF beside '" + path_ + "' (the HDF5 file itself is complete; "
+                            "H5Options::xdmf = false leaves the XDMF out): " + e.message());
+    }
   });
 }
 

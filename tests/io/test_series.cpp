@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <complex>
@@ -271,6 +272,26 @@ TEST(Series, ChunkedComplexIsLeftOutOfTheXdmfSayingWhy) {
     EXPECT_EQ(x.find("U_re"), std::string::npos) << x;
     EXPECT_NE(x.find(":/u/0</DataItem>"), std::string::npos) << x;  // real chunked data reads through HDF
   }
+  remove_files(path);
+}
+
+// An XDMF that cannot be written is an error on every rank that says the data is safe.
+TEST(Series, AnUnwritableXdmfSaysTheFileIsComplete) {
+  const std::string path = temp_path("blocked");
+  Plan plan(MPI_COMM_WORLD, {6, 5, 4}, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  if (world_rank() == 0) mkdir(xmf_of(path).c_str(), 0755);  // a directory where the XDMF goes
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "u", 0, 0.0, fill<double>(plan.in_box()));
+    expect_error([&] { f.close(); }, ErrorCode::Io, "(the HDF5 file itself is complete;");
+  }
+  {
+    H5File f(MPI_COMM_WORLD, path);
+    EXPECT_EQ(f.steps("u"), (std::vector<std::int64_t>{0}));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) rmdir(xmf_of(path).c_str());
   remove_files(path);
 }
 
