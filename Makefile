@@ -8,6 +8,7 @@
 #   make experiments   set up what is missing, run every seed experiment (quick; QUICK=0: full)
 #   make test MPI=mpich   the same against MPICH instead of Open MPI
 #   make python-test   pip install ./python into the venv, run its pytest suite under mpirun
+#   make xdmf-test     an HDF5 time series written at 2 and 3 ranks, its XDMF read by VTK
 #   make tsan          ThreadSanitizer build of the engine tests
 #   make asan          AddressSanitizer + UBSan build of the whole suite
 #
@@ -42,7 +43,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test experiments experiments-quick performance bench-r2r
+.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r
 all: build
 
 deps:
@@ -73,6 +74,7 @@ build: deps
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j$(JOBS)
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory xdmf-test
 	$(MAKE) --no-print-directory experiments-quick
 
 # The Python package, installed the way a user would (pip install ./python) against this
@@ -111,6 +113,19 @@ python-test: venv
 	@echo "  stubtest: the hand-written nbfft/_plan.pyi against the module"
 	MYPYPATH=python/tests timeout 300 $(PY) -m mypy --no-incremental --warn-unused-ignores -p nbfft -m typed_usage
 	timeout 300 $(PY) -m mypy.stubtest --allowlist python/tests/stubtest_allowlist.txt nbfft._plan
+
+# The XDMF beside an HDF5 time series opens in VTK's XDMF reader (what ParaView uses) with
+# the right grids, times and values (docs/io.md): written by the C++ driver at 2 and 3 ranks,
+# read headless by tests/io/check_xdmf.py. A build without parallel HDF5 has no driver.
+xdmf-test: venv
+	@if [ ! -x $(BUILD_DIR)/tests/io/io_xdmf_series ]; then \
+	  echo "xdmf-test: skipped: $(BUILD_DIR) was built without parallel HDF5"; exit 0; fi; \
+	for n in 2 3; do \
+	  echo "xdmf-test: a time series written at $$n ranks, read by vtkXdmfReader"; \
+	  rm -rf $(BUILD_DIR)/xdmf-test-$$n; \
+	  timeout 120 $(MPIRUN) -n $$n $(BUILD_DIR)/tests/io/io_xdmf_series $(BUILD_DIR)/xdmf-test-$$n || exit 1; \
+	  timeout 120 $(PY) tests/io/check_xdmf.py $(BUILD_DIR)/xdmf-test-$$n/run.xmf || exit 1; \
+	done
 
 # The seeds' experiments (docs/experiments.md), set up from nothing: apt packages, the build
 # (with its benchmarks) and the venv, then the unit tests of the experiments' pure parts (the

@@ -6,6 +6,7 @@
 // (a short buffer, a wrong plan) stops every rank before the next collective HDF5 call.
 #include "nbfft/io/hdf5.hpp"
 
+#include "series.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/version.h"
@@ -307,6 +308,7 @@ struct H5File::Impl {
   Mode mode = Mode::Read;
   H5Options options;
   Id file;
+  std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
 
   std::string where() const { return "'" + path + "'"; }
 
@@ -316,7 +318,10 @@ struct H5File::Impl {
     std::string err;
     if (file.get() >= 0 && file.reset() < 0) err = "closing " + where() + ": " + hdf5_reason();
     agree_message(comm, err, ErrorCode::Io);
-    if (mode != Mode::Create) return;
+    if (mode != Mode::Create) {
+      if (keep && series) series->closed();
+      return;
+    }
     agree(comm, [&] {
       if (comm_rank(comm) != 0) return;
       if (!keep) {
@@ -336,8 +341,11 @@ struct H5File::Impl {
                                        " (the previous file is unchanged)");
       }
     });
+    if (keep && series) series->closed();  // the XDMF names the renamed file
   }
 };
+
+detail::Handle detail::handle_of(const H5File::Impl& m) { return {m.comm, m.file, m.path, m.mode, m.series.get()}; }
 
 H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Options& options)
     : impl_(std::make_unique<Impl>()) {
@@ -401,6 +409,7 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
           throw Error(ErrorCode::Io, "H5File: " + m.where() + " is in format '" + f + "'; this nbfft reads '" + kFormat + "'");
       }
     });
+    m.series = std::make_unique<detail::Series>(m.comm, m.file, path, mode, options);
   } catch (...) {
     if (m.file.get() >= 0) {
       try {
@@ -612,6 +621,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   std::string err;
   if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
   agree_message(m.comm, err, ErrorCode::Io);
+  m.series->wrote(plan, field, step);
 }
 
 namespace {

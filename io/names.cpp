@@ -5,6 +5,8 @@ namespace nbfft::io {
 
 const char* name(Space s) { return s == Space::Physical ? "physical" : "spectral"; }
 
+const char* name(Axis a) { return a == Axis::X ? "x" : a == Axis::Y ? "y" : "z"; }
+
 const char* name(Dtype d) {
   switch (d) {
     case Dtype::Float64: return "float64";

@@ -53,6 +53,10 @@ std::string hdf5_info();
 enum class Space { Physical, Spectral };
 const char* name(Space s);  // "physical", "spectral"
 
+// An axis of the grid, for a plane (H5File::write_plane): the plane z = index, y = index or x = index.
+enum class Axis { X, Y, Z };
+const char* name(Axis a);  // "x", "y", "z"
+
 // The element type of a field in memory (and in the file: no conversion on the way).
 enum class Dtype { Float64, Float32, Complex128, Complex64 };
 const char* name(Dtype d);  // numpy's names: "float64", "float32", "complex128", "complex64"
@@ -79,6 +83,12 @@ struct H5Options {
   // all 0 = contiguous datasets (the default, and the fastest for whole-field writes). A
   // chunk equal to a rank's block keeps each rank's write to whole chunks.
   std::array<std::uint64_t, 3> chunk{0, 0, 0};
+  // The physical size of the periodic box along x, y, z (the run attribute box_lengths and
+  // the XDMF grid's spacing, io/series.cpp). 0 = the file's own (Append) or 2*pi (Create).
+  std::array<double, 3> box_lengths{0, 0, 0};
+  // Keep an XDMF file beside the .h5 (run.h5 -> run.xmf) that ParaView and VisIt open as a
+  // time series (docs/io.md "Time series and pictures"). Ignored when reading.
+  bool xdmf = true;
 };
 
 class H5File {
@@ -120,6 +130,38 @@ class H5File {
     read(plan, space, field, step, data.data(), data.size());
   }
 
+  // A quick look without gathering: the plane `axis` = index of a field (a dataset of
+  // thickness 1 along that axis), or every stride-th point per axis from 0 (stride in x, y,
+  // z order; the dataset has ceil(n/stride) points per axis). `data` is this rank's whole
+  // box, as for write(); each rank writes only its points of the plane or subsample,
+  // collectively, as /<field>/<step> with attributes kind ("plane", "subsampled"), start
+  // and stride (z, y, x). Physical or spectral, as write().
+  template <typename T>
+  void write_plane(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                   Axis axis, std::int64_t index, const T* data, std::size_t n) {
+    write_plane_bytes(plan, space, field, step, time, axis, index, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void write_plane(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                   Axis axis, std::int64_t index, const std::vector<T>& data) {
+    write_plane(plan, space, field, step, time, axis, index, data.data(), data.size());
+  }
+  template <typename T>
+  void write_subsampled(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                        double time, std::array<std::int64_t, 3> stride, const T* data, std::size_t n) {
+    write_subsampled_bytes(plan, space, field, step, time, stride, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void write_subsampled(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                        double time, std::array<std::int64_t, 3> stride, const std::vector<T>& data) {
+    write_subsampled(plan, space, field, step, time, stride, data.data(), data.size());
+  }
+
+  // The run's box lengths along x, y, z (H5Options::box_lengths, or the file's).
+  std::array<double, 3> box_lengths() const;
+  // The XDMF file kept beside this one ("" when H5Options::xdmf is false or reading).
+  std::string xdmf_path() const;
+
   std::vector<std::string> fields() const;                  // sorted
   std::vector<std::int64_t> steps(const std::string& field) const;  // ascending
   double time(const std::string& field, std::int64_t step) const;
@@ -134,6 +176,12 @@ class H5File {
                    Dtype dtype, const void* data, std::size_t bytes);
   void read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
                   void* data, std::size_t bytes) const;
+
+  void write_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                         Axis axis, std::int64_t index, Dtype dtype, const void* data, std::size_t bytes);
+  void write_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                              double time, std::array<std::int64_t, 3> stride, Dtype dtype, const void* data,
+                              std::size_t bytes);
 
   struct Impl;
 

@@ -1,0 +1,226 @@
+// Planes and subsampled fields for quick looks (H5File::write_plane, write_subsampled),
+// written without gathering: the reduced dataset is a regular selection of the full grid
+// (per axis a start, a stride and a count), each rank copies the selected points of its
+// own box into a small block in the file's (z, y, x) order and writes that block into its
+// place, in one collective transfer. A rank with no selected point selects nothing and
+// still takes part.
+#include "h5util.hpp"
+#include "nbfft/agree.hpp"
+#include "series.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace nbfft::io {
+
+namespace {
+
+using h5::check;
+using h5::Id;
+using h5::make;
+
+bool complex_type(Dtype d) { return d == Dtype::Complex128 || d == Dtype::Complex64; }
+std::size_t elem_bytes(Dtype d) {
+  return (d == Dtype::Float64 || d == Dtype::Complex128 ? 8 : 4) * (complex_type(d) ? 2 : 1);
+}
+
+Id file_type(Dtype d, bool file) {
+  const bool dbl = d == Dtype::Float64 || d == Dtype::Complex128;
+  const hid_t real = dbl ? (file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) : (file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
+  if (!complex_type(d)) return make(H5Tcopy(real), H5Tclose, "H5Tcopy");
+  const std::size_t r = dbl ? 8 : 4;
+  Id t = make(H5Tcreate(H5T_COMPOUND, 2 * r), H5Tclose, "H5Tcreate");
+  check(H5Tinsert(t, "r", 0, real), "H5Tinsert");  // h5py's complex, as io/hdf5.cpp writes it
+  check(H5Tinsert(t, "i", r, real), "H5Tinsert");
+  return t;
+}
+
+std::string exact(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%a", v);
+  return b;
+}
+
+// A regular selection of a field's full grid, per axis x, y, z.
+struct Cut {
+  std::array<std::int64_t, 3> start{0, 0, 0}, stride{1, 1, 1}, count{0, 0, 0};
+};
+
+std::string shape(const std::array<std::int64_t, 3>& xyz) {
+  return std::to_string(xyz[2]) + "x" + std::to_string(xyz[1]) + "x" + std::to_string(xyz[0]);
+}
+
+void write_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, const std::string& field,
+               std::int64_t step, double time, const char* kind, const Cut& cut, const std::string& cut_text,
+               const std::string& bad_cut, Axis axis, std::int64_t index, Dtype dtype, const void* data,
+               std::size_t bytes) {
+  const detail::Handle h = detail::handle_of(impl);
+  const std::string op = std::string("H5File::write_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
+  const auto& d = plan.decomposition();
+  const fft::Plan::Shape sh = plan.shape(fft::Direction::Forward);
+  const fft::Element el = space == Space::Physical ? sh.in : sh.out;
+  const bool dbl = el.precision == fft::Precision::Double;
+  const Dtype want = el.real ? (dbl ? Dtype::Float64 : Dtype::Float32) : (dbl ? Dtype::Complex128 : Dtype::Complex64);
+  const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
+
+  int rank = 0, size = 0;
+  MPI_Comm_rank(h.comm, &rank);
+  MPI_Comm_size(h.comm, &size);
+  std::string local;
+  if (field.empty() || field.find('/') != std::string::npos || field == "." || field == "..")
+    local = op + ": the field name '" + field + "' is not a name (empty, '.', '..' or with '/')";
+  else if (h.mode == H5File::Mode::Read)
+    local = op + ": '" + h.path + "' was opened for reading";
+  else if (size != d.m1 * d.m2 || rank != d.rank)
+    local = op + ": the plan was made on another communicator than the file's";
+  else if (!bad_cut.empty())
+    local = op + ": " + bad_cut;
+  else if (dtype != want)
+    local = op + ": the plan's " + name(space) + " field is " + name(want) + ", the data passed is " + name(dtype);
+  else if (bytes < std::size_t(box.count()) * elem_bytes(dtype))
+    local = op + ": the buffer holds " + std::to_string(bytes / elem_bytes(dtype)) + " elements, this rank's box " +
+            std::to_string(box.count());
+  agree_call(h.comm, "H5File::write",
+             {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"time", exact(time)},
+              {"space", name(space)}, {"dtype", name(dtype)}, {"cut", cut_text}},
+             local);
+
+  // This rank's part of the selection: per axis the first selected point in its box and
+  // how many there are.
+  std::array<std::int64_t, 3> j0{}, nj{};
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t lo = box.lo[a], hi = box.lo[a] + box.n[a];
+    const std::int64_t s = cut.start[a], k = cut.stride[a];
+    const std::int64_t first = lo <= s ? 0 : (lo - s + k - 1) / k;
+    const std::int64_t last = hi - 1 < s ? -1 : std::min(cut.count[a] - 1, (hi - 1 - s) / k);
+    j0[a] = first;
+    nj[a] = std::max<std::int64_t>(0, last - first + 1);
+  }
+  const std::int64_t mine = nj[0] * nj[1] * nj[2];
+  const std::size_t es = elem_bytes(dtype);
+  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, mine)) * es]);
+  const char* src = static_cast<const char*>(data);
+  char* out = block.get();
+  for (std::int64_t z = 0; z < nj[2] && mine; ++z)
+    for (std::int64_t y = 0; y < nj[1]; ++y)
+      for (std::int64_t x = 0; x < nj[0]; ++x) {
+        const std::int64_t g[3] = {cut.start[0] + (j0[0] + x) * cut.stride[0], cut.start[1] + (j0[1] + y) * cut.stride[1],
+                                   cut.start[2] + (j0[2] + z) * cut.stride[2]};
+        std::memcpy(out, src + es * std::size_t(box.index(g[0], g[1], g[2])), es);
+        out += es;
+      }
+
+  const std::string where = "/" + field + "/" + std::to_string(step);
+  const hsize_t dims[3] = {hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
+  Id group, dset;
+  agree(h.comm, [&] {
+    if (check(H5Lexists(h.file, field.c_str(), H5P_DEFAULT), "H5Lexists") > 0) {
+      group = make(H5Gopen2(h.file, field.c_str(), H5P_DEFAULT), H5Gclose, op + ": opening group /" + field);
+      if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") > 0)
+        throw Error(ErrorCode::InvalidArgument, op + ": '" + h.path + "' already holds " + where);
+    } else {
+      group = make(H5Gcreate2(h.file, field.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   op + ": creating group /" + field);
+    }
+    Id ftype = file_type(dtype, true);
+    Id fspace = make(H5Screate_simple(3, dims, nullptr), H5Sclose, "H5Screate_simple");
+    Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
+    check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+    check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
+    dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                H5Dclose, op + ": creating " + where + " in '" + h.path + "'");
+    const auto& o = plan.options();
+    h5::put_string(dset, "space", name(space));
+    h5::put_string(dset, "transform", fft::name(o.transform));
+    h5::put_string(dset, "precision", fft::name(o.precision));
+    h5::put_string(dset, "norm", fft::name(o.norm));
+    h5::put_string(dset, "axes", space == Space::Physical ? "z y x" : "kz ky kx");
+    h5::put_string(dset, "halved_axis", space == Space::Spectral && d.r2c ? "kx" : "none");
+    h5::put_string(dset, "kinds", fft::kinds_str(o.kinds));
+    h5::put_string(dset, "padding", fft::padding_str(o.padding));
+    h5::put_int64s(dset, "grid", {d.n[2], d.n[1], d.n[0]});
+    h5::put_int64s(dset, "physical_grid", {d.m[2], d.m[1], d.m[0]});
+    h5::put_int64s(dset, "step", {step});
+    h5::put_doubles(dset, "time", {time});
+    h5::put_string(dset, "kind", kind);
+    h5::put_int64s(dset, "start", {cut.start[2], cut.start[1], cut.start[0]});
+    h5::put_int64s(dset, "stride", {cut.stride[2], cut.stride[1], cut.stride[0]});
+    if (std::strcmp(kind, "plane") == 0) {
+      h5::put_string(dset, "plane_axis", name(axis));
+      h5::put_int64s(dset, "plane_index", {index});
+    }
+  });
+  agree(h.comm, [&] {
+    Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
+    const hsize_t count[3] = {hsize_t(nj[2]), hsize_t(nj[1]), hsize_t(nj[0])};
+    Id memspace;
+    if (mine == 0) {
+      check(H5Sselect_none(filespace), "H5Sselect_none");
+      const hsize_t one = 1;
+      memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
+      check(H5Sselect_none(memspace), "H5Sselect_none");
+    } else {
+      const hsize_t start[3] = {hsize_t(j0[2]), hsize_t(j0[1]), hsize_t(j0[0])};
+      check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
+      memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+    }
+    Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
+    check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+    Id mtype = file_type(dtype, false);
+    check(H5Dwrite(dset, mtype, memspace, filespace, dxpl, block.get()),
+          op + ": writing " + where + " in '" + h.path + "'");
+  });
+  std::string err;
+  if (dset.reset() < 0 || group.reset() < 0) err = op + ": closing " + where + ": " + h5::reason();
+  agree_message(h.comm, err, ErrorCode::Io);
+  h.series->wrote(plan, field, step);
+}
+
+// The full grid of a space, per axis x, y, z.
+std::array<std::int64_t, 3> full_grid(const fft::Plan& plan, Space space) {
+  const auto& d = plan.decomposition();
+  return space == Space::Physical ? d.m : std::array<std::int64_t, 3>{d.xc, d.n[1], d.n[2]};
+}
+
+}  // namespace
+
+void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                               double time, Axis axis, std::int64_t index, Dtype dtype, const void* data,
+                               std::size_t bytes) {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_plane: the file is closed");
+  const std::array<std::int64_t, 3> n = full_grid(plan, space);
+  const int a = axis == Axis::X ? 0 : axis == Axis::Y ? 1 : 2;
+  Cut cut;
+  cut.count = n;
+  cut.start[a] = index;
+  cut.count[a] = 1;
+  std::string bad;
+  if (index < 0 || index >= n[a])
+    bad = "the plane " + std::string(name(axis)) + " = " + std::to_string(index) + " is outside the " + name(space) +
+          " grid " + shape(n) + " (z, y, x): " + name(axis) + " runs 0.." + std::to_string(n[a] - 1);
+  write_cut(*impl_, plan, space, field, step, time, "plane", cut, std::string(name(axis)) + "=" + std::to_string(index),
+            bad, axis, index, dtype, data, bytes);
+}
+
+void H5File::write_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                                    double time, std::array<std::int64_t, 3> stride, Dtype dtype, const void* data,
+                                    std::size_t bytes) {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_subsampled: the file is closed");
+  const std::array<std::int64_t, 3> n = full_grid(plan, space);
+  Cut cut;
+  std::string bad;
+  const std::string text = std::to_string(stride[0]) + "," + std::to_string(stride[1]) + "," + std::to_string(stride[2]);
+  for (int a = 0; a < 3; ++a) {
+    if (stride[a] < 1) {
+      bad = "the stride " + text + " (x, y, z) must be at least 1 along every axis";
+      stride[a] = 1;
+    }
+    cut.stride[a] = stride[a];
+    cut.count[a] = (n[a] + stride[a] - 1) / stride[a];
+  }
+  write_cut(*impl_, plan, space, field, step, time, "subsampled", cut, text, bad, Axis::X, 0, dtype, data, bytes);
+}
+
+}  // namespace nbfft::io
