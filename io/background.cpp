@@ -144,11 +144,12 @@ void Background::run() {
     }
     {
       std::lock_guard<std::mutex> l(mu);
-      j->error = err;
+      j->error = std::move(err);  // no reference left here once the lock is released
       j->done = true;
       j->copy.reset();  // the staged box is free as soon as it is on its way
       queue.pop_front();
       busy = false;
+      j.reset();  // never the last owner of a job (and its error) outside the lock
     }
     done_cv.notify_all();
   }
