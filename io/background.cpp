@@ -46,6 +46,7 @@ struct H5File::Pending::Impl {
   const void* data = nullptr;  // the caller's buffer (Stage::Borrow) or `copy`
   std::size_t bytes = 0;
   std::unique_ptr<char[]> copy;
+  std::size_t copy_bytes = 0;
   std::string what;  // "/u/3 of 'run.h5'"
   // Under bg->mu.
   bool done = false;       // the I/O thread has finished it
@@ -70,6 +71,9 @@ struct Background {
   std::thread worker;
   MPI_Comm ctl = MPI_COMM_NULL;  // the start's agreements: the file's comm is the I/O thread's
   std::string path;
+  // Staging buffers of finished writes, kept for the next ones until the file closes: a
+  // fresh buffer costs a page fault per 4 KiB on its first touch, as much as the copy.
+  std::vector<std::pair<std::unique_ptr<char[]>, std::size_t>> spare;
 
   ~Background() {
     {
@@ -146,7 +150,7 @@ void Background::run() {
       std::lock_guard<std::mutex> l(mu);
       j->error = std::move(err);  // no reference left here once the lock is released
       j->done = true;
-      j->copy.reset();  // the staged box is free as soon as it is on its way
+      if (j->copy) spare.emplace_back(std::move(j->copy), j->copy_bytes);  // for the next write
       queue.pop_front();
       busy = false;
       j.reset();  // never the last owner of a job (and its error) outside the lock
@@ -221,7 +225,20 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
     if (stage == H5File::Stage::Copy) {
       // One box of this rank, staged as the caller holds it: the I/O thread writes it as
       // write() would have written the caller's buffer.
-      j->copy.reset(new char[std::max<std::size_t>(1, need)]);
+      {
+        std::lock_guard<std::mutex> l(bg->mu);
+        for (auto it = bg->spare.begin(); it != bg->spare.end(); ++it)
+          if (it->second >= need) {
+            j->copy = std::move(it->first);
+            j->copy_bytes = it->second;
+            bg->spare.erase(it);
+            break;
+          }
+      }
+      if (!j->copy) {
+        j->copy.reset(new char[std::max<std::size_t>(1, need)]);
+        j->copy_bytes = need;
+      }
       if (need) std::memcpy(j->copy.get(), data, need);
       j->data = j->copy.get();
       j->bytes = need;
@@ -263,6 +280,7 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
       mark_waited(*bg, *j);
     }
     bg->stop = true;
+    bg->spare.clear();
   }
   bg->work_cv.notify_all();
   if (bg->worker.joinable()) bg->worker.join();

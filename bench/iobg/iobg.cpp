@@ -4,12 +4,14 @@
 // One step of a Navier-Stokes-like loop: the three velocity components come back from
 // their spectra (backward transforms), a pointwise nonlinear term of each is computed
 // (--flops flops per point besides its reads and writes), and the terms go forward. Every
-// --every steps the three physical components are written as /u<c>/<step>. Variants, run
+// --every steps (at steps 1, 1 + every, ...) the three physical components u (or, with
+// --write U, their spectra, which this loop never changes and so may be lent with --stage
+// borrow) are written as /u<c>/<step>. Variants, run
 // in interleaved rounds (the order rotates, so a busy machine slows all alike), each in a
 // fresh Mode::Create file opened and closed outside the timed loop:
 //   none        no write: the solver alone
 //   blocking    H5File::write of the three fields at each write step
-//   background  H5File::write_start (Stage::Copy) of the three at each write step; they
+//   background  H5File::write_start (--stage, Copy by default) of the three; they
 //               are waited for at the next write step or at the end of the loop (timed)
 // Per round, the loop time is the slowest rank's. Reported, medians over rounds:
 //   write cost  W = blocking - none: what the writes cost the loop when they block
@@ -48,6 +50,8 @@ struct Args {
   std::int64_t n = 128;
   int rounds = 5, steps = 8, every = 4, flops = 16;
   std::string dir = "/tmp";
+  bool spectral = false;  // write the spectra U (unchanged by the loop) instead of the velocities u
+  H5File::Stage stage = H5File::Stage::Copy;
 };
 
 double median(std::vector<double> v) {
@@ -84,16 +88,21 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
   const double t0 = now_seconds();
   for (int s = 1; s <= a.steps; ++s) {
     for (int c = 0; c < 3; ++c) plan.backward(U[c], u[c]);
-    if (v != Variant::None && s % a.every == 0) {
+    // Writes at steps 1, 1 + every, ...: each has `every` steps to go to disk.
+    if (v != Variant::None && (s - 1) % a.every == 0) {
       const double i0 = now_seconds();
       for (auto& p : pending) p.wait();
       pending.clear();
       for (int c = 0; c < 3; ++c) {
         const std::string field = "u" + std::to_string(c);
-        if (v == Variant::Blocking)
+        if (a.spectral && v == Variant::Blocking)
+          f->write(plan, Space::Spectral, field, s, 0.01 * s, U[c]);
+        else if (a.spectral)
+          pending.push_back(f->write_start(plan, Space::Spectral, field, s, 0.01 * s, U[c], a.stage));
+        else if (v == Variant::Blocking)
           f->write(plan, Space::Physical, field, s, 0.01 * s, u[c]);
         else
-          pending.push_back(f->write_start(plan, Space::Physical, field, s, 0.01 * s, u[c]));
+          pending.push_back(f->write_start(plan, Space::Physical, field, s, 0.01 * s, u[c], a.stage));
       }
       io += now_seconds() - i0;
     }
@@ -129,13 +138,23 @@ int main(int argc, char** argv) {
     else if (k == "--every") a.every = std::atoi(val.c_str());
     else if (k == "--flops") a.flops = std::atoi(val.c_str());
     else if (k == "--dir") a.dir = val;
+    else if (k == "--write" && (val == "u" || val == "U")) a.spectral = val == "U";
+    else if (k == "--stage" && (val == "copy" || val == "borrow"))
+      a.stage = val == "copy" ? H5File::Stage::Copy : H5File::Stage::Borrow;
     else {
       if (rank == 0)
         std::fprintf(stderr, "usage: nbfft-bench-iobg [--grid N] [--rounds R] [--steps S] [--every K] [--flops F] "
-                             "[--dir D]; unknown option %s\n", k.c_str());
+                             "[--dir D] [--write u|U] [--stage copy|borrow]; bad option %s %s\n",
+                     k.c_str(), val.c_str());
       MPI_Finalize();
       return 2;
     }
+  }
+  if (!a.spectral && a.stage == H5File::Stage::Borrow) {
+    // The loop overwrites u every step: only the spectra it never changes may be borrowed.
+    if (rank == 0) std::fprintf(stderr, "nbfft-bench-iobg: --stage borrow needs --write U\n");
+    MPI_Finalize();
+    return 2;
   }
   int rc = 0;
   try {
@@ -174,10 +193,12 @@ int main(int argc, char** argv) {
         for (auto& e : t[vi]) x.push_back(e.io);
         return x;
       };
-      const double bytes = 3.0 * double(a.n * a.n * a.n) * 8 * (a.steps / a.every);
-      std::printf("grid %lld^3, %d ranks, %d steps, 3 fields written every %d steps (%.0f MiB per loop), "
-                  "%d rounds, MPI thread level %d\n",
-                  (long long)a.n, size, a.steps, a.every, bytes / 1048576.0, a.rounds, provided);
+      const double field = a.spectral ? double(a.n * a.n * (a.n / 2 + 1)) * 16 : double(a.n * a.n * a.n) * 8;
+      const double bytes = 3.0 * field * ((a.steps + a.every - 1) / a.every);
+      std::printf("grid %lld^3, %d ranks, %d steps, 3 %s fields written every %d steps (%.0f MiB per loop, "
+                  "Stage::%s), %d rounds, MPI thread level %d\n",
+                  (long long)a.n, size, a.steps, a.spectral ? "spectral" : "physical", a.every, bytes / 1048576.0,
+                  a.stage == H5File::Stage::Copy ? "Copy" : "Borrow", a.rounds, provided);
       for (int vi = 0; vi < 3; ++vi) {
         auto x = loop(vi);
         std::printf("  %-10s loop %.3f s (min %.3f, max %.3f)   in io calls %.3f s\n", name(all[vi]), median(x),
