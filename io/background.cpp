@@ -2,13 +2,15 @@
 // H5File::write the caller would have made, while the caller keeps computing.
 //
 // Why a thread and not non-blocking collective MPI-IO under HDF5's layout: the thread
-// writes the very file write() makes (the same HDF5 calls, attributes, staging and
-// checksums, whatever write() grows into), and its bytes move while the caller computes
-// without the caller having to call into MPI: Open MPI's and MPICH's MPI_File_iwrite_at_all
-// advance only inside MPI calls of the caller (no progress thread by default), so the bytes
-// would move only in the solver's own MPI calls or in an engine pass, and the dataset
-// offsets, the metadata and the close still need HDF5 on the caller's thread. The price:
-// MPI_THREAD_MULTIPLE (the thread's collective MPI-IO runs beside the caller's MPI), and
+// writes the very file write() makes (the same HDF5 calls, attributes, staging and checks,
+// whatever write() grows into) with no second code path. Measured (docs/io.md "Writing in
+// the background", bench/iobg): it hides the write when a core is free for it; with every
+// core running a rank its collective MPI-IO competes with the solver (busy-polling and MPI's
+// locks under MPI_THREAD_MULTIPLE) and the steps slow by about a third. The bench's sketch
+// of the other design (MPI_File_iwrite_at_all of a staged copy, raw bytes, no HDF5
+// metadata) moved the bytes with the steps 1-3% slower on Open MPI, whose OMPIO hands them
+// to glibc's POSIX AIO threads; under it HDF5 would still need the caller's thread for the
+// dataset, its offset and the metadata. The price of the thread: MPI_THREAD_MULTIPLE, and,
 // since HDF5 1.10 here is not thread-safe, no other HDF5 call in the process until every
 // write in flight has been waited for (refused with a clear error, never serialized: a
 // lock between the two threads could deadlock collectives across ranks).
