@@ -86,7 +86,7 @@ const char* name(Variant v) {
 struct IWriter {
   MPI_File fh = MPI_FILE_NULL;
   MPI_Datatype box = MPI_DATATYPE_NULL;
-  std::int64_t count = 0, written = 0;
+  std::int64_t count = 0, written = 0, global = 0;
   std::vector<std::vector<double>> snap;
   std::vector<MPI_Request> req;
   IWriter(const nbfft::fft::Plan& plan, const std::string& path) {
@@ -96,13 +96,31 @@ struct IWriter {
         lo[3] = {int(b.lo[2]), int(b.lo[1]), int(b.lo[0])};
     MPI_Type_create_subarray(3, g, n, lo, MPI_ORDER_C, MPI_DOUBLE, &box);
     MPI_Type_commit(&box);
-    MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     MPI_File_set_view(fh, 0, MPI_DOUBLE, box, "native", MPI_INFO_NULL);
     count = b.count();
+    global = std::int64_t(g[0]) * g[1] * g[2];
     snap.assign(3, std::vector<double>(std::size_t(count)));
   }
   ~IWriter() {
     wait();
+    // MPI-IO returns its errors by default: a sketch that wrote nothing would measure nothing.
+    MPI_Offset size = 0;
+    MPI_File_get_size(fh, &size);
+    if (size != MPI_Offset(written * global * 8)) {
+      std::fprintf(stderr, "nbfft-bench-iobg: the iwrite file has %lld bytes, not %lld\n", (long long)size,
+                   (long long)(written * global * 8));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (written > 0) {  // and the last field's bytes are this rank's box
+      std::vector<double> back(static_cast<std::size_t>(count));
+      MPI_File_read_at_all(fh, MPI_Offset((written - 1) * count), back.data(), int(count), MPI_DOUBLE,
+                           MPI_STATUS_IGNORE);
+      if (back != snap[2]) {
+        std::fprintf(stderr, "nbfft-bench-iobg: the iwrite file does not hold the field written\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
     MPI_File_close(&fh);
     MPI_Type_free(&box);
   }
@@ -111,7 +129,9 @@ struct IWriter {
     for (int c = 0; c < 3; ++c) {
       std::copy(u[c].begin(), u[c].end(), snap[c].begin());
       req.emplace_back();
-      MPI_File_iwrite_at_all(fh, MPI_Offset(written++ * count), snap[c].data(), int(count), MPI_DOUBLE, &req.back());
+      if (MPI_File_iwrite_at_all(fh, MPI_Offset(written++ * count), snap[c].data(), int(count), MPI_DOUBLE,
+                                 &req.back()) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
   void test() {
