@@ -262,6 +262,14 @@ TEST(Hdf5Background, SameAsBlockingC2cSingleSlabs) {
                                                              {5, 4, 9}, P, 1, H5File::Stage::Copy);
 }
 
+TEST(Hdf5Background, SameAsBlockingR2cDoublePencils) {
+  int P = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 4 || P % 2) GTEST_SKIP() << "pencils of 2 x P/2 need an even P >= 4";
+  same_as_blocking<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {9, 7, 11}, 2, P / 2,
+                                                 H5File::Stage::Copy);
+}
+
 // ---- Errors and misuse -----------------------------------------------------------------
 
 TEST(Hdf5Background, ErrorsComeOutOfWaitOnEveryRank) {
