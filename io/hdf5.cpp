@@ -7,6 +7,7 @@
 #include "nbfft/io/hdf5.hpp"
 
 #include "series.hpp"
+#include "background.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/version.h"
@@ -309,6 +310,7 @@ struct H5File::Impl {
   H5Options options;
   Id file;
   std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
+  std::shared_ptr<detail::Background> bg;  // writes in the background (io/background.cpp)
 
   std::string where() const { return "'" + path + "'"; }
 
@@ -350,6 +352,7 @@ detail::Handle detail::handle_of(const H5File::Impl& m) { return {m.comm, m.file
 H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Options& options)
     : impl_(std::make_unique<Impl>()) {
   check_mpi_running("H5File");
+  detail::background_guard("H5File");
   quiet_hdf5();
   Impl& m = *impl_;
   check_mpi(MPI_Comm_dup(comm, &m.comm), "MPI_Comm_dup");
@@ -426,6 +429,11 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
 
 H5File::~H5File() {
   if (!impl_) return;
+  try {
+    detail::background_settle(impl_->bg, false, true);  // its writes complete; the file is discarded below
+  } catch (...) {
+  }
+  detail::background_quiesce();  // another file's I/O thread out of HDF5 before this one closes
   if (impl_->file.get() >= 0) {
     try {
       impl_->finish(false);  // never closed: the previous file stays
@@ -435,9 +443,14 @@ H5File::~H5File() {
   if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
 }
 
-H5File::H5File(H5File&&) noexcept = default;
+// A queued background write names the H5File it writes through: it completes first.
+H5File::H5File(H5File&& o) noexcept {
+  if (o.impl_) detail::background_idle(o.impl_->bg);
+  impl_ = std::move(o.impl_);
+}
 H5File& H5File::operator=(H5File&& o) noexcept {
   if (this != &o) {
+    if (o.impl_) detail::background_idle(o.impl_->bg);
     H5File gone(std::move(*this));  // closes (discards) what this held
     impl_ = std::move(o.impl_);
   }
@@ -453,7 +466,18 @@ const std::string& H5File::path() const {
 
 void H5File::close() {
   if (!is_open()) return;
+  detail::background_settle(impl_->bg, true, false);  // every write in flight is in the file first
+  detail::background_guard("H5File::close");
   impl_->finish(true);
+}
+
+H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, const std::string& field,
+                                          std::int64_t step, double time, Dtype dtype, const void* data,
+                                          std::size_t bytes, Stage stage) {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_start: the file is closed");
+  Impl& m = *impl_;
+  return Pending(detail::background_start(m.bg, m.comm, m.path, m.mode != Mode::Read, this, plan, space, field, step,
+                                          time, dtype, data, bytes, stage));
 }
 
 namespace {
@@ -566,6 +590,7 @@ Id collective_transfer() {
 void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
                          Dtype dtype, const void* data, std::size_t bytes) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
+  detail::background_guard("H5File::write");
   Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   const auto& d = plan.decomposition();
@@ -644,6 +669,7 @@ Id open_step(const H5File::Impl& m, const std::string& field, std::int64_t step,
 void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
                         void* data, std::size_t bytes) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read: the file is closed");
+  detail::background_guard("H5File::read");
   const Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   const std::string local = local_checks(&m, false, plan, space, l, field, dtype, bytes, m.comm);
@@ -682,6 +708,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
 
 std::vector<std::string> H5File::fields() const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::fields: the file is closed");
+  detail::background_guard("H5File::fields");
   agree_call(impl_->comm, "H5File", "fields", "");
   return agree(impl_->comm, [&] {
     std::vector<std::string> out;
@@ -695,6 +722,7 @@ std::vector<std::string> H5File::fields() const {
 
 std::vector<std::int64_t> H5File::steps(const std::string& field) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::steps: the file is closed");
+  detail::background_guard("H5File::steps");
   agree_call(impl_->comm, "H5File", {{"call", "steps"}, {"field", field}}, check_field_name(field));
   return agree(impl_->comm, [&] {
     if (check(H5Lexists(impl_->file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
@@ -712,6 +740,7 @@ std::vector<std::int64_t> H5File::steps(const std::string& field) const {
 
 double H5File::time(const std::string& field, std::int64_t step) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::time: the file is closed");
+  detail::background_guard("H5File::time");
   agree_call(impl_->comm, "H5File", {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}},
              check_field_name(field));
   return agree(impl_->comm, [&] {

@@ -4,6 +4,7 @@
 // own box into a small block in the file's (z, y, x) order and writes that block into its
 // place, in one collective transfer. A rank with no selected point selects nothing and
 // still takes part.
+#include "background.hpp"
 #include "h5util.hpp"
 #include "nbfft/agree.hpp"
 #include "series.hpp"
@@ -189,6 +190,7 @@ std::array<std::int64_t, 3> full_grid(const fft::Plan& plan, Space space) {
 void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                                double time, Axis axis, std::int64_t index, Dtype dtype, const void* data,
                                std::size_t bytes) {
+  detail::background_guard("H5File::write_plane");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_plane: the file is closed");
   const std::array<std::int64_t, 3> n = full_grid(plan, space);
   const int a = axis == Axis::X ? 0 : axis == Axis::Y ? 1 : 2;
@@ -207,6 +209,7 @@ void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::st
 void H5File::write_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                                     double time, std::array<std::int64_t, 3> stride, Dtype dtype, const void* data,
                                     std::size_t bytes) {
+  detail::background_guard("H5File::write_subsampled");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_subsampled: the file is closed");
   const std::array<std::int64_t, 3> n = full_grid(plan, space);
   Cut cut;

@@ -161,6 +161,54 @@ class H5File {
   std::array<double, 3> box_lengths() const;
   // The XDMF file kept beside this one ("" when H5Options::xdmf is false or reading).
   std::string xdmf_path() const;
+  // ---- Writing in the background (docs/io.md "Writing in the background") -------------
+  //
+  //   H5File::Pending w = out.write_start(plan, Space::Physical, "u", step, t, u);
+  //   ... keep stepping (transforms, MPI, compute) ...
+  //   w.wait();   // the write's error, if any, here on every rank
+  //
+  // An I/O thread of this file makes the HDF5 calls of the same write() while the caller
+  // goes on, so the file is the one write() makes. Needs MPI_THREAD_MULTIPLE (checked: an
+  // Unavailable error on every rank otherwise). Stage::Copy (the default) copies this
+  // rank's box at start (one box of memory per write in flight; the buffer is free at
+  // once); Stage::Borrow copies nothing and the buffer must stay unchanged until wait().
+  // The plan must outlive wait(). Any number of writes of one file may be in flight; they
+  // run in start order. Starts are collective, in the same order on every rank; wait() is
+  // local and may come in any order. HDF5 here is not thread-safe, so from a start until
+  // the wait of every write in flight no H5File of this process may be used (an
+  // InvalidState error saying so) except for more write_start calls on the same file and
+  // close(), which completes them first (and throws the first error no wait() reported).
+  // The destructor completes them and discards the file as ever; a Pending destroyed
+  // without wait() waits for its write.
+  enum class Stage { Copy, Borrow };
+  class Pending {
+   public:
+    Pending();
+    ~Pending();
+    Pending(Pending&&) noexcept;
+    Pending& operator=(Pending&&) noexcept;
+    bool active() const;  // started and not yet waited for
+    bool test();          // whether the write has finished (wait() still needed); never blocks
+    void wait();          // waits for the write; throws its error (the same on every rank)
+    struct Impl;
+
+   private:
+    friend class H5File;
+    explicit Pending(std::shared_ptr<Impl> impl);
+    std::shared_ptr<Impl> impl_;
+  };
+  template <typename T>
+  Pending write_start(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                      const T* data, std::size_t n, Stage stage = Stage::Copy) {
+    return write_start_bytes(plan, space, field, step, time, dtype_of<T>(), data, n * sizeof(T), stage);
+  }
+  template <typename T>
+  Pending write_start(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                      const std::vector<T>& data, Stage stage = Stage::Copy) {
+    return write_start(plan, space, field, step, time, data.data(), data.size(), stage);
+  }
+  Pending write_start_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                            double time, Dtype dtype, const void* data, std::size_t bytes, Stage stage = Stage::Copy);
 
   std::vector<std::string> fields() const;                  // sorted
   std::vector<std::int64_t> steps(const std::string& field) const;  // ascending

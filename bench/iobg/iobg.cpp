@@ -1,0 +1,312 @@
+// nbfft-bench-iobg: how much of a checkpoint's write a background write hides in a
+// solver loop, and what it costs the solver (issue 23, deliverable 5).
+//
+// One step of a Navier-Stokes-like loop: the three velocity components come back from
+// their spectra (backward transforms), a pointwise nonlinear term of each is computed
+// (--flops flops per point besides its reads and writes), and the terms go forward. Every
+// --every steps (at steps 1, 1 + every, ...) the three physical components u (or, with
+// --write U, their spectra, which this loop never changes and so may be lent with --stage
+// borrow) are written as /u<c>/<step>. Variants, run
+// in interleaved rounds (the order rotates, so a busy machine slows all alike), each in a
+// fresh Mode::Create file opened and closed outside the timed loop:
+//   none        no write: the solver alone
+//   blocking    H5File::write of the three fields at each write step
+//   background  H5File::write_start (--stage, Copy by default) of the three; they
+//               are waited for at the next write step or at the end of the loop (timed)
+// Per round, the loop time is the slowest rank's. Reported, medians over rounds:
+//   write cost  W = blocking - none: what the writes cost the loop when they block
+//   hidden      (blocking - background) / W: the honest share: whatever the I/O thread
+//               takes from the solver's cores counts against it
+//   io calls    the time the solver spends inside write_start + wait (background) and
+//               inside write (blocking); flattering share hidden = 1 - bg calls / blocking
+//               calls (it ignores the solver's slowdown)
+//   slowdown    (background loop - its io calls) / none - 1: how much the steps themselves
+//               slowed while the bytes went to disk
+#include "bench/common/clock.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/fft.hpp"
+#include "nbfft/io/hdf5.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nbfft::bench::now_seconds;
+using nbfft::io::H5File;
+using nbfft::io::Space;
+using C = std::complex<double>;
+
+struct Args {
+  std::int64_t n = 128;
+  int rounds = 5, steps = 8, every = 4, flops = 16;
+  std::string dir = "/tmp";
+  bool spectral = false;  // write the spectra U (unchanged by the loop) instead of the velocities u
+  H5File::Stage stage = H5File::Stage::Copy;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size();
+  return k == 0 ? 0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+// The pointwise term: a few multiply-adds per point so that the step has compute to hide.
+void term(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out, int flops) {
+  const std::size_t n = a.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    double x = a[i] * b[i], y = a[i];
+    for (int f = 0; f < flops / 2; ++f) y = y * 0.999 + x * 1e-3;
+    out[i] = y;
+  }
+}
+
+struct Times {
+  double loop = 0, io = 0;  // slowest rank's
+};
+
+enum class Variant { None, Blocking, Background, IWrite };
+const char* name(Variant v) {
+  return v == Variant::None ? "none" : v == Variant::Blocking ? "blocking" : v == Variant::Background ? "background" : "iwrite";
+}
+
+// The other design, measured for its data movement only: non-blocking collective MPI-IO
+// (MPI_File_iwrite_at_all through a subarray view, as it would write a contiguous HDF5
+// dataset at its H5Dget_offset), of a staged copy, progressed by MPI_Testall after every
+// forward transform and waited for at the next write step. A raw file: no HDF5 metadata.
+struct IWriter {
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_Datatype box = MPI_DATATYPE_NULL;
+  std::int64_t count = 0, written = 0, global = 0;
+  std::vector<std::vector<double>> snap;
+  std::vector<MPI_Request> req;
+  IWriter(const nbfft::fft::Plan& plan, const std::string& path) {
+    const nbfft::fft::Box3 b = plan.in_box();  // x fastest: [z][y][x]
+    const auto& d = plan.decomposition();
+    int g[3] = {int(d.m[2]), int(d.m[1]), int(d.m[0])}, n[3] = {int(b.n[2]), int(b.n[1]), int(b.n[0])},
+        lo[3] = {int(b.lo[2]), int(b.lo[1]), int(b.lo[0])};
+    MPI_Type_create_subarray(3, g, n, lo, MPI_ORDER_C, MPI_DOUBLE, &box);
+    MPI_Type_commit(&box);
+    MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_File_set_view(fh, 0, MPI_DOUBLE, box, "native", MPI_INFO_NULL);
+    count = b.count();
+    global = std::int64_t(g[0]) * g[1] * g[2];
+    snap.assign(3, std::vector<double>(std::size_t(count)));
+  }
+  ~IWriter() {
+    wait();
+    // MPI-IO returns its errors by default: a sketch that wrote nothing would measure nothing.
+    MPI_Offset size = 0;
+    MPI_File_get_size(fh, &size);
+    if (size != MPI_Offset(written * global * 8)) {
+      std::fprintf(stderr, "nbfft-bench-iobg: the iwrite file has %lld bytes, not %lld\n", (long long)size,
+                   (long long)(written * global * 8));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (written > 0) {  // and the last field's bytes are this rank's box
+      std::vector<double> back(static_cast<std::size_t>(count));
+      MPI_File_read_at_all(fh, MPI_Offset((written - 1) * count), back.data(), int(count), MPI_DOUBLE,
+                           MPI_STATUS_IGNORE);
+      if (back != snap[2]) {
+        std::fprintf(stderr, "nbfft-bench-iobg: the iwrite file does not hold the field written\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
+    MPI_File_close(&fh);
+    MPI_Type_free(&box);
+  }
+  void start(const std::vector<std::vector<double>>& u) {
+    wait();
+    for (int c = 0; c < 3; ++c) {
+      std::copy(u[c].begin(), u[c].end(), snap[c].begin());
+      req.emplace_back();
+      if (MPI_File_iwrite_at_all(fh, MPI_Offset(written++ * count), snap[c].data(), int(count), MPI_DOUBLE,
+                                 &req.back()) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  void test() {
+    int done = 0;
+    if (!req.empty()) MPI_Testall(int(req.size()), req.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) req.clear();
+  }
+  void wait() {
+    if (!req.empty()) MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
+    req.clear();
+  }
+};
+
+Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vector<C>>& U,
+          std::vector<std::vector<double>>& u, std::vector<std::vector<double>>& w, std::vector<std::vector<C>>& W,
+          const std::string& path) {
+  std::unique_ptr<H5File> f;
+  std::unique_ptr<IWriter> iw;
+  if (v == Variant::Blocking || v == Variant::Background)
+    f = std::make_unique<H5File>(MPI_COMM_WORLD, path, H5File::Mode::Create);
+  if (v == Variant::IWrite) iw = std::make_unique<IWriter>(plan, path + ".raw");
+  std::vector<H5File::Pending> pending;
+  double io = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = now_seconds();
+  for (int s = 1; s <= a.steps; ++s) {
+    for (int c = 0; c < 3; ++c) plan.backward(U[c], u[c]);
+    // Writes at steps 1, 1 + every, ...: each has `every` steps to go to disk.
+    if (v != Variant::None && (s - 1) % a.every == 0) {
+      const double i0 = now_seconds();
+      for (auto& p : pending) p.wait();
+      pending.clear();
+      if (iw) iw->start(u);
+      for (int c = 0; iw == nullptr && c < 3; ++c) {
+        const std::string field = "u" + std::to_string(c);
+        if (a.spectral && v == Variant::Blocking)
+          f->write(plan, Space::Spectral, field, s, 0.01 * s, U[c]);
+        else if (a.spectral)
+          pending.push_back(f->write_start(plan, Space::Spectral, field, s, 0.01 * s, U[c], a.stage));
+        else if (v == Variant::Blocking)
+          f->write(plan, Space::Physical, field, s, 0.01 * s, u[c]);
+        else
+          pending.push_back(f->write_start(plan, Space::Physical, field, s, 0.01 * s, u[c], a.stage));
+      }
+      io += now_seconds() - i0;
+    }
+    for (int c = 0; c < 3; ++c) {
+      term(u[c], u[(c + 1) % 3], w[c], a.flops);
+      plan.forward(w[c], W[c]);
+      if (iw) {
+        const double i0 = now_seconds();
+        iw->test();
+        io += now_seconds() - i0;
+      }
+    }
+  }
+  const double i0 = now_seconds();
+  for (auto& p : pending) p.wait();
+  if (iw) iw->wait();
+  io += now_seconds() - i0;
+  Times t{now_seconds() - t0, io};
+  if (f) f->close();
+  iw.reset();
+  double mine[2] = {t.loop, t.io}, most[2];
+  MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return {most[0], most[1]};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], val = argv[i + 1];
+    if (k == "--grid") a.n = std::atoll(val.c_str());
+    else if (k == "--rounds") a.rounds = std::atoi(val.c_str());
+    else if (k == "--steps") a.steps = std::atoi(val.c_str());
+    else if (k == "--every") a.every = std::atoi(val.c_str());
+    else if (k == "--flops") a.flops = std::atoi(val.c_str());
+    else if (k == "--dir") a.dir = val;
+    else if (k == "--write" && (val == "u" || val == "U")) a.spectral = val == "U";
+    else if (k == "--stage" && (val == "copy" || val == "borrow"))
+      a.stage = val == "copy" ? H5File::Stage::Copy : H5File::Stage::Borrow;
+    else {
+      if (rank == 0)
+        std::fprintf(stderr, "usage: nbfft-bench-iobg [--grid N] [--rounds R] [--steps S] [--every K] [--flops F] "
+                             "[--dir D] [--write u|U] [--stage copy|borrow]; bad option %s %s\n",
+                     k.c_str(), val.c_str());
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  if (!a.spectral && a.stage == H5File::Stage::Borrow) {
+    // The loop overwrites u every step: only the spectra it never changes may be borrowed.
+    if (rank == 0) std::fprintf(stderr, "nbfft-bench-iobg: --stage borrow needs --write U\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int rc = 0;
+  try {
+    nbfft::fft::Options o;
+    o.effort = nbfft::fft::Effort::Estimate;
+    nbfft::fft::Plan plan(MPI_COMM_WORLD, {a.n, a.n, a.n}, o);
+    std::vector<std::vector<C>> U(3), W(3);
+    std::vector<std::vector<double>> u(3), w(3);
+    for (int c = 0; c < 3; ++c) {
+      U[c].resize(std::size_t(plan.out_count()));
+      W[c].resize(U[c].size());
+      u[c].resize(std::size_t(plan.in_count()));
+      w[c].resize(u[c].size());
+      for (std::size_t i = 0; i < U[c].size(); ++i) U[c][i] = C(std::sin(0.001 * double(i) + c), 0.5 * std::cos(0.002 * double(i)));
+    }
+    long pid = static_cast<long>(getpid());
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    const std::string path = a.dir + "/nbfft-bench-iobg-" + std::to_string(pid) + ".h5";
+    const Variant all[4] = {Variant::None, Variant::Blocking, Variant::Background, Variant::IWrite};
+    const int nv = a.spectral ? 3 : 4;  // the iwrite sketch writes the physical field
+    std::vector<Times> t[4];
+    run(a, Variant::Background, plan, U, u, w, W, path);  // warm-up: plans, page cache, the I/O thread
+    for (int r = 0; r < a.rounds; ++r)
+      for (int k = 0; k < nv; ++k) {
+        const int vi = (k + r) % nv;
+        t[vi].push_back(run(a, all[vi], plan, U, u, w, W, path));
+      }
+    if (rank == 0) std::remove(path.c_str());
+    if (rank == 0) std::remove((path + ".raw").c_str());
+    if (rank == 0) {
+      auto loop = [&](int vi) {
+        std::vector<double> x;
+        for (auto& e : t[vi]) x.push_back(e.loop);
+        return x;
+      };
+      auto ios = [&](int vi) {
+        std::vector<double> x;
+        for (auto& e : t[vi]) x.push_back(e.io);
+        return x;
+      };
+      const double field = a.spectral ? double(a.n * a.n * (a.n / 2 + 1)) * 16 : double(a.n * a.n * a.n) * 8;
+      const double bytes = 3.0 * field * ((a.steps + a.every - 1) / a.every);
+      std::printf("grid %lld^3, %d ranks, %d steps, 3 %s fields written every %d steps (%.0f MiB per loop, "
+                  "Stage::%s), %d rounds, MPI thread level %d\n",
+                  (long long)a.n, size, a.steps, a.spectral ? "spectral" : "physical", a.every, bytes / 1048576.0,
+                  a.stage == H5File::Stage::Copy ? "Copy" : "Borrow", a.rounds, provided);
+      for (int vi = 0; vi < nv; ++vi) {
+        auto x = loop(vi);
+        std::printf("  %-10s loop %.3f s (min %.3f, max %.3f)   in io calls %.3f s\n", name(all[vi]), median(x),
+                    *std::min_element(x.begin(), x.end()), *std::max_element(x.begin(), x.end()), median(ios(vi)));
+      }
+      const double none = median(loop(0)), blk = median(loop(1));
+      const double blk_io = median(ios(1));
+      std::printf("  write cost (blocking - none) %.3f s\n", blk - none);
+      for (int vi = 2; vi < nv; ++vi) {
+        const double bg = median(loop(vi)), bg_io = median(ios(vi));
+        // Per round, paired: the rounds share the machine's state.
+        std::vector<double> hidden, slow;
+        for (int r = 0; r < a.rounds; ++r) {
+          const double wcost = t[1][r].loop - t[0][r].loop;
+          hidden.push_back(wcost > 0 ? (t[1][r].loop - t[vi][r].loop) / wcost : 0);
+          slow.push_back((t[vi][r].loop - t[vi][r].io) / t[0][r].loop - 1);
+        }
+        std::printf("  %s: hidden (honest) %.0f%% (median of rounds; %.0f%% from the medians); flattering (time in "
+                    "io calls %.3f s vs blocking %.3f s) %.0f%%; the steps slowed by %.1f%%\n",
+                    name(all[vi]), 100 * median(hidden), 100 * (blk - bg) / std::max(1e-9, blk - none), bg_io, blk_io,
+                    100 * (1 - bg_io / std::max(1e-9, blk_io)), 100 * median(slow));
+      }
+    }
+  } catch (const nbfft::Error& e) {
+    std::fprintf(stderr, "nbfft-bench-iobg: %s\n", e.what());
+    rc = 1;
+  }
+  MPI_Finalize();
+  return rc;
+}
