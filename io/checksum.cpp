@@ -7,17 +7,13 @@ namespace nbfft::io::detail {
 
 namespace {
 
-// A bijection of 64 bits that spreads every input bit over the output (xor-shift-multiply,
-// the shape of MurmurHash3's finalizer). Keyed by the word's index through an odd Weyl
-// step, so the same value at two places contributes two unrelated terms.
+// One 64x64 -> 128-bit multiply by an odd constant, its halves folded by xor (the core of
+// wyhash): every input bit reaches most output bits, one multiply per word. The word is
+// first keyed by its index through an odd Weyl step, so that the same value at two places
+// contributes two unrelated terms.
 inline std::uint64_t mix(std::uint64_t q, std::uint64_t w) {
-  std::uint64_t h = w ^ (q * 0x9E3779B97F4A7C15ull);
-  h ^= h >> 32;
-  h *= 0xD6E8FEB86659FD93ull;
-  h ^= h >> 32;
-  h *= 0xD6E8FEB86659FD93ull;
-  h ^= h >> 32;
-  return h;
+  const unsigned __int128 p = static_cast<unsigned __int128>(w ^ (q * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
+  return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
 }
 
 template <typename W>

@@ -6,9 +6,10 @@
 // order, w its bit pattern (a float's 32 bits zero-extended). A sum does not depend on the
 // order it is taken in, so each rank adds up its own box, in any pieces, and one
 // MPI_Allreduce makes the global value: a file written at 4 ranks verifies when read at 3
-// or 1. mix is a bijection of w for each q, so any single changed word changes the sum; a
-// random set of changes leaves it equal with chance about 2^-64; q enters the mix so
-// that a moved or swapped block is a change too.
+// or 1. mix is one 64x64 -> 128-bit multiply of the keyed word, folded: a changed word
+// changes its term unless the fold collides (chance about 2^-64), and q enters the key so
+// that a moved or swapped block is a change too. Not a defence against a forger: it finds
+// damage (a flipped bit, a lost or shifted block, a stale page), not an adversary.
 #pragma once
 
 #include "nbfft/io/hdf5.hpp"

@@ -25,6 +25,8 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #if !H5_HAVE_PARALLEL
 #error "nbfft's HDF5 I/O needs the parallel build of HDF5 (libhdf5-openmpi-dev or libhdf5-mpich-dev)"
@@ -334,7 +336,7 @@ struct H5File::Impl {
         return;
       }
       // The bytes reach the disk before the name does, so a crash never leaves a hollow file.
-      const int fd = ::open(tmp.c_str(), O_RDONLY);
+      const int fd = options.sync ? ::open(tmp.c_str(), O_RDONLY) : -1;
       if (fd >= 0) {
         ::fsync(fd);
         ::close(fd);
@@ -371,7 +373,8 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
                {{"open", mode_name},
                 {"path", path},
                 {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
-                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])}},
+                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])},
+                {"sync", options.sync ? "yes" : "no"}},
                bad, ErrorCode::InvalidArgument);
     // The target of a Create must be a file (or nothing): a directory is never replaced.
     agree(m.comm, [&] {
@@ -555,10 +558,24 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     Id memspace;
     select_part(b, 0, b.n[2], filespace, memspace);
     void* p = data ? data : &dummy;
-    const std::uint64_t sum = writing ? part_checksum(l, 0, b.n[2], dtype, p) : 0;
-    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, p) : H5Dread(dset, mtype, memspace, filespace, dxpl, p),
-          what);
-    return writing ? sum : part_checksum(l, 0, b.n[2], dtype, p);
+    if (!writing) {
+      check(H5Dread(dset, mtype, memspace, filespace, dxpl, p), what);
+      return part_checksum(l, 0, b.n[2], dtype, p);
+    }
+    // The checksum of the caller's array is taken by a second thread while HDF5 writes it:
+    // both only read it, and the write spends most of its time in the kernel's copy (which
+    // one rank at a time makes on a local file system, under the file's lock).
+    std::uint64_t sum = 0;
+    std::thread hasher;
+    try {
+      hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[2], dtype, p); });
+    } catch (const std::system_error&) {
+      sum = part_checksum(l, 0, b.n[2], dtype, p);  // no thread to be had: in turn
+    }
+    const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
+    if (hasher.joinable()) hasher.join();
+    check(rc, what);
+    return sum;
   }
   std::uint64_t sum = 0;
   const fft::Range first = fft::split(b.n[2], pieces, 0);

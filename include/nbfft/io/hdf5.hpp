@@ -79,6 +79,12 @@ struct H5Options {
   // all 0 = contiguous datasets (the default, and the fastest for whole-field writes). A
   // chunk equal to a rank's block keeps each rank's write to whole chunks.
   std::array<std::uint64_t, 3> chunk{0, 0, 0};
+  // Create: close() fsyncs the finished file before renaming it, so that a crash of the
+  // machine (not only of the run) finds the old or the new checkpoint whole. false skips
+  // the fsync: the rename still happens only after every rank finished, and the kernel
+  // writes the bytes back later (faster on local disks; what the other writers measured in
+  // docs/performance.md do).
+  bool sync = true;
 };
 
 class H5File {
