@@ -43,7 +43,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r
+.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io
 all: build
 
 deps:
@@ -164,6 +164,19 @@ bench-r2r: venv build
 	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	$(PY) -m pip install -q mpi4py-fft
 	$(PY) python/benchmarks/peers_r2r_padding.py --mpirun "$(MPIRUN)" $(BENCH_R2R_ARGS)
+
+# Issue 23's field I/O (docs/performance.md "Fields to disk"): nbfft's HDF5 checkpoint of a
+# double field against mpi4py-fft's DistArray.write/read on parallel h5py and one process's
+# numpy.tofile/fromfile, interleaved rounds, files in /tmp. Parallel h5py is built from
+# source into the venv here only (~4 min once; ECOSYSTEM.md "Parallel HDF5"), not for make test.
+BENCH_IO_ARGS ?= --grids 256,512 --ranks 1,2,4
+bench-io: venv build
+	$(PY) -m pip install -q mpi4py-fft
+	$(PY) -c "import h5py, sys; sys.exit(0 if h5py.get_config().mpi else 1)" 2>/dev/null || { \
+	  $(PY) -m pip install -q "Cython>=3" pkgconfig "setuptools>=77" && \
+	  HDF5_MPI=ON HDF5_PKGCONFIG_NAME=hdf5-$(MPI) CC=mpicc.$(MPI) $(PY) -m pip install -q --no-build-isolation \
+	    --no-binary=h5py --force-reinstall --no-deps h5py; }
+	$(PY) bench/io/bench_io.py --build $(BUILD_DIR) --mpirun "$(MPIRUN)" $(BENCH_IO_ARGS)
 
 # One interleaved run (~10 s on 2 cores once built): nbfft's default plan first, the quick tuner's
 # choice (a few seconds of trials), seed 000's 2x2 configuration and FFTW-MPI (MPICH builds

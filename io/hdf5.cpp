@@ -8,6 +8,8 @@
 
 #include "series.hpp"
 #include "background.hpp"
+#include "checksum.hpp"
+#include "room.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/version.h"
@@ -25,6 +27,8 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #if !H5_HAVE_PARALLEL
 #error "nbfft's HDF5 I/O needs the parallel build of HDF5 (libhdf5-openmpi-dev or libhdf5-mpich-dev)"
@@ -311,12 +315,20 @@ struct H5File::Impl {
   Id file;
   std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
   std::shared_ptr<detail::Background> bg;  // writes in the background (io/background.cpp)
+  bool broken = false;  // a write failed after its dataset was made: a Create is not renamed
 
   std::string where() const { return "'" + path + "'"; }
+  const std::string& target() const { return mode == Mode::Create ? tmp : path; }  // the file HDF5 writes
 
   // Closes the file; for Create renames the temporary over the target (or removes it when
   // `keep` is false). Collective; every rank ends with the same outcome.
   void finish(bool keep) {
+    if (!keep && mode == Mode::Create) {
+      // Emptied first: on a full disk HDF5's closing flush needs the space back, or the
+      // ranks take different paths through it and hang (io/room.hpp).
+      if (comm_rank(comm) == 0) detail::give_back_room(tmp);
+      check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    }
     std::string err;
     if (file.get() >= 0 && file.reset() < 0) err = "closing " + where() + ": " + hdf5_reason();
     agree_message(comm, err, ErrorCode::Io);
@@ -331,7 +343,7 @@ struct H5File::Impl {
         return;
       }
       // The bytes reach the disk before the name does, so a crash never leaves a hollow file.
-      const int fd = ::open(tmp.c_str(), O_RDONLY);
+      const int fd = options.sync ? ::open(tmp.c_str(), O_RDONLY) : -1;
       if (fd >= 0) {
         ::fsync(fd);
         ::close(fd);
@@ -372,7 +384,8 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
                {{"open", mode_name},
                 {"path", path},
                 {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
-                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])}},
+                {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])},
+                {"sync", options.sync ? "yes" : "no"}},
                bad, ErrorCode::InvalidArgument);
     // The target of a Create must be a file (or nothing): a directory is never replaced.
     agree(m.comm, [&] {
@@ -468,6 +481,11 @@ void H5File::close() {
   if (!is_open()) return;
   detail::background_settle(impl_->bg, true, false);  // every write in flight is in the file first
   detail::background_guard("H5File::close");
+  if (impl_->broken && impl_->mode == Mode::Create) {
+    impl_->finish(false);
+    throw Error(ErrorCode::Io, "H5File::close: a write to '" + impl_->tmp + "' failed earlier; it is removed, and " +
+                                   impl_->where() + " is unchanged");
+  }
   impl_->finish(true);
 }
 
@@ -549,9 +567,20 @@ std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
 
 Id collective_transfer();
 
-// Writes or reads this rank's box of dset in `pieces` collective transfers (see above).
-void move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
-              const std::string& what) {
+// This rank's checksum terms (io/checksum.hpp) of planes z0 .. z0+nz of its box, laid out
+// in the file's order in `block`.
+std::uint64_t part_checksum(const Layout& l, std::int64_t z0, std::int64_t nz, Dtype dtype, const void* block) {
+  const fft::Box3& b = l.box;
+  if (b.n[0] * b.n[1] * nz == 0) return 0;
+  const std::int64_t start[3] = {b.lo[2] + z0, b.lo[1], b.lo[0]}, count[3] = {nz, b.n[1], b.n[0]};
+  const std::int64_t dims[3] = {std::int64_t(l.dims[0]), std::int64_t(l.dims[1]), std::int64_t(l.dims[2])};
+  return detail::block_checksum(start, count, dims, dtype, block);
+}
+
+// Writes or reads this rank's box of dset in `pieces` collective transfers (see above);
+// returns this rank's checksum terms of what it wrote or read.
+std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
+                       const std::string& what) {
   const fft::Box3& b = l.box;
   const std::size_t es = elem_size(dtype);
   Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
@@ -562,10 +591,26 @@ void move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing
     Id memspace;
     select_part(b, 0, b.n[2], filespace, memspace);
     void* p = data ? data : &dummy;
-    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, p) : H5Dread(dset, mtype, memspace, filespace, dxpl, p),
-          what);
-    return;
+    if (!writing) {
+      check(H5Dread(dset, mtype, memspace, filespace, dxpl, p), what);
+      return part_checksum(l, 0, b.n[2], dtype, p);
+    }
+    // The checksum of the caller's array is taken by a second thread while HDF5 writes it:
+    // both only read it, and the write spends most of its time in the kernel's copy (which
+    // one rank at a time makes on a local file system, under the file's lock).
+    std::uint64_t sum = 0;
+    std::thread hasher;
+    try {
+      hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[2], dtype, p); });
+    } catch (const std::system_error&) {
+      sum = part_checksum(l, 0, b.n[2], dtype, p);  // no thread to be had: in turn
+    }
+    const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
+    if (hasher.joinable()) hasher.join();
+    check(rc, what);
+    return sum;
   }
+  std::uint64_t sum = 0;
   const fft::Range first = fft::split(b.n[2], pieces, 0);
   std::unique_ptr<char[]> stage(new char[std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es]);
   for (std::int64_t k = 0; k < pieces; ++k) {
@@ -573,11 +618,27 @@ void move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing
     Id memspace;
     select_part(b, zr.lo, zr.n, filespace, memspace);
     if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage.get(), true);
+    if (writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get());  // the piece is still in cache
     check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage.get())
                   : H5Dread(dset, mtype, memspace, filespace, dxpl, stage.get()),
           what);
+    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get());
     if (!writing) reorder(b, zr.lo, zr.n, es, stage.get(), static_cast<char*>(data), false);
   }
+  return sum;
+}
+
+// The global checksum: the sum of every rank's terms (collective).
+std::uint64_t global_checksum(std::uint64_t mine, MPI_Comm comm) {
+  std::uint64_t all = 0;
+  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  return all;
+}
+
+std::string hex64(std::uint64_t v) {
+  char s[24];
+  std::snprintf(s, sizeof s, "0x%016llx", static_cast<unsigned long long>(v));
+  return s;
 }
 
 Id collective_transfer() {
@@ -600,6 +661,28 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
               {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
              local);
   const std::string where = "/" + field + "/" + std::to_string(step);
+
+  // The room for the data and the close's metadata, claimed before the dataset is made
+  // (io/room.hpp): a full disk or a file size limit is an error here, on every rank, while
+  // HDF5 has allocated nothing it would have to write at close.
+  const auto claim = [&] {
+    if (comm_rank(m.comm) != 0) return;
+    std::uint64_t bytes = elem_size(dtype);
+    for (int a = 0; a < 3; ++a) {
+      const std::uint64_t c = m.options.chunk[a] ? std::min<std::uint64_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a])) : 0;
+      bytes *= c ? (l.dims[a] + c - 1) / c * c : l.dims[a];  // whole chunks
+    }
+    const std::string why = detail::claim_room(m.target(), bytes + (std::uint64_t(256) << 10));
+    if (!why.empty())
+      throw Error(ErrorCode::Io, "H5File::write: no room for " + where + " (" + std::to_string(bytes) + " bytes) in '" +
+                                     m.target() + "': " + why);
+  };
+  try {
+    agree(m.comm, claim);
+  } catch (...) {
+    m.broken = true;  // the checkpoint lacks a field it was meant to have
+    throw;
+  }
 
   Id group, dset;
   agree(m.comm, [&] {
@@ -640,8 +723,20 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   });
 
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
+  std::uint64_t mine = 0;
+  try {
+    mine = agree(m.comm, [&] {
+      return move_box(dset, l, dtype, const_cast<void*>(data), true, pieces,
+                      "H5File::write: writing " + where + " in " + m.where());
+    });
+  } catch (...) {
+    m.broken = true;
+    throw;
+  }
+  const std::uint64_t sum = global_checksum(mine, m.comm);
   agree(m.comm, [&] {
-    move_box(dset, l, dtype, const_cast<void*>(data), true, pieces, "H5File::write: writing " + where + " in " + m.where());
+    put_numbers<std::uint64_t>(dset, "checksum", H5T_NATIVE_UINT64, H5T_STD_U64LE, {sum});
+    put_string(dset, "checksum_method", detail::kChecksumMethod);
   });
   std::string err;
   if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
@@ -678,6 +773,8 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
               {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
              local);
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
+  bool verify = false;  // datasets written before checksums (or by other writers) have none
+  std::uint64_t stored = 0;
   Id dset = agree(m.comm, [&] {
     Id ds = open_step(m, field, step, "H5File::read");
     const std::string s = get_string(ds, "space");
@@ -700,10 +797,26 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(dims) +
                                                   " (z, y, x) array; this plan's " + name(space) + " field is " +
                                                   shape_text(l.dims) + " (another grid)");
+    if (check(H5Aexists(ds, "checksum"), "H5Aexists") > 0) {
+      const std::string method = get_string(ds, "checksum_method");
+      if (method != detail::kChecksumMethod)
+        throw Error(ErrorCode::Io, "H5File::read: " + where + " has a checksum of method '" + method +
+                                       "'; this nbfft checks '" + detail::kChecksumMethod + "'");
+      Id a = make(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose, "attribute checksum");
+      check(H5Aread(a, H5T_NATIVE_UINT64, &stored), "H5File::read: attribute checksum of " + where);
+      verify = true;
+    }
     return ds;
   });
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
-  agree(m.comm, [&] { move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where); });
+  const std::uint64_t mine =
+      agree(m.comm, [&] { return move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where); });
+  if (!verify) return;
+  const std::uint64_t sum = global_checksum(mine, m.comm);  // the same on every rank: so is the verdict
+  if (sum != stored)
+    throw Error(ErrorCode::Io, "H5File::read: " + where + " fails its checksum (stored " + hex64(stored) + ", read " +
+                                   hex64(sum) + "): the file was damaged after it was written; the data read is not "
+                                   "what was written");
 }
 
 std::vector<std::string> H5File::fields() const {

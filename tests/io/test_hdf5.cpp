@@ -6,10 +6,15 @@
 #include "nbfft/io/hdf5.hpp"
 #include "nbfft/fft/option_table.hpp"
 
+#include "io/checksum.hpp"
+
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <complex>
 #include <cstdio>
@@ -428,6 +433,108 @@ TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
   expect_error([&] { H5File(MPI_COMM_WORLD, foreign); }, ErrorCode::Io, "is an HDF5 file but not nbfft's");
   remove_file(text);
   remove_file(foreign);
+}
+
+// The checksum attribute is the sum over the whole array, whoever wrote which part: a
+// serial read of the whole dataset gives the same number; a flipped bit is an Io error on
+// every rank at every rank count that reads it.
+TEST(Hdf5, ChecksumIsTheWholeArraysAndCatchesAFlippedBit) {
+  const std::string path = temp_path("sum");
+  const std::array<std::int64_t, 3> n{7, 6, 5};
+  {
+    Plan plan(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "u", 0, 0.0, fill<double>(plan.in_box(), 0));
+    f.write(plan, Space::Spectral, "U", 0, 0.0, fill<std::complex<double>>(plan.out_box(), 1));
+    f.close();
+  }
+  if (world_rank() == 0) {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    for (const char* name : {"/u/0", "/U/0"}) {
+      hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+      const bool cplx = name[1] == 'U';
+      const std::int64_t dims[3] = {5, 6, cplx ? 4 : 7}, start[3] = {0, 0, 0};
+      std::vector<double> all(std::size_t(dims[0] * dims[1] * dims[2]) * (cplx ? 2 : 1));
+      hid_t mt = H5Dget_type(d);
+      H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data());
+      std::uint64_t stored = 0;
+      hid_t a = H5Aopen(d, "checksum", H5P_DEFAULT);
+      H5Aread(a, H5T_NATIVE_UINT64, &stored);
+      EXPECT_EQ(detail::block_checksum(start, dims, dims, cplx ? Dtype::Complex128 : Dtype::Float64, all.data()), stored)
+          << name;
+      EXPECT_EQ(string_attr(d, "checksum_method"), "nbfft-sum64-v1");
+      H5Aclose(a);
+      H5Tclose(mt);
+      // One bit of one element, in place, past HDF5: only the checksum can tell.
+      const haddr_t at = H5Dget_offset(d);
+      H5Dclose(d);
+      if (!cplx) {
+        H5Fclose(file);
+        std::FILE* fp = std::fopen(path.c_str(), "r+b");
+        std::fseek(fp, long(at) + 8 * 37 + 2, SEEK_SET);
+        const int c = std::fgetc(fp);
+        std::fseek(fp, long(at) + 8 * 37 + 2, SEEK_SET);
+        std::fputc(c ^ 1, fp);
+        std::fclose(fp);
+        file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      }
+    }
+    H5Fclose(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = world_size(); k >= 1; --k) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+    if (sub != MPI_COMM_NULL) {
+      SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
+      Plan plan(sub, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+      H5File f(sub, path);
+      std::vector<double> u(std::size_t(plan.in_count()));
+      expect_error([&] { f.read(plan, Space::Physical, "u", 0, u); }, ErrorCode::Io,
+                   "/u/0 of '" + path + "' fails its checksum");
+      std::vector<std::complex<double>> U(std::size_t(plan.out_count()));
+      f.read(plan, Space::Spectral, "U", 0, U);  // the other dataset is untouched
+      EXPECT_EQ(mismatches(plan.out_box(), U, 1), 0);
+      MPI_Comm_free(&sub);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  remove_file(path);
+}
+
+// A write that fails (here: no room under rank 0's file size limit) is an Io error on every
+// rank; close() then refuses to rename the incomplete checkpoint, and the previous file
+// stays as it was.
+TEST(Hdf5, CloseAfterAFailedWriteKeepsThePreviousFile) {
+  const std::string path = temp_path("failed");
+  const std::array<std::int64_t, 3> n{8, 8, 8};
+  Plan plan(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  const auto u = fill<double>(plan.in_box(), 0);
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "old", 0, 0.0, u);
+    f.close();
+  }
+  H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+  f.write(plan, Space::Physical, "u", 0, 0.0, u);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  if (world_rank() == 0) {
+    rlimit small = saved;
+    small.rlim_cur = 64 << 10;  // below what the next dataset needs
+    setrlimit(RLIMIT_FSIZE, &small);
+  }
+  expect_error([&] { f.write(plan, Space::Physical, "u", 1, 0.0, u); }, ErrorCode::Io, "no room for /u/1");
+  if (world_rank() == 0) setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  expect_error([&] { f.close(); }, ErrorCode::Io, "failed earlier");
+  EXPECT_FALSE(f.is_open());
+  H5File g(MPI_COMM_WORLD, path);
+  EXPECT_EQ(g.fields(), std::vector<std::string>{"old"});
+  EXPECT_NE(access((path + ".nbfft-tmp").c_str(), F_OK), 0);
+  g.close();
+  remove_file(path);
 }
 
 }  // namespace

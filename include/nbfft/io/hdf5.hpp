@@ -89,6 +89,12 @@ struct H5Options {
   // Keep an XDMF file beside the .h5 (run.h5 -> run.xmf) that ParaView and VisIt open as a
   // time series (docs/io.md "Time series and pictures"). Ignored when reading.
   bool xdmf = true;
+  // Create: close() fsyncs the finished file before renaming it, so that a crash of the
+  // machine (not only of the run) finds the old or the new checkpoint whole. false skips
+  // the fsync: the rename still happens only after every rank finished, and the kernel
+  // writes the bytes back later (faster on local disks; what the other writers measured in
+  // docs/performance.md do).
+  bool sync = true;
 };
 
 class H5File {

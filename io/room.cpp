@@ -1,0 +1,43 @@
+// io/room.hpp on Linux's fallocate (elsewhere only the file size limit is checked).
+#include "room.hpp"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace nbfft::io::detail {
+
+namespace {
+bool unsupported(int e) { return e == EOPNOTSUPP || e == ENOSYS || e == EINVAL; }
+}  // namespace
+
+std::string claim_room(const std::string& path, std::uint64_t bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "cannot stat '" + path + "': " + std::strerror(errno);
+  const std::uint64_t end = std::uint64_t(st.st_size) + bytes;
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && end > std::uint64_t(lim.rlim_cur))
+    return std::string(std::strerror(EFBIG)) + " (the file would reach " + std::to_string(end) +
+           " bytes; this process's file size limit, ulimit -f, is " + std::to_string(lim.rlim_cur) + ")";
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  if (fd < 0) return "cannot open '" + path + "' to claim its space: " + std::strerror(errno);
+  std::string why;
+#if defined(__linux__)
+  if (bytes > 0 && ::fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, off_t(bytes)) != 0 && !unsupported(errno))
+    why = std::strerror(errno);
+#endif
+  ::close(fd);
+  return why;
+}
+
+void give_back_room(const std::string& path) {
+  if (::truncate(path.c_str(), 0) != 0) {
+    // Nothing to give back (the file is gone or was never made): the caller removes it anyway.
+  }
+}
+
+}  // namespace nbfft::io::detail

@@ -1,0 +1,30 @@
+// Disk space for a checkpoint, claimed before the bytes go out (issue 23, "checkpoints that
+// cannot be lost").
+//
+// HDF5 1.10's parallel close is a sequence of collectives (a metadata flush with sync
+// points, then MPI_File_close) in which a rank whose write failed takes another path than
+// the others: a full disk in the middle of a collective write or of the flush hangs the
+// job instead of failing it. So the writer asks for the room first, on one rank, where a
+// failure is a plain error every rank can agree on: after a dataset is created (its space
+// allocated in the file at once) the disk blocks for it, and a little more for the
+// metadata written at close, are reserved beyond the file's end. After that no data or
+// metadata write needs a new block. A file being discarded is emptied before HDF5 closes it,
+// which gives back the space its flush needs on a disk that filled up anyway.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace nbfft::io::detail {
+
+// Reserves `bytes` of disk beyond the current end of `path` without changing its size (the
+// new dataset and the metadata that HDF5 writes at close land there), after checking them
+// against this process's file size limit (RLIMIT_FSIZE, `ulimit -f`), which reserving does
+// not. "" on success or when the file system cannot preallocate (then nothing is claimed
+// ahead), else why not.
+std::string claim_room(const std::string& path, std::uint64_t bytes);
+
+// Truncates `path` to nothing (a file about to be discarded): its blocks are free again.
+void give_back_room(const std::string& path);
+
+}  // namespace nbfft::io::detail

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Checkpoints that cannot be lost (issue 23): a checkpoint at a path, then a second Create of
+# the same path that fails, and the first must still be there, bit-identical and readable.
+#   checkpoint_safety.sh full_disk   NBFFT_IO_CASE MPIEXEC...
+#     the disk fills up mid-checkpoint (the first field fits, the second does not): a small
+#     tmpfs when this runs as root and may mount one, else a file size limit (ulimit -f,
+#     SIGXFSZ ignored by the program) that makes the same writes fail with EFBIG. The run
+#     must end with the same [io] error on both ranks and a non-zero exit, no temporary left.
+#   checkpoint_safety.sh killed_rank NBFFT_IO_CASE MPIEXEC...
+#     one rank is killed (SIGKILL) after every field is written, before close() renames: rank
+#     1, then rank 0. The job must end (no hang), the previous file must be intact; the
+#     temporary it leaves is overwritten by the next Create, which then succeeds.
+set -u
+what=$1 prog=$2
+shift 2
+mpiexec=("$@")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/nbfft-io-safe.XXXXXX")
+mounted=
+cleanup() {
+  [[ -n $mounted ]] && umount "$mounted"
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+run() { local n=$1; shift; timeout -k 5 60 "${mpiexec[@]}" -n "$n" "$prog" "$@"; }
+out=$dir/out.txt
+
+# intact PATH COPY GRID: the file is the saved copy, byte for byte, and reads back at 1 and 3 ranks.
+intact() {
+  cmp -s "$1" "$2" || fail "the previous checkpoint changed"
+  for n in 1 3; do
+    run "$n" read "$1" --grid "$3" --steps 0 >"$out" 2>&1 || { fail "the previous checkpoint does not read at $n ranks"; cat "$out"; }
+  done
+}
+
+case $what in
+  full_disk)
+    fs=$dir/fs
+    mkdir "$fs"
+    if [[ -z ${NBFFT_TEST_NO_MOUNT:-} && $(id -u) == 0 ]] && mount -t tmpfs -o size=2m tmpfs "$fs" 2>/dev/null; then
+      mounted=$fs
+      echo "a full disk: a 2 MiB tmpfs at $fs"
+      limit=unlimited grid=48,48,48  # u: 0.9 MiB fits, then u_hat: 0.9 MiB does not
+    else
+      echo "a full disk: no tmpfs here (not root, no CAP_SYS_ADMIN, or NBFFT_TEST_NO_MOUNT set): a 32 MiB file size limit instead"
+      limit=32768 grid=128,128,128  # u: 16 MiB fits, then u_hat: 16.3 MiB does not
+    fi
+    ck=$fs/ck.h5
+    run 2 write "$ck" --grid 16,16,16 --steps 0 --spectral >"$out" 2>&1 || { cat "$out"; echo "FAIL: the first checkpoint"; exit 1; }
+    cp "$ck" "$dir/saved.h5"
+    (ulimit -f "$limit" && run 2 write "$ck" --grid "$grid" --steps 0 --spectral) >"$out" 2>&1
+    rc=$?
+    ((rc == 124 || rc == 137)) && fail "the run on a full disk hung (exit $rc)"
+    ((rc == 0)) && fail "the run on a full disk exited 0"
+    n=$(grep -c "^nbfft-io-case: \[io\] H5File::write: no room for /u_hat/0 .* in '$ck.nbfft-tmp': \(No space left on device\|File too large\)" "$out")
+    ((n == 2)) || fail "$n of 2 ranks printed the [io] 'no room' error"
+    grep -m1 "^nbfft-io-case: \[" "$out"
+    [[ -e $ck.nbfft-tmp ]] && fail "the temporary $ck.nbfft-tmp was left behind"
+    intact "$ck" "$dir/saved.h5" 16,16,16
+    ;;
+  killed_rank)
+    ck=$dir/ck.h5
+    run 3 write "$ck" --grid 12,10,9 --steps 0 --spectral >"$out" 2>&1 || { cat "$out"; echo "FAIL: the first checkpoint"; exit 1; }
+    cp "$ck" "$dir/saved.h5"
+    for victim in 1 0; do
+      run 2 write "$ck" --grid 12,10,9 --steps 0,1 --spectral --kill-rank "$victim" >"$out" 2>&1
+      rc=$?
+      echo "rank $victim killed mid-checkpoint: exit $rc"
+      ((rc == 124)) && fail "the job hung after rank $victim was killed"
+      ((rc == 0)) && fail "the job exited 0 after rank $victim was killed"
+      intact "$ck" "$dir/saved.h5" 12,10,9
+      [[ -e $ck.nbfft-tmp ]] && echo "the killed run left $ck.nbfft-tmp ($(stat -c %s "$ck.nbfft-tmp") bytes)"
+    done
+    # The next Create writes over the leftover temporary and renames it: nothing is left.
+    run 2 write "$ck" --grid 12,10,9 --steps 0,5 >"$out" 2>&1 || { fail "a Create after the killed runs"; cat "$out"; }
+    [[ -e $ck.nbfft-tmp ]] && fail "the temporary is still there after a successful Create"
+    run 3 read "$ck" --grid 12,10,9 --steps 0,5 >"$out" 2>&1 || { fail "the new checkpoint does not read"; cat "$out"; }
+    ;;
+  *) echo "unknown case $what"; exit 1 ;;
+esac
+((status == 0)) && echo "ok: $what"
+exit $status
