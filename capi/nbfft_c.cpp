@@ -455,8 +455,8 @@ nbfft_status nbfft_plan_box_of(nbfft_plan plan, nbfft_layout layout, int rank, i
     if (rank < 0 || rank >= size)
       throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
                   std::to_string(size - 1) + ")");
-    const auto r = d.of_rank(rank);
-    fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? r.x_pencil : r.z_pencil, lo, n, order);
+    fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? p.plan.in_box_of(rank) : p.plan.out_box_of(rank), lo, n,
+             order);
   });
 }
 
