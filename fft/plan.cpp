@@ -445,9 +445,9 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
     }
     const void* tin = nullptr;
     void* tout = nullptr;
-    L->before(d, in, out, *lb, 0, &tin, &tout);
+    L->before(d, in, out, *lb, 0, &tin, &tout, t);
     p.tr->run(d, 1, &tin, &tout, &w, 1, t);
-    L->after(d, out, *lb, 0);
+    L->after(d, out, *lb, 0, t);
   });
 }
 
@@ -631,11 +631,11 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       }
       const void* tin = nullptr;
       void* tout = nullptr;
-      L->before(d, in, out, *lb, 0, &tin, &tout);
+      L->before(d, in, out, *lb, 0, &tin, &tout, t);
       tr->start(d, tin, tout, *w, p.impl_->col, true, t);
       p.impl_->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
         tr->complete(d, tin, tout, *w, col, true, t);
-        L->after(d, out, *lb, 0);
+        L->after(d, out, *lb, 0, t);
       };
     });
   } catch (...) {
@@ -708,14 +708,15 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
   std::vector<void*> tout(out, out + nv_in);
   if (L) {
     UserLayout::Buffers& lb = *impl().layout_bufs;
-    for (std::size_t k = 0; k < nv_in; ++k) L->before(dir_of(dir), in[k], out[k], lb, static_cast<int>(k), &tin[k], &tout[k]);
+    for (std::size_t k = 0; k < nv_in; ++k)
+      L->before(dir_of(dir), in[k], out[k], lb, static_cast<int>(k), &tin[k], &tout[k], t);
   }
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();
     p.tr->run(dir_of(dir), static_cast<int>(nv_in), tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t);
   });
   if (L)
-    for (std::size_t k = 0; k < nv_in; ++k) L->after(dir_of(dir), out[k], *impl().layout_bufs, static_cast<int>(k));
+    for (std::size_t k = 0; k < nv_in; ++k) L->after(dir_of(dir), out[k], *impl().layout_bufs, static_cast<int>(k), t);
 }
 
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {

@@ -1,6 +1,7 @@
 #include "fft/user_layout.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace nbfft::fft {
@@ -56,7 +57,21 @@ void UserLayout::ensure_fields(Buffers& b, int fields) const {
   while (static_cast<int>(b.b.size()) < fields) b.b.emplace_back(b_bytes_);
 }
 
-void UserLayout::before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout) const {
+// Adds the seconds since its start to a phase and to the total of the call.
+struct ReshapeClock {
+  Timings* t;
+  double Timings::*phase;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  ~ReshapeClock() {
+    if (!t) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    t->*phase += s;
+    t->total += s;
+  }
+};
+
+void UserLayout::before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout,
+                        Timings* t) const {
   const bool fwd = d == kForward;
   const Reshape& first = fwd ? in_fwd_ : out_bwd_;
   const Reshape& last = fwd ? out_fwd_ : in_bwd_;
@@ -66,6 +81,7 @@ void UserLayout::before(Dir d, const void* in, void* out, Buffers& b, int k, con
     return;
   }
   void* B = b.b[static_cast<std::size_t>(k)].get();
+  ReshapeClock clock{t, &Timings::pack};
   if (first.identity() && !lean_) {
     *tin = in;
   } else {
@@ -75,10 +91,11 @@ void UserLayout::before(Dir d, const void* in, void* out, Buffers& b, int k, con
   *tout = last.identity() && !lean_ ? out : B;
 }
 
-void UserLayout::after(Dir d, void* out, Buffers& b, int k) const {
+void UserLayout::after(Dir d, void* out, Buffers& b, int k, Timings* t) const {
   const bool fwd = d == kForward;
   const Reshape& last = fwd ? out_fwd_ : in_bwd_;
   if (passes() || (last.identity() && !lean_)) return;
+  ReshapeClock clock{t, &Timings::unpack};
   last.run(b.b[static_cast<std::size_t>(k)].get(), out, *b.staging[fwd ? 2 : 1]);
 }
 

@@ -18,6 +18,7 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
+#include "nbfft/fft/timings.hpp"
 #include "fft/exchange.hpp"
 #include "fft/reshape.hpp"
 #include "fft/transform.hpp"
@@ -65,9 +66,11 @@ class UserLayout {
   // The arrays the internal transform of field k reads and writes for the user's in / out,
   // after reshaping the user's input into B where needed (collective when that reshape
   // exchanges).
-  void before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout) const;
+  // The reshape's time adds to t->pack and t->total (after's: t->unpack and t->total).
+  void before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout,
+              Timings* t = nullptr) const;
   // Reshapes B into the user's output where needed (collective when that reshape exchanges).
-  void after(Dir d, void* out, Buffers& b, int k) const;
+  void after(Dir d, void* out, Buffers& b, int k, Timings* t = nullptr) const;
   // Field k's B (what a lean transform binds instead of the user's array).
   void* internal(Buffers& b, int k) const { return b.b[static_cast<std::size_t>(k)].get(); }
 
