@@ -239,6 +239,9 @@ void Plan::attach_layout(const Box3* in_box, const Box3* out_box) {
   auto str = [](const std::array<std::int64_t, 3>& g) {
     return std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]);
   };
+  // The natural order is the Z stage's own (no copy) unless the lean layout forbids it.
+  const bool z_natural = p.visit([](const auto& t) { return t.tr->natural_out(); });
+  const std::array<int, 3> z_order = z_natural ? std::array<int, 3>{0, 1, 2} : d.z_pencil.order;
   std::vector<Box3> ins, outs;
   for (int r = 0; r < d.m1 * d.m2; ++r) {
     const Decomposition o = d.of_rank(r);
@@ -257,7 +260,7 @@ void Plan::attach_layout(const Box3* in_box, const Box3* out_box) {
   const std::size_t in_elem = shape(Direction::Forward).in.bytes(), out_elem = shape(Direction::Forward).out.bytes();
   agree(p.comm, [&] {
     p.layout = std::make_unique<const UserLayout>(d, ins, outs, in_elem, out_elem, p.comm, p.opt.col_transport,
-                                                  lean_workspace());
+                                                  lean_workspace(), z_order);
   });
   if (p.layout->passes()) return;
   agree(p.comm, [&] { p.layout_bufs = p.layout->make_buffers(1); });

@@ -25,9 +25,11 @@ const char* kind_word(Reshape::Kind k) {
 
 UserLayout::UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes,
                        std::size_t in_elem, std::size_t out_elem, MPI_Comm comm, const coll::Transport& t,
-                       bool lean)
+                       bool lean, std::array<int, 3> z_order)
     : lean_(lean), transport_(t) {
-  const std::vector<Box3> xs = internal_boxes(d, true), zs = internal_boxes(d, false);
+  const std::vector<Box3> xs = internal_boxes(d, true);
+  std::vector<Box3> zs = internal_boxes(d, false);
+  for (Box3& b : zs) b.order = z_order;
   in_fwd_ = Reshape(in_boxes, xs, d.rank, in_elem);
   in_bwd_ = Reshape(xs, in_boxes, d.rank, in_elem);
   out_fwd_ = Reshape(zs, out_boxes, d.rank, out_elem);

@@ -23,6 +23,7 @@
 #include "fft/reshape.hpp"
 #include "fft/transform.hpp"
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <ostream>
@@ -35,8 +36,10 @@ class UserLayout {
   // in_boxes / out_boxes: every rank's user box (already agreed); in_elem / out_elem: bytes
   // of a point of the input (real for r2c) and of the spectrum. comm: the plan's
   // communicator (duplicated by coll::Comm) on which reshapes that move data run.
+  // z_order: the memory order of the transform's own Z-pencils (Decomposition's {0, 2, 1},
+  // or {0, 1, 2} when its Z stage writes the natural order itself).
   UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes, std::size_t in_elem,
-             std::size_t out_elem, MPI_Comm comm, const coll::Transport& t, bool lean);
+             std::size_t out_elem, MPI_Comm comm, const coll::Transport& t, bool lean, std::array<int, 3> z_order);
 
   const Box3& in_box() const { return in_fwd_.from(); }
   const Box3& out_box() const { return out_fwd_.to(); }
