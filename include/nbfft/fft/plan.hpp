@@ -26,6 +26,9 @@
 // slower at 256^3). Real input is unpadded (nx reals per row). With Options::kinds an r2r
 // x keeps nx points, and real data whose every axis is r2r has a real spectrum. A spectral coefficient
 // (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
+// Options::output_order = Natural stores the output [kz][ky][kx] instead (out_box().order
+// = {0, 1, 2}), and the box constructor below takes the user's own boxes in and out: then
+// in_box()/out_box() are those, and decomposition() keeps the pencils transformed on.
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
 // A backward transform leaves its input untouched; a forward one leaves its input untouched
