@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -48,20 +49,49 @@ Layout layout_of(nbfft_layout l) {
   return static_cast<Layout>(l);
 }
 
-void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
+// A side's user box from the C arrays: none when lo and n are both NULL; order NULL is
+// x fastest ({0, 1, 2}).
+std::optional<fft::Box3> user_box(const int64_t lo[3], const int64_t n[3], const int order[3], const char* what) {
+  if (!lo && !n) return std::nullopt;
+  if (!lo || !n)
+    throw Error(std::string(what) + ": give both lo and n (or neither, for the plan's own pencil)");
+  fft::Box3 b;
+  for (int d = 0; d < 3; ++d) {
+    b.lo[d] = lo[d];
+    b.n[d] = n[d];
+    if (order) b.order[d] = order[d];
+  }
+  return b;
+}
+
+// The C arrays of nbfft_plan_create_boxes.
+struct BoxArgs {
+  const int64_t *in_lo, *in_n;
+  const int* in_order;
+  const int64_t *out_lo, *out_n;
+  const int* out_order;
+};
+
+void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan,
+                 const BoxArgs* boxes = nullptr) {
   check_mpi_running("nbfft_plan_create");
   if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
   int inter = 0;
   check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
   if (inter) throw Error("an intercommunicator cannot hold a plan; use an intracommunicator");
   const nbfft_options_s* o = nullptr;
+  std::optional<fft::Box3> in, out;
   agree(comm, [&] {
     need(n, "n");
     need(plan, "the plan pointer");
     o = &opts_of(options);  // a stale handle on one rank fails every rank
+    if (boxes) {  // a half-given box on one rank fails every rank too
+      in = user_box(boxes->in_lo, boxes->in_n, boxes->in_order, "in box");
+      out = user_box(boxes->out_lo, boxes->out_n, boxes->out_order, "out box");
+    }
   });
   *plan = nullptr;
-  fft::Plan p(comm, {n[0], n[1], n[2]}, o->o);
+  fft::Plan p = boxes ? fft::Plan(comm, {n[0], n[1], n[2]}, in, out, o->o) : fft::Plan(comm, {n[0], n[1], n[2]}, o->o);
   MPI_Comm dup = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
   *plan = add_handle<nbfft_plan>(std::unique_ptr<nbfft_plan_s>(new nbfft_plan_s{std::move(p), dup}));
@@ -341,6 +371,30 @@ nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_option
   });
 }
 
+nbfft_status nbfft_plan_create_boxes(MPI_Comm comm, const int64_t n[3], const int64_t in_lo[3], const int64_t in_n[3],
+                                     const int in_order[3], const int64_t out_lo[3], const int64_t out_n[3],
+                                     const int out_order[3], nbfft_options options, nbfft_plan* plan) {
+  return guard("nbfft_plan_create_boxes", [&] {
+    const BoxArgs b{in_lo, in_n, in_order, out_lo, out_n, out_order};
+    create_plan(comm, n, options, plan, &b);
+  });
+}
+
+nbfft_status nbfft_plan_create_boxes_f(MPI_Fint comm, const int64_t n[3], const int64_t in_lo[3],
+                                       const int64_t in_n[3], const int in_order[3], const int64_t out_lo[3],
+                                       const int64_t out_n[3], const int out_order[3], nbfft_options options,
+                                       nbfft_plan* plan) {
+  return guard("nbfft_plan_create_boxes_f", [&] {
+    nbfft::check_mpi_running("nbfft_plan_create_boxes_f");
+    const MPI_Comm c = MPI_Comm_f2c(comm);
+    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
+                  nbfft::ErrorCode::Mpi);
+    const BoxArgs b{in_lo, in_n, in_order, out_lo, out_n, out_order};
+    create_plan(c, n, options, plan, &b);
+  });
+}
+
 nbfft_status nbfft_plan_destroy(nbfft_plan* plan) {
   return guard("nbfft_plan_destroy", [&] {
     need(plan, "the plan pointer");
@@ -370,8 +424,8 @@ nbfft_status nbfft_plan_box_of(nbfft_plan plan, nbfft_layout layout, int rank, i
     if (rank < 0 || rank >= size)
       throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
                   std::to_string(size - 1) + ")");
-    const auto r = d.of_rank(rank);
-    fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? r.x_pencil : r.z_pencil, lo, n, order);
+    fill_box(layout_of(layout) == nbfft::fft::Layout::Input ? p.plan.in_box_of(rank) : p.plan.out_box_of(rank), lo, n,
+             order);
   });
 }
 

@@ -34,11 +34,8 @@ std::vector<Box3> all_boxes(const Plan& plan, Layout layout) {
   std::vector<Box3> boxes;
   const int size = me.m1 * me.m2;
   boxes.reserve(size);
-  for (int r = 0; r < size; ++r) {
-    // Every rank's decomposition follows from the grid alone (the plan validated it).
-    const Decomposition d = me.of_rank(r);
-    boxes.push_back(layout == Layout::Input ? d.x_pencil : d.z_pencil);
-  }
+  // The plan knows every rank's box (its pencils, or the user's boxes it agreed on).
+  for (int r = 0; r < size; ++r) boxes.push_back(layout == Layout::Input ? plan.in_box_of(r) : plan.out_box_of(r));
   return boxes;
 }
 

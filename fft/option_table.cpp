@@ -180,6 +180,11 @@ std::vector<OptionRow> make_rows() {
       {"pipeline_row", T::Bool, "true|false", "pencils with fields in flight also pipeline the ROW exchange", true,
        true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.pipeline_row); },
        [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }},
+      {"output_order", T::Choice, "transposed|natural",
+       "the spectrum's memory order: transposed [ky][kz][kx] (FFTW-MPI's, the fastest) or natural [kz][ky][kx] "
+       "(numpy's; one local copy more)",
+       true, false, false, 0, 0, "", "natural", [](const Options& o) -> std::string { return name(o.output_order); },
+       [](Options& o, std::string_view v) { o.output_order = parse_output_order(v); }},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",

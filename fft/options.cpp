@@ -49,6 +49,8 @@ const char* name(TuneEffort e) {
   return "?";
 }
 
+const char* name(OutputOrder o) { return o == OutputOrder::Natural ? "natural" : "transposed"; }
+
 const std::vector<ColKernel>& col_kernels() {
   static const std::vector<ColKernel> table = {
       {"replace", "replace", true, "MPI_Sendrecv_replace with each peer, per plane"},
@@ -121,6 +123,13 @@ TuneEffort parse_tune_effort(std::string_view s) {
   if (l == "thorough") return TuneEffort::Thorough;
   if (l == "exhaustive") return TuneEffort::Exhaustive;
   throw Error("unknown tuning effort '" + std::string(s) + "' (use none, quick, thorough or exhaustive)");
+}
+
+OutputOrder parse_output_order(std::string_view s) {
+  const std::string l = lower_case(s);
+  if (l == "transposed") return OutputOrder::Transposed;
+  if (l == "natural") return OutputOrder::Natural;
+  throw Error("unknown output order '" + std::string(s) + "' (use transposed or natural)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

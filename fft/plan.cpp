@@ -8,6 +8,8 @@
 #include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
 #include "fft/transform.hpp"
+#include "fft/user_boxes.hpp"
+#include "fft/user_layout.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -51,6 +53,10 @@ struct Plan::Impl {
   mutable std::mutex pending_mutex;
   mutable std::vector<Pending::Impl*> pending;
   std::shared_ptr<const TuneReport> tune_report;  // Options::tune: what the tuner tried
+  // User boxes or the natural output order (fft/user_layout.hpp); null: the internal pencils.
+  std::unique_ptr<const UserLayout> layout;
+  std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's own calls (under busy)
+  bool reshapes() const { return layout && !layout->passes(); }
   void complete_pending(const char* why) const;
   ~Impl() {
     complete_pending("the plan was destroyed (or assigned over) while this transform was in flight; its "
@@ -135,6 +141,16 @@ void check_kinds(const std::array<std::int64_t, 3>& n, const Options& o) {
 }  // namespace
 
 Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options) {
+  make(comm, n, options, nullptr, nullptr);
+}
+
+Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const std::optional<Box3>& in_box,
+           const std::optional<Box3>& out_box, const Options& options) {
+  make(comm, n, options, &in_box, &out_box);
+}
+
+void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options, const std::optional<Box3>* in_box,
+                const std::optional<Box3>* out_box) {
   check_mpi_running("Plan");
   if (comm == MPI_COMM_NULL) throw Error("Plan: the communicator is MPI_COMM_NULL", ErrorCode::InvalidArgument);
   int size = 0, rank = 0;
@@ -143,12 +159,17 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   const bool r2c = options.transform == TransformKind::R2C;
 
   // Every rank must describe the same transform; a mismatch would hang an exchange.
-  check_same(comm, "plan", agreed_fields(n, options));
+  // Whether user boxes come: ranks that differ would meet different collectives.
+  const bool in_given = in_box && in_box->has_value(), out_given = out_box && out_box->has_value();
+  ConfigFields fields = agreed_fields(n, options);
+  fields.push_back({"user boxes", in_given && out_given ? "in and out" : in_given ? "in" : out_given ? "out" : "none"});
+  check_same(comm, "plan", fields);
   if (options.tune != TuneEffort::None) {  // plan-time tuning: the plan of the tuner's choice
     auto report = std::make_shared<TuneReport>();
     impl_ = std::move(tuned_plan(comm, n, options, tune_settings(options), report.get()).impl_);
     impl_->opt = with_tuner_settings(impl_->opt, options);
     impl_->tune_report = std::move(report);
+    if (in_given || out_given) attach_layout(in_given ? &**in_box : nullptr, out_given ? &**out_box : nullptr);
     return;
   }
   if (options.col_chunk_planes < 0)
@@ -206,6 +227,43 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   impl->d = d;
   impl->comm = dup;
   impl_ = std::move(impl);
+  if (in_given || out_given || opt.output_order == OutputOrder::Natural)
+    attach_layout(in_given ? &**in_box : nullptr, out_given ? &**out_box : nullptr);
+}
+
+// The user's boxes (agreed over every rank) or the natural output order around the
+// internal pencils; nothing is allocated when every side passes through.
+void Plan::attach_layout(const Box3* in_box, const Box3* out_box) {
+  Impl& p = *impl_;
+  const Decomposition& d = p.d;
+  auto str = [](const std::array<std::int64_t, 3>& g) {
+    return std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]);
+  };
+  // The natural order is the Z stage's own (no copy) unless the lean layout forbids it.
+  const bool z_natural = p.visit([](const auto& t) { return t.tr->natural_out(); });
+  const std::array<int, 3> z_order = z_natural ? std::array<int, 3>{0, 1, 2} : d.z_pencil.order;
+  std::vector<Box3> ins, outs;
+  for (int r = 0; r < d.m1 * d.m2; ++r) {
+    const Decomposition o = d.of_rank(r);
+    ins.push_back(o.x_pencil);
+    outs.push_back(o.z_pencil);
+    if (p.opt.output_order == OutputOrder::Natural) outs.back().order = {0, 1, 2};
+  }
+  if (in_box)
+    ins = agree_boxes(p.comm, *in_box, d.m, "in_box",
+                      std::string(d.padded() ? "the physical (padded) input grid " : "the input grid ") + str(d.m));
+  if (out_box) {
+    const std::array<std::int64_t, 3> g{d.xc, d.n[1], d.n[2]};
+    outs = agree_boxes(p.comm, *out_box, g, "out_box", "the spectrum's grid " + str(g) + " (x: " + std::to_string(d.xc) +
+                       (d.xc != d.n[0] ? " = nx/2+1 complex points)" : " points)"));
+  }
+  const std::size_t in_elem = shape(Direction::Forward).in.bytes(), out_elem = shape(Direction::Forward).out.bytes();
+  agree(p.comm, [&] {
+    p.layout = std::make_unique<const UserLayout>(d, ins, outs, in_elem, out_elem, p.comm, p.opt.col_transport,
+                                                  lean_workspace(), z_order);
+  });
+  if (p.layout->passes()) return;
+  agree(p.comm, [&] { p.layout_bufs = p.layout->make_buffers(1); });
 }
 
 Plan::~Plan() = default;
@@ -244,8 +302,23 @@ const Decomposition& Plan::decomposition() const { return impl().d; }
 std::array<std::int64_t, 3> Plan::global_size() const { return impl().d.n; }
 int Plan::m1() const { return impl().d.m1; }
 int Plan::m2() const { return impl().d.m2; }
-const Box3& Plan::in_box() const { return impl().d.x_pencil; }
-const Box3& Plan::out_box() const { return impl().d.z_pencil; }
+const Box3& Plan::in_box() const { return impl().layout ? impl().layout->in_box() : impl().d.x_pencil; }
+const Box3& Plan::out_box() const { return impl().layout ? impl().layout->out_box() : impl().d.z_pencil; }
+bool Plan::reshapes() const { return impl().reshapes(); }
+Box3 Plan::in_box_of(int rank) const {
+  const Impl& p = impl();
+  if (rank < 0 || rank >= p.d.m1 * p.d.m2)
+    throw Error("in_box_of: rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
+                std::to_string(p.d.m1 * p.d.m2 - 1) + ")");
+  return p.layout ? p.layout->in_box(rank) : p.d.of_rank(rank).x_pencil;
+}
+Box3 Plan::out_box_of(int rank) const {
+  const Impl& p = impl();
+  if (rank < 0 || rank >= p.d.m1 * p.d.m2)
+    throw Error("out_box_of: rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
+                std::to_string(p.d.m1 * p.d.m2 - 1) + ")");
+  return p.layout ? p.layout->out_box(rank) : p.d.of_rank(rank).z_pencil;
+}
 std::array<std::int64_t, 3> Plan::physical_size() const { return impl().d.m; }
 
 std::size_t Plan::in_bytes() const {
@@ -260,7 +333,7 @@ std::size_t Plan::workspace_bytes() const {
     std::size_t b = 0;
     for (const auto& w : p.ws) b += w->bytes();
     return b;
-  });
+  }) + (impl().layout_bufs ? impl().layout_bufs->bytes() : 0);
 }
 
 const TuneReport* Plan::tune_report() const { return impl().tune_report.get(); }
@@ -345,6 +418,7 @@ struct Plan::Workspace::Impl {
       ws;
   std::atomic<bool> busy{false};
   Pending::Impl* user = nullptr;  // the split-phase transform using it, if any
+  std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's user boxes (when they reshape)
   ~Impl();
 };
 
@@ -361,11 +435,22 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   impl().visit([&](const auto& p) {
     using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
     W* w = ws ? std::get<std::unique_ptr<W>>(ws->impl_->ws).get() : p.ws[0].get();
+    const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
+    UserLayout::Buffers* lb = L ? (ws ? ws->impl_->layout_bufs.get() : impl().layout_bufs.get()) : nullptr;
+    void* bound = L ? L->internal(*lb, 0) : out;  // the array a lean transform binds
     p.tr->agreed(&w, 1,
                  check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                               forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace(),
-                               p.tr->rebinds(d, 1, &out, &w, 1)));
-    p.tr->run(d, 1, &in, &out, &w, 1, t);
+                               forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
+                               p.tr->rebinds(d, 1, &bound, &w, 1)));
+    if (!L) {
+      p.tr->run(d, 1, &in, &out, &w, 1, t);
+      return;
+    }
+    const void* tin = nullptr;
+    void* tout = nullptr;
+    L->before(d, in, out, *lb, 0, &tin, &tout, t);
+    p.tr->run(d, 1, &tin, &tout, &w, 1, t);
+    L->after(d, out, *lb, 0, t);
   });
 }
 
@@ -375,7 +460,8 @@ Plan::Workspace::Workspace(Workspace&&) noexcept = default;
 Plan::Workspace& Plan::Workspace::operator=(Workspace&&) noexcept = default;
 std::size_t Plan::Workspace::bytes() const {
   if (!impl_) return 0;
-  return std::visit([](const auto& w) { return w->bytes(); }, impl_->ws);
+  return std::visit([](const auto& w) { return w->bytes(); }, impl_->ws) +
+         (impl_->layout_bufs ? impl_->layout_bufs->bytes() : 0);
 }
 
 Plan::Workspace Plan::make_workspace() const {
@@ -383,6 +469,7 @@ Plan::Workspace Plan::make_workspace() const {
   w.impl_ = std::make_unique<Workspace::Impl>();
   w.impl_->owner = &impl();
   impl().visit([&](const auto& p) { w.impl_->ws = add_workspace(*p.tr, impl().comm); });
+  if (impl().reshapes()) agree(impl().comm, [&] { w.impl_->layout_bufs = impl().layout->make_buffers(1); });
   return w;
 }
 
@@ -394,7 +481,8 @@ struct Plan::Pending::Impl {
   std::function<void(std::vector<coll::Request>&)> complete;
   const Plan::Impl* plan = nullptr;   // registered there while active
   Plan::Workspace::Impl* ws = nullptr;
-  bool collective_wait = false;       // backward: wait() runs the ROW exchange
+  bool collective_wait = false;       // backward: wait() runs the ROW exchange (or a reshape)
+  const char* wait_name = "backward wait";
   std::string orphaned;               // why it was completed by someone else
   ~Impl() { release(); }  // never left registered with a plan or workspace
   void release() {
@@ -488,7 +576,7 @@ void Plan::Pending::wait() {
   // A backward wait runs the ROW exchange, a collective: every rank must be here, not in
   // another call of the plan. On a mismatch the transform stays active (wait again, in
   // the same order on every rank).
-  if (impl_->collective_wait) agree_call(impl_->plan->comm, "split-phase", "backward wait", "");
+  if (impl_->collective_wait) agree_call(impl_->plan->comm, "split-phase", impl_->wait_name, "");
   struct Release {
     Impl& p;
     ~Release() { p.release(); }
@@ -512,15 +600,20 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   p.impl_->busy = &busy;
   try {
     const Dir d = dir_of(dir);
+    const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
+    UserLayout::Buffers* lb = L ? ws.impl_->layout_bufs.get() : nullptr;
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
+      void* bound = L ? L->internal(*lb, 0) : out;
       typed.tr->agreed(&w, 1,
                        check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                                     forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace(),
-                                     typed.tr->rebinds(d, 1, &out, &w, 1)));
+                                     forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
+                                     typed.tr->rebinds(d, 1, &bound, &w, 1)));
     });
-    p.impl_->collective_wait = !forward;
+    // Backward waits run the ROW exchange; with user boxes a wait may reshape across ranks.
+    p.impl_->collective_wait = !forward || (L && L->finish_exchanges(d));
+    p.impl_->wait_name = forward ? "forward wait" : "backward wait";
     p.impl_->ws = ws.impl_.get();
     ws.impl_->user = p.impl_.get();
     p.impl_->plan = &impl();
@@ -532,9 +625,20 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
       const auto* tr = typed.tr.get();
-      tr->start(d, in, out, *w, p.impl_->col, true, t);
-      p.impl_->complete = [tr, d, in, out, w, t](std::vector<coll::Request>& col) {
-        tr->complete(d, in, out, *w, col, true, t);
+      if (!L) {
+        tr->start(d, in, out, *w, p.impl_->col, true, t);
+        p.impl_->complete = [tr, d, in, out, w, t](std::vector<coll::Request>& col) {
+          tr->complete(d, in, out, *w, col, true, t);
+        };
+        return;
+      }
+      const void* tin = nullptr;
+      void* tout = nullptr;
+      L->before(d, in, out, *lb, 0, &tin, &tout, t);
+      tr->start(d, tin, tout, *w, p.impl_->col, true, t);
+      p.impl_->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
+        tr->complete(d, tin, tout, *w, col, true, t);
+        L->after(d, out, *lb, 0, t);
       };
     });
   } catch (...) {
@@ -558,7 +662,8 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
   else if (nv_in > 0 && (in == nullptr || out == nullptr))
     err = std::string(what) + ": null array of field pointers";
   for (std::size_t k = 0; err.empty() && k < nv_in; ++k) {
-    err = buffer_error(what, in[k], in_b, need_in, out[k], out_b, need_out, inplace_bytes(), lean_workspace());
+    err = buffer_error(what, in[k], in_b, need_in, out[k], out_b, need_out, inplace_bytes(),
+                       lean_workspace() && !impl().reshapes());
     if (!err.empty()) err += " (field " + std::to_string(k) + ")";
   }
   // Different fields must not share memory: the pipeline writes one field's output while
@@ -576,6 +681,18 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
         err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
               " share memory (each field needs buffers of its own)";
     }
+  // User boxes: each field runs in a B of its own, made on the first call with this many
+  // fields (local; the failure of one rank is agreed below); a lean transform binds those.
+  const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
+  std::vector<void*> bound(out, out + (err.empty() ? nv_in : 0));
+  if (L && err.empty()) {
+    try {
+      L->ensure_fields(*impl().layout_bufs, static_cast<int>(nv_in));
+      for (std::size_t k = 0; k < nv_in; ++k) bound[k] = L->internal(*impl().layout_bufs, static_cast<int>(k));
+    } catch (const std::exception& e) {
+      err = std::string(what) + ": " + e.what();
+    }
+  }
   // The field count takes part in the call's name: ranks with different counts would run
   // different exchanges.
   impl().visit([&](const auto& p) {
@@ -583,17 +700,26 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
     const int nws = static_cast<int>(ws.size());
     const Dir d = dir_of(dir);
     // The pointers are valid only where this rank found no error: only then ask rebinds().
-    const bool rebinds = err.empty() && p.tr->rebinds(d, static_cast<int>(nv_in), out, ws.data(), nws);
+    const bool rebinds = err.empty() && p.tr->rebinds(d, static_cast<int>(nv_in), bound.data(), ws.data(), nws);
     p.tr->agreed(ws.data(), nws,
                  agree_call_any(impl().comm, what,
                                 {{"the collective call", what}, {"the number of fields", std::to_string(nv_in)}}, err,
                                 rebinds));
   });
   if (nv_in == 0) return;
+  std::vector<const void*> tin(in, in + nv_in);
+  std::vector<void*> tout(out, out + nv_in);
+  if (L) {
+    UserLayout::Buffers& lb = *impl().layout_bufs;
+    for (std::size_t k = 0; k < nv_in; ++k)
+      L->before(dir_of(dir), in[k], out[k], lb, static_cast<int>(k), &tin[k], &tout[k], t);
+  }
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();
-    p.tr->run(dir_of(dir), static_cast<int>(nv_in), in, out, ws.data(), static_cast<int>(ws.size()), t);
+    p.tr->run(dir_of(dir), static_cast<int>(nv_in), tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t);
   });
+  if (L)
+    for (std::size_t k = 0; k < nv_in; ++k) L->after(dir_of(dir), out[k], *impl().layout_bufs, static_cast<int>(k), t);
 }
 
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
@@ -613,6 +739,11 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   os << " " << name(p.opt.transform) << " "
      << name(p.opt.precision) << " on " << d.m1 << "x" << d.m2 << " (rank " << d.rank << ": row " << d.i << ", col "
      << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << d.z_pencil << "\n";
+  if (p.layout) {
+    os << "  ";
+    p.layout->describe(os);
+    os << "\n";
+  }
   p.visit([&](const auto& t) {
     for (ExchangeId e : {kRow, kCol}) {
       const Exchange& ex = t.tr->exchange(e);

@@ -89,6 +89,9 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
   // Lean with the chunk the plan agreed on (lean_fit, the same layout, said it fits on every rank).
   lean_ = lean_cp > 0;
   make_exchanges(d, o, row, col, lean_, lean_cp);
+  natural_ = o.output_order == OutputOrder::Natural && !(lean_ && d.m1 > 1 && d.m2 == 1);
+  zoff_ = natural_ ? nxi_ : nzo_ * nxi_;
+  zld_ = natural_ ? nyj_ * nxi_ : nxi_;
 
   // The path of each direction; slabs fuse the X and Y stages (M1 = 1: xc = nx_i, ldx = ldy).
   using T_ = Transform<T, El>;
@@ -305,7 +308,7 @@ void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, s
     truncate_slots(plane, ldy_, nxi_, pad_[2]);
     scale(plane, nzo_, fwd_scale_);
     clk.mark(&Timings::fft_z);
-    copy_rows(o + y * nzo_ * nxi_, nxi_, plane, ldy_, nzo_, nxi_);
+    copy_rows(o + y * zoff_, zld_, plane, ldy_, nzo_, nxi_);
     clk.mark(&Timings::unpack);
   }
 }
@@ -318,7 +321,7 @@ void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, s
   for (std::int64_t y = y0; y < y1; ++y) {
     C* view = col_.view(y, ldy_, ws.side[kCol]);
     C* plane = view ? view : ws.P();
-    copy_rows(plane, ldy_, i + y * nzo_ * nxi_, nxi_, nzo_, nxi_);
+    copy_rows(plane, ldy_, i + y * zoff_, zld_, nzo_, nxi_);
     clk.mark(&Timings::pack);
     scale(plane, nzo_, bwd_scale_);
     pad_slots(plane, ldy_, nxi_, pad_[2]);

@@ -130,6 +130,12 @@ class Transform {
   bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
   // Whether the workspace is lean (Options::lean_workspace and the plan found a layout).
   bool lean() const { return lean_; }
+  // Whether the Z stage writes (and reads) the user's spectrum in the natural order
+  // [kz][ky][kx] (Options::output_order): each z row of a y plane goes where numpy's order
+  // puts it, so the natural order costs no pass of its own. Not with the lean workspace on
+  // M1 > 1, M2 = 1, where the Z stage works in place on the user's array (the plan then
+  // reorders with a local copy, fft/user_layout.hpp).
+  bool natural_out() const { return natural_; }
   // Lean: binds the workspace's U sides to the caller's array. The collectives must be
   // rebuilt on every rank together when ANY rank's array moved, which no rank can see
   // alone; so each collective call of the plan first asks rebinds() (local: would this
@@ -228,6 +234,10 @@ class Transform {
   std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;
   AxisPad pad_[3];  // x, y, z: padded plans' zero padding and truncation (fft/padding.hpp)
   std::int64_t ldx_, ldy_;  // padded row strides of P in the X stage and the Y/Z stages
+  // The user's spectrum: offset of y plane y (y * zoff_) and stride of its z rows.
+  // Transposed [ky][kz][kx]: nzo_ nxi_ and nxi_; natural [kz][ky][kx]: nxi_ and nyj_ nxi_.
+  std::int64_t zoff_ = 0, zld_ = 0;
+  bool natural_ = false;
 };
 
 extern template class Transform<double>;

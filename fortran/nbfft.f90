@@ -76,7 +76,7 @@ module nbfft
   public :: nbfft_plan_option, nbfft_plan_tune_report
   public :: nbfft_set_tune_log, nbfft_tune_text
   public :: nbfft_required_thread_level
-  public :: nbfft_plan_create, nbfft_plan_destroy
+  public :: nbfft_plan_create, nbfft_plan_destroy, nbfft_plan_create_boxes
   public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
   public :: nbfft_forward, nbfft_backward, nbfft_wavenumbers
   public :: nbfft_gather, nbfft_scatter
@@ -84,6 +84,9 @@ module nbfft
 
   interface nbfft_plan_create
     module procedure plan_create_int, plan_create_f08
+  end interface
+  interface nbfft_plan_create_boxes
+    module procedure plan_create_boxes_int, plan_create_boxes_f08
   end interface
   interface nbfft_forward
     module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s, forward_r2r_d, forward_r2r_s
@@ -161,6 +164,14 @@ module nbfft
       integer(c_int), value :: comm
       integer(c_int64_t), intent(in) :: n(3)
       type(c_ptr), value :: o
+      type(c_ptr), intent(out) :: p
+    end function
+    integer(c_int) function c_plan_create_boxes_f(comm, n, ilo, in_, ior, olo, on, oor, o, p) &
+        bind(c, name="nbfft_plan_create_boxes_f")
+      import :: c_int, c_ptr, c_int64_t
+      integer(c_int), value :: comm
+      integer(c_int64_t), intent(in) :: n(3)
+      type(c_ptr), value :: ilo, in_, ior, olo, on, oor, o
       type(c_ptr), intent(out) :: p
     end function
     integer(c_int) function c_plan_destroy(p) bind(c, name="nbfft_plan_destroy")
@@ -473,6 +484,66 @@ contains
     type(nbfft_options), intent(in), optional :: options
     integer, intent(out), optional :: status
     call plan_create_int(plan, comm%MPI_VAL, n, options, status)
+  end subroutine
+
+  ! Your own layout (docs/fft.md "Your own layout: boxes in and out"): this rank's input box
+  ! in_lo..in_hi and spectrum box out_lo..out_hi, 1-based inclusive global indices along x,
+  ! y, z (the spectrum's x runs to nx/2+1 for r2c), stored in the order in_order / out_order
+  ! (dimensions fastest first; default [1,2,3]: u(x,y,z)). A side given no lo and hi keeps
+  ! nbfft's pencil. Boxes that overlap, leave gaps or fall outside the grid fail on every
+  ! rank; nbfft_box then answers these boxes.
+  subroutine plan_create_boxes_int(plan, comm, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, out_order)
+    type(nbfft_plan), intent(out) :: plan
+    integer, intent(in) :: comm
+    integer, intent(in) :: n(3)
+    type(nbfft_options), intent(in), optional :: options
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: in_lo(3), in_hi(3), out_lo(3), out_hi(3), in_order(3), out_order(3)
+    integer(c_int64_t), target :: ilo(3), icnt(3), olo(3), ocnt(3)
+    integer(c_int), target :: io(3), oo(3)
+    type(c_ptr) :: o, p(6)
+    o = c_null_ptr
+    if (present(options)) o = options%p
+    p = c_null_ptr
+    if (present(in_lo)) then
+      ilo = int(in_lo - 1, c_int64_t)
+      p(1) = c_loc(ilo)
+    end if
+    if (present(in_hi)) then
+      icnt = int(in_hi, c_int64_t)
+      if (present(in_lo)) icnt = int(in_hi - in_lo + 1, c_int64_t)
+      p(2) = c_loc(icnt)
+    end if
+    if (present(in_order)) then
+      io = int(in_order - 1, c_int)
+      p(3) = c_loc(io)
+    end if
+    if (present(out_lo)) then
+      olo = int(out_lo - 1, c_int64_t)
+      p(4) = c_loc(olo)
+    end if
+    if (present(out_hi)) then
+      ocnt = int(out_hi, c_int64_t)
+      if (present(out_lo)) ocnt = int(out_hi - out_lo + 1, c_int64_t)
+      p(5) = c_loc(ocnt)
+    end if
+    if (present(out_order)) then
+      oo = int(out_order - 1, c_int)
+      p(6) = c_loc(oo)
+    end if
+    call finish(c_plan_create_boxes_f(int(comm, c_int), int(n, c_int64_t), p(1), p(2), p(3), p(4), p(5), p(6), o, &
+                                      plan%p), status)
+  end subroutine
+
+  subroutine plan_create_boxes_f08(plan, comm, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, out_order)
+    type(nbfft_plan), intent(out) :: plan
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: n(3)
+    type(nbfft_options), intent(in), optional :: options
+    integer, intent(out), optional :: status
+    integer, intent(in), optional :: in_lo(3), in_hi(3), out_lo(3), out_hi(3), in_order(3), out_order(3)
+    call plan_create_boxes_int(plan, comm%MPI_VAL, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, &
+                               out_order)
   end subroutine
 
   subroutine nbfft_plan_destroy(plan, status)

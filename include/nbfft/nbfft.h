@@ -100,10 +100,24 @@ nbfft_status nbfft_required_thread_level(nbfft_options options, int* level);
 nbfft_status nbfft_plan_create(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan);
 /* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08's %MPI_VAL). */
 nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan);
+/* Your own layout (docs/fft.md "Your own layout: boxes in and out"): this rank's box of the
+ * input (in_lo, in_n along x, y, z; the physical grid of a padded plan) and of the spectrum
+ * (out_lo, out_n; x has nx/2+1 points for r2c), each with its memory order (dimensions from
+ * fastest to slowest; NULL = {0,1,2}, x fastest, C [z][y][x]). NULL lo and n keep that
+ * side's internal pencil. Any bricks that tile the grid, empty ones too; boxes that overlap,
+ * leave gaps or fall outside the grid fail on every rank, naming the first conflict. */
+nbfft_status nbfft_plan_create_boxes(MPI_Comm comm, const int64_t n[3], const int64_t in_lo[3], const int64_t in_n[3],
+                                     const int in_order[3], const int64_t out_lo[3], const int64_t out_n[3],
+                                     const int out_order[3], nbfft_options options, nbfft_plan* plan);
+nbfft_status nbfft_plan_create_boxes_f(MPI_Fint comm, const int64_t n[3], const int64_t in_lo[3],
+                                       const int64_t in_n[3], const int in_order[3], const int64_t out_lo[3],
+                                       const int64_t out_n[3], const int out_order[3], nbfft_options options,
+                                       nbfft_plan* plan);
 nbfft_status nbfft_plan_destroy(nbfft_plan* plan); /* sets *plan = NULL; NULL ok. Collective. */
 
 /* This rank's box: lo/n along x, y, z (0-based global indices) and order = dimensions from
- * fastest to slowest in memory: input {0,1,2} (x, y, z), output {0,2,1} (x, z, y).
+ * fastest to slowest in memory: input {0,1,2} (x, y, z), output {0,2,1} (x, z, y), or
+ * {0,1,2} with option output_order=natural, or the user's boxes (nbfft_plan_create_boxes).
  * Element (x,y,z) is at (x-lo[o0]) ... see docs/layout.md. Any pointer may be NULL. */
 nbfft_status nbfft_plan_box(nbfft_plan plan, nbfft_layout layout, int64_t lo[3], int64_t n[3], int order[3]);
 /* The box of another rank of the plan's communicator (no communication). */

@@ -281,6 +281,37 @@ class Box:
         return "Box({} [{}] of {}, shape {})".format(idx, sl, self.global_shape, self.shape)
 
 
+def _user_box(name, box):
+    """A box argument of Plan (``in_box=``/``out_box=``) as the core's (lo, n, order) in x, y, z
+    terms, or None. ``(start, shape)``: numpy (z, y, x) triples, the block a C-contiguous
+    ``[z][y][x]`` array holds (x fastest). A ``Box``: its ``axes`` say the order (the last
+    axis fastest in memory), ``start`` and ``shape`` follow ``axes``."""
+    if box is None:
+        return None
+    if isinstance(box, Box):
+        axes, start, shape = box.axes, box.start, box.shape
+    else:
+        try:
+            start, shape = box
+            axes = ("z", "y", "x")
+        except (TypeError, ValueError):
+            raise ArgumentTypeError("Plan: {} must be (start, shape), two (z, y, x) triples, or an nbfft.Box; got "
+                                    "{!r}".format(name, box)) from None
+    try:
+        start = tuple(operator.index(v) for v in start)
+        shape = tuple(operator.index(v) for v in shape)
+    except TypeError:
+        raise ArgumentTypeError("Plan: {} start and shape must be ints, got {!r}".format(name, box)) from None
+    if len(start) != 3 or len(shape) != 3:
+        raise InvalidArgument("Plan: {} start and shape need 3 entries each, got {!r}".format(name, box))
+    if sorted(axes) != ["x", "y", "z"]:
+        raise InvalidArgument("Plan: {} axes must be a permutation of 'z', 'y', 'x', got {!r}".format(name, axes))
+    lo = tuple(start[axes.index(a)] for a in "xyz")
+    n = tuple(shape[axes.index(a)] for a in "xyz")
+    order = tuple("xyz".index(a) for a in reversed(axes))  # fastest first
+    return lo, n, order
+
+
 def _same_option(key, a, b):
     """Whether two words of an option mean the same value (read back through the table)."""
     return _core.option_value(key, a) == _core.option_value(key, b)
@@ -472,6 +503,16 @@ class Plan:
         Override ``transport`` for the ROW (y) or COL (z) exchange.
     norm : {'backward', 'forward', 'ortho', None}
         numpy.fft's scaling conventions; None scales neither direction (FFTW's).
+    in_box, out_box : (start, shape) or Box, optional
+        Your own layout (docs/fft.md "Your own layout: boxes in and out"): this rank's block
+        of the input and of the spectrum, as numpy ``(z, y, x)`` triples ``start`` and
+        ``shape`` of a C-contiguous ``[z][y][x]`` array (x fastest in memory), or an
+        ``nbfft.Box`` whose ``axes`` give another memory order (``Box(('y', 'z', 'x'), start,
+        shape, global_shape)``). The spectrum's x extent is ``nx//2 + 1`` for r2c. Any blocks
+        that tile the grid, empty ones (a 0 in ``shape``) included, different in and out;
+        None keeps that side's own pencil. Transforms then reshape to and from nbfft's
+        pencils; blocks equal to them cost nothing. Blocks that overlap, leave gaps or fall
+        outside the grid raise ``InvalidArgument`` on every rank, naming the first conflict.
     **options
         Every other option of nbfft's table by its key (``nbfft.option_rows()`` lists them
         with their values and defaults; docs/fft.md "Options"), e.g. ``effort`` (FFTW
@@ -485,7 +526,9 @@ class Plan:
         ``kinds`` (the forward transform of x, y, z: 'periodic' or an r2r kind 'dct1'..'dct4',
         'dst1'..'dst4' / FFTW's 'REDFT10' etc., as 'periodic,periodic,dst2' or a tuple
         ``(kx, ky, kz)`` in x, y, z order; a real dtype with every axis r2r is real in and
-        real out, ``out_dtype`` float; a real dtype with an r2r x needs every axis r2r), and the
+        real out, ``out_dtype`` float; a real dtype with an r2r x needs every axis r2r),
+        ``output_order`` ('natural': the spectrum ``[kz][ky][kx]``, numpy's order, at the cost
+        of one local copy per transform; 'transposed', the default: ``[ky][kz][kx]``), and the
         tuner's: ``tune`` ('quick', 'thorough', 'exhaustive': time candidate grids,
         transports and chunkings first and make the plan with the fastest; ``tune_report``
         says what was tried), ``tune_budget`` (seconds), ``tune_fields``, ``tune_wisdom``
@@ -545,15 +588,18 @@ class Plan:
     """
 
     def __init__(self, comm, shape, dtype=np.float64, transform=None, grid=None, transport="blocking",
-                 row_transport=None, col_transport=None, norm="backward", **options):
+                 row_transport=None, col_transport=None, norm="backward", in_box=None, out_box=None, **options):
         self._p = None
         problem = comm_problem(comm, "Plan")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])  # nothing to agree over
         items = []
+        user = (None, None)
         try:
             problem = problem or self._check_args(comm, shape, dtype, transform, grid, transport, row_transport,
                                                   col_transport, norm)
+            if problem is None:
+                user = (_user_box("in_box", in_box), _user_box("out_box", out_box))
             if problem is None:
                 items = [("precision", self._precision), ("transform", self._transform), ("norm", self._norm),
                          ("proc_grid", "{}x{}".format(*self._grid)), ("row_transport", self._row),
@@ -582,7 +628,8 @@ class Plan:
         nz, ny, nx = self._shape
         tuning = dict(items).get("tune", "none") != "none"
         log = _log_tune if tuning and TUNE_LOGGER.isEnabledFor(logging.INFO) else None
-        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), items, log)
+        self._p = _core.Plan(handle_of(comm), (nx, ny, nz), items, log, user[0], user[1],
+                             in_box is not None or out_box is not None)
         self._key = _lifetime.register(self)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()

@@ -67,7 +67,10 @@ class Plan:
     def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], dtype: npt.DTypeLike = ...,
                  transform: Optional[str] = None, grid: Optional[Tuple[int, int]] = None, transport: str = "blocking",
                  row_transport: Optional[str] = None, col_transport: Optional[str] = None,
-                 norm: Optional[str] = "backward", **options: Any) -> None: ...
+                 norm: Optional[str] = "backward",
+                 in_box: Optional[Union[Box, Tuple[Sequence[int], Sequence[int]]]] = None,
+                 out_box: Optional[Union[Box, Tuple[Sequence[int], Sequence[int]]]] = None,
+                 **options: Any) -> None: ...
     # **options: every other row of the option table by key (option_keys()); the table, not
     # this file, is their one description, so a new option needs no edit here.
     def close(self) -> None: ...

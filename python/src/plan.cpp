@@ -110,13 +110,17 @@ class PyPlan {
  public:
   // log: called with (kind, fields) for each of the tuner's events while this plan is made
   // (Options::tune), or None.
-  PyPlan(std::uint64_t handle, std::array<std::int64_t, 3> n, const fft::Options& o, nb::object log) {
+  // boxes: the user's (in, out) boxes (Plan's box constructor), or nullptr for none.
+  using UserBoxes = std::pair<std::optional<fft::Box3>, std::optional<fft::Box3>>;
+  PyPlan(std::uint64_t handle, std::array<std::int64_t, 3> n, const fft::Options& o, nb::object log,
+         const UserBoxes* boxes = nullptr) {
     check_mpi_running("Plan");
     MPI_Comm comm = comm_from_handle(handle);
     TuneLogScope scope(o.tune != fft::TuneEffort::None ? std::move(log) : nb::none());
     {
       nb::gil_scoped_release release;  // planning is collective and may take seconds
-      plan_ = std::make_unique<fft::Plan>(comm, n, o);
+      plan_ = boxes ? std::make_unique<fft::Plan>(comm, n, boxes->first, boxes->second, o)
+                    : std::make_unique<fft::Plan>(comm, n, o);
       check_mpi(MPI_Comm_dup(comm, &check_), "MPI_Comm_dup");
     }
   }
@@ -242,12 +246,24 @@ void bind_plan(nb::module_& m) {
       .def(
           "__init__",
           [](PyPlan* self, std::uint64_t handle, std::array<std::int64_t, 3> n,
-             const std::vector<std::pair<std::string, std::string>>& options, nb::object log) {
+             const std::vector<std::pair<std::string, std::string>>& options, nb::object log,
+             std::optional<BoxTuple> in_box, std::optional<BoxTuple> out_box, bool user_boxes) {
             // Options are parsed on every rank before the collective constructor; the
             // Python layer has already agreed that every rank's words are valid.
-            new (self) PyPlan(handle, n, make_options(options), std::move(log));
+            // Boxes (lo, n, order) in x, y, z terms; user_boxes: the box constructor.
+            auto box = [](const std::optional<BoxTuple>& b) -> std::optional<fft::Box3> {
+              if (!b) return std::nullopt;
+              fft::Box3 x;
+              x.lo = std::get<0>(*b);
+              x.n = std::get<1>(*b);
+              x.order = std::get<2>(*b);
+              return x;
+            };
+            const PyPlan::UserBoxes boxes{box(in_box), box(out_box)};
+            new (self) PyPlan(handle, n, make_options(options), std::move(log), user_boxes ? &boxes : nullptr);
           },
-          "comm_handle"_a, "n"_a, "options"_a, "log"_a = nb::none())
+          "comm_handle"_a, "n"_a, "options"_a, "log"_a = nb::none(), "in_box"_a = nb::none(),
+          "out_box"_a = nb::none(), "user_boxes"_a = false)
       .def("close", &PyPlan::close)
       .def_prop_ro("closed", &PyPlan::closed)
       .def("agree", &PyPlan::agree, "kind"_a, "message"_a)

@@ -41,6 +41,12 @@ enum class Effort { Estimate, Measure, Patient, Exhaustive };
 // tries the likely winners, Thorough more of each kind, Exhaustive every combination.
 enum class TuneEffort { None, Quick, Thorough, Exhaustive };
 
+// The spectrum's memory order on each rank (docs/fft.md "Output order"). Transposed: the
+// Z-pencil stored [ky][kz][kx] (FFTW-MPI's transposed-out order, the fastest); Natural:
+// [kz][ky][kx] (numpy's order, x fastest), one local copy per transform more. A plan made
+// with user boxes (Plan's box constructor) takes its output order from the output box.
+enum class OutputOrder { Transposed, Natural };
+
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
 // a chunking and an in-flight depth (docs/fft.md "Redistribution kernels").
@@ -122,6 +128,8 @@ struct Options {
   // the n-mode spectrum to m per axis, stage by stage, and forward truncates back, so no
   // exchange carries the padded spectrum. {1, 1, 1}: no padding.
   std::array<double, 3> padding{1.0, 1.0, 1.0};
+  // The spectrum's memory order (OutputOrder above; Plan::out_box().order says which).
+  OutputOrder output_order = OutputOrder::Transposed;
 
   // Plan-time tuning (fft/tune.hpp, docs/fft.md "Tuning"). With tune other than None the
   // plan's constructor first times candidates of the rows the option table marks tuned
@@ -154,12 +162,14 @@ const char* name(TransformKind t);  // "r2c", "c2c"
 const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
+const char* name(OutputOrder o);    // "transposed", "natural"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
 Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
+OutputOrder parse_output_order(std::string_view s);  // transposed|natural
 // "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
 // the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
 std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);

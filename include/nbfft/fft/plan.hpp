@@ -26,6 +26,9 @@
 // slower at 256^3). Real input is unpadded (nx reals per row). With Options::kinds an r2r
 // x keeps nx points, and real data whose every axis is r2r has a real spectrum. A spectral coefficient
 // (kx, ky, kz), kx < xc, is at out_box().index(kx, ky, kz); r2c keeps kx = 0..nx/2.
+// Options::output_order = Natural stores the output [kz][ky][kx] instead (out_box().order
+// = {0, 1, 2}), and the box constructor below takes the user's own boxes in and out: then
+// in_box()/out_box() are those, and decomposition() keeps the pencils transformed on.
 //
 // In-place: pass the same pointer as in and out; the buffer must hold inplace_bytes().
 // A backward transform leaves its input untouched; a forward one leaves its input untouched
@@ -58,6 +61,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -71,6 +75,18 @@ class Plan {
   // process grid that does not match the communicator size, an impossible grid (when
   // options.allow_empty is false), or a transport the collective layer cannot run.
   Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options = {});
+  // Your own layout (docs/fft.md "Your own layout: boxes in and out"): this rank's box of
+  // the input (real points for r2c; a padded plan's: of the physical grid) and of the
+  // spectrum (x: xc points), each with its memory order (Box3::order; default x fastest,
+  // C [z][y][x]). Any bricks that tile the grid, possibly empty, different in and out;
+  // std::nullopt keeps that side's internal pencil (and, for the output, output_order).
+  // Transforms reshape to and from the internal pencils on the plan's COL transport; a
+  // side whose boxes equal the internal ones on every rank costs nothing. Boxes that are
+  // out of range, overlap or leave points uncovered are an error on every rank naming the
+  // first conflict; every rank must pass boxes, or none (RanksDisagree). A plan with user
+  // boxes that reshape gets no lean workspace.
+  Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const std::optional<Box3>& in_box,
+       const std::optional<Box3>& out_box, const Options& options = {});
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -80,8 +96,16 @@ class Plan {
   std::array<std::int64_t, 3> global_size() const;
   int m1() const;
   int m2() const;
+  // The boxes the user's arrays hold: the internal X-pencil and Z-pencil (below) unless the
+  // plan was made with user boxes or output_order = natural (then the output box has
+  // order {0, 1, 2}).
   const Box3& in_box() const;   // X-pencil of this rank (real points for r2c; padded: of the m grid)
   const Box3& out_box() const;  // Z-pencil of this rank (complex points)
+  // Whether transforms reshape between the user's boxes and the internal pencils.
+  bool reshapes() const;
+  // in_box() / out_box() of any rank of the plan's communicator (0 <= rank < M1*M2).
+  Box3 in_box_of(int rank) const;
+  Box3 out_box_of(int rank) const;
   // The physical grid {mx, my, mz}: global_size() unless padded (Options::padding), where
   // in_box() is a box of it and out_box() one of the spectrum's modes of global_size().
   std::array<std::int64_t, 3> physical_size() const;
@@ -337,6 +361,9 @@ class Plan {
   void many_bytes(Direction d, std::size_t nv_in, const void* const* in, std::size_t in_bytes, std::size_t nv_out,
                   void* const* out, std::size_t out_bytes, Timings* t) const;
   const Impl& impl() const;  // throws InvalidState on a moved-from plan
+  void make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options, const std::optional<Box3>* in_box,
+            const std::optional<Box3>* out_box);
+  void attach_layout(const Box3* in_box, const Box3* out_box);
   std::unique_ptr<Impl> impl_;
 };
 

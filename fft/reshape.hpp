@@ -1,0 +1,83 @@
+// Reshape: moves one field between two tilings of the same global box (the user's bricks
+// and the plan's pencils), each rank's part in its own memory order (Box3::order).
+//
+// Built once at plan time from every rank's `from` and `to` box (allgathered and checked by
+// fft/user_boxes.hpp). The block rank s sends rank r is from[s] ∩ to[r], the same box
+// arithmetic as fft/exchange.hpp's; it travels packed in the receiver's memory order, so
+// the receiver unpacks whole rows with memcpy and only the sender walks a transposing
+// pattern (when the two orders differ). The rank's own block never travels: it is copied
+// straight from the source array into the destination.
+//
+// Kinds of reshape, decided from the boxes of every rank (the same verdict everywhere):
+//   identity  from[r] == to[r] on every rank, order included: nothing to do, the plan
+//             hands the user's array to the FFT itself (the zero-cost path);
+//   local     from[r] and to[r] cover the same points on every rank but some order
+//             differs (the natural output order): one local permuting copy, no exchange;
+//   exchange  anything else: one alltoallv on the plan's transport (COL's).
+//
+// Staging (the packed send and receive blocks and the collective bound to them) belongs to
+// whoever runs the reshape: a workspace per transform in flight, as for the exchanges.
+#pragma once
+
+#include "nbfft/coll/comm.hpp"
+#include "nbfft/coll/request.hpp"
+#include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/box.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace nbfft::fft {
+
+class Reshape {
+ public:
+  enum Kind { Identity, Local, Exchange };
+
+  Reshape() = default;
+  // from / to: every rank's box, by rank of the plan's communicator; elem: bytes per point.
+  Reshape(std::vector<Box3> from, std::vector<Box3> to, int me, std::size_t elem);
+
+  Kind kind() const { return kind_; }
+  bool identity() const { return kind_ == Identity; }
+  const Box3& from() const { return from_[static_cast<std::size_t>(me_)]; }
+  const Box3& to() const { return to_[static_cast<std::size_t>(me_)]; }
+  const Box3& from(int rank) const { return from_.at(static_cast<std::size_t>(rank)); }
+  const Box3& to(int rank) const { return to_.at(static_cast<std::size_t>(rank)); }
+
+  // The packed blocks and the collective of one reshape in flight.
+  struct Staging {
+    std::vector<unsigned char> send, recv;
+    std::vector<coll::Collective> coll;  // empty unless kind() == Exchange
+    std::size_t bytes() const { return send.size() + recv.size(); }
+  };
+  // Collective over comm when kind() == Exchange (every rank calls it), else local.
+  std::unique_ptr<Staging> staging(const coll::Comm& comm, const coll::Transport& t) const;
+
+  // src (this rank's `from` box) -> dst (its `to` box). Collective when kind() == Exchange.
+  // src and dst must not overlap. Identity: a plain copy (callers skip it).
+  void run(const void* src, void* dst, Staging& s) const;
+
+  // Points this rank sends / receives (own block excluded): what the exchange moves.
+  std::int64_t sent() const { return sent_; }
+  std::int64_t received() const { return received_; }
+
+ private:
+  std::vector<Box3> from_, to_;
+  int me_ = 0;
+  std::size_t elem_ = 0;
+  Kind kind_ = Identity;
+  std::vector<Box3> send_blk_, recv_blk_;  // by peer: from[me] ∩ to[p], from[p] ∩ to[me]
+  std::vector<std::int64_t> send_counts_, send_displs_, recv_counts_, recv_displs_;  // elements
+  std::int64_t sent_ = 0, received_ = 0;
+};
+
+// Copies the points of `region` from an array holding box sb to one holding box db (each
+// in its box's memory order); elem bytes per point. Rows run along db's fastest axis.
+void copy_region(const void* src, const Box3& sb, void* dst, const Box3& db, const Box3& region, std::size_t elem);
+
+// a ∩ b (lo, n; order from a).
+Box3 intersect_boxes(const Box3& a, const Box3& b);
+
+}  // namespace nbfft::fft

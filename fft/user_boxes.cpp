@@ -1,0 +1,124 @@
+#include "fft/user_boxes.hpp"
+
+#include "nbfft/error.hpp"
+#include "fft/reshape.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace nbfft::fft {
+
+namespace {
+
+bool valid_order(const std::array<int, 3>& o) {
+  std::array<int, 3> s = o;
+  std::sort(s.begin(), s.end());
+  return s[0] == 0 && s[1] == 1 && s[2] == 2;
+}
+
+// As operator<< of Box3, which cannot print an order that is not a permutation.
+std::string box_str(const Box3& b) {
+  std::ostringstream os;
+  if (valid_order(b.order)) {
+    os << b;
+  } else {
+    os << "[" << b.lo[0] << ":" << b.lo[0] + b.n[0] << ", " << b.lo[1] << ":" << b.lo[1] + b.n[1] << ", " << b.lo[2]
+       << ":" << b.lo[2] + b.n[2] << "]";
+  }
+  return os.str();
+}
+
+// A point of the grid that no box holds, or false. The corner of an uncovered region lies
+// at 0 or at some box's end on each axis, so those coordinates are the only candidates.
+bool uncovered_point(const std::vector<Box3>& boxes, const std::array<std::int64_t, 3>& grid,
+                     std::array<std::int64_t, 3>* p) {
+  std::array<std::vector<std::int64_t>, 3> cand;
+  for (int d = 0; d < 3; ++d) {
+    cand[d].push_back(0);
+    for (const Box3& b : boxes)
+      if (!b.empty() && b.lo[d] + b.n[d] < grid[d]) cand[d].push_back(b.lo[d] + b.n[d]);
+    std::sort(cand[d].begin(), cand[d].end());
+    cand[d].erase(std::unique(cand[d].begin(), cand[d].end()), cand[d].end());
+  }
+  for (std::int64_t z : cand[2])
+    for (std::int64_t y : cand[1])
+      for (std::int64_t x : cand[0]) {
+        bool held = false;
+        for (const Box3& b : boxes) held = held || (!b.empty() && b.contains(x, y, z));
+        if (!held) {
+          *p = {x, y, z};
+          return true;
+        }
+      }
+  return false;
+}
+
+}  // namespace
+
+std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::int64_t, 3>& grid,
+                          const std::string& what, const std::string& grid_what) {
+  const int m = static_cast<int>(boxes.size());
+  for (int r = 0; r < m; ++r) {
+    const Box3& b = boxes[static_cast<std::size_t>(r)];
+    const std::string head = what + " of rank " + std::to_string(r) + " " + box_str(b) + ": ";
+    if (!valid_order(b.order))
+      return head + "order {" + std::to_string(b.order[0]) + ", " + std::to_string(b.order[1]) + ", " +
+             std::to_string(b.order[2]) + "} is not a permutation of the axes {0, 1, 2} (x, y, z; fastest first)";
+    for (int d = 0; d < 3; ++d)
+      if (b.n[d] < 0) return head + "a negative extent along " + "xyz"[d];
+    if (b.empty()) continue;
+    for (int d = 0; d < 3; ++d)
+      if (b.lo[d] < 0 || b.lo[d] + b.n[d] > grid[d])
+        return head + "out of range along " + std::string(1, "xyz"[d]) + " (" + grid_what + " has " +
+               std::to_string(grid[d]) + " points along " + "xyz"[d] + ": 0.." + std::to_string(grid[d] - 1) + ")";
+  }
+  for (int r = 0; r < m; ++r)
+    for (int s = r + 1; s < m; ++s) {
+      const Box3 &a = boxes[static_cast<std::size_t>(r)], &b = boxes[static_cast<std::size_t>(s)];
+      if (a.empty() || b.empty()) continue;
+      const Box3 c = intersect_boxes(a, b);
+      if (!c.empty())
+        return what + " of ranks " + std::to_string(r) + " and " + std::to_string(s) + " overlap: " + box_str(a) +
+               " and " + box_str(b) + " share " + std::to_string(c.count()) + " points, from (" +
+               std::to_string(c.lo[0]) + ", " + std::to_string(c.lo[1]) + ", " + std::to_string(c.lo[2]) + ")";
+    }
+  std::int64_t total = 0;
+  for (const Box3& b : boxes) total += b.count();
+  const std::int64_t want = grid[0] * grid[1] * grid[2];
+  if (total != want) {
+    std::string msg = what + " of the " + std::to_string(m) + " ranks do not tile " + grid_what + ": they hold " +
+                      std::to_string(total) + " of its " + std::to_string(want) + " points";
+    std::array<std::int64_t, 3> p{};
+    if (m <= 64 && uncovered_point(boxes, grid, &p))
+      msg += "; no rank holds (x, y, z) = (" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
+             std::to_string(p[2]) + ")";
+    return msg;
+  }
+  return "";
+}
+
+std::vector<Box3> agree_boxes(MPI_Comm comm, const Box3& mine, const std::array<std::int64_t, 3>& grid,
+                              const std::string& what, const std::string& grid_what) {
+  int size = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  const std::int64_t b[9] = {mine.lo[0], mine.lo[1], mine.lo[2], mine.n[0], mine.n[1], mine.n[2],
+                             mine.order[0], mine.order[1], mine.order[2]};
+  std::vector<std::int64_t> all(static_cast<std::size_t>(9) * size);
+  check_mpi(MPI_Allgather(b, 9, MPI_INT64_T, all.data(), 9, MPI_INT64_T, comm), "MPI_Allgather");
+  std::vector<Box3> boxes(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    const std::int64_t* v = &all[static_cast<std::size_t>(9) * r];
+    Box3& x = boxes[static_cast<std::size_t>(r)];
+    x.lo = {v[0], v[1], v[2]};
+    x.n = {v[3], v[4], v[5]};
+    // Out-of-int orders stay invalid (-1) rather than wrapping into a permutation.
+    for (int d = 0; d < 3; ++d) x.order[d] = v[6 + d] >= 0 && v[6 + d] <= 2 ? static_cast<int>(v[6 + d]) : -1;
+  }
+  const std::string problem = boxes_problem(boxes, grid, what, grid_what);
+  if (!problem.empty()) throw Error(problem, ErrorCode::InvalidArgument);
+  for (Box3& x : boxes)
+    if (x.empty()) x.n = {0, 0, 0};
+  return boxes;
+}
+
+}  // namespace nbfft::fft

@@ -1,0 +1,304 @@
+// User boxes in and out (Plan's box constructor) and the natural output order: every
+// layout verified against a serial FFTW transform of the whole field, at any rank count.
+// Bricks in and a different decomposition out, an uneven split, empty boxes, memory
+// orders other than x fastest; r2c and c2c, double and single, several transports (the
+// thread engine included), split-phase and multi-field calls; and the bad boxes, each an
+// error on every rank naming the conflict.
+#include "nbfft/error.hpp"
+#include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/field.hpp"
+#include "fft_test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace nbfft::fft::test {
+namespace {
+
+const std::array<std::int64_t, 3> kN = {12, 10, 9};
+
+// Part (i, j, k) of a parts[0] x parts[1] x parts[2] brick split, rank = i + a (j + b k).
+Box3 brick(const std::array<std::int64_t, 3>& g, std::array<int, 3> parts, int rank, std::array<int, 3> order = {0, 1, 2}) {
+  const int i = rank % parts[0], j = (rank / parts[0]) % parts[1], k = rank / (parts[0] * parts[1]);
+  return Box3::from(split(g[0], parts[0], i), split(g[1], parts[1], j), split(g[2], parts[2], k), order);
+}
+
+// Bricks that tile the grid over P ranks: 2x2x1 on 4, 3 along x on 3 ...
+std::array<int, 3> bricks_2d(int P) {
+  for (int a = 1; a * a <= P; ++a)
+    if (P % a == 0 && a > 1) return {P / a, a, 1};
+  return {P, 1, 1};
+}
+
+struct Boxes {
+  std::string name;
+  Box3 in, out;
+  bool natural = false;  // no output box: the internal Z-pencil in the natural order
+};
+
+// The layouts every configuration runs (this rank's boxes); g: input grid, s: spectrum's.
+std::vector<Boxes> layouts(const std::array<std::int64_t, 3>& g, const std::array<std::int64_t, 3>& s) {
+  const int P = world_size(), r = world_rank();
+  std::vector<Boxes> v;
+  // Bricks in (2x2x1 on 4 ranks), z slabs out stored y fastest.
+  v.push_back({"bricks_in_zslabs_out", brick(g, bricks_2d(P), r), brick(s, {1, 1, P}, r, {1, 0, 2})});
+  // Uneven splits: z over P in (9 = 3+2+2+2 on 4), y over P out, z fastest in memory.
+  v.push_back({"uneven_z_in_y_out", brick(g, {1, 1, P}, r), brick(s, {1, P, 1}, r, {2, 0, 1})});
+  // Empty boxes: the last rank holds no input, rank 0 the whole spectrum.
+  Box3 in = P > 1 ? (r == P - 1 ? Box3{} : brick(g, {1, P - 1, 1}, r)) : brick(g, {1, 1, 1}, 0);
+  Box3 out = r == 0 ? brick(s, {1, 1, 1}, 0) : Box3{};
+  v.push_back({"empty_boxes", in, out});
+  // x split too (the internal pencils never split x of the input).
+  v.push_back({"x_bricks_in_natural_out", brick(g, {P, 1, 1}, r), Box3{}, true});
+  return v;
+}
+
+// The global field (comps values per point, x fastest) and its values in a box's order.
+std::vector<double> global_field(const std::array<std::int64_t, 3>& g, int comps, std::uint64_t seed) {
+  return random_box(Box3::from({0, g[0]}, {0, g[1]}, {0, g[2]}), g, comps, seed);
+}
+template <typename T>
+std::vector<T> take(const std::vector<double>& global, const std::array<std::int64_t, 3>& g, const Box3& b, int comps) {
+  std::vector<T> v(static_cast<std::size_t>(b.count() * comps));
+  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
+        for (int c = 0; c < comps; ++c)
+          v[static_cast<std::size_t>(b.index(x, y, z) * comps + c)] =
+              static_cast<T>(global[static_cast<std::size_t>((x + g[0] * (y + g[1] * z)) * comps + c)]);
+  return v;
+}
+template <typename T>
+double max_diff(const std::vector<T>& a, const std::vector<T>& b) {
+  double d = 0;
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d = std::max(d, std::abs(double(a[k]) - double(b[k])));
+  double all = 0;
+  MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+struct Case {
+  TransformKind t;
+  Precision p;
+  std::string transport;
+  std::string call;  // "plain", "inplace", "split", "many"
+  bool lean = false;  // Options::lean_workspace (in place only)
+};
+
+template <typename T>
+void run_case(const Case& c, const Boxes& L) {
+  const bool r2c = c.t == TransformKind::R2C;
+  const std::array<std::int64_t, 3> s = {r2c ? kN[0] / 2 + 1 : kN[0], kN[1], kN[2]};
+  Options o;
+  o.transform = c.t;
+  o.precision = c.p;
+  o.effort = Effort::Estimate;
+  o.transport(c.transport);
+  o.fields_in_flight = c.call == "many" ? 2 : 1;
+  o.lean_workspace = c.lean;
+  std::optional<Box3> out = L.out;
+  if (L.natural) {
+    out.reset();
+    o.output_order = OutputOrder::Natural;
+  }
+  Plan plan(MPI_COMM_WORLD, kN, L.in, out, o);
+  const std::string what = L.name + " " + name(c.t) + " " + name(c.p) + " " + c.transport + " " + c.call +
+                           (c.lean ? " lean" : "");
+  EXPECT_EQ(plan.in_box(), L.in.empty() ? plan.in_box() : L.in) << what;
+  if (out) EXPECT_EQ(plan.out_box().lo, out->lo) << what;
+  if (!out) EXPECT_EQ(plan.out_box().order, (std::array<int, 3>{0, 1, 2})) << what;
+  if (!L.natural) EXPECT_TRUE(plan.reshapes()) << what;
+  const int ci = r2c ? 1 : 2;
+  const auto f = global_field(kN, ci, 7);
+  const auto F = serial_forward(f, kN, r2c);
+  const auto u = take<T>(f, kN, plan.in_box(), ci);
+  const auto U_ref = take<T>(F, s, plan.out_box(), 2);
+  std::vector<T> U(static_cast<std::size_t>(plan.out_count() * 2) + 1), v(u.size() + 1);
+  const double tol = c.p == Precision::Double ? 1e-9 : 2e-3;
+  const double scale = static_cast<double>(kN[0] * kN[1] * kN[2]);
+  if (c.call == "plain") {
+    plan.forward_bytes(u.data(), u.size() * sizeof(T), U.data(), U.size() * sizeof(T));
+    plan.backward_bytes(U.data(), U.size() * sizeof(T), v.data(), v.size() * sizeof(T));
+  } else if (c.call == "inplace") {
+    std::vector<T> w(static_cast<std::size_t>(plan.inplace_bytes() / sizeof(T)) + 1);
+    std::copy(u.begin(), u.end(), w.begin());
+    plan.forward_bytes(w.data(), w.size() * sizeof(T), w.data(), w.size() * sizeof(T));
+    std::copy(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(U.size() - 1), U.begin());
+    plan.backward_bytes(w.data(), w.size() * sizeof(T), w.data(), w.size() * sizeof(T));
+    std::copy(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(u.size()), v.begin());
+  } else if (c.call == "split") {
+    Plan::Workspace ws = plan.make_workspace();
+    Plan::Pending p = plan.start_bytes(Direction::Forward, u.data(), u.size() * sizeof(T), U.data(),
+                                       U.size() * sizeof(T), ws);
+    p.wait();
+    Plan::Pending q = plan.start_bytes(Direction::Backward, U.data(), U.size() * sizeof(T), v.data(),
+                                       v.size() * sizeof(T), ws);
+    q.wait();
+  } else {  // three fields: u, 2u, 3u
+    std::vector<std::vector<T>> us(3, u), Us(3, U), vs(3, v);
+    for (int k = 1; k < 3; ++k)
+      for (auto& x : us[k]) x *= static_cast<T>(k + 1);
+    std::vector<const void*> in;
+    std::vector<void*> mid, back;
+    for (int k = 0; k < 3; ++k) {
+      in.push_back(us[k].data());
+      mid.push_back(Us[k].data());
+      back.push_back(vs[k].data());
+    }
+    plan.forward_many_bytes(3, in.data(), u.size() * sizeof(T), mid.data(), U.size() * sizeof(T));
+    std::vector<const void*> mid_c(mid.begin(), mid.end());
+    plan.backward_many_bytes(3, mid_c.data(), U.size() * sizeof(T), back.data(), v.size() * sizeof(T));
+    for (int k = 1; k < 3; ++k) {
+      std::vector<T> ref = U_ref, uk = u;
+      for (auto& x : ref) x *= static_cast<T>(k + 1);
+      for (auto& x : uk) x *= static_cast<T>(k + 1);
+      U.resize(U_ref.size());
+      EXPECT_LT(max_diff(std::vector<T>(Us[k].begin(), Us[k].begin() + U_ref.size()), ref) / scale, tol) << what << " field " << k;
+      EXPECT_LT(max_diff(std::vector<T>(vs[k].begin(), vs[k].begin() + u.size()), uk), tol) << what << " field " << k;
+    }
+    U = Us[0];
+    v = vs[0];
+  }
+  U.resize(U_ref.size());
+  v.resize(u.size());
+  EXPECT_LT(max_diff(U, U_ref) / scale, tol) << what;
+  EXPECT_LT(max_diff(v, u), tol) << what;
+}
+
+TEST(UserBoxes, LayoutsMatchSerialFftw) {
+  const std::vector<Case> cases = {
+      {TransformKind::R2C, Precision::Double, "blocking", "plain"},
+      {TransformKind::C2C, Precision::Single, "blocking", "inplace"},
+      {TransformKind::R2C, Precision::Single, "thread", "split"},
+      {TransformKind::C2C, Precision::Double, "pairwise:1@caller", "many"},
+      {TransformKind::R2C, Precision::Double, "caller", "many"},
+      {TransformKind::R2C, Precision::Double, "blocking", "inplace", true},
+  };
+  for (const Case& c : cases) {
+    const bool r2c = c.t == TransformKind::R2C;
+    const std::array<std::int64_t, 3> s = {r2c ? kN[0] / 2 + 1 : kN[0], kN[1], kN[2]};
+    for (const Boxes& L : layouts(kN, s)) {
+      if (c.p == Precision::Double)
+        run_case<double>(c, L);
+      else
+        run_case<float>(c, L);
+    }
+  }
+}
+
+// Boxes equal to the internal pencils cost nothing: no reshape, the plan's own buffers.
+TEST(UserBoxes, InternalBoxesPassThrough) {
+  Options o;
+  o.effort = Effort::Estimate;
+  Plan ref(MPI_COMM_WORLD, kN, o);
+  Plan same(MPI_COMM_WORLD, kN, ref.in_box(), ref.out_box(), o);
+  EXPECT_FALSE(same.reshapes());
+  EXPECT_EQ(same.workspace_bytes(), ref.workspace_bytes());
+  EXPECT_EQ(same.in_box(), ref.in_box());
+  EXPECT_EQ(same.out_box(), ref.out_box());
+  // Only the input given: the output stays the internal pencil.
+  Plan half(MPI_COMM_WORLD, kN, ref.in_box(), std::nullopt, o);
+  EXPECT_FALSE(half.reshapes());
+}
+
+// The natural order on every process grid: the Z stage writes it itself (no reshape), but
+// for the lean workspace on M1 > 1, M2 = 1, where a local copy reorders it.
+TEST(UserBoxes, NaturalOrderOption) {
+  const int P = world_size();
+  for (const auto& g : factorizations(P))
+    for (bool lean : {false, true}) {
+    Options o;
+    o.effort = Effort::Estimate;
+    o.m1 = g[0];
+    o.m2 = g[1];
+    o.lean_workspace = lean;
+    o.output_order = OutputOrder::Natural;
+    Plan plan(MPI_COMM_WORLD, kN, o);
+    EXPECT_EQ(plan.out_box().order, (std::array<int, 3>{0, 1, 2}));
+    EXPECT_EQ(plan.out_box().lo, plan.decomposition().z_pencil.lo);
+    const bool copy = plan.lean_workspace() && g[0] > 1 && g[1] == 1;
+    EXPECT_EQ(plan.reshapes(), copy) << g[0] << "x" << g[1] << (lean ? " lean" : "");
+    const auto f = global_field(kN, 1, 3);
+    const auto F = serial_forward(f, kN, true);
+    const auto u = take<double>(f, kN, plan.in_box(), 1);
+    std::vector<std::complex<double>> U(static_cast<std::size_t>(plan.out_count()));
+    std::vector<double> v(u.size());
+    if (plan.lean_workspace() && !copy) {  // in place only
+      std::vector<std::complex<double>> w(plan.inplace_bytes() / sizeof(std::complex<double>) + 1);
+      std::memcpy(w.data(), u.data(), u.size() * sizeof(double));
+      plan.forward_bytes(w.data(), w.size() * 16, w.data(), w.size() * 16);
+      std::copy(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(U.size()), U.begin());
+      plan.backward_bytes(w.data(), w.size() * 16, w.data(), w.size() * 16);
+      std::memcpy(v.data(), w.data(), v.size() * sizeof(double));
+    } else {
+      plan.forward(u, U);
+      plan.backward(U, v);
+    }
+    const auto ref = take<double>(F, {kN[0] / 2 + 1, kN[1], kN[2]}, plan.out_box(), 2);
+    std::vector<double> got(reinterpret_cast<double*>(U.data()), reinterpret_cast<double*>(U.data()) + 2 * U.size());
+    EXPECT_LT(max_diff(got, ref) / (12.0 * 10 * 9), 1e-9) << g[0] << "x" << g[1];
+    EXPECT_LT(max_diff(v, u), 1e-9) << g[0] << "x" << g[1];
+    // gather() knows every rank's box and its order: the whole spectrum in numpy order.
+    std::vector<std::complex<double>> G(world_rank() == 0 ? static_cast<std::size_t>(global_count(plan, Layout::Output)) : 0);
+    gather(MPI_COMM_WORLD, plan, Layout::Output, U.data(), U.size(), G.data(), G.size(), 0);
+    if (world_rank() == 0) {
+      std::vector<double> g(reinterpret_cast<double*>(G.data()), reinterpret_cast<double*>(G.data()) + 2 * G.size());
+      EXPECT_LT(rel_error(g, F), 1e-12);
+    }
+    std::ostringstream os;
+    os << plan;
+    EXPECT_NE(os.str().find(copy ? "local copy" : "the internal pencil (no copy)"), std::string::npos) << os.str();
+  }
+}
+
+// Every bad layout fails on every rank with the same message naming the conflict.
+void expect_error(const std::optional<Box3>& in, const std::optional<Box3>& out, const std::string& text,
+                  ErrorCode code = ErrorCode::InvalidArgument) {
+  Options o;
+  o.effort = Effort::Estimate;
+  try {
+    Plan plan(MPI_COMM_WORLD, kN, in, out, o);
+    ADD_FAILURE() << "no error; expected one containing '" << text << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), code) << e.what();
+  }
+}
+
+TEST(UserBoxes, BadBoxesFailOnEveryRank) {
+  const int P = world_size(), r = world_rank();
+  const Box3 whole = Box3::from({0, kN[0]}, {0, kN[1]}, {0, kN[2]});
+  const Box3 mine = brick(kN, {1, 1, P}, r);
+  if (P > 1) expect_error(whole, std::nullopt, "in_box of ranks 0 and 1 overlap");
+  // A gap: rank 0 drops its first x column.
+  Box3 gap = mine;
+  if (r == 0) {
+    gap.lo[0] = 1;
+    gap.n[0] -= 1;
+  }
+  expect_error(gap, std::nullopt, "do not tile the input grid 12x10x9: they hold");
+  expect_error(gap, std::nullopt, "no rank holds (x, y, z) = (0, 0, 0)");
+  // Out of range: the last rank reaches past z.
+  Box3 far = mine;
+  if (r == P - 1) far.n[2] += 1;
+  expect_error(far, std::nullopt, "in_box of rank " + std::to_string(P - 1));
+  expect_error(far, std::nullopt, "out of range along z");
+  // An order that is not a permutation.
+  Box3 bad = mine;
+  bad.order = {0, 0, 1};
+  expect_error(bad, std::nullopt, "is not a permutation");
+  // The spectrum's grid keeps nx/2+1 points along x.
+  expect_error(std::nullopt, brick({12, 10, 9}, {1, 1, P}, r), "the spectrum's grid 7x10x9");
+  // Ranks disagreeing: only rank 0 passes boxes.
+  if (P > 1)
+    expect_error(r == 0 ? std::optional<Box3>(whole) : std::nullopt, std::nullopt, "ranks disagree on user boxes",
+                 ErrorCode::RanksDisagree);
+}
+
+}  // namespace
+}  // namespace nbfft::fft::test
