@@ -245,6 +245,7 @@ std::array<std::int64_t, 3> Pencils::end(Pencil p) const {
   return {b.lo[0] + b.n[0], b.lo[1] + b.n[1], b.lo[2] + b.n[2]};
 }
 bool Pencils::can_transpose(Pencil from, Pencil to) const { return impl().can(from, to); }
+MPI_Comm Pencils::comm() const { return impl().comm; }
 
 namespace {
 

@@ -198,4 +198,7 @@ nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found);
 #ifdef __cplusplus
 }
 #endif
+/* The pencil transposes (nbfft_pencils, nbfft_transpose_*): docs/fft.md. */
+#include <nbfft/nbfft_transpose.h>
+
 #endif /* NBFFT_NBFFT_H */

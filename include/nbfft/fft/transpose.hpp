@@ -93,6 +93,8 @@ class Pencils {
   std::int64_t count(Pencil p) const { return box(p).count(); }
   // Whether `from` -> `to` is one transpose on this grid (X<->Z needs a slab grid).
   bool can_transpose(Pencil from, Pencil to) const;
+  // The object's private duplicate of the communicator (for a front end's own agreements).
+  MPI_Comm comm() const;
 
   // A split-phase transpose in flight (start below). progress() gives the exchange a host
   // progress pass, test() also says whether it has arrived, wait() completes it (unpacks
