@@ -218,6 +218,8 @@ Pencils::Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& op
   impl_ = std::move(impl);
 }
 
+// Out of line: a `= {}` default argument made GCC 12 warn (maybe-uninitialized) at call sites.
+Pencils::Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n) : Pencils(comm, n, PencilOptions()) {}
 Pencils::~Pencils() = default;
 Pencils::Pencils(Pencils&&) noexcept = default;
 Pencils& Pencils::operator=(Pencils&&) noexcept = default;

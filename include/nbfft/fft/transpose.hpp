@@ -75,7 +75,8 @@ class Pencils {
   // n = {nx, ny, nz}. Collective; throws nbfft::Error on every rank for a non-positive size,
   // a process grid that does not multiply to the communicator size, ranks that disagree on
   // the grid or the options, or a transport the collective layer cannot run.
-  Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options = {});
+  Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options);
+  Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n);  // default Options
   ~Pencils();
   Pencils(Pencils&&) noexcept;
   Pencils& operator=(Pencils&&) noexcept;
