@@ -214,4 +214,7 @@ nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found);
 #endif
 
 #include <nbfft/nbfft_h5.h> /* fields to disk and back: nbfft_h5_open, _write, _read, ... */
+/* The pencil transposes (nbfft_pencils, nbfft_transpose_*): docs/fft.md. */
+#include <nbfft/nbfft_transpose.h>
+
 #endif /* NBFFT_NBFFT_H */

@@ -9,4 +9,5 @@
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/timings.hpp"
+#include "nbfft/fft/transpose.hpp"
 #include "nbfft/fft/wisdom.hpp"

@@ -1,0 +1,163 @@
+// The C face of nbfft::fft::Pencils (include/nbfft/nbfft_transpose.h). Handles are checked
+// against the set of live ones, so a destroyed or foreign handle is NBFFT_INVALID_STATE,
+// never a crash.
+#include "nbfft/nbfft.h"
+
+#include "capi/guard.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/fft/transpose.hpp"
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+struct nbfft_pencils_s {
+  nbfft::fft::Pencils p;
+};
+struct nbfft_transpose_s {
+  nbfft::fft::Pencils::Pending pending;
+};
+
+namespace {
+
+using nbfft::Error;
+using nbfft::ErrorCode;
+using nbfft::capi::guard;
+using nbfft::fft::Pencil;
+
+std::mutex live_mutex;
+std::set<const void*> live;
+
+template <typename H>
+H* checked(H* h, const char* what) {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  if (!h || !live.count(h))
+    throw Error(std::string(what) + (h ? " is not a live handle (destroyed, or never created)" : " is NULL"),
+                ErrorCode::InvalidState);
+  return h;
+}
+void track(const void* h, bool add) {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  if (add)
+    live.insert(h);
+  else
+    live.erase(h);
+}
+
+Pencil pencil(nbfft_pencil p) {
+  if (p < NBFFT_PENCIL_X || p > NBFFT_PENCIL_Z)
+    throw Error("pencil " + std::to_string(static_cast<int>(p)) + " is not NBFFT_PENCIL_X, _Y or _Z");
+  return static_cast<Pencil>(p);
+}
+
+void fill(const nbfft::fft::Box3& b, int64_t lo[3], int64_t n[3]) {
+  for (int d = 0; d < 3; ++d) {
+    if (lo) lo[d] = b.lo[d];
+    if (n) n[d] = b.n[d];
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+nbfft_status nbfft_pencils_create(MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
+                                  nbfft_pencils* pencils) {
+  return guard("nbfft_pencils_create", [&] {
+    nbfft::check_mpi_running("nbfft_pencils_create");
+    if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+    nbfft::fft::Pencils::Options o;
+    nbfft::agree(comm, [&] {
+      if (!n) throw Error("n is NULL");
+      if (!pencils) throw Error("the pencils pointer is NULL");
+      o.m1 = m1;
+      o.m2 = m2;
+      if (transport) o.transport(transport);
+    });
+    *pencils = nullptr;
+    auto h = std::make_unique<nbfft_pencils_s>(nbfft_pencils_s{nbfft::fft::Pencils(comm, {n[0], n[1], n[2]}, o)});
+    track(h.get(), true);
+    *pencils = h.release();
+  });
+}
+
+nbfft_status nbfft_pencils_destroy(nbfft_pencils* pencils) {
+  return guard("nbfft_pencils_destroy", [&] {
+    if (!pencils) throw Error("the pencils pointer is NULL");
+    if (!*pencils) return;
+    std::unique_ptr<nbfft_pencils_s> h(checked(*pencils, "the pencils handle"));
+    track(h.get(), false);
+    *pencils = nullptr;
+  });
+}
+
+nbfft_status nbfft_pencils_grid(nbfft_pencils pencils, int* m1, int* m2) {
+  return guard("nbfft_pencils_grid", [&] {
+    const auto& p = checked(pencils, "the pencils handle")->p;
+    if (m1) *m1 = p.m1();
+    if (m2) *m2 = p.m2();
+  });
+}
+
+nbfft_status nbfft_pencils_box(nbfft_pencils pencils, nbfft_pencil which, int64_t lo[3], int64_t n[3]) {
+  return guard("nbfft_pencils_box", [&] { fill(checked(pencils, "the pencils handle")->p.box(pencil(which)), lo, n); });
+}
+
+nbfft_status nbfft_pencils_box_of(nbfft_pencils pencils, nbfft_pencil which, int rank, int64_t lo[3], int64_t n[3]) {
+  return guard("nbfft_pencils_box_of",
+               [&] { fill(checked(pencils, "the pencils handle")->p.box_of_rank(pencil(which), rank), lo, n); });
+}
+
+nbfft_status nbfft_transpose_run(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, const void* in,
+                                 size_t in_bytes, void* out, size_t out_bytes, size_t elem_bytes) {
+  return guard("nbfft_transpose_run", [&] {
+    checked(pencils, "the pencils handle")
+        ->p.transpose_bytes(pencil(from), pencil(to), in, in_bytes, out, out_bytes, elem_bytes);
+  });
+}
+
+nbfft_status nbfft_transpose_many(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, size_t nv,
+                                  const void* const* in, size_t in_bytes, void* const* out, size_t out_bytes,
+                                  size_t elem_bytes) {
+  return guard("nbfft_transpose_many", [&] {
+    checked(pencils, "the pencils handle")
+        ->p.transpose_many_bytes(pencil(from), pencil(to), nv, in, in_bytes, out, out_bytes, elem_bytes);
+  });
+}
+
+nbfft_status nbfft_transpose_start(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, const void* in,
+                                   size_t in_bytes, void* out, size_t out_bytes, size_t elem_bytes,
+                                   nbfft_transpose* t) {
+  return guard("nbfft_transpose_start", [&] {
+    auto& p = checked(pencils, "the pencils handle")->p;
+    // A NULL result pointer on one rank fails every rank before anything starts.
+    nbfft::agree(p.comm(), [&] {
+      if (!t) throw Error("the transpose pointer is NULL");
+    });
+    *t = nullptr;
+    auto h = std::make_unique<nbfft_transpose_s>();
+    h->pending = p.start_bytes(pencil(from), pencil(to), in, in_bytes, out, out_bytes, elem_bytes);
+    track(h.get(), true);
+    *t = h.release();
+  });
+}
+
+nbfft_status nbfft_transpose_test(nbfft_transpose t, int* done) {
+  return guard("nbfft_transpose_test", [&] {
+    const bool d = checked(t, "the transpose handle")->pending.test();
+    if (done) *done = d ? 1 : 0;
+  });
+}
+
+nbfft_status nbfft_transpose_wait(nbfft_transpose* t) {
+  return guard("nbfft_transpose_wait", [&] {
+    if (!t) throw Error("the transpose pointer is NULL");
+    std::unique_ptr<nbfft_transpose_s> h(checked(*t, "the transpose handle"));
+    track(h.get(), false);
+    *t = nullptr;
+    h->pending.wait();
+  });
+}
+
+}  // extern "C"

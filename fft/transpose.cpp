@@ -1,0 +1,408 @@
+// Pencils (nbfft/fft/transpose.hpp): the user-facing pencil transposes on the plan's
+// exchange path. Each (pair of pencils, element size) gets one fft::Exchange built from the
+// boxes of its communicator's ranks, with x measured in bytes (x is contiguous in every
+// pencil, so an element of E bytes is E byte-points of x and the same box arithmetic serves
+// every element size). A transpose packs the user's z planes into the send blocks
+// (Exchange::scatter), runs the exchange's collectives and unpacks the receive blocks into
+// the user's z planes (Exchange::gather): 2DECOMP&FFT's pack / alltoallv / unpack, with the
+// alltoallv one of nbfft's transports.
+#include "nbfft/fft/transpose.hpp"
+
+#include "fft/exchange.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/decomposition.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace nbfft::fft {
+
+const char* name(Pencil p) {
+  switch (p) {
+    case Pencil::X: return "X";
+    case Pencil::Y: return "Y";
+    case Pencil::Z: return "Z";
+  }
+  return "?";
+}
+
+PencilOptions& PencilOptions::transport(std::string_view name) {
+  row_transport = col_transport = coll::Transport::parse(name);
+  return *this;
+}
+
+namespace {
+
+using Byte = unsigned char;
+
+void check_mpi(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(std::string(what) + " failed", ErrorCode::Mpi);
+}
+
+// Buffers and collectives of one transpose in flight.
+struct Slot {
+  std::vector<Byte> buf[2];
+  std::vector<coll::Collective> coll[2];  // [Dir]
+  bool busy = false;
+};
+
+// One exchange (pair, element size) and its pool of slots.
+struct Pool {
+  std::shared_ptr<const Exchange> ex;
+  std::vector<std::shared_ptr<Slot>> slots;
+};
+
+std::string str3(const std::array<std::int64_t, 3>& a) {
+  std::ostringstream os;
+  os << a[0] << "x" << a[1] << "x" << a[2];
+  return os.str();
+}
+
+}  // namespace
+
+struct Pencils::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: agreements
+  Decomposition d;
+  Box3 box[3];
+  Options opt;
+  coll::Comm row, col;
+  std::map<std::pair<int, std::size_t>, Pool> pools;  // (pair: 0 XY, 1 YZ, 2 XZ, elem)
+
+  ~Impl() {
+    pools.clear();
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+
+  static Box3 pencil_of(const Decomposition& dd, Pencil p) {
+    Box3 b = p == Pencil::X ? dd.x_pencil : p == Pencil::Y ? dd.y_pencil : dd.z_pencil;
+    b.order = {0, 1, 2};
+    return b;
+  }
+
+  bool can(Pencil a, Pencil b) const {
+    if (a == b) return false;
+    if ((a == Pencil::X && b == Pencil::Z) || (a == Pencil::Z && b == Pencil::X)) return d.m1 == 1 || d.m2 == 1;
+    return true;
+  }
+
+  // The exchange of `pair` for elements of `elem` bytes, built on first use (local: every
+  // rank reaches it in the same agreed call).
+  Pool& pool(int pair, std::size_t elem) {
+    auto key = std::make_pair(pair, elem);
+    auto it = pools.find(key);
+    if (it != pools.end()) return it->second;
+    // pair 2 (X<->Z) runs on the communicator that spans the slab: COL when M1 = 1.
+    const bool on_row = pair == 0 || (pair == 2 && d.m1 > 1);
+    const Pencil lo = pair == 1 ? Pencil::Y : Pencil::X;
+    const Pencil hi = pair == 0 ? Pencil::Y : Pencil::Z;
+    ExchangeSide s0, s1;
+    const int peers = on_row ? d.m1 : d.m2;
+    const auto scaled = [&](Box3 b) {
+      b.lo[0] *= static_cast<std::int64_t>(elem);
+      b.n[0] *= static_cast<std::int64_t>(elem);
+      return b;
+    };
+    for (int p = 0; p < peers; ++p) {
+      const int r = on_row ? p + d.j * d.m1 : d.i + p * d.m1;
+      const Decomposition o = d.of_rank(r);
+      s0.box.push_back(scaled(pencil_of(o, lo)));
+      s1.box.push_back(scaled(pencil_of(o, hi)));
+    }
+    static const char* names[3] = {"X<->Y", "Y<->Z", "X<->Z"};
+    Pool p;
+    p.ex = std::make_shared<const Exchange>(names[pair], on_row ? d.i : d.j, std::move(s0), std::move(s1),
+                                            /*slow=*/2, 0, 0, 0, on_row ? row : col,
+                                            on_row ? opt.row_transport : opt.col_transport);
+    return pools.emplace(key, std::move(p)).first->second;
+  }
+
+  // A free slot of the pool (a new one when all are in flight).
+  static std::shared_ptr<Slot> slot(Pool& p) {
+    for (auto& s : p.slots)
+      if (!s->busy) return s;
+    auto s = std::make_shared<Slot>();
+    for (int side = 0; side < 2; ++side) s->buf[side].resize(static_cast<std::size_t>(p.ex->buffer_elems(side)));
+    for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
+    p.slots.push_back(s);
+    return s;
+  }
+};
+
+// One transpose between start and wait.
+struct Pencils::Pending::Impl {
+  std::shared_ptr<const Exchange> ex;
+  std::shared_ptr<Slot> slot;
+  Dir dir = kForward;
+  Byte* out = nullptr;
+  std::int64_t out_ld = 0, out_plane = 0;
+  std::vector<coll::Request> reqs;
+
+  void finish() {
+    struct Release {
+      Slot& s;
+      ~Release() { s.busy = false; }
+    } release{*slot};
+    coll::Request::wait_all(reqs);
+    Byte* const buf[2] = {slot->buf[0].data(), slot->buf[1].data()};
+    const std::int64_t planes = ex->planes(dir == kForward ? 1 : 0);
+    for (std::int64_t u = 0; u < planes; ++u) ex->gather(dir, out + u * out_plane, out_ld, u, buf);
+  }
+};
+
+namespace {
+
+// Packs `in` (this rank's send-side pencil, z planes) into the slot and starts the exchange.
+std::unique_ptr<Pencils::Pending::Impl> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
+                                              Dir dir, const Byte* in, Byte* out) {
+  auto p = std::make_unique<Pencils::Pending::Impl>();
+  p->ex = ex;
+  p->slot = std::move(slot);
+  p->dir = dir;
+  p->out = out;
+  const Box3& src = ex->mine(dir == kForward ? 0 : 1);
+  const Box3& dst = ex->mine(dir == kForward ? 1 : 0);
+  p->out_ld = dst.n[0];
+  p->out_plane = dst.n[0] * dst.n[1];
+  p->slot->busy = true;
+  Byte* const buf[2] = {p->slot->buf[0].data(), p->slot->buf[1].data()};
+  const std::int64_t src_plane = src.n[0] * src.n[1];
+  for (std::int64_t u = 0; u < src.n[2]; ++u) ex->scatter(dir, in + u * src_plane, src.n[0], u, buf);
+  for (auto& c : p->slot->coll[dir]) p->reqs.push_back(c.start());
+  return p;
+}
+
+}  // namespace
+
+Pencils::Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options) {
+  if (comm == MPI_COMM_NULL) throw Error("Pencils: the communicator is MPI_COMM_NULL");
+  int flag = 0;
+  MPI_Initialized(&flag);
+  if (!flag) throw Error("Pencils: MPI is not initialized", ErrorCode::InvalidState);
+  int size = 0, rank = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_same(comm, "pencils",
+             {{"grid", str3(n)},
+              {"process grid", std::to_string(options.m1) + "x" + std::to_string(options.m2)},
+              {"row_transport", options.row_transport.str()},
+              {"col_transport", options.col_transport.str()},
+              {"fields_in_flight", std::to_string(options.fields_in_flight)}});
+  auto impl = std::make_unique<Impl>();
+  check_mpi(MPI_Comm_dup(comm, &impl->comm), "MPI_Comm_dup");
+  agree(impl->comm, [&] {
+    if (options.fields_in_flight < 1 || options.fields_in_flight > 64)
+      throw Error("Pencils: fields_in_flight = " + std::to_string(options.fields_in_flight) + " must be in [1, 64]");
+    impl->d = Decomposition::make(n, /*r2c=*/false, options.m1, options.m2, size, rank, /*allow_empty=*/true);
+  });
+  impl->opt = options;
+  impl->opt.m1 = impl->d.m1;
+  impl->opt.m2 = impl->d.m2;
+  for (Pencil p : {Pencil::X, Pencil::Y, Pencil::Z}) impl->box[static_cast<int>(p)] = Impl::pencil_of(impl->d, p);
+  MPI_Comm row = MPI_COMM_NULL, col = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split(comm, impl->d.j, impl->d.i, &row), "MPI_Comm_split");
+  check_mpi(MPI_Comm_split(comm, impl->d.i, impl->d.j, &col), "MPI_Comm_split");
+  std::exception_ptr failure;
+  try {  // coll::Comm keeps its own duplicates
+    if (impl->d.m1 > 1) impl->row = coll::Comm(row, options.row_transport.engine);
+    if (impl->d.m2 > 1) impl->col = coll::Comm(col, options.col_transport.engine);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  MPI_Comm_free(&row);
+  MPI_Comm_free(&col);
+  agree_outcome(impl->comm, failure);
+  impl_ = std::move(impl);
+}
+
+// Out of line: a `= {}` default argument made GCC 12 warn (maybe-uninitialized) at call sites.
+Pencils::Pencils(MPI_Comm comm, std::array<std::int64_t, 3> n) : Pencils(comm, n, PencilOptions()) {}
+Pencils::~Pencils() = default;
+Pencils::Pencils(Pencils&&) noexcept = default;
+Pencils& Pencils::operator=(Pencils&&) noexcept = default;
+
+Pencils::Impl& Pencils::impl() const {
+  if (!impl_) throw Error("Pencils: used after being moved from", ErrorCode::InvalidState);
+  return *impl_;
+}
+
+std::array<std::int64_t, 3> Pencils::global_size() const { return impl().d.n; }
+int Pencils::m1() const { return impl().d.m1; }
+int Pencils::m2() const { return impl().d.m2; }
+int Pencils::row() const { return impl().d.i; }
+int Pencils::col() const { return impl().d.j; }
+const Box3& Pencils::box(Pencil p) const { return impl().box[static_cast<int>(p)]; }
+Box3 Pencils::box_of_rank(Pencil p, int rank) const {
+  const Impl& m = impl();
+  if (rank < 0 || rank >= m.d.m1 * m.d.m2)
+    throw Error("Pencils::box_of_rank: rank " + std::to_string(rank) + " is not in [0, " +
+                std::to_string(m.d.m1 * m.d.m2) + ")");
+  return Impl::pencil_of(m.d.of_rank(rank), p);
+}
+std::array<std::int64_t, 3> Pencils::end(Pencil p) const {
+  const Box3& b = box(p);
+  return {b.lo[0] + b.n[0], b.lo[1] + b.n[1], b.lo[2] + b.n[2]};
+}
+bool Pencils::can_transpose(Pencil from, Pencil to) const { return impl().can(from, to); }
+MPI_Comm Pencils::comm() const { return impl().comm; }
+
+namespace {
+
+// What is wrong with one field's arrays on this rank ("" if nothing).
+std::string field_error(const std::string& what, const void* in, std::size_t in_have, std::size_t in_need,
+                        const void* out, std::size_t out_have, std::size_t out_need) {
+  const char* i = static_cast<const char*>(in);
+  const char* o = static_cast<const char*>(out);
+  if ((i == nullptr && in_need > 0) || (o == nullptr && out_need > 0)) return what + ": null array for a non-empty pencil";
+  if (i == o) {
+    const std::size_t need = std::max(in_need, out_need), have = std::min(in_have, out_have);
+    if (have < need)
+      return what + ": in-place array has " + std::to_string(have) + " bytes but needs " + std::to_string(need) +
+             " (the larger of the two pencils)";
+    return "";
+  }
+  if (in_have < in_need)
+    return what + ": input array has " + std::to_string(in_have) + " bytes but this rank's pencil needs " +
+           std::to_string(in_need);
+  if (out_have < out_need)
+    return what + ": output array has " + std::to_string(out_have) + " bytes but this rank's pencil needs " +
+           std::to_string(out_need);
+  if (i && o && in_need && out_need && i < o + out_need && o < i + in_need)
+    return what + ": input and output arrays overlap without being the same array";
+  return "";
+}
+
+}  // namespace
+
+void Pencils::transpose_bytes(Pencil from, Pencil to, const void* in, std::size_t in_bytes, void* out,
+                              std::size_t out_bytes, std::size_t elem) const {
+  start_bytes(from, to, in, in_bytes, out, out_bytes, elem).wait();
+}
+
+void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* const* in, std::size_t in_bytes,
+                         std::size_t nv_out, void* const* out, std::size_t out_bytes, std::size_t elem) const {
+  Impl& m = impl();
+  const std::string call = std::string("transpose_many ") + name(from) + "->" + name(to);
+  std::string err;
+  const auto need = [&](Pencil p) { return static_cast<std::size_t>(m.box[static_cast<int>(p)].count()) * elem; };
+  if (elem == 0)
+    err = call + ": element size is 0 bytes";
+  else if (!m.can(from, to))
+    err = call + ": " + (from == to ? std::string("the same pencil on both sides")
+                                     : "X<->Z is one transpose only on a slab grid (M1 = 1 or M2 = 1), this grid is " +
+                                           std::to_string(m.d.m1) + "x" + std::to_string(m.d.m2) +
+                                           ": transpose through Y");
+  else if (nv_in != nv_out)
+    err = call + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) + " output fields";
+  else if (nv_in > 0 && (in == nullptr || out == nullptr))
+    err = call + ": null list of fields";
+  for (std::size_t k = 0; err.empty() && k < nv_in; ++k) {
+    err = field_error(call + " field " + std::to_string(k), in[k], in_bytes, need(from), out[k], out_bytes, need(to));
+    for (std::size_t l = 0; err.empty() && l < k; ++l)
+      if (out[l] == out[k] && need(to) > 0) err = call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
+  }
+  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                 {"the number of fields", std::to_string(nv_in)}}, err);
+  if (nv_in == 0) return;
+  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
+  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
+  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
+  Pool& pool = m.pool(pair, elem);
+  // Up to F fields in flight: field k is packed and started while fields k-F+1..k-1 travel.
+  const std::size_t F = static_cast<std::size_t>(m.opt.fields_in_flight);
+  std::vector<std::unique_ptr<Pending::Impl>> flight(nv_in);
+  for (std::size_t k = 0; k < nv_in; ++k) {
+    flight[k] = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in[k]), static_cast<Byte*>(out[k]));
+    if (k + 1 >= F) flight[k + 1 - F]->finish();
+  }
+  for (std::size_t k = nv_in >= F ? nv_in + 1 - F : 0; k < nv_in; ++k) flight[k]->finish();
+}
+
+Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, std::size_t in_bytes, void* out,
+                                      std::size_t out_bytes, std::size_t elem) const {
+  Impl& m = impl();
+  const std::string call = std::string("transpose ") + name(from) + "->" + name(to);
+  std::string err;
+  if (elem == 0)
+    err = call + ": element size is 0 bytes";
+  else if (!m.can(from, to))
+    err = call + ": " + (from == to ? std::string("the same pencil on both sides")
+                                     : "X<->Z is one transpose only on a slab grid (M1 = 1 or M2 = 1), this grid is " +
+                                           std::to_string(m.d.m1) + "x" + std::to_string(m.d.m2) +
+                                           ": transpose through Y");
+  else
+    err = field_error(call, in, in_bytes, static_cast<std::size_t>(m.box[static_cast<int>(from)].count()) * elem, out,
+                      out_bytes, static_cast<std::size_t>(m.box[static_cast<int>(to)].count()) * elem);
+  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                 {"the number of fields", "1"}}, err);
+  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
+  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
+  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
+  Pool& pool = m.pool(pair, elem);
+  Pending p;
+  p.impl_ = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in), static_cast<Byte*>(out));
+  return p;
+}
+
+Pencils::Pending::Pending() = default;
+Pencils::Pending::Pending(Pending&&) noexcept = default;
+Pencils::Pending& Pencils::Pending::operator=(Pending&& o) noexcept {
+  if (this != &o) {
+    if (active()) {
+      try {
+        wait();
+      } catch (...) {
+      }
+    }
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+Pencils::Pending::~Pending() {
+  if (!active()) return;
+  try {
+    wait();
+  } catch (...) {
+    // A destructor must not throw; a failed exchange reports through the next collective.
+  }
+}
+
+bool Pencils::Pending::active() const { return static_cast<bool>(impl_); }
+
+void Pencils::Pending::progress() {
+  if (!active())
+    throw Error("Pencils::Pending::progress: the transpose is not active (never started, or already waited for)",
+                ErrorCode::InvalidState);
+  coll::progress_all();
+}
+
+bool Pencils::Pending::test() {
+  progress();
+  auto& q = impl_->reqs;
+  q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
+  return q.empty();
+}
+
+void Pencils::Pending::wait() {
+  if (!active())
+    throw Error("Pencils::Pending::wait: the transpose is not active (never started, or already waited for)",
+                ErrorCode::InvalidState);
+  auto p = std::move(impl_);
+  p->finish();
+}
+
+std::ostream& operator<<(std::ostream& os, const Pencils& p) {
+  const Pencils::Impl& m = p.impl();
+  os << "pencils " << str3(m.d.n) << " on " << m.d.m1 << "x" << m.d.m2 << " ranks (row " << m.d.i << ", col "
+     << m.d.j << ")\n";
+  for (Pencil q : {Pencil::X, Pencil::Y, Pencil::Z}) os << "  " << name(q) << "-pencil " << p.box(q) << "\n";
+  os << "  row transport " << m.opt.row_transport.str() << ", col transport " << m.opt.col_transport.str() << "\n";
+  return os;
+}
+
+}  // namespace nbfft::fft
