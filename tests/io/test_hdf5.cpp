@@ -19,6 +19,7 @@
 #include <complex>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,53 @@ std::vector<std::pair<int, int>> grids(int k) {
   std::vector<std::pair<int, int>> g = {{0, 0}, {k, 1}};
   if (k == 4) g.push_back({2, 2});
   return g;
+}
+
+// Issue 20's user boxes (bricks in their own memory order) and the natural output order:
+// the file is the same global array whatever boxes the plan gives its ranks, so a field
+// written by nbfft's pencils reads into bricks and back.
+TEST(Hdf5, UserBoxesAndNaturalOrderReadAndWriteTheSameFile) {
+  const std::array<std::int64_t, 3> n{9, 7, 5};
+  const int P = world_size(), r = world_rank();
+  // Slabs of x, uneven, stored z fastest, then x, then y.
+  const std::int64_t x0 = n[0] * r / P, x1 = n[0] * (r + 1) / P;
+  const Box3 brick{{x0, 0, 0}, {x1 - x0, n[1], n[2]}, {2, 0, 1}};
+  Options natural = opts(fft::TransformKind::R2C, fft::Precision::Double);
+  fft::set_option(natural, "output_order", "natural");
+  const Plan pencils(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  const Plan bricks(MPI_COMM_WORLD, n, brick, std::nullopt, natural);
+  ASSERT_EQ(bricks.in_box(), brick);
+  const std::string a = temp_path("boxes_a"), b = temp_path("boxes_b");
+  {
+    H5File f(MPI_COMM_WORLD, a, H5File::Mode::Create);
+    f.write(pencils, Space::Physical, "u", 0, 0.0, fill<double>(pencils.in_box(), 3));
+    f.write(pencils, Space::Spectral, "U", 0, 0.0, fill<std::complex<double>>(pencils.out_box(), 4));
+    f.close();
+  }
+  {
+    H5File f(MPI_COMM_WORLD, a);
+    std::vector<double> u(std::size_t(bricks.in_count()));
+    std::vector<std::complex<double>> U(std::size_t(bricks.out_count()));
+    f.read(bricks, Space::Physical, "u", 0, u);
+    f.read(bricks, Space::Spectral, "U", 0, U);
+    EXPECT_EQ(mismatches(bricks.in_box(), u, 3), 0);
+    EXPECT_EQ(mismatches(bricks.out_box(), U, 4), 0);
+    H5File g(MPI_COMM_WORLD, b, H5File::Mode::Create);
+    g.write(bricks, Space::Physical, "u", 0, 0.0, u);
+    g.write(bricks, Space::Spectral, "U", 0, 0.0, U);
+    g.close();
+  }
+  {
+    H5File f(MPI_COMM_WORLD, b);
+    std::vector<double> u(std::size_t(pencils.in_count()));
+    std::vector<std::complex<double>> U(std::size_t(pencils.out_count()));
+    f.read(pencils, Space::Physical, "u", 0, u);
+    f.read(pencils, Space::Spectral, "U", 0, U);
+    EXPECT_EQ(mismatches(pencils.in_box(), u, 3), 0);
+    EXPECT_EQ(mismatches(pencils.out_box(), U, 4), 0);
+  }
+  remove_file(a);
+  remove_file(b);
 }
 
 // Writes a physical and a spectral field of type (R physical, C spectral) at all ranks,
