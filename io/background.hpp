@@ -22,7 +22,7 @@ struct Placement {
   std::string file;
   MPI_Offset offset = 0;
   std::array<std::int64_t, 3> dims{}, start{}, count{};
-  std::size_t es = 0;
+  std::size_t es = 0, real_es = 0;  // bytes of an element, of its real part
   fft::Box3 box;         // this rank's box as the caller holds it
   bool natural = false;  // the box's memory order is the file's (z, y, x)
 };

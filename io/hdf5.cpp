@@ -687,6 +687,7 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   p.box = l.box;
   p.natural = natural_order(l.box);
   p.es = elem_size(dtype);
+  p.real_es = real_size(dtype);
   for (int a = 0; a < 3; ++a) {
     p.dims[a] = std::int64_t(l.dims[a]);
     p.start[a] = l.box.lo[2 - a];  // the file's (z, y, x) from the box's (x, y, z)
