@@ -124,9 +124,8 @@ void background_guard(const char* op) {
 }
 
 std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
-                                      bool writable, bool chunked, const fft::Plan& plan, Space space,
-                                      const std::string& field, std::int64_t step, Dtype dtype, const void* data,
-                                      std::size_t bytes, H5File::Stage stage, const std::function<Placement()>& place,
+                                      bool writable, bool chunked, const std::string& field, std::int64_t step,
+                                      const void* data, H5File::Stage stage, const std::function<Placement()>& place,
                                       std::function<void()> after) {
   if (!bg) {
     bg = std::make_shared<Background>();
@@ -156,9 +155,6 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   j->bg = bg;
   j->after = std::move(after);
   j->what = "/" + field + "/" + std::to_string(step) + " of '" + path + "'";
-  (void)plan;
-  (void)space;
-  (void)dtype;
   const std::int64_t n = p.box.count();
   const std::size_t need = std::size_t(n) * p.es;
   try {
@@ -186,7 +182,6 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
       }
       src = j->copy.get();
     }
-    (void)bytes;
     // The element as MPI's real type (a complex one as two reals along x): OMPIO takes a
     // predefined element type faster than a derived one.
     const bool cplx = p.es == 2 * p.real_es;

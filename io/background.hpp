@@ -42,9 +42,8 @@ void background_guard(const char* op);
 // dataset), the staging and MPI_File_iwrite_at_all. `after` runs at wait (collective).
 std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
                                                         const std::string& path, bool writable, bool chunked,
-                                                        const fft::Plan& plan, Space space, const std::string& field,
-                                                        std::int64_t step, Dtype dtype, const void* data,
-                                                        std::size_t bytes, H5File::Stage stage,
+                                                        const std::string& field, std::int64_t step, const void* data,
+                                                        H5File::Stage stage,
                                                         const std::function<Placement()>& place,
                                                         std::function<void()> after);
 

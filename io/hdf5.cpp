@@ -475,8 +475,7 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
   Impl& m = *impl_;
   H5File::Impl* mp = &m;  // stable while the file moves; the write's after step runs before it dies
   return Pending(detail::background_start(
-      m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, plan, space, field, step, dtype, data, bytes,
-      stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
+      m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
       [mp, &plan, field, step] { detail::after_data(*mp, plan, field, step); }));
 }
 
