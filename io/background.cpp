@@ -1,60 +1,55 @@
-// Background writes (H5File::write_start): an I/O thread per file runs the same
-// H5File::write the caller would have made, while the caller keeps computing.
+// Background writes (H5File::write_start): HDF5 makes the dataset on the caller's thread,
+// exactly as write() does (same checks, attributes, contiguous layout, allocated at once
+// and never filled), and gives its file offset; the rank's box, in the file's (z, y, x)
+// order, then goes there by MPI_File_iwrite_at_all on a second MPI-IO handle of the same
+// file, through a subarray view, while the caller keeps computing. wait() completes it and
+// does what write() does after the data (detail::after_data: series, XDMF).
 //
-// Why a thread and not non-blocking collective MPI-IO under HDF5's layout: the thread
-// writes the very file write() makes (the same HDF5 calls, attributes, staging and checks,
-// whatever write() grows into) with no second code path. Measured (docs/io.md "Writing in
-// the background", bench/iobg): it hides the write when a core is free for it; with every
-// core running a rank its collective MPI-IO competes with the solver (busy-polling and MPI's
-// locks under MPI_THREAD_MULTIPLE) and the steps slow by about a third. The bench's sketch
-// of the other design (MPI_File_iwrite_at_all of a staged copy, raw bytes, no HDF5
-// metadata) moved the bytes with the steps 1-3% slower on Open MPI, whose OMPIO hands them
-// to glibc's POSIX AIO threads; under it HDF5 would still need the caller's thread for the
-// dataset, its offset and the metadata. The price of the thread: MPI_THREAD_MULTIPLE, and,
-// since HDF5 1.10 here is not thread-safe, no other HDF5 call in the process until every
-// write in flight has been waited for (refused with a clear error, never serialized: a
-// lock between the two threads could deadlock collectives across ranks).
+// Why not an I/O thread making write()'s HDF5 calls (this file's previous design):
+// measured (docs/io.md "Writing in the background", bench/iobg) the thread needs
+// MPI_THREAD_MULTIPLE and, with every core running a rank, its collective MPI-IO competes
+// with the solver: it hid 42% of a 256^3 write with the steps a third slower. Open MPI's
+// OMPIO hands a non-blocking write to glibc's POSIX AIO threads, which progress without
+// any MPI call; MPICH's ROMIO progresses it inside MPI_Test/MPI_Wait (Pending::test()
+// drives it). No thread of ours, so any MPI thread level does.
 //
-// Determinism: every decision that makes ranks act differently is taken on the caller's
-// thread from what the caller did (started, waited), never from the I/O thread's timing,
-// so every rank refuses or accepts a call together. The write's own errors are agreed
-// inside H5File::write (on the file's communicator, by the I/O threads of all ranks); the
-// start's checks are agreed on a second communicator, so the two never meet.
+// Chunked datasets are refused (their bytes are not one run of the file). HDF5's metadata
+// never overlaps the allocated data, so its writes and ours meet nowhere; our handles are
+// closed (which syncs them, MPI's consistency rule) before HDF5 closes the file.
+//
+// Every decision that makes ranks act differently is agreed: starts and checks on `ctl`
+// (a duplicate of the file's communicator), the write's MPI-IO error at wait(), which is
+// therefore collective, in start order on every rank.
 #include "background.hpp"
+#include "checksum.hpp"
 
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 
-#include <atomic>
-#include <condition_variable>
+#include <climits>
 #include <cstring>
-#include <deque>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace nbfft::io {
 
 struct H5File::Pending::Impl {
   std::shared_ptr<detail::Background> bg;
-  // What the I/O thread writes (set before it is queued, read-only afterwards).
-  H5File* file = nullptr;
-  const fft::Plan* plan = nullptr;
-  Space space = Space::Physical;
-  std::string field;
-  std::int64_t step = 0;
-  double time = 0;
-  Dtype dtype = Dtype::Float64;
-  const void* data = nullptr;  // the caller's buffer (Stage::Borrow) or `copy`
-  std::size_t bytes = 0;
-  std::unique_ptr<char[]> copy;
+  MPI_File fh = MPI_FILE_NULL;  // taken from bg->handles, given back once waited
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Datatype etype = MPI_DATATYPE_NULL, ftype = MPI_DATATYPE_NULL;  // etype: predefined, never freed
+  std::int64_t reals = 0;  // elements of etype this rank writes
+  const void* src = nullptr;     // what MPI-IO writes: the caller's buffer or `copy`
+  std::unique_ptr<char[]> copy;  // the staged box (Stage::Copy, or the spectrum's order)
   std::size_t copy_bytes = 0;
-  std::string what;  // "/u/3 of 'run.h5'"
-  // Under bg->mu.
-  bool done = false;       // the I/O thread has finished it
-  bool waited = false;     // counted out of the process's writes in flight
-  bool discarded = false;  // the file was destroyed unclosed
-  std::exception_ptr error;
+  std::function<void(std::uint64_t)> after;  // given this rank's checksum terms
+  std::uint64_t sum = 0;                     // this rank's checksum terms of its box
+  std::string what;   // "/u/3 of 'run.h5'"
+  bool done = false;  // the MPI-IO request has completed on this rank
+  bool waited = false;
+  bool discarded = false;
+  std::string error;  // this rank's MPI-IO failure ("" = none)
+  std::exception_ptr agreed;  // the write's error as every rank reports it
 };
 
 namespace detail {
@@ -62,42 +57,47 @@ namespace detail {
 using Job = H5File::Pending::Impl;
 
 struct Background {
-  std::mutex mu;
-  std::condition_variable work_cv;  // the I/O thread sleeps here
-  std::condition_variable done_cv;  // waits sleep here
-  std::deque<std::shared_ptr<Job>> queue;       // started, not yet finished (front: running)
-  std::vector<std::shared_ptr<Job>> unwaited;   // started, not yet waited for
-  std::exception_ptr unreported;                // a failed write whose Pending died unwaited
-  bool busy = false;
-  bool stop = false;
-  std::thread worker;
-  MPI_Comm ctl = MPI_COMM_NULL;  // the start's agreements: the file's comm is the I/O thread's
+  MPI_Comm ctl = MPI_COMM_NULL;
   std::string path;
-  // Staging buffers of finished writes, kept for the next ones until the file closes: a
-  // fresh buffer costs a page fault per 4 KiB on its first touch, as much as the copy.
+  std::vector<MPI_File> handles;              // open on the file, no write pending
+  std::vector<MPI_File> all;                  // every handle opened, closed at settle
+  std::vector<std::shared_ptr<Job>> unwaited;  // started, not yet waited for (start order)
+  // Staging buffers of finished writes, kept until the file closes: a fresh buffer costs
+  // a page fault per 4 KiB on its first touch, as much as the copy.
   std::vector<std::pair<std::unique_ptr<char[]>, std::size_t>> spare;
-
-  ~Background() {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      stop = true;
-    }
-    work_cv.notify_all();
-    if (worker.joinable()) worker.join();
-  }
-  void run();
 };
 
 namespace {
 
-thread_local bool t_io_thread = false;
-
-// The process's writes in flight: at most one file has them (HDF5 one thread at a time).
+// The process's writes in flight: at most one file has them.
 std::mutex g_mu;
 int g_in_flight = 0;
 std::weak_ptr<Background> g_owner;
 
-// Counts a job out of the writes in flight (caller holds bg.mu; each job once).
+std::string mpi_reason(int code) {
+  char s[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  if (MPI_Error_string(code, s, &n) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(s, std::size_t(n));
+}
+
+// Completes the job's MPI-IO request on this rank (local); frees its types.
+void complete(Job& j) {
+  if (j.done) return;
+  MPI_Status st;
+  const int rc = MPI_Wait(&j.req, &st);
+  if (rc != MPI_SUCCESS) j.error = "H5File::write_start: writing " + j.what + ": " + mpi_reason(rc);
+  j.done = true;
+}
+
+void release(Background& bg, Job& j) {
+  if (j.ftype != MPI_DATATYPE_NULL) MPI_Type_free(&j.ftype);
+  if (j.fh != MPI_FILE_NULL) bg.handles.push_back(j.fh);
+  j.fh = MPI_FILE_NULL;
+  if (j.copy) bg.spare.emplace_back(std::move(j.copy), j.copy_bytes);
+}
+
+// Counts a job out of the writes in flight (each job once).
 void mark_waited(Background& bg, Job& j) {
   if (j.waited) return;
   j.waited = true;
@@ -110,59 +110,9 @@ void mark_waited(Background& bg, Job& j) {
   if (--g_in_flight == 0) g_owner.reset();
 }
 
-std::size_t elem_bytes(Dtype d) {
-  switch (d) {
-    case Dtype::Float64: return 8;
-    case Dtype::Float32: return 4;
-    case Dtype::Complex128: return 16;
-    case Dtype::Complex64: return 8;
-  }
-  return 8;
-}
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
-  }
-}
-
 }  // namespace
 
-void Background::run() {
-  t_io_thread = true;
-  for (;;) {
-    std::shared_ptr<Job> j;
-    {
-      std::unique_lock<std::mutex> l(mu);
-      work_cv.wait(l, [&] { return stop || !queue.empty(); });
-      if (queue.empty()) return;
-      j = queue.front();
-      busy = true;
-    }
-    std::exception_ptr err;
-    try {
-      j->file->write_bytes(*j->plan, j->space, j->field, j->step, j->time, j->dtype, j->data, j->bytes);
-    } catch (...) {
-      err = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> l(mu);
-      j->error = std::move(err);  // no reference left here once the lock is released
-      j->done = true;
-      if (j->copy) spare.emplace_back(std::move(j->copy), j->copy_bytes);  // for the next write
-      queue.pop_front();
-      busy = false;
-      j.reset();  // never the last owner of a job (and its error) outside the lock
-    }
-    done_cv.notify_all();
-  }
-}
-
 void background_guard(const char* op) {
-  if (t_io_thread) return;
   std::string path;
   {
     std::lock_guard<std::mutex> g(g_mu);
@@ -171,137 +121,165 @@ void background_guard(const char* op) {
   }
   throw Error(ErrorCode::InvalidState,
               std::string(op) + ": a background write (H5File::write_start) of '" + path +
-                  "' is in flight in this process; HDF5 here is not thread-safe, so no H5File can be used until "
-                  "that write's Pending::wait() (or that file's close())");
+                  "' is in flight in this process; no H5File can be used until that write's Pending::wait() (or "
+                  "that file's close())");
 }
 
 std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
-                                      bool writable, H5File* file, const fft::Plan& plan, Space space,
-                                      const std::string& field, std::int64_t step, double time, Dtype dtype,
-                                      const void* data, std::size_t bytes, H5File::Stage stage) {
+                                      bool writable, bool chunked, const std::string& field, std::int64_t step,
+                                      const void* data, H5File::Stage stage, const std::function<Placement()>& place,
+                                      std::function<void(std::uint64_t)> after) {
   if (!bg) {
     bg = std::make_shared<Background>();
     bg->path = path;
   }
-  // A queue in flight always has its ctl; a new one is made only while the file's comm is idle.
   if (bg->ctl == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(comm, &bg->ctl), "MPI_Comm_dup");
-  auto j = std::make_shared<Job>();
-  j->bg = bg;
-  j->file = file;
-  j->plan = &plan;
-  j->space = space;
-  j->field = field;
-  j->step = step;
-  j->time = time;
-  j->dtype = dtype;
-  j->data = data;
-  j->bytes = bytes;
-  j->what = "/" + field + "/" + std::to_string(step) + " of '" + path + "'";
   agree(bg->ctl, [&] {
-    int provided = MPI_THREAD_SINGLE;
-    check_mpi(MPI_Query_thread(&provided), "MPI_Query_thread");
-    if (provided < MPI_THREAD_MULTIPLE)
-      throw Error(ErrorCode::Unavailable,
-                  std::string("H5File::write_start: a background write needs MPI_THREAD_MULTIPLE (its I/O thread "
-                              "makes collective MPI-IO calls while this thread makes its own), but MPI provides only ") +
-                      thread_level_name(provided) +
-                      ": initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or write with "
-                      "H5File::write");
     if (!writable)
       throw Error(ErrorCode::InvalidArgument, "H5File::write_start: '" + path + "' was opened for reading");
-    {
-      std::lock_guard<std::mutex> g(g_mu);
-      auto owner = g_owner.lock();
-      if (g_in_flight > 0 && owner.get() != bg.get())
-        throw Error(ErrorCode::InvalidState,
-                    "H5File::write_start: a background write of '" + (owner ? owner->path : std::string("?")) +
-                        "' is in flight in this process; one file at a time writes in the background (HDF5 here is "
-                        "not thread-safe): wait() for it first");
-    }
-    const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
-    const std::size_t need = std::size_t(box.count()) * elem_bytes(dtype);
-    if (bytes < need)
-      throw Error(ErrorCode::InvalidArgument, "H5File::write_start: the buffer holds " +
-                                                  std::to_string(bytes / elem_bytes(dtype)) +
-                                                  " elements, this rank's box " + std::to_string(box.count()));
-    if (stage == H5File::Stage::Copy) {
-      // One box of this rank, staged as the caller holds it: the I/O thread writes it as
-      // write() would have written the caller's buffer.
-      {
-        std::lock_guard<std::mutex> l(bg->mu);
-        for (auto it = bg->spare.begin(); it != bg->spare.end(); ++it)
-          if (it->second >= need) {
-            j->copy = std::move(it->first);
-            j->copy_bytes = it->second;
-            bg->spare.erase(it);
-            break;
-          }
-      }
+    if (chunked)
+      throw Error(ErrorCode::Unavailable,
+                  "H5File::write_start: '" + path +
+                      "' makes chunked datasets (H5Options::chunk); a background write puts its bytes at a contiguous "
+                      "dataset's file offset: open the file without chunk, or write with H5File::write");
+    std::lock_guard<std::mutex> g(g_mu);
+    auto owner = g_owner.lock();
+    if (g_in_flight > 0 && owner.get() != bg.get())
+      throw Error(ErrorCode::InvalidState,
+                  "H5File::write_start: a background write of '" + (owner ? owner->path : std::string("?")) +
+                      "' is in flight in this process; one file at a time writes in the background: wait() for it "
+                      "first");
+  });
+  // The dataset, exactly as write() makes it (its checks come first: a step already there,
+  // the wrong dtype, a short buffer are errors of this call on every rank).
+  const Placement p = place();
+  auto j = std::make_shared<Job>();
+  j->bg = bg;
+  j->after = std::move(after);
+  j->what = "/" + field + "/" + std::to_string(step) + " of '" + path + "'";
+  const std::int64_t n = p.box.count();
+  const std::size_t need = std::size_t(n) * p.es;
+  try {
+  agree(bg->ctl, [&] {
+    if (2 * n > INT_MAX)
+      throw Error(ErrorCode::Unavailable, "H5File::write_start: this rank's box has " + std::to_string(n) +
+                                              " elements, more than one MPI-IO call takes; use H5File::write");
+    const void* src = data;
+    if (stage == H5File::Stage::Copy || !p.natural) {
+      for (auto it = bg->spare.begin(); it != bg->spare.end(); ++it)
+        if (it->second >= need) {
+          j->copy = std::move(it->first);
+          j->copy_bytes = it->second;
+          bg->spare.erase(it);
+          break;
+        }
       if (!j->copy) {
         j->copy.reset(new char[std::max<std::size_t>(1, need)]);
         j->copy_bytes = need;
       }
-      if (need) std::memcpy(j->copy.get(), data, need);
-      j->data = j->copy.get();
-      j->bytes = need;
+      if (p.natural) {
+        if (need) std::memcpy(j->copy.get(), data, need);
+      } else {
+        stage_box(p.box, p.es, data, j->copy.get());
+      }
+      src = j->copy.get();
     }
-    std::lock_guard<std::mutex> l(bg->mu);
-    bg->stop = false;
-    if (!bg->worker.joinable()) bg->worker = std::thread([b = bg.get()] { b->run(); });
+    // The checksum terms now, from the bytes in the file's order (the copy or the caller's
+    // natural-order array, which Borrow leaves unchanged until wait): written at wait.
+    if (n > 0) j->sum = block_checksum(p.start.data(), p.count.data(), p.dims.data(), p.dtype, src);
+    // The element as MPI's real type (a complex one as two reals along x): OMPIO takes a
+    // predefined element type faster than a derived one.
+    const bool cplx = p.es == 2 * p.real_es;
+    j->etype = p.real_es == 8 ? MPI_DOUBLE : MPI_FLOAT;
+    j->reals = n * (cplx ? 2 : 1);
+    if (n > 0) {
+      int sizes[3], sub[3], starts[3];
+      for (int a = 0; a < 3; ++a) {
+        const std::int64_t k = a == 2 && cplx ? 2 : 1;
+        sizes[a] = int(p.dims[a] * k);
+        sub[a] = int(p.count[a] * k);
+        starts[a] = int(p.start[a] * k);
+      }
+      check_mpi(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, j->etype, &j->ftype),
+                "MPI_Type_create_subarray");
+      check_mpi(MPI_Type_commit(&j->ftype), "MPI_Type_commit");
+    }
+    j->src = src;
   });
-  {
-    std::lock_guard<std::mutex> l(bg->mu);
-    bg->queue.push_back(j);
-    bg->unwaited.push_back(j);
-    std::lock_guard<std::mutex> g(g_mu);
-    ++g_in_flight;
-    g_owner = bg;
+  // A handle with no write pending (a view is set only on such), or a new one: the same on
+  // every rank, since handles come back only at collective waits.
+  agree(bg->ctl, [&] {
+    if (bg->handles.empty()) {
+      MPI_File fh = MPI_FILE_NULL;
+      const int rc = MPI_File_open(bg->ctl, p.file.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+      if (rc != MPI_SUCCESS)
+        throw Error(ErrorCode::Io, "H5File::write_start: opening '" + p.file + "' for MPI-IO: " + mpi_reason(rc));
+      bg->handles.push_back(fh);
+      bg->all.push_back(fh);
+    }
+    j->fh = bg->handles.back();
+    bg->handles.pop_back();
+  });
+  agree(bg->ctl, [&] {
+    const MPI_Datatype view = n > 0 ? j->ftype : j->etype;
+    int rc = MPI_File_set_view(j->fh, p.offset, j->etype, view, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS)
+      throw Error(ErrorCode::Io, "H5File::write_start: the MPI-IO view of " + j->what + ": " + mpi_reason(rc));
+    rc = MPI_File_iwrite_at_all(j->fh, 0, j->src, int(j->reals), j->etype, &j->req);
+    if (rc != MPI_SUCCESS)
+      throw Error(ErrorCode::Io, "H5File::write_start: starting " + j->what + ": " + mpi_reason(rc));
+  });
+  } catch (...) {
+    if (j->req == MPI_REQUEST_NULL) release(*bg, *j);  // nothing pending on its buffer or handle
+    throw;
   }
-  bg->work_cv.notify_all();
+  bg->unwaited.push_back(j);
+  std::lock_guard<std::mutex> g(g_mu);
+  ++g_in_flight;
+  g_owner = bg;
   return j;
-}
-
-void background_idle(const std::shared_ptr<Background>& bg) noexcept {
-  if (!bg) return;
-  std::unique_lock<std::mutex> l(bg->mu);
-  bg->done_cv.wait(l, [&] { return bg->queue.empty() && !bg->busy; });
 }
 
 void background_settle(std::shared_ptr<Background>& bg, bool report, bool discard) {
   if (!bg) return;
-  background_idle(bg);
-  std::exception_ptr first;
-  {
-    std::lock_guard<std::mutex> l(bg->mu);
-    first = bg->unreported;
-    bg->unreported = nullptr;
-    while (!bg->unwaited.empty()) {
-      std::shared_ptr<Job> j = bg->unwaited.front();
-      if (!first && j->error) first = j->error;
-      j->discarded = discard;
-      mark_waited(*bg, *j);
+  for (auto& j : bg->unwaited) complete(*j);
+  std::string first;
+  for (auto& j : bg->unwaited)
+    if (first.empty() && !j->error.empty()) first = j->error;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  std::exception_ptr failure;
+  if (report) {
+    try {
+      agree_message(bg->ctl, first, ErrorCode::Io);
+    } catch (...) {
+      failure = std::current_exception();
     }
-    bg->stop = true;
-    bg->spare.clear();
   }
-  bg->work_cv.notify_all();
-  if (bg->worker.joinable()) bg->worker.join();
-  if (bg->ctl != MPI_COMM_NULL) {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&bg->ctl);
-    bg->ctl = MPI_COMM_NULL;
+  std::vector<std::shared_ptr<Job>> jobs = bg->unwaited;
+  for (auto& j : jobs) {
+    j->discarded = discard;
+    release(*bg, *j);
+    mark_waited(*bg, *j);
   }
-  if (report && first) std::rethrow_exception(first);
-}
-
-void background_quiesce() noexcept {
-  std::shared_ptr<Background> o;
-  {
-    std::lock_guard<std::mutex> g(g_mu);
-    o = g_owner.lock();
+  // What write() does after its data, for the writes nobody waited for, in start order.
+  if (report && !failure) {
+    try {
+      for (auto& j : jobs)
+        if (j->after) j->after(j->sum);
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
-  background_idle(o);
+  // Closing a handle syncs it: our bytes are the file's before HDF5 closes it.
+  if (!finalized)
+    for (MPI_File& fh : bg->all) MPI_File_close(&fh);
+  bg->all.clear();
+  bg->handles.clear();
+  bg->spare.clear();
+  if (bg->ctl != MPI_COMM_NULL && !finalized) MPI_Comm_free(&bg->ctl);
+  bg->ctl = MPI_COMM_NULL;
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace detail
@@ -312,33 +290,33 @@ H5File::Pending::Pending(Pending&&) noexcept = default;
 
 H5File::Pending& H5File::Pending::operator=(Pending&& o) noexcept {
   if (this != &o) {
-    Pending gone(std::move(*this));  // waits for what this held
+    Pending gone(std::move(*this));  // completes what this held
     impl_ = std::move(o.impl_);
   }
   return *this;
 }
 
-// Waits for the write; a failure nobody will hear of is kept for close() to report.
+// Completes the write on this rank (local); its error and what follows the data wait for
+// close(), which agrees on them.
 H5File::Pending::~Pending() {
-  if (!impl_) return;
-  detail::Background& bg = *impl_->bg;
-  std::unique_lock<std::mutex> l(bg.mu);
-  bg.done_cv.wait(l, [&] { return impl_->done; });
-  if (!impl_->waited) {
-    if (impl_->error && !bg.unreported) bg.unreported = impl_->error;
-    detail::mark_waited(bg, *impl_);
-  }
+  if (!impl_ || impl_->waited) return;
+  detail::complete(*impl_);
 }
 
-bool H5File::Pending::active() const {
-  if (!impl_) return false;
-  std::lock_guard<std::mutex> l(impl_->bg->mu);
-  return !impl_->waited;
-}
+bool H5File::Pending::active() const { return impl_ && !impl_->waited; }
 
+// Drives the request (MPICH's ROMIO progresses a non-blocking write only inside MPI calls).
 bool H5File::Pending::test() {
   if (!impl_) return false;
-  std::lock_guard<std::mutex> l(impl_->bg->mu);
+  if (impl_->done || impl_->waited) return true;
+  int flag = 0;
+  MPI_Status st;
+  const int rc = MPI_Test(&impl_->req, &flag, &st);
+  if (rc != MPI_SUCCESS) {
+    impl_->error = "H5File::write_start: writing " + impl_->what + ": " + detail::mpi_reason(rc);
+    flag = 1;
+  }
+  if (flag) impl_->done = true;
   return impl_->done;
 }
 
@@ -348,20 +326,25 @@ void H5File::Pending::wait() {
                 "H5File::Pending::wait: no write in flight (never started, moved from, or already waited for)");
   std::shared_ptr<Impl> j = std::move(impl_);
   detail::Background& bg = *j->bg;
-  std::exception_ptr err;
-  bool discarded = false;
-  {
-    std::unique_lock<std::mutex> l(bg.mu);
-    bg.done_cv.wait(l, [&] { return j->done; });
-    detail::mark_waited(bg, *j);
-    err = j->error;
-    discarded = j->discarded;
+  if (j->waited) {  // settled by close() or the file's destructor
+    if (j->discarded)
+      throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + j->what +
+                                               " was written, but the H5File was destroyed before close() and the "
+                                               "file discarded");
+    if (!j->error.empty()) throw Error(ErrorCode::Io, j->error);
+    return;
   }
-  if (err) std::rethrow_exception(err);
-  if (discarded)
-    throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + j->what +
-                                             " was written, but the H5File was destroyed before close() and the file "
-                                             "discarded");
+  detail::complete(*j);
+  std::exception_ptr failure;
+  try {
+    agree_message(bg.ctl, j->error, ErrorCode::Io);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  detail::release(bg, *j);
+  detail::mark_waited(bg, *j);
+  if (failure) std::rethrow_exception(failure);
+  if (j->after) j->after(j->sum);
 }
 
 }  // namespace nbfft::io

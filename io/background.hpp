@@ -1,40 +1,60 @@
 // The hooks between H5File (io/hdf5.cpp) and its background writes (io/background.cpp):
-// one I/O thread per file that makes the HDF5 calls of queued writes, and the process-wide
-// rule that keeps every other HDF5 call out while it does (HDF5 1.10 as Debian builds it
-// is not thread-safe).
+// the dataset made by HDF5 on the caller's thread, its bytes written by non-blocking
+// collective MPI-IO at the dataset's file offset, and the process-wide rule that keeps
+// every other H5File call out until they are waited for.
 #pragma once
 
 #include "nbfft/io/hdf5.hpp"
 
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace nbfft::io::detail {
 
-struct Background;  // one file's I/O thread, its queue, the writes not yet waited for
+struct Background;  // one file's MPI-IO handles and the writes not yet waited for
+
+// Where a step's bytes go (H5File::Impl::place): a contiguous dataset at `offset` of
+// `file`, global dims (z, y, x), this rank's part start/count in the same order.
+struct Placement {
+  std::string file;
+  MPI_Offset offset = 0;
+  std::array<std::int64_t, 3> dims{}, start{}, count{};
+  std::size_t es = 0, real_es = 0;  // bytes of an element, of its real part
+  fft::Box3 box;         // this rank's box as the caller holds it
+  bool natural = false;  // the box's memory order is the file's (z, y, x)
+  Dtype dtype = Dtype::Float64;
+};
+
+// Copies a whole box from its memory order into the file's (z, y, x) order.
+void stage_box(const fft::Box3& b, std::size_t es, const void* src, void* dst);
+
+// What every write does once the step's data is in the file (series, XDMF). Collective on
+// the file's communicator.
+void after_data(H5File::Impl& m, const fft::Plan& plan, const std::string& field, std::int64_t step);
+// The dataset's checksum attributes (io/checksum.hpp) from every rank's terms `mine`, as
+// write() puts them. Collective.
+void put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine);
 
 // Throws InvalidState naming `op` while a background write is in flight in this process
-// (started and not yet waited for). The I/O thread itself passes.
+// (started and not yet waited for).
 void background_guard(const char* op);
 
-// Starts a write of `file` on its I/O thread (created on first use); collective.
+// Starts a write of `file`: agreed checks, then place() (collective HDF5 calls making the
+// dataset), the staging and MPI_File_iwrite_at_all. `after` runs at wait (collective).
 std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
-                                                        const std::string& path, bool writable, H5File* file,
-                                                        const fft::Plan& plan, Space space, const std::string& field,
-                                                        std::int64_t step, double time, Dtype dtype, const void* data,
-                                                        std::size_t bytes, H5File::Stage stage);
+                                                        const std::string& path, bool writable, bool chunked,
+                                                        const std::string& field, std::int64_t step, const void* data,
+                                                        H5File::Stage stage,
+                                                        const std::function<Placement()>& place,
+                                                        std::function<void(std::uint64_t)> after);
 
-// Waits until the file's I/O thread has no write queued or running (before the file moves:
-// a queued write names the H5File it writes through).
-void background_idle(const std::shared_ptr<Background>& bg) noexcept;
-
-// Completes every write of the file and ends its I/O thread; the writes nobody waited for
-// count as waited. report: throws the first error no wait() reported (close()); discard:
-// their wait() says the file was discarded (the destructor). Collective (frees a comm).
+// Completes every write of the file and closes its MPI-IO handles (which syncs them)
+// before HDF5 closes the file. report: agrees on the first error no wait() reported and
+// throws it (close()), after running the writes' `after` steps; discard: their wait() says
+// the file was discarded (the destructor). Collective.
 void background_settle(std::shared_ptr<Background>& bg, bool report, bool discard);
-
-// Waits until no I/O thread of this process is inside HDF5: for destructors, which must
-// close their file and cannot refuse.
-void background_quiesce() noexcept;
 
 }  // namespace nbfft::io::detail

@@ -319,6 +319,8 @@ struct H5File::Impl {
 
   std::string where() const { return "'" + path + "'"; }
   const std::string& target() const { return mode == Mode::Create ? tmp : path; }  // the file HDF5 writes
+  detail::Placement place(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                          double time, Dtype dtype, std::size_t bytes);
 
   // Closes the file; for Create renames the temporary over the target (or removes it when
   // `keep` is false). Collective; every rank ends with the same outcome.
@@ -446,7 +448,6 @@ H5File::~H5File() {
     detail::background_settle(impl_->bg, false, true);  // its writes complete; the file is discarded below
   } catch (...) {
   }
-  detail::background_quiesce();  // another file's I/O thread out of HDF5 before this one closes
   if (impl_->file.get() >= 0) {
     try {
       impl_->finish(false);  // never closed: the previous file stays
@@ -456,14 +457,10 @@ H5File::~H5File() {
   if (impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
 }
 
-// A queued background write names the H5File it writes through: it completes first.
-H5File::H5File(H5File&& o) noexcept {
-  if (o.impl_) detail::background_idle(o.impl_->bg);
-  impl_ = std::move(o.impl_);
-}
+// A background write holds the Impl, never the H5File: the file may move with writes in flight.
+H5File::H5File(H5File&& o) noexcept : impl_(std::move(o.impl_)) {}
 H5File& H5File::operator=(H5File&& o) noexcept {
   if (this != &o) {
-    if (o.impl_) detail::background_idle(o.impl_->bg);
     H5File gone(std::move(*this));  // closes (discards) what this held
     impl_ = std::move(o.impl_);
   }
@@ -494,8 +491,13 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
                                           std::size_t bytes, Stage stage) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_start: the file is closed");
   Impl& m = *impl_;
-  return Pending(detail::background_start(m.bg, m.comm, m.path, m.mode != Mode::Read, this, plan, space, field, step,
-                                          time, dtype, data, bytes, stage));
+  H5File::Impl* mp = &m;  // stable while the file moves; the write's after step runs before it dies
+  return Pending(detail::background_start(
+      m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
+      [mp, &plan, field, step](std::uint64_t mine) {
+        detail::put_checksum(*mp, field, step, mine);
+        detail::after_data(*mp, plan, field, step);
+      }));
 }
 
 namespace {
@@ -648,12 +650,12 @@ Id collective_transfer() {
 }
 }  // namespace
 
-void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
-                         Dtype dtype, const void* data, std::size_t bytes) {
-  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
-  detail::background_guard("H5File::write");
-  Impl& m = *impl_;
-  const Layout l = layout_of(plan, space);
+namespace {
+// The collective first half of a write: the checks every rank agrees on, then /field/step
+// created (contiguous or chunked, allocated at once, never filled) with its attributes.
+// write() moves the data into it next; write_start() hands its bytes to MPI-IO.
+Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space space, const std::string& field,
+               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group) {
   const auto& d = plan.decomposition();
   const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
   agree_call(m.comm, "H5File::write",
@@ -684,7 +686,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
     throw;
   }
 
-  Id group, dset;
+  Id dset;
   agree(m.comm, [&] {
     if (check(H5Lexists(m.file, field.c_str(), H5P_DEFAULT), "H5Lexists") > 0) {
       group = make(H5Gopen2(m.file, field.c_str(), H5P_DEFAULT), H5Gclose, "H5File::write: opening group /" + field);
@@ -721,7 +723,33 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
     put_numbers<std::int64_t>(dset, "step", H5T_NATIVE_INT64, H5T_STD_I64LE, {step});
     put_numbers<double>(dset, "time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {time});
   });
+  return dset;
+}
 
+// Closes a step's dataset and group, agreeing on the outcome.
+void close_step(H5File::Impl& m, const std::string& where, Id& dset, Id& group) {
+  std::string err;
+  if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
+  agree_message(m.comm, err, ErrorCode::Io);
+}
+}  // namespace
+
+// What follows a step's data in every write, blocking or background: the file's run
+// attributes and the XDMF catalog (io/series.cpp). A per-dataset step computed from the
+// data (a checksum) belongs here too. Collective.
+void detail::after_data(H5File::Impl& m, const fft::Plan& plan, const std::string& field, std::int64_t step) {
+  m.series->wrote(plan, field, step);
+}
+
+void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
+                         Dtype dtype, const void* data, std::size_t bytes) {
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
+  detail::background_guard("H5File::write");
+  Impl& m = *impl_;
+  const Layout l = layout_of(plan, space);
+  Id group;
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   std::uint64_t mine = 0;
   try {
@@ -733,15 +761,63 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
     m.broken = true;
     throw;
   }
+  close_step(m, where, dset, group);
+  detail::put_checksum(m, field, step, mine);
+  detail::after_data(m, plan, field, step);
+}
+
+void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine) {
   const std::uint64_t sum = global_checksum(mine, m.comm);
+  const std::string where = "/" + field + "/" + std::to_string(step);
   agree(m.comm, [&] {
+    Id dset = make(H5Dopen2(m.file, where.c_str(), H5P_DEFAULT), H5Dclose, "H5File::write: opening " + where);
     put_numbers<std::uint64_t>(dset, "checksum", H5T_NATIVE_UINT64, H5T_STD_U64LE, {sum});
     put_string(dset, "checksum_method", detail::kChecksumMethod);
   });
-  std::string err;
-  if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
-  agree_message(m.comm, err, ErrorCode::Io);
-  m.series->wrote(plan, field, step);
+}
+
+// The background write's first half (io/background.cpp): the dataset made exactly as
+// write() makes it, then where its bytes go. Contiguous only: a chunked dataset's bytes
+// are not one run of the file (refused before anything is made).
+detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                                      double time, Dtype dtype, std::size_t bytes) {
+  Impl& m = *this;
+  const Layout l = layout_of(plan, space);
+  Id group;
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  const std::string where = "/" + field + "/" + std::to_string(step);
+  detail::Placement p;
+  p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
+  p.box = l.box;
+  p.natural = natural_order(l.box);
+  p.es = elem_size(dtype);
+  p.real_es = real_size(dtype);
+  p.dtype = dtype;
+  for (int a = 0; a < 3; ++a) {
+    p.dims[a] = std::int64_t(l.dims[a]);
+    p.start[a] = l.box.lo[2 - a];  // the file's (z, y, x) from the box's (x, y, z)
+    p.count[a] = l.box.n[2 - a];
+  }
+  agree(m.comm, [&] {
+    // The bytes in memory are the file's: IEEE little-endian reals, complex as {r, i}.
+    Id ft = make(H5Dget_type(dset), H5Tclose, "H5Dget_type");
+    const std::uint16_t one = 1;
+    const bool little = *reinterpret_cast<const unsigned char*>(&one) == 1;
+    if (!little || H5Tget_size(ft) != p.es)
+      throw Error(ErrorCode::Unavailable, "H5File::write_start: this host's " + std::string(name(dtype)) +
+                                              " is not the file's little-endian IEEE layout; use H5File::write");
+    const haddr_t a = H5Dget_offset(dset);
+    if (a == HADDR_UNDEF)
+      throw Error(ErrorCode::Io, "H5File::write_start: HDF5 gave " + where + " no file offset: " + hdf5_reason());
+    p.offset = MPI_Offset(a);
+  });
+  close_step(m, where, dset, group);
+  return p;
+}
+
+void detail::stage_box(const fft::Box3& b, std::size_t es, const void* src, void* dst) {
+  if (b.empty()) return;
+  reorder(b, 0, b.n[2], es, static_cast<const char*>(src), static_cast<char*>(dst), true);
 }
 
 namespace {

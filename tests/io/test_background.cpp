@@ -1,8 +1,8 @@
 // H5File::write_start under real MPI: a file written in the background holds, dataset by
 // dataset, the same bytes and attributes as the one write() makes (checked by a serial
-// HDF5 read of both), reads back with H5File::read, survives transforms running beside
-// the I/O thread; errors of the background write come out of wait() (or close()) on
-// every rank; touching HDF5 while a write is in flight is a clear error; close() and the
+// HDF5 read of both), reads back with H5File::read, survives transforms running while
+// MPI-IO writes; errors of the start (made by HDF5 there) and of the write (at wait() or
+// close()) on every rank; touching HDF5 while a write is in flight is a clear error; close() and the
 // destructor with writes in flight complete them and keep Create's guarantee.
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
@@ -213,7 +213,7 @@ void same_as_blocking(fft::TransformKind kind, fft::Precision prec, std::array<s
       for (auto& v : u) std::fill(v.begin(), v.end(), R(-1));
       for (auto& v : U) std::fill(v.begin(), v.end(), C(-1));
     }
-    // The solver goes on: transforms (MPI on the plan's communicator) beside the I/O thread.
+    // The solver goes on: transforms (MPI on the plan's communicator) while MPI-IO writes.
     std::vector<R> a = fill<R>(plan.in_box(), 3), back(a.size());
     std::vector<C> spec(std::size_t(plan.out_count()));
     for (int k = 0; k < 3; ++k) {
@@ -272,20 +272,22 @@ TEST(Hdf5Background, SameAsBlockingR2cDoublePencils) {
 
 // ---- Errors and misuse -----------------------------------------------------------------
 
-TEST(Hdf5Background, ErrorsComeOutOfWaitOnEveryRank) {
+TEST(Hdf5Background, ErrorsOnEveryRank) {
   const std::string path = temp_path("err");
   Plan plan(MPI_COMM_WORLD, {8, 6, 5}, opts(fft::TransformKind::R2C, fft::Precision::Double));
   std::vector<double> u = fill<double>(plan.in_box(), 1);
   {
     H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
     f.write(plan, Space::Physical, "u", 1, 0.1, u);
-    // Found by the I/O thread: a step already there, the wrong element type.
-    H5File::Pending w = f.write_start(plan, Space::Physical, "u", 1, 0.1, u);
-    expect_error([&] { w.wait(); }, ErrorCode::InvalidArgument, "already holds /u/1");
+    // The dataset is made at the start, so its errors are the start's: a step already
+    // there, the wrong element type.
+    H5File::Pending w;
+    expect_error([&] { w = f.write_start(plan, Space::Physical, "u", 1, 0.1, u); }, ErrorCode::InvalidArgument,
+                 "already holds /u/1");
     EXPECT_FALSE(w.active());
     std::vector<std::complex<double>> c(u.size());
-    H5File::Pending wc = f.write_start(plan, Space::Physical, "u", 2, 0.1, c);
-    expect_error([&] { wc.wait(); }, ErrorCode::InvalidArgument, "the data passed is complex128");
+    expect_error([&] { f.write_start(plan, Space::Physical, "u", 2, 0.1, c); }, ErrorCode::InvalidArgument,
+                 "the data passed is complex128");
     // Found at the start: a short buffer on one rank is an error on every rank.
     const std::size_t short_n = world_rank() == 0 && !u.empty() ? u.size() - 1 : u.size();
     expect_error([&] { f.write_start(plan, Space::Physical, "u", 3, 0.1, u.data(), short_n); },
@@ -301,6 +303,17 @@ TEST(Hdf5Background, ErrorsComeOutOfWaitOnEveryRank) {
     H5File r(MPI_COMM_WORLD, path);
     expect_error([&] { r.write_start(plan, Space::Physical, "u", 9, 0.1, u); }, ErrorCode::InvalidArgument,
                  "was opened for reading");
+  }
+  // Chunked datasets are not one run of the file: refused before anything is made.
+  {
+    H5Options o;
+    o.chunk = {4, 4, 4};
+    H5File c(MPI_COMM_WORLD, path, H5File::Mode::Create, o);
+    expect_error([&] { c.write_start(plan, Space::Physical, "u", 1, 0.1, u); }, ErrorCode::Unavailable,
+                 "chunked datasets");
+    c.write(plan, Space::Physical, "u", 1, 0.1, u);  // the blocking write takes them
+    EXPECT_EQ(c.steps("u"), (std::vector<std::int64_t>{1}));
+    c.close();
   }
   remove_file(path);
 }
@@ -365,8 +378,8 @@ TEST(Hdf5Background, CloseCompletesWritesInFlight) {
   remove_file(path);
 }
 
-// A failed write nobody waited for stops close(): the previous file stays; the
-// destructor with writes in flight completes them and discards the file, without a hang.
+// A failed start leaves the file usable; a file destroyed unclosed keeps the previous one;
+// the destructor with writes in flight completes them and discards the file, without a hang.
 TEST(Hdf5Background, FailuresAndDestructionKeepThePreviousFile) {
   const std::string path = temp_path("keep");
   Plan plan(MPI_COMM_WORLD, {5, 6, 7}, opts(fft::TransformKind::R2C, fft::Precision::Single));
@@ -379,10 +392,9 @@ TEST(Hdf5Background, FailuresAndDestructionKeepThePreviousFile) {
   {
     H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
     f.write(plan, Space::Physical, "u", 1, 0.1, u);
-    {
-      H5File::Pending bad = f.write_start(plan, Space::Physical, "u", 1, 0.1, u);  // a step twice
-    }
-    expect_error([&] { f.close(); }, ErrorCode::InvalidArgument, "already holds /u/1");
+    expect_error([&] { f.write_start(plan, Space::Physical, "u", 1, 0.1, u); }, ErrorCode::InvalidArgument,
+                 "already holds /u/1");  // a step twice
+    H5File::Pending w = f.write_start(plan, Space::Physical, "u", 2, 0.2, u);
     EXPECT_TRUE(f.is_open());
   }  // discarded
   H5File::Pending orphan;

@@ -173,19 +173,21 @@ class H5File {
   //   ... keep stepping (transforms, MPI, compute) ...
   //   w.wait();   // the write's error, if any, here on every rank
   //
-  // An I/O thread of this file makes the HDF5 calls of the same write() while the caller
-  // goes on, so the file is the one write() makes. Needs MPI_THREAD_MULTIPLE (checked: an
-  // Unavailable error on every rank otherwise). Stage::Copy (the default) copies this
+  // HDF5 makes the dataset at the start, exactly as write() does (so write()'s errors are
+  // the start's, on every rank); this rank's box then goes to the dataset's file offset by
+  // non-blocking collective MPI-IO. Any MPI thread level. Contiguous datasets only (a file
+  // with H5Options::chunk: an Unavailable error). Stage::Copy (the default) copies this
   // rank's box at start (one box of memory per write in flight; the buffer is free at
-  // once); Stage::Borrow copies nothing and the buffer must stay unchanged until wait().
-  // The plan must outlive wait(). Any number of writes of one file may be in flight; they
-  // run in start order. Starts are collective, in the same order on every rank; wait() is
-  // local and may come in any order. HDF5 here is not thread-safe, so from a start until
-  // the wait of every write in flight no H5File of this process may be used (an
-  // InvalidState error saying so) except for more write_start calls on the same file and
-  // close(), which completes them first (and throws the first error no wait() reported).
-  // The destructor completes them and discards the file as ever; a Pending destroyed
-  // without wait() waits for its write.
+  // once); Stage::Borrow copies nothing (a spectrum is still staged into the file's order)
+  // and the buffer must stay unchanged until wait(). The plan must outlive wait(). Any
+  // number of writes of one file may be in flight. Starts are collective, in the same
+  // order on every rank; so are waits (every rank waits for the same writes in the same
+  // order); test() is local and drives the write (MPICH progresses it only inside MPI
+  // calls). From a start until the wait of every write in flight no H5File of this process
+  // may be used (an InvalidState error saying so) except for more write_start calls on the
+  // same file and close(), which completes them first (and throws the first error no
+  // wait() reported). The destructor completes them and discards the file as ever; a
+  // Pending destroyed without wait() completes its write, close() reports its error.
   enum class Stage { Copy, Borrow };
   class Pending {
    public:
