@@ -38,5 +38,6 @@ void free_comm(MPI_Comm& comm);
 
 void bind_plan(nb::module_& m);
 void bind_coll(nb::module_& m);
+void bind_transpose(nb::module_& m);
 
 }  // namespace nbfft::py

@@ -147,4 +147,5 @@ NB_MODULE(_core, m) {
 
   bind_plan(m);
   bind_coll(m);
+  bind_transpose(m);
 }

@@ -36,6 +36,6 @@ def test_every_public_name_has_a_docstring():
 
 def test_entry_points_state_errors_and_examples():
     for obj in (nbfft.Plan, nbfft.Plan.forward, nbfft.Plan.gather, nbfft.Plan.scatter, nbfft.coll.Comm,
-                nbfft.coll.alltoall, nbfft.required_thread_level):
+                nbfft.coll.alltoall, nbfft.required_thread_level, nbfft.Pencils, nbfft.Pencils.transpose):
         doc = inspect.getdoc(obj)
         assert "Raises" in doc and ("Examples" in doc or ">>>" in doc), obj.__qualname__
