@@ -44,5 +44,6 @@ void bind_io(nb::module_& m);
 // The C++ plan inside a _core.Plan object (InvalidState once closed): for the other
 // parts' bindings that take a plan (io.cpp).
 const fft::Plan& plan_of(nb::handle plan);
+void bind_transpose(nb::module_& m);
 
 }  // namespace nbfft::py

@@ -148,4 +148,5 @@ NB_MODULE(_core, m) {
   bind_plan(m);
   bind_coll(m);
   bind_io(m);
+  bind_transpose(m);
 }

@@ -38,6 +38,6 @@ def test_every_public_name_has_a_docstring():
 def test_entry_points_state_errors_and_examples():
     for obj in (nbfft.Plan, nbfft.Plan.forward, nbfft.Plan.gather, nbfft.Plan.scatter, nbfft.coll.Comm,
                 nbfft.coll.alltoall, nbfft.required_thread_level, nbfft.io.File,
-                nbfft.io.File.write, nbfft.io.File.read):
+                nbfft.io.File.write, nbfft.io.File.read, nbfft.Pencils, nbfft.Pencils.transpose):
         doc = inspect.getdoc(obj)
         assert "Raises" in doc and ("Examples" in doc or ">>>" in doc), obj.__qualname__
