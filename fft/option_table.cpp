@@ -180,6 +180,11 @@ std::vector<OptionRow> make_rows() {
       {"pipeline_row", T::Bool, "true|false", "pencils with fields in flight also pipeline the ROW exchange", true,
        true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.pipeline_row); },
        [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }},
+      {"threads", T::Int, "0..1024",
+       "threads per rank sharing each stage's planes (FFTs, pack, unpack); same result as 1; 0: NBFFT_THREADS, "
+       "else OMP_NUM_THREADS, else 1",
+       false, false, false, 0, 1024, "", "2", [](const Options& o) { return std::to_string(o.threads); },
+       [](Options& o, std::string_view v) { o.threads = to_int(v); }},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",

@@ -7,6 +7,7 @@
 #include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
+#include "fft/threads.hpp"
 #include "fft/transform.hpp"
 
 #include <algorithm>
@@ -169,6 +170,9 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
   Options opt = options;
   opt.m1 = d.m1;
   opt.m2 = d.m2;
+  // Threads per rank (fft/threads.hpp): resolved from the environment when 0, and the MPI
+  // thread level they need checked, on every rank together (ranks may differ).
+  opt.threads = agree(comm, [&] { return checked_threads(options.threads); });
 
   MPI_Comm dup = MPI_COMM_NULL, row = MPI_COMM_NULL, col = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
