@@ -635,6 +635,9 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
     if (t.tr->lean()) os << ", lean (in place only)";
     if (!t.note.empty()) os << ", not lean: " << t.note;
   });
+  if (const int cpus = rank_cpus(); p.opt.threads > cpus)
+    os << "\n  threads: " << p.opt.threads << " on " << cpus << " CPU(s) of this rank's affinity: they take turns "
+       << "(bind each rank to as many cores: mpirun --map-by slot:PE=" << p.opt.threads << ", docs/fft.md)";
   return os;
 }
 

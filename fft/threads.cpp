@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -48,7 +49,11 @@ int threads_from_environment() {
 int resolve_threads(int asked) { return asked > 0 ? asked : threads_from_environment(); }
 
 int checked_threads(int asked) {
-  const int t = resolve_threads(asked);
+  int t = resolve_threads(asked);
+  // From the environment: no more than the CPUs this rank may run on (OMP_NUM_THREADS=2
+  // with every rank bound to one core would only make the threads take turns). An explicit
+  // number is kept as asked (the results are the same; operator<< of the plan warns).
+  if (asked == 0) t = std::min(t, rank_cpus());
   int provided = MPI_THREAD_SINGLE;
   check_mpi(MPI_Query_thread(&provided), "MPI_Query_thread");
   if (t > 1 && provided < MPI_THREAD_FUNNELED)

@@ -27,8 +27,9 @@ namespace nbfft::fft {
 int threads_from_environment();
 // Options::threads resolved (0: threads_from_environment()).
 int resolve_threads(int asked);
-// resolve_threads(asked), checked against the MPI thread level (MPI must be running): more
-// than one thread needs MPI_THREAD_FUNNELED; throws an Error saying so otherwise.
+// resolve_threads(asked), no more than rank_cpus() when read from the environment (asked
+// = 0), checked against the MPI thread level (MPI must be running): more than one thread
+// needs MPI_THREAD_FUNNELED; throws an Error saying so otherwise.
 int checked_threads(int asked);
 // CPUs this process may run on (sched_getaffinity; hardware_concurrency elsewhere).
 int rank_cpus();

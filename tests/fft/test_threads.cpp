@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -218,11 +219,14 @@ TEST(Threads, DefaultFromTheEnvironment) {
   unsetenv("OMP_NUM_THREADS");
   EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 1);  // today's behaviour
   EXPECT_EQ(required_thread_level(o), MPI_THREAD_SINGLE);
-  setenv("OMP_NUM_THREADS", "3,2", 1);  // a nesting list: the outer level's
-  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 3);
-  EXPECT_EQ(required_thread_level(o), MPI_THREAD_FUNNELED);
+  // A nesting list: the outer level's; from the environment no more than the rank's CPUs.
+  setenv("OMP_NUM_THREADS", "3,2", 1);
+  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, std::min(3, rank_cpus()));
+  EXPECT_EQ(required_thread_level(o), MPI_THREAD_FUNNELED);  // asked for 3, whatever the CPUs
   setenv("NBFFT_THREADS", "2", 1);  // nbfft's own variable first
-  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 2);
+  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, std::min(2, rank_cpus()));
+  o.threads = 5;  // an explicit number is kept
+  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 5);
   o.threads = 1;  // an explicit value wins
   EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 1);
   EXPECT_EQ(required_thread_level(o), MPI_THREAD_SINGLE);
