@@ -5,6 +5,7 @@
 // lean workspace; the environment's default and the MPI thread level rule.
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/field.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "fft/threads.hpp"
 #include "fft_test_util.hpp"
 
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -296,6 +298,31 @@ TEST(LanePool, ErrorsAndABusyPool) {
   release = true;
   first.join();
   EXPECT_EQ(lanes, std::vector<int>({0, 0, 0, 0}));
+}
+
+// The tuner tries threads per rank up to the fewest CPUs of any rank, and chooses within.
+TEST(Threads, TunerSearchesThreadsPerRank) {
+  forget_tuning();
+  Options o;
+  o.effort = Effort::Estimate;
+  TuneSettings s;
+  s.effort = TuneEffort::Quick;
+  s.budget_seconds = 30;
+  const TuneReport r = tune(MPI_COMM_WORLD, {24, 20, 16}, o, s);
+  int cpus = rank_cpus(), fewest = 0;
+  MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  std::vector<int> tried;  // a candidate already timed is not timed again: any step counts
+  for (const auto& t : r.trials) tried.push_back(t.options.threads);
+  if (fewest >= 2) {
+    EXPECT_NE(std::find(tried.begin(), tried.end(), 1), tried.end());
+    EXPECT_NE(std::find(tried.begin(), tried.end(), fewest), tried.end());
+  } else {
+    EXPECT_EQ(std::count(tried.begin(), tried.end(), 1), static_cast<long>(tried.size()));
+  }
+  EXPECT_GE(r.chosen.threads, 1);
+  EXPECT_LE(r.chosen.threads, std::max(1, fewest));
+  if (::testing::Test::HasFailure() && world_rank() == 0) std::cerr << r;
+  forget_tuning();
 }
 
 TEST(Threads, OptionRow) {
