@@ -47,7 +47,15 @@ def main():
     ap.add_argument("--lock", default="", help="flock this file around each job")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--json", default="")
+    ap.add_argument("--table", default="", help="print the table of a cut-short run's JSON.partial and exit")
     args = ap.parse_args()
+    if args.table:
+        with open(args.table) as f:
+            samples = {tuple(e[:4]): e[4] for e in json.load(f)}
+        grids = sorted({k[0] for k in samples})
+        cases = [c for c in (tuple(c.split(":")) for c in args.cases.split(","))]
+        table(samples, grids, cases, args.threads, "")
+        return
     T = args.threads
     bin_ = os.path.join(args.build, "bin")
     lock = ["flock", args.lock] if args.lock else []
@@ -80,12 +88,21 @@ def main():
                                 code = "fftw-mpi" if r["transport"] == "fftw-mpi" else "nbfft"
                                 samples.setdefault(key + ("{} {}".format(code, label),), []).append(r["time_s"])
                     print("round {} {}^3 {} {} done".format(rnd + 1, n, tr, pr), file=sys.stderr, flush=True)
+                    if args.json:  # what the rounds so far measured, in case the run is cut short
+                        with open(args.json + ".partial", "w") as f:
+                            json.dump([list(k) + [v] for k, v in samples.items()], f)
+    table(samples, grids, cases, T, args.json)
+
+
+def table(samples, grids, cases, T, out):
     rows = []
     print("| grid | transform | precision | code | median ms | spread (rounds) | / fftw serial {} thr |".format(T))
     print("|---|---|---|---|---|---|---|")
     for n in grids:
         for tr, pr in cases:
             key = (n, tr, pr)
+            if key + ("fftw serial {} thr".format(T),) not in samples:
+                continue
             ref = statistics.median(samples[key + ("fftw serial {} thr".format(T),)])
             for code in ("fftw serial {} thr".format(T), "nbfft 1 rank x {} thr".format(T),
                          "nbfft {} ranks x 1 thr".format(T), "fftw-mpi 1 rank x {} thr".format(T),
@@ -98,8 +115,8 @@ def main():
                              "rounds_s": v})
                 print("| {}^3 | {} | {} | {} | {:.2f} | {:.2f}-{:.2f} | {:.3f} |".format(
                     n, tr, pr, code, med * 1e3, min(v) * 1e3, max(v) * 1e3, med / ref), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
+    if out:
+        with open(out, "w") as f:
             json.dump(rows, f, indent=1)
 
 
