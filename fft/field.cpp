@@ -5,7 +5,9 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
+#include "fft/threads.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
@@ -195,7 +197,9 @@ int required_thread_level(const coll::Transport& transport) {
 
 int required_thread_level(const Options& options) {
   const int row = required_thread_level(options.row_transport), col = required_thread_level(options.col_transport);
-  return row > col ? row : col;
+  // Threads per rank: only the calling thread calls MPI (fft/threads.hpp).
+  const int threads = resolve_threads(options.threads) > 1 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+  return std::max({row, col, threads});
 }
 
 }  // namespace nbfft::fft

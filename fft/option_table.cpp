@@ -185,6 +185,11 @@ std::vector<OptionRow> make_rows() {
        "(numpy's; one local copy more)",
        true, false, false, 0, 0, "", "natural", [](const Options& o) -> std::string { return name(o.output_order); },
        [](Options& o, std::string_view v) { o.output_order = parse_output_order(v); }},
+      {"threads", T::Int, "0..1024",
+       "threads per rank sharing each stage's planes (FFTs, pack, unpack); same result as 1; 0: NBFFT_THREADS, "
+       "else OMP_NUM_THREADS, else 1",
+       false, true, false, 0, 1024, "", "2", [](const Options& o) { return std::to_string(o.threads); },
+       [](Options& o, std::string_view v) { o.threads = to_int(v); }},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",

@@ -7,6 +7,7 @@
 #include "nbfft/error.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
+#include "fft/threads.hpp"
 #include "fft/transform.hpp"
 #include "fft/user_boxes.hpp"
 #include "fft/user_layout.hpp"
@@ -190,6 +191,9 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   Options opt = options;
   opt.m1 = d.m1;
   opt.m2 = d.m2;
+  // Threads per rank (fft/threads.hpp): resolved from the environment when 0, and the MPI
+  // thread level they need checked, on every rank together (ranks may differ).
+  opt.threads = agree(comm, [&] { return checked_threads(options.threads); });
 
   MPI_Comm dup = MPI_COMM_NULL, row = MPI_COMM_NULL, col = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
@@ -762,6 +766,9 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
     if (t.tr->lean()) os << ", lean (in place only)";
     if (!t.note.empty()) os << ", not lean: " << t.note;
   });
+  if (const int cpus = rank_cpus(); p.opt.threads > cpus)
+    os << "\n  threads: " << p.opt.threads << " on " << cpus << " CPU(s) of this rank's affinity: they take turns "
+       << "(bind each rank to as many cores: mpirun --map-by slot:PE=" << p.opt.threads << ", docs/fft.md)";
   return os;
 }
 

@@ -66,6 +66,7 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
     : Transform(d, o, 0) {
   agree_ = agree;
   pipeline_row_ = o.pipeline_row;
+  lanes_ = std::make_shared<LanePool>(lean_cp > 0 ? 1 : resolve_threads(o.threads));
   // N counts the spectrum's grid, M the physical one (M = N unless padded), each the product
   // of the axes' logical sizes (nbfft/fft/r2r_kinds.hpp: n periodic, 2n or 2(n -+ 1) for the
   // r2r kinds; padding applies to periodic axes only). The spectrum is the n grid's under the
@@ -179,7 +180,8 @@ std::string Transform<T, El>::lean_problem() const {
 template <typename T, typename El>
 std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
   auto w = std::make_unique<Workspace<T, El>>();
-  w->plane = FftwBuffer(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
+  for (int k = 0; k < lanes_->lanes(); ++k)
+    w->planes.emplace_back(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
   if (lean_) {
     std::int64_t a = 0;
     for (ExchangeId e : {kRow, kCol})
@@ -254,10 +256,10 @@ void Transform<T, El>::scale(C* plane, std::int64_t rows, T s) const {
 // (E = COL, no ROW exchange) the y FFT runs on the same plane first (then ldx = ldy).
 template <typename T, typename El>
 template <ExchangeId E>
-void Transform<T, El>::forward_x(const void* in, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1,
+void Transform<T, El>::forward_x(const void* in, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, int lane,
                              Timings* t) const {
   const char* src = static_cast<const char*>(in);
-  C* P = ws.P();
+  C* P = ws.P(lane);
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
     // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
@@ -278,10 +280,10 @@ void Transform<T, El>::forward_x(const void* in, void*, Workspace<T, El>& ws, st
 // scatter into the exchange after it (forward ROW -> COL, backward COL -> ROW).
 template <typename T, typename El>
 template <Dir d>
-void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, Timings* t) const {
+void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, int lane, Timings* t) const {
   constexpr ExchangeId from = d == kForward ? kRow : kCol, to = d == kForward ? kCol : kRow;
   const LocalFft<T>& fft = d == kForward ? fy_fwd_ : fy_bwd_;
-  C* P = ws.P();
+  C* P = ws.P(lane);
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
     exchange(from).gather(d, P, ldy_, z, ws.side[from]);
@@ -296,13 +298,13 @@ void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::i
 }
 
 template <typename T, typename El>
-void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1,
+void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1, int lane,
                              Timings* t) const {
   C* o = static_cast<C*>(out);
   PhaseClock clk(t);
   for (std::int64_t y = y0; y < y1; ++y) {
     C* plane = col_.view(y, ldy_, ws.side[kCol]);
-    if (!plane) col_.gather(kForward, plane = ws.P(), ldy_, y, ws.side[kCol]);
+    if (!plane) col_.gather(kForward, plane = ws.P(lane), ldy_, y, ws.side[kCol]);
     clk.mark(&Timings::unpack);
     fz_fwd_.execute(plane, plane);
     truncate_slots(plane, ldy_, nxi_, pad_[2]);
@@ -314,13 +316,13 @@ void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, s
 }
 
 template <typename T, typename El>
-void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1,
+void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, std::int64_t y0, std::int64_t y1, int lane,
                               Timings* t) const {
   const C* i = static_cast<const C*>(in);
   PhaseClock clk(t);
   for (std::int64_t y = y0; y < y1; ++y) {
     C* view = col_.view(y, ldy_, ws.side[kCol]);
-    C* plane = view ? view : ws.P();
+    C* plane = view ? view : ws.P(lane);
     copy_rows(plane, ldy_, i + y * zoff_, zld_, nzo_, nxi_);
     clk.mark(&Timings::pack);
     scale(plane, nzo_, bwd_scale_);
@@ -336,10 +338,10 @@ void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, s
 // the user's plane.
 template <typename T, typename El>
 template <ExchangeId E>
-void Transform<T, El>::backward_x(const void*, void* out, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1,
+void Transform<T, El>::backward_x(const void*, void* out, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, int lane,
                               Timings* t) const {
   char* dst = static_cast<char*>(out);
-  C* P = ws.P();
+  C* P = ws.P(lane);
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
     exchange(E).gather(kBackward, P, ldx_, z, ws.side[E]);
@@ -361,18 +363,31 @@ template <typename T, typename El>
 void Transform<T, El>::run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                              Timings* t) const {
   const std::int64_t step = std::max<std::int64_t>(1, (u1 - u0 + progress_chunks_ - 1) / progress_chunks_);
-  if (reverse) {  // plane by plane, last first
+  if (reverse) {  // plane by plane, last first (lean: one lane)
     for (std::int64_t u = u1 - 1; u >= u0; --u) {
-      (this->*s)(f.in, f.out, *f.ws, u, u + 1, t);
+      (this->*s)(f.in, f.out, *f.ws, u, u + 1, 0, t);
       if (progress && (u1 - u) % step == 0) coll::progress_all();
     }
     return;
   }
-  if (!progress || u1 - u0 <= 1) return (this->*s)(f.in, f.out, *f.ws, u0, u1, t);
-  for (std::int64_t a = u0; a < u1; a += step) {
-    (this->*s)(f.in, f.out, *f.ws, a, std::min(a + step, u1), t);
-    coll::progress_all();
+  const int L = lanes_->lanes();
+  if (L == 1) {
+    if (!progress || u1 - u0 <= 1) return (this->*s)(f.in, f.out, *f.ws, u0, u1, 0, t);
+    for (std::int64_t a = u0; a < u1; a += step) {
+      (this->*s)(f.in, f.out, *f.ws, a, std::min(a + step, u1), 0, t);
+      coll::progress_all();
+    }
+    return;
   }
+  // Lanes take planes one at a time; only lane 0 (this thread) calls MPI: a progress pass
+  // after each of its `every` planes, about progress_chunks passes per stage in all.
+  // Timings are lane 0's (its phases span the stage's wall time); the others keep none.
+  const std::int64_t every = std::max<std::int64_t>(1, step / L);
+  std::int64_t done0 = 0;
+  lanes_->for_units(u0, u1, 1, [&](int lane, std::int64_t a, std::int64_t b) {
+    (this->*s)(f.in, f.out, *f.ws, a, b, lane, lane == 0 ? t : nullptr);
+    if (lane == 0 && progress && ++done0 % every == 0) coll::progress_all();
+  });
 }
 
 template <typename T, typename El>

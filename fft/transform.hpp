@@ -59,6 +59,7 @@
 #include "fft/exchange.hpp"
 #include "fft/local_fft.hpp"
 #include "fft/padding.hpp"
+#include "fft/threads.hpp"
 
 #include <complex>
 #include <cstdint>
@@ -87,7 +88,7 @@ enum ExchangeId { kRow = 0, kCol = 1 };
 template <typename T, typename El = std::complex<T>>
 struct Workspace {
   using C = El;
-  FftwBuffer plane;                            // P
+  std::vector<FftwBuffer> planes;              // P of each lane (Options::threads)
   FftwBuffer buf[2][2];                        // [exchange][side]
   C* side[2][2] = {};                          // the same, typed (lean: U or A)
   std::vector<coll::Collective> coll[2][2];    // [exchange][direction], one per chunk
@@ -95,9 +96,10 @@ struct Workspace {
   FftwBuffer stand_in;                         // lean: U of ranks with empty boxes
   const void* user = nullptr;                  // lean: the U the collectives are bound to
   bool may_rebind = true;                      // lean: the call's agreement said some rank's U may move
-  C* P() const { return static_cast<C*>(plane.get()); }
+  C* P(int lane = 0) const { return static_cast<C*>(planes[static_cast<std::size_t>(lane)].get()); }
   std::size_t bytes() const {
-    std::size_t b = plane.bytes() + shared.bytes();
+    std::size_t b = shared.bytes();
+    for (const auto& p : planes) b += p.bytes();
     for (const auto& e : buf) b += e[0].bytes() + e[1].bytes();
     return b;
   }
@@ -172,8 +174,9 @@ class Transform {
  private:
   // Geometry and, for lean_cp > 0, the lean exchanges without communicators: a probe.
   Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp);
+  // A stage on units [u0, u1) with lane `lane`'s plane (fft/threads.hpp).
   using Stage = void (Transform::*)(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1,
-                                    Timings* t) const;
+                                    int lane, Timings* t) const;
   struct Step {
     Stage stage;
     ExchangeId ex;      // the exchange after the stage
@@ -210,13 +213,18 @@ class Transform {
 
   // Stages on local planes [u0, u1).
   template <ExchangeId E>
-  void forward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void forward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                 Timings* t) const;
   template <Dir d>
-  void middle_y(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
-  void backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void middle_y(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                 Timings* t) const;
+  void forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                 Timings* t) const;
+  void backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                 Timings* t) const;
   template <ExchangeId E>
-  void backward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, Timings* t) const;
+  void backward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                 Timings* t) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
@@ -226,6 +234,9 @@ class Transform {
   bool lean_ = false;
   bool pipeline_row_ = false;
   MPI_Comm agree_ = MPI_COMM_NULL;
+  // Lanes sharing each stage's units (Options::threads; 1 with the lean workspace, whose
+  // in-place layout depends on the planes' order). Shared so the const stages can use it.
+  std::shared_ptr<LanePool> lanes_;
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;

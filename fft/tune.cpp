@@ -3,6 +3,7 @@
 #include "nbfft/fft/tune.hpp"
 
 #include "fft/tune_detail.hpp"
+#include "fft/threads.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 
@@ -58,7 +59,10 @@ Options with_tuner_settings(Options chosen, const Options& asked) {
 TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& asked, const TuneSettings& s) {
   check_mpi_running("tune");
   if (comm == MPI_COMM_NULL) throw Error("tune: the communicator is MPI_COMM_NULL");
-  const Options base = without_tuning(asked);
+  Options base = without_tuning(asked);
+  // Threads resolved as the plan would (the environment's default), so that the candidates
+  // name them and the untuned trial is the plan as asked.
+  base.threads = agree(comm, [&] { return checked_threads(asked.threads); });
   check_same(comm, "tune",
              {{"grid", std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2])},
               {"effort", name(s.effort)},
@@ -104,7 +108,10 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   int P = 1, provided = MPI_THREAD_SINGLE;
   MPI_Comm_size(comm, &P);
   MPI_Query_thread(&provided);
-  const detail::SearchSpace space{n, base, s, P, provided >= MPI_THREAD_MULTIPLE};
+  // The same thread counts on every rank (the trials are collective): the fewest CPUs.
+  int cpus = provided >= MPI_THREAD_FUNNELED ? rank_cpus() : 1, fewest = 1;
+  MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, comm);
+  const detail::SearchSpace space{n, base, s, P, provided >= MPI_THREAD_MULTIPLE, std::min(fewest, 64)};
   log.start(detail::planned_trials(space, kRunoff));
   detail::Trials trials(comm, n, s, r, log, t0);
   trials.run(base, detail::kUntuned, /*always=*/true);

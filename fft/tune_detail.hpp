@@ -115,6 +115,9 @@ struct SearchSpace {
   const TuneSettings& s;
   int ranks;
   bool thread_ok;  // MPI_THREAD_MULTIPLE: the thread engine can be tried
+  // Threads per rank the tuner tries (Options::threads): 1 up to the fewest CPUs any rank
+  // may run on (sched_getaffinity); only 1 below MPI_THREAD_FUNNELED.
+  int max_threads = 1;
 };
 
 // Trials the search expects to run (an upper estimate for greedy, exact for exhaustive),

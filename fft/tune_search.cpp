@@ -45,6 +45,14 @@ std::vector<int> chunk_plane_values(TuneEffort e) {
   return e == TuneEffort::Quick ? std::vector<int>{2, 8} : std::vector<int>{1, 2, 4, 8, 16};
 }
 
+// Threads per rank to try: powers of two below the CPUs, and the CPUs themselves.
+std::vector<int> thread_values(int most) {
+  std::vector<int> t;
+  for (int k = 1; k < most; k *= 2) t.push_back(k);
+  t.push_back(most);
+  return t;
+}
+
 bool overlaps(const Options& o) { return o.col_transport.algorithm.name != "blocking"; }
 
 std::size_t grids_kept(TuneEffort e) { return e == TuneEffort::Quick ? 2 : 3; }
@@ -84,7 +92,10 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
               c.progress_chunks = pc;
               c.fields_in_flight = k;
               c.pipeline_row = row;
-              out.push_back(c);
+              for (int th : thread_values(sp.max_threads)) {
+                c.threads = th;
+                out.push_back(c);
+              }
             }
       }
     }
@@ -92,6 +103,8 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
 }
 
 }  // namespace
+
+void search_overlap(Trials& trials, const SearchSpace& sp);
 
 int planned_trials(const SearchSpace& sp, int runoff) {
   const int extra = 1 + runoff + 1;  // the untuned trial, the runoff (it may add the untuned)
@@ -105,7 +118,8 @@ int planned_trials(const SearchSpace& sp, int runoff) {
   }
   int chunks = static_cast<int>(chunk_plane_values(sp.s.effort).size() + progress_chunk_values(sp.s.effort).size());
   int fields = sp.s.fields > 1 ? std::min(3, sp.s.fields) + 1 : 0;
-  return static_cast<int>(g.size()) + per_grid + chunks + fields + extra;
+  const int threads = sp.max_threads > 1 ? static_cast<int>(thread_values(sp.max_threads).size()) : 0;
+  return static_cast<int>(g.size()) + per_grid + chunks + fields + threads + extra;
 }
 
 void search_greedy(Trials& trials, const SearchSpace& sp) {
@@ -138,7 +152,20 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
     }
   }
 
-  // 3. chunking on the best so far.
+  // 3. chunking on the best so far, 4. fields in flight; 5. threads per rank on the best.
+  search_overlap(trials, sp);
+  if (sp.max_threads > 1 && trials.best()) {
+    const Options now = trials.best()->options;
+    for (int th : thread_values(sp.max_threads)) {
+      Options o = now;
+      o.threads = th;
+      trials.run(o, "threads");
+    }
+  }
+}
+
+void search_overlap(Trials& trials, const SearchSpace& sp) {
+  const TuneSettings& s = sp.s;
   const TuneTrial* b = trials.best();
   if (!b || !overlaps(b->options)) return;
   const Options best = b->options;
@@ -157,7 +184,7 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
       trials.run(o, "chunks");
     }
   }
-  // 4. fields in flight (each costs a workspace): in turn, two, three.
+  // Fields in flight (each costs a workspace): in turn, two, three.
   if (s.fields > 1) {
     const Options now = trials.best()->options;
     for (int k = 1; k <= std::min(3, s.fields); ++k) {
@@ -165,7 +192,7 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
       o.fields_in_flight = k;
       trials.run(o, "fields");
     }
-    // 5. pencils: the ROW exchange pipelined across fields too.
+    // Pencils: the ROW exchange pipelined across fields too.
     Options o = trials.best()->options;
     if (o.m1 > 1 && o.m2 > 1 && o.fields_in_flight > 1) {
       o.pipeline_row = true;

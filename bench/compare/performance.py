@@ -179,7 +179,8 @@ def profile_section(rows, cores=os.cpu_count() or 1):
 def write_sections(path, sections, head):
     """Replaces the given sections of the file (between <!-- NAME --> markers), keeping the others."""
     old = open(path).read() if os.path.exists(path) else ""
-    order = ["compare", "lean", "profile", "r2r-peers"]  # r2r-peers: make bench-r2r's, kept as is
+    # r2r-peers: make bench-r2r's, threads: bench/compare/threads.py's, kept as they are
+    order = ["compare", "lean", "profile", "threads", "r2r-peers"]
     parts = {}
     for name in order:
         m = re.search(r"<!-- {0} -->\n(.*?)<!-- /{0} -->\n".format(name), old, re.S)

@@ -2,8 +2,9 @@
 //
 // One process, T threads, the whole grid in its memory: no data moves between processes,
 // so a distributed transform on the same cores can at best match it. docs/performance.md
-// puts nbfft's time beside it. The work is nbfft-sine's iteration: forward r2c,
-// normalization, backward c2r of an nx x ny x nz double grid (out of place), timed as
+// puts nbfft's time beside it. The work is nbfft-sine's iteration: forward r2c (or c2c),
+// normalization, backward c2r (c2c) of an nx x ny x nz double (or single) grid (out of
+// place), timed as
 // min / median over --iters after one warm-up.
 #include "bench/common/cli.hpp"
 #include "bench/common/json.hpp"
@@ -19,16 +20,97 @@
 
 namespace {
 
-const char* kHelp = R"(nbfft-fftw-serial: FFTW's threaded serial r2c/c2r 3D transform (the single-node limit).
+const char* kHelp = R"(nbfft-fftw-serial: FFTW's threaded serial r2c/c2r (or c2c) 3D transform (the single-node limit).
 
 usage: nbfft-fftw-serial [--grid N | NX,NY,NZ] [--threads T] [--iters N] [--effort estimate|measure|patient]
-                         [--json FILE]
+                         [--precision double|single] [--transform r2c|c2c] [--json FILE]
 )";
+
+// The fftw_* / fftwf_* calls of one precision.
+template <typename T>
+struct Fftw;
+template <>
+struct Fftw<double> {
+  using plan = fftw_plan;
+  using cplx = fftw_complex;
+  static void* alloc(std::size_t b) { return fftw_malloc(b); }
+  static void release(void* p) { fftw_free(p); }
+  static int init() { return fftw_init_threads(); }
+  static void threads(int t) { fftw_plan_with_nthreads(t); }
+  static void cleanup() { fftw_cleanup_threads(); }
+  static plan r2c(int z, int y, int x, double* i, cplx* o, unsigned f) { return fftw_plan_dft_r2c_3d(z, y, x, i, o, f); }
+  static plan c2r(int z, int y, int x, cplx* i, double* o, unsigned f) { return fftw_plan_dft_c2r_3d(z, y, x, i, o, f); }
+  static plan dft(int z, int y, int x, cplx* i, cplx* o, int s, unsigned f) { return fftw_plan_dft_3d(z, y, x, i, o, s, f); }
+  static void execute(plan p) { fftw_execute(p); }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+};
+template <>
+struct Fftw<float> {
+  using plan = fftwf_plan;
+  using cplx = fftwf_complex;
+  static void* alloc(std::size_t b) { return fftwf_malloc(b); }
+  static void release(void* p) { fftwf_free(p); }
+  static int init() { return fftwf_init_threads(); }
+  static void threads(int t) { fftwf_plan_with_nthreads(t); }
+  static void cleanup() { fftwf_cleanup_threads(); }
+  static plan r2c(int z, int y, int x, float* i, cplx* o, unsigned f) { return fftwf_plan_dft_r2c_3d(z, y, x, i, o, f); }
+  static plan c2r(int z, int y, int x, cplx* i, float* o, unsigned f) { return fftwf_plan_dft_c2r_3d(z, y, x, i, o, f); }
+  static plan dft(int z, int y, int x, cplx* i, cplx* o, int s, unsigned f) { return fftwf_plan_dft_3d(z, y, x, i, o, s, f); }
+  static void execute(plan p) { fftwf_execute(p); }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+};
+
+// Forward, normalization, backward of one grid, timed; r2c: real field, else complex.
+template <typename T>
+nbfft::bench::Summary time_transform(int nx, int ny, int nz, bool r2c, int threads, int iters, unsigned flags) {
+  using F = Fftw<T>;
+  const std::size_t n_real = static_cast<std::size_t>(nx) * ny * nz;
+  const std::size_t n_cplx = r2c ? static_cast<std::size_t>(nx / 2 + 1) * ny * nz : n_real;
+  if (!F::init()) throw nbfft::Error("FFTW could not start its threads", nbfft::ErrorCode::Unavailable);
+  F::threads(threads);
+  void* f = F::alloc(r2c ? sizeof(T) * n_real : sizeof(typename F::cplx) * n_real);
+  auto* S = static_cast<typename F::cplx*>(F::alloc(sizeof(typename F::cplx) * n_cplx));
+  if (!f || !S) throw nbfft::Error("out of memory for the grid", nbfft::ErrorCode::OutOfMemory);
+  typename F::plan fwd, bwd;
+  if (r2c) {
+    fwd = F::r2c(nz, ny, nx, static_cast<T*>(f), S, flags);
+    bwd = F::c2r(nz, ny, nx, S, static_cast<T*>(f), flags | FFTW_DESTROY_INPUT);
+  } else {
+    auto* c = static_cast<typename F::cplx*>(f);
+    fwd = F::dft(nz, ny, nx, c, S, FFTW_FORWARD, flags);
+    bwd = F::dft(nz, ny, nx, S, c, FFTW_BACKWARD, flags | FFTW_DESTROY_INPUT);
+  }
+  if (!fwd || !bwd) throw nbfft::Error("FFTW could not plan the transform");
+  T* v = static_cast<T*>(f);
+  for (std::size_t k = 0; k < (r2c ? n_real : 2 * n_real); ++k) v[k] = static_cast<T>(std::sin(0.001 * k));
+  const T scale = static_cast<T>(1.0 / static_cast<double>(n_real));
+  auto once = [&] {
+    F::execute(fwd);
+    for (std::size_t k = 0; k < n_cplx; ++k) {
+      S[k][0] *= scale;
+      S[k][1] *= scale;
+    }
+    F::execute(bwd);
+  };
+  once();
+  std::vector<double> times;
+  for (int it = 0; it < iters; ++it) {
+    const auto t0 = std::chrono::steady_clock::now();
+    once();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  F::destroy(fwd);
+  F::destroy(bwd);
+  F::release(f);
+  F::release(S);
+  F::cleanup();
+  return nbfft::bench::summarize(times);
+}
 
 int run(int argc, char** argv) {
   using namespace nbfft::bench;
   Args args(argc, argv);
-  args.allow_only({"grid", "threads", "iters", "effort", "json", "help"});
+  args.allow_only({"grid", "threads", "iters", "effort", "precision", "transform", "json", "help"});
   if (args.has("help")) {
     std::printf("%s", kHelp);
     return 0;
@@ -43,49 +125,25 @@ int run(int argc, char** argv) {
   if (effort == "estimate") flags = FFTW_ESTIMATE;
   else if (effort == "patient") flags = FFTW_PATIENT;
   else if (effort != "measure") throw nbfft::Error("--effort: use estimate, measure or patient, not '" + effort + "'");
+  const std::string precision = args.get("precision", "double"), transform = args.get("transform", "r2c");
+  if (precision != "double" && precision != "single")
+    throw nbfft::Error("--precision: use double or single, not '" + precision + "'");
+  if (transform != "r2c" && transform != "c2c") throw nbfft::Error("--transform: use r2c or c2c, not '" + transform + "'");
+  const bool r2c = transform == "r2c";
 
   const int nx = static_cast<int>(g[0]), ny = static_cast<int>(g[1]), nz = static_cast<int>(g[2]);
-  const std::size_t n_real = static_cast<std::size_t>(nx) * ny * nz;
-  const std::size_t n_cplx = static_cast<std::size_t>(nx / 2 + 1) * ny * nz;
-  if (!fftw_init_threads()) throw nbfft::Error("FFTW could not start its threads", nbfft::ErrorCode::Unavailable);
-  fftw_plan_with_nthreads(threads);
-  double* f = fftw_alloc_real(n_real);
-  fftw_complex* F = fftw_alloc_complex(n_cplx);
-  if (!f || !F) throw nbfft::Error("out of memory for the grid", nbfft::ErrorCode::OutOfMemory);
-  fftw_plan fwd = fftw_plan_dft_r2c_3d(nz, ny, nx, f, F, flags);
-  fftw_plan bwd = fftw_plan_dft_c2r_3d(nz, ny, nx, F, f, flags | FFTW_DESTROY_INPUT);
-  if (!fwd || !bwd) throw nbfft::Error("FFTW could not plan the transform");
-  for (std::size_t k = 0; k < n_real; ++k) f[k] = std::sin(0.001 * static_cast<double>(k));
-  const double scale = 1.0 / static_cast<double>(n_real);
-  auto once = [&] {
-    fftw_execute(fwd);
-    for (std::size_t k = 0; k < n_cplx; ++k) {
-      F[k][0] *= scale;
-      F[k][1] *= scale;
-    }
-    fftw_execute(bwd);
-  };
-  once();
-  std::vector<double> times;
-  for (int it = 0; it < iters; ++it) {
-    const auto t0 = std::chrono::steady_clock::now();
-    once();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  const Summary s = summarize(times);
-  std::printf("fftw-serial grid %dx%dx%d threads %d: min %.3f ms  median %.3f ms  (forward+normalize+backward)\n", nx,
-              ny, nz, threads, s.min * 1e3, s.median * 1e3);
+  const Summary s = precision == "double" ? time_transform<double>(nx, ny, nz, r2c, threads, iters, flags)
+                                          : time_transform<float>(nx, ny, nz, r2c, threads, iters, flags);
+  std::printf("fftw-serial grid %dx%dx%d %s %s threads %d: min %.3f ms  median %.3f ms  max %.3f ms  "
+              "(forward+normalize+backward)\n",
+              nx, ny, nz, precision.c_str(), transform.c_str(), threads, s.min * 1e3, s.median * 1e3, s.max * 1e3);
   if (args.has("json")) {
     JsonRecord r;
     r.add("benchmark", "fftw-serial").add("nx", nx).add("ny", ny).add("nz", nz).add("threads", threads);
+    r.add("precision", precision).add("transform", transform);
     r.add("iters", iters).add("effort", effort).add("min_s", s.min).add("median_s", s.median).add("max_s", s.max);
     write_json(args.get("json", ""), {r});
   }
-  fftw_destroy_plan(fwd);
-  fftw_destroy_plan(bwd);
-  fftw_free(f);
-  fftw_free(F);
-  fftw_cleanup_threads();
   return 0;
 }
 

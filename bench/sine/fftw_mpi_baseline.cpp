@@ -46,6 +46,7 @@ struct Mpi<double> {
                              static_cast<fftw_r2r_kind>(k[2]), f);
   }
   static void execute(plan p) { fftw_execute(p); }
+  static void threads(int t) { fftw_plan_with_nthreads(t); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
   static void* alloc(std::size_t bytes) { return fftw_malloc(bytes); }
   static void release(void* p) { fftw_free(p); }
@@ -73,6 +74,7 @@ struct Mpi<float> {
                              static_cast<fftw_r2r_kind>(k[2]), f);
   }
   static void execute(plan p) { fftwf_execute(p); }
+  static void threads(int t) { fftwf_plan_with_nthreads(t); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
   static void* alloc(std::size_t bytes) { return fftwf_malloc(bytes); }
   static void release(void* p) { fftwf_free(p); }
@@ -107,6 +109,7 @@ class FftwMpiBase : public Runner {
     os << "FFTW-MPI " << fft::name(s_.precision) << " " << kind_words()
        << " z-slabs, FFTW_MPI_TRANSPOSED_OUT/IN, effort=" << fft::name(s_.effort)
        << ", normalization as a separate pass";
+    if (s_.threads > 1) os << ", " << s_.threads << " FFTW threads per rank";
     if (s_.fields > 1) os << ", " << s_.fields << " fields one after the other";
     return os.str();
   }
@@ -155,6 +158,7 @@ class FftwMpiRunner final : public FftwMpiBase<T> {
     auto cin = static_cast<typename Api::cplx*>(in_);
     auto cspec = static_cast<typename Api::cplx*>(spec_);
     auto cres = static_cast<typename Api::cplx*>(res_);
+    Api::threads(s.threads);  // FFTW's threads inside each rank (--threads), as nbfft's
     if (r2c_) {
       fwd_ = Api::r2c(nz, ny, nx, static_cast<T*>(in_), cspec, s.comm, effort | FFTW_MPI_TRANSPOSED_OUT);
       bwd_ = Api::c2r(nz, ny, nx, cspec, static_cast<T*>(res_), s.comm, effort | FFTW_MPI_TRANSPOSED_IN);
@@ -243,6 +247,7 @@ class FftwMpiR2rRunner final : public FftwMpiBase<T> {
                        fft::fftw_r2r_kind_of(s.kinds[0])};
     const int bk[3] = {fft::fftw_r2r_kind_of(fft::inverse(s.kinds[2])), fft::fftw_r2r_kind_of(fft::inverse(s.kinds[1])),
                        fft::fftw_r2r_kind_of(fft::inverse(s.kinds[0]))};
+    Api::threads(s.threads);
     fwd_ = Api::r2r(nz, ny, nx, static_cast<T*>(in_), static_cast<T*>(spec_), s.comm, fk, effort | FFTW_MPI_TRANSPOSED_OUT);
     bwd_ = Api::r2r(nz, ny, nx, static_cast<T*>(spec_), static_cast<T*>(res_), s.comm, bk, effort | FFTW_MPI_TRANSPOSED_IN);
     if (!fwd_ || !bwd_) throw Error("FFTW-MPI could not plan the r2r baseline transform");
@@ -300,6 +305,9 @@ std::unique_ptr<Runner> make_fftw_mpi(const BaselineSpec& spec) {
 bool fftw_mpi_available() { return true; }
 
 void fftw_mpi_init() {
+  // FFTW's threads first (its documentation's order), so --threads reaches the baseline too.
+  if (!::fftw_init_threads() || !::fftwf_init_threads())
+    throw Error("FFTW could not start its threads", ErrorCode::Unavailable);
   ::fftw_mpi_init();
   ::fftwf_mpi_init();
 }
@@ -307,6 +315,8 @@ void fftw_mpi_init() {
 void fftw_mpi_cleanup() {
   ::fftw_mpi_cleanup();
   ::fftwf_mpi_cleanup();
+  ::fftw_cleanup_threads();
+  ::fftwf_cleanup_threads();
 }
 
 }  // namespace nbfft::sine

@@ -4,6 +4,7 @@
 #include "bench/sine/nbfft_runner.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/tune.hpp"
+#include "fft/threads.hpp"
 
 #include <mpi.h>
 
@@ -194,7 +195,8 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
     Result r;
     r.baseline = true;
     make_measured(rss, r, [&] {
-      r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields, given.kinds});
+      r.runner = make_fftw_mpi({MPI_COMM_WORLD, a.n, a.precision, a.transform, a.effort, a.fields, given.kinds,
+                                fft::resolve_threads(given.threads)});
     });
     results.push_back(std::move(r));
   }

@@ -44,6 +44,9 @@ usage: mpirun -n P nbfft-sine [options]
                            Options::lean_workspace (about 1x the local data, transforms
                            in place); a list runs every transport once per value
                            (labels TRANSPORT/lean), to measure the trade-off
+  --threads T              threads per rank (the table's `threads` row; default: NBFFT_THREADS,
+                           else OMP_NUM_THREADS, else 1); the FFTW-MPI baseline plans with
+                           as many FFTW threads. Bind each rank to T cores (docs/fft.md)
   --KEY VALUE              any other plan option of nbfft's option table, '_' written '-'
                            (--col-depth 1, --fields-in-flight 3, --pipeline-row true,
                            --col-kernel overlap, ...; `nbfft-bench options` lists them):

@@ -74,6 +74,7 @@ struct BaselineSpec {
   int fields = 1;  // transforms per iteration (one after the other)
   // Every axis periodic, or (real data) every axis an r2r kind: FFTW-MPI's r2r transform.
   fft::AxisKinds kinds{fft::AxisKind::Periodic, fft::AxisKind::Periodic, fft::AxisKind::Periodic};
+  int threads = 1;  // FFTW threads per rank (nbfft's threads option, resolved)
 };
 
 // FFTW's own MPI transform (fftw_mpi_plan_dft_r2c_3d with FFTW_MPI_TRANSPOSED_OUT forward,

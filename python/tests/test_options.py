@@ -83,5 +83,6 @@ def test_defaults_are_the_tables(comm):
     with nbfft.Plan(comm, SHAPE) as plan:
         o = plan.options.as_dict()
     for r in nbfft.option_rows():
-        if r["key"] not in ("proc_grid",):  # the plan resolves auto
+        if r["key"] not in ("proc_grid", "threads"):  # the plan resolves auto and 0 (the environment's)
             assert all_ranks(o[r["key"]] == r["default"]), (r["key"], o[r["key"]], r["default"])
+    assert all_ranks(o["threads"] >= 1)

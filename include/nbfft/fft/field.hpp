@@ -170,7 +170,9 @@ void backward_batch(const Plan& plan, std::size_t nv, const In* in, std::size_t 
 // (coll::engines(), e.g. "thread"), else MPI_THREAD_SINGLE (nbfft then calls MPI only from
 // the thread that calls it). The one rule: C, Fortran and Python ask this function.
 int required_thread_level(const coll::Transport& transport);
-// The level a plan with these options needs: the higher of its ROW and COL transports'.
+// The level a plan with these options needs: the highest of its ROW and COL transports' and
+// MPI_THREAD_FUNNELED when it runs more than one thread per rank (Options::threads, 0 read
+// from the environment as the plan reads it).
 int required_thread_level(const Options& options);
 
 }  // namespace nbfft::fft

@@ -122,6 +122,12 @@ struct Options {
   // crosses the network too and costs where ROW stays within a node (seed 000's layout):
   // measured +5% on 2 hosts x 2 ranks. The tuner tries both.
   bool pipeline_row = false;
+  // Threads per rank for the local stages (FFTs, pack and unpack; docs/fft.md "Threads
+  // inside each rank"): each stage's planes are shared among this many threads, with the
+  // same result as one thread. 0: from the environment (NBFFT_THREADS, else
+  // OMP_NUM_THREADS, else 1); Plan::options() holds the number resolved. Purely local (no
+  // exchange changes), so ranks may differ. More than 1 needs MPI_THREAD_FUNNELED.
+  int threads = 0;
   // Padded transforms for dealiasing (docs/fft.md "Padding"): ratio r_d >= 1 per axis
   // (x, y, z). The plan's grid n is the spectrum's; the physical grid is
   // m_d = floor(n_d * r_d) (as mpi4py-fft's int(np.floor(padding * n))). Backward zero-pads
