@@ -10,6 +10,8 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/io/hdf5.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -20,6 +22,11 @@
 struct nbfft_h5file_s {
   nbfft::io::H5File file;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: the C side's own agreements
+};
+
+// A background write (nbfft_h5_write_start): the C++ Pending, kept until nbfft_h5_request_free.
+struct nbfft_h5request_s {
+  nbfft::io::H5File::Pending pending;
 };
 
 namespace nbfft::capi {
@@ -69,7 +76,27 @@ std::uint64_t parse_count(const std::string& key, const std::string& v) {
   return x;
 }
 
+// "box_lengths=6.28,6.28,3.14" (x, y, z): three finite lengths >= 0 (0: the default).
+std::array<double, 3> parse_lengths(const std::string& value) {
+  std::array<double, 3> l{0, 0, 0};
+  std::istringstream parts(value);
+  std::string part;
+  int k = 0;
+  bool ok = !value.empty() && value.back() != ',';
+  while (ok && std::getline(parts, part, ',')) {
+    char* end = nullptr;
+    const double x = part.empty() ? -1 : std::strtod(part.c_str(), &end);
+    ok = k < 3 && !part.empty() && end && *end == '\0' && std::isfinite(x) && x >= 0;
+    if (ok) l[k++] = x;
+  }
+  if (!ok || k != 3)
+    throw Error("options: box_lengths=" + value + " is not Lx,Ly,Lz (three finite lengths >= 0, e.g. 6.28,6.28,3.14)");
+  return l;
+}
+
 // "alignment=1048576 align_threshold=65536 chunk=16x32x32" -> H5Options; "" or NULL: defaults.
+const std::string kKeys = "alignment, align_threshold, chunk, box_lengths, xdmf";
+
 io::H5Options parse_options(const char* text) {
   io::H5Options o;
   if (!text) return o;
@@ -91,8 +118,13 @@ io::H5Options parse_options(const char* text) {
       while (std::getline(parts, part, 'x') && k < 3) o.chunk[k++] = parse_count(key, part);
       if (k != 3 || parts.rdbuf()->in_avail() > 0 || value.back() == 'x')
         throw Error("options: chunk=" + value + " is not ZxYxX (three counts, e.g. 16x32x32)");
+    } else if (key == "box_lengths") {
+      o.box_lengths = parse_lengths(value);
+    } else if (key == "xdmf") {
+      if (value != "0" && value != "1") throw Error("options: xdmf=" + value + " is neither 0 nor 1");
+      o.xdmf = value == "1";
     } else {
-      throw Error("options: unknown key '" + key + "' (keys: alignment, align_threshold, chunk)");
+      throw Error("options: unknown key '" + key + "' (keys: " + kKeys + ")");
     }
   }
   return o;
@@ -168,6 +200,23 @@ std::string field_name(nbfft_h5file_s& f, const char* field) {
   return field;
 }
 
+H5File::Pending& pending_of(nbfft_h5request r) {
+  if (!r) throw Error("the request is NULL (never started, or freed)", ErrorCode::InvalidState);
+  nbfft_h5request_s* s = find_handle<nbfft_h5request_s>(r);
+  if (!s) throw Error(std::string("the request handle") + kStale, ErrorCode::InvalidState);
+  return s->pending;
+}
+
+io::Axis axis_of(nbfft_axis a) {
+  switch (a) {
+    case NBFFT_AXIS_X: return io::Axis::X;
+    case NBFFT_AXIS_Y: return io::Axis::Y;
+    case NBFFT_AXIS_Z: return io::Axis::Z;
+  }
+  throw Error("axis " + std::to_string(static_cast<int>(a)) +
+              " is none of NBFFT_AXIS_X (0), NBFFT_AXIS_Y (1), NBFFT_AXIS_Z (2)");
+}
+
 }  // namespace
 }  // namespace nbfft::capi
 
@@ -224,6 +273,85 @@ nbfft_status nbfft_h5_read(nbfft_h5file file, nbfft_plan plan, nbfft_space space
   return guard("nbfft_h5_read", [&] {
     const Call c = checked(file, plan, space, field, data, bytes);
     c.f->file.read_bytes(c.p->plan, c.space, field, step, dtype_of(c.p->plan, c.space), data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_write_plane(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                  int64_t step, double time, nbfft_axis axis, int64_t index, const void* data,
+                                  size_t bytes) {
+  return guard("nbfft_h5_write_plane", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    nbfft::io::Axis a{};
+    nbfft::agree(c.f->comm, [&] { a = axis_of(axis); });
+    c.f->file.write_plane_bytes(c.p->plan, c.space, field, step, time, a, index, dtype_of(c.p->plan, c.space), data,
+                                bytes);
+  });
+}
+
+nbfft_status nbfft_h5_write_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                       int64_t step, double time, const int64_t stride[3], const void* data,
+                                       size_t bytes) {
+  return guard("nbfft_h5_write_subsampled", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    std::array<std::int64_t, 3> st{};
+    nbfft::agree(c.f->comm, [&] {
+      need(stride, "stride");
+      st = {stride[0], stride[1], stride[2]};
+    });
+    c.f->file.write_subsampled_bytes(c.p->plan, c.space, field, step, time, st, dtype_of(c.p->plan, c.space), data,
+                                     bytes);
+  });
+}
+
+nbfft_status nbfft_h5_box_lengths(nbfft_h5file file, double lengths[3]) {
+  return guard("nbfft_h5_box_lengths", [&] {
+    auto& f = file_of(file);
+    need(lengths, "lengths");
+    const std::array<double, 3> l = f.file.box_lengths();
+    for (int k = 0; k < 3; ++k) lengths[k] = l[k];
+  });
+}
+
+nbfft_status nbfft_h5_xdmf_path(nbfft_h5file file, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_h5_xdmf_path", [&] { copy_out(file_of(file).file.xdmf_path(), buffer, size, needed); });
+}
+
+nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                  int64_t step, double time, const void* data, size_t bytes, int borrow,
+                                  nbfft_h5request* request) {
+  return guard("nbfft_h5_write_start", [&] {
+    nbfft::agree(file_of(file).comm, [&] { need(request, "the request pointer"); });
+    *request = nullptr;
+    const Call c = checked(file, plan, space, field, data, bytes);
+    const auto stage = borrow ? H5File::Stage::Borrow : H5File::Stage::Copy;
+    H5File::Pending p = c.f->file.write_start_bytes(c.p->plan, c.space, field, step, time,
+                                                    dtype_of(c.p->plan, c.space), data, bytes, stage);
+    *request = add_handle<nbfft_h5request>(std::unique_ptr<nbfft_h5request_s>(new nbfft_h5request_s{std::move(p)}));
+  });
+}
+
+nbfft_status nbfft_h5_test(nbfft_h5request request, int* done) {
+  return guard("nbfft_h5_test", [&] {
+    H5File::Pending& p = pending_of(request);
+    need(done, "done");
+    if (!p.active())
+      throw nbfft::Error("the write was already waited for", nbfft::ErrorCode::InvalidState);
+    *done = p.test() ? 1 : 0;
+  });
+}
+
+nbfft_status nbfft_h5_wait(nbfft_h5request request) {
+  return guard("nbfft_h5_wait", [&] { pending_of(request).wait(); });
+}
+
+nbfft_status nbfft_h5_request_free(nbfft_h5request* request) {
+  return guard("nbfft_h5_request_free", [&] {
+    need(request, "the request pointer");
+    if (!*request) return;
+    std::unique_ptr<nbfft_h5request_s> r = remove_handle<nbfft_h5request_s>(*request);
+    if (!r) throw nbfft::Error(std::string("the request handle") + kStale, nbfft::ErrorCode::InvalidState);
+    *request = nullptr;
+    if (r->pending.active()) r->pending.wait();  // as C++'s dropped Pending, but its error is returned
   });
 }
 

@@ -28,7 +28,8 @@
 extern "C" {
 #endif
 
-typedef struct nbfft_h5file_s* nbfft_h5file; /* opaque */
+typedef struct nbfft_h5file_s* nbfft_h5file;       /* opaque */
+typedef struct nbfft_h5request_s* nbfft_h5request; /* opaque: a background write */
 
 /* READ: read only. CREATE: a new file, written beside `path` and renamed over it by
  * nbfft_h5_close only after every rank has written (a run that fails first leaves the
@@ -47,6 +48,10 @@ nbfft_status nbfft_h5_info(char* buffer, size_t size, size_t* needed);
  *   alignment=BYTES align_threshold=BYTES  objects of at least the threshold start at a
  *                                          multiple of the alignment (a stripe: 1048576)
  *   chunk=ZxYxX                            chunked datasets of that shape (0x0x0: contiguous)
+ *   box_lengths=Lx,Ly,Lz                   the periodic box's size along x, y, z (the run
+ *                                          attribute and the XDMF spacing); 0: the file's own
+ *                                          (APPEND) or 2*pi (CREATE)
+ *   xdmf=0|1                               keep run.xmf beside run.h5 for ParaView (default 1)
  * Unknown keys or values: NBFFT_INVALID_ARGUMENT. The file keeps its own duplicate of comm. */
 nbfft_status nbfft_h5_open(MPI_Comm comm, const char* path, nbfft_h5_mode mode, const char* options,
                            nbfft_h5file* file);
@@ -69,6 +74,48 @@ nbfft_status nbfft_h5_write(nbfft_h5file file, nbfft_plan plan, nbfft_space spac
  * anything. */
 nbfft_status nbfft_h5_read(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field, int64_t step,
                            void* data, size_t bytes);
+
+/* An axis of the grid: a plane x = index, y = index or z = index. */
+typedef enum nbfft_axis { NBFFT_AXIS_X = 0, NBFFT_AXIS_Y = 1, NBFFT_AXIS_Z = 2 } nbfft_axis;
+
+/* A quick look without gathering: the plane `axis` = index (0 <= index < the grid's extent
+ * along that axis in `space`) of this rank's whole box `data` (exactly `bytes`, as for
+ * nbfft_h5_write), as dataset /<field>/<step> of thickness 1 along the axis, with the
+ * attributes kind "plane", start and stride (z, y, x). */
+nbfft_status nbfft_h5_write_plane(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                  int64_t step, double time, nbfft_axis axis, int64_t index, const void* data,
+                                  size_t bytes);
+/* Every stride-th point per axis from 0 (stride[3] in x, y, z order, each >= 1): a dataset
+ * of ceil(n / stride) points per axis, attribute kind "subsampled". */
+nbfft_status nbfft_h5_write_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                       int64_t step, double time, const int64_t stride[3], const void* data,
+                                       size_t bytes);
+/* The run's box lengths along x, y, z (the option box_lengths, or the file's). Local. */
+nbfft_status nbfft_h5_box_lengths(nbfft_h5file file, double lengths[3]);
+/* The XDMF file kept beside this one ("" with xdmf=0 or when reading), as
+ * nbfft_options_string. Local. */
+nbfft_status nbfft_h5_xdmf_path(nbfft_h5file file, char* buffer, size_t size, size_t* needed);
+
+/* Writing in the background (docs/io.md "Writing in the background"): starts the write
+ * nbfft_h5_write would make and returns at once with *request; the file is the one
+ * nbfft_h5_write makes. Collective (same order on every rank); needs MPI initialised with
+ * MPI_THREAD_MULTIPLE (NBFFT_UNAVAILABLE on every rank otherwise). borrow = 0 copies this
+ * rank's box now (data is free at return); borrow = 1 copies nothing and data must stay
+ * unchanged until nbfft_h5_wait. The plan must live until the wait. Until every write in
+ * flight is waited for, no other nbfft_h5 call of this process may touch a file
+ * (NBFFT_INVALID_STATE) except more nbfft_h5_write_start on the same file and
+ * nbfft_h5_close, which completes them first. */
+nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                  int64_t step, double time, const void* data, size_t bytes, int borrow,
+                                  nbfft_h5request* request);
+/* *done = 1 when the write has finished (nbfft_h5_wait is still needed); never blocks. Local. */
+nbfft_status nbfft_h5_test(nbfft_h5request request, int* done);
+/* Waits for the write and returns its status (the same on every rank). Local, in any order;
+ * a second wait of one request is NBFFT_INVALID_STATE. */
+nbfft_status nbfft_h5_wait(nbfft_h5request request);
+/* Frees a request (waited for first if it was not, returning the write's status); sets
+ * *request = NULL; NULL ok. Local. */
+nbfft_status nbfft_h5_request_free(nbfft_h5request* request);
 
 /* The file's fields, sorted, one per line ("U\nu"), as nbfft_options_string (cut to size
  * bytes, *needed = full length + 1). */

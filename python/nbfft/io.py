@@ -36,10 +36,11 @@ from ._plan import Plan, aligned_empty
 # to _plan, so not in its stub.
 _array_problem: Any = getattr(_plan_module, "_array_problem")
 
-__all__ = ["File", "hdf5_available", "hdf5_info"]
+__all__ = ["File", "Pending", "hdf5_available", "hdf5_info"]
 
 _MODES = {"r": "read", "w": "create", "a": "append"}
 _SPACES = ("auto", "physical", "spectral")
+_AXES = ("x", "y", "z")
 
 
 def hdf5_available() -> bool:
@@ -61,10 +62,97 @@ def _bytes_option(what: str, name: str, value: Any) -> int:
     return int(value)
 
 
+def _lengths_option(what: str, value: Any) -> Tuple[float, ...]:
+    """box_lengths: 3 finite floats >= 0, (Lz, Ly, Lx)."""
+    try:
+        items = list(value)
+    except TypeError:
+        raise ArgumentTypeError("{}: box_lengths must be (Lz, Ly, Lx) floats or None, got {!r}".format(
+            what, value)) from None
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
+           for v in items):
+        raise ArgumentTypeError("{}: box_lengths must be (Lz, Ly, Lx) floats, got {!r}".format(what, value))
+    lengths = tuple(float(v) for v in items)
+    if len(lengths) != 3 or not all(np.isfinite(v) and v >= 0 for v in lengths):
+        raise InvalidArgument("{}: box_lengths must be 3 finite lengths >= 0 (Lz, Ly, Lx; 0: the default), "
+                              "got {!r}".format(what, value))
+    return lengths
+
+
 def _core_plan(plan: Plan) -> Any:
     """The _core.Plan inside an nbfft.Plan (InvalidState once closed)."""
     p: Any = plan
     return p._plan()
+
+
+def _stride_problem(what: str, stride: Any) -> Optional[Tuple[Type[Error], str]]:
+    """stride: an int or (sz, sy, sx) ints; values below 1 are the core's to name."""
+    def is_int(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+    if is_int(stride):
+        return None
+    try:
+        s = tuple(stride)
+    except TypeError:
+        s = ()
+    if len(s) != 3 or not all(is_int(v) for v in s):
+        return ArgumentTypeError, "{}: stride must be an int or (sz, sy, sx) ints, got {!r}".format(what, stride)
+    return None
+
+
+class Pending:
+    """A background write started by :meth:`File.write_start`.
+
+    ``wait()`` waits for it and raises its error (the same on every rank); ``test()``
+    says without blocking whether it has finished. As a context manager it waits at the
+    end of the block. A Pending collected without ``wait()`` waits for its write, and an
+    error nobody heard of is raised by the file's ``close()``.
+
+    Examples
+    --------
+    >>> with f.write_start(plan, "u", u, step=3):
+    ...     u = step_forward(plan, u)
+    """
+
+    def __init__(self, core: Any, what: str) -> None:
+        self._p: Any = core
+        self._what = what
+
+    @property
+    def active(self) -> bool:
+        """Whether the write was started and not yet waited for."""
+        return bool(self._p.active)
+
+    def test(self) -> bool:
+        """Whether the write has finished (``wait()`` is still needed); never blocks.
+
+        Raises ``nbfft.InvalidState`` once waited for."""
+        if not self._p.active:
+            raise InvalidState("Pending.test: the write of {} was already waited for".format(self._what))
+        return bool(self._p.test())
+
+    def wait(self) -> None:
+        """Waits for the write; raises its error (the same on every rank), or
+        ``nbfft.InvalidState`` when called a second time. Local: waits may come in any
+        order."""
+        self._p.wait()
+
+    def __enter__(self) -> "Pending":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if not self._p.active:
+            return
+        if exc_type is None:
+            self.wait()
+        else:
+            try:
+                self.wait()
+            except Error:
+                pass  # the block's own exception is the one to see
+
+    def __repr__(self) -> str:
+        return "<nbfft.io.Pending {} {}>".format(self._what, "in flight" if self._p.active else "waited")
 
 
 class _Discard:
@@ -97,6 +185,13 @@ class File:
         ``alignment`` bytes in the file (a file system's stripe: 1 MiB); 0: HDF5's packing.
     chunk : (int, int, int) or None
         Chunked datasets of this (z, y, x) shape, clipped to each dataset; None: contiguous.
+    box_lengths : (float, float, float) or None
+        The periodic box's physical size (Lz, Ly, Lx), numpy's order like ``chunk``: the
+        run attribute ``box_lengths`` and the XDMF grid's spacing. None: the file's own
+        ('a'), or 2 pi along each axis ('w').
+    xdmf : bool
+        Keep an XDMF file beside the .h5 (``run.h5`` -> ``run.xmf``) that ParaView and
+        VisIt open as a time series (default True; ignored when reading).
 
     Raises
     ------
@@ -120,13 +215,15 @@ class File:
     """
 
     def __init__(self, comm: MPI.Intracomm, path: Any, mode: str = "r", alignment: int = 0,
-                 align_threshold: int = 0, chunk: Optional[Sequence[int]] = None) -> None:
+                 align_threshold: int = 0, chunk: Optional[Sequence[int]] = None,
+                 box_lengths: Optional[Sequence[float]] = None, xdmf: bool = True) -> None:
         self._f: Any = None
         problem = comm_problem(comm, "nbfft.io.File")
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])  # nothing to agree over
         what = "nbfft.io.File"
         chunk_v: Tuple[int, ...] = (0, 0, 0)
+        lengths_v: Tuple[float, ...] = (0.0, 0.0, 0.0)
         try:
             if problem is None:
                 if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
@@ -146,10 +243,15 @@ class File:
                     if len(chunk_v) != 3 or min(chunk_v) < 1:
                         raise InvalidArgument("{}: chunk must be 3 positive ints (z, y, x), got {!r}".format(
                             what, chunk))
+                if box_lengths is not None:
+                    lengths_v = _lengths_option(what, box_lengths)
+                if not isinstance(xdmf, (bool, np.bool_)):
+                    raise ArgumentTypeError("{}: xdmf must be a bool, got {!r}".format(what, xdmf))
         except (InvalidArgument, ArgumentTypeError) as e:
             problem = (type(e), e.message)
         agree(lambda k, m: _core.agree(handle_of(comm), k, m), problem)
-        self._f = _core.H5File(handle_of(comm), path, mode, alignment, align_threshold, chunk_v)
+        self._f = _core.H5File(handle_of(comm), path, mode, alignment, align_threshold, chunk_v,
+                               lengths_v[::-1], bool(xdmf))  # the core takes (x, y, z)
         self.comm = comm
         self.mode = mode
         self._discarder = _Discard(self)  # registered weakly: lives as long as the file
@@ -198,6 +300,18 @@ class File:
         """The file's path as given."""
         return str(self._file().path)
 
+    @property
+    def box_lengths(self) -> Tuple[float, float, float]:
+        """The run's box lengths (Lz, Ly, Lx): the ``box_lengths`` given, or the file's."""
+        x, y, z = self._file().box_lengths
+        return float(z), float(y), float(x)
+
+    @property
+    def xdmf_path(self) -> Optional[str]:
+        """The XDMF file kept beside this one, or None (``xdmf=False``, or mode 'r')."""
+        p = str(self._file().xdmf_path)
+        return p if p else None
+
     def __repr__(self) -> str:
         if self._f is None:
             return "<nbfft.io.File (closed)>"
@@ -205,8 +319,8 @@ class File:
 
     # -- fields --------------------------------------------------------------------------
     def _checked(self, what: str, plan: Any, name: Any, a: Any, space: str, writable: bool,
-                 step: Any, time: Any = 0.0) -> str:
-        """Checks the arguments on every rank together (one allreduce on the file's ranks);
+                 step: Any, time: Any = 0.0, **cut: Any) -> str:
+        """Checks the arguments on every rank together (two allreduces on the file's ranks);
         returns the space."""
         self._file()
         problem: Optional[Tuple[Type[Error], str]] = None
@@ -223,7 +337,17 @@ class File:
         elif space not in _SPACES:
             problem = InvalidArgument, "{}: space must be 'auto', 'physical' or 'spectral', got {!r}".format(
                 what, space)
-        if problem is None and space == "auto":
+        if problem is None and "axis" in cut:
+            if cut["axis"] not in _AXES:
+                problem = InvalidArgument, "{}: axis must be 'x', 'y' or 'z', got {!r}".format(what, cut["axis"])
+            elif isinstance(cut["index"], (bool, np.bool_)) or not isinstance(cut["index"], (int, np.integer)):
+                problem = ArgumentTypeError, "{}: index must be an int, got {!r}".format(what, cut["index"])
+        if problem is None and "stride" in cut:
+            problem = _stride_problem(what, cut["stride"])
+        # 'auto' asks every rank (an allreduce): agree on the arguments first so that every
+        # rank reaches it, or none does.
+        agree(lambda k, m: _core.agree(handle_of(self.comm), k, m), problem)
+        if space == "auto":
             if a is None:
                 space = "physical"
             else:
@@ -323,6 +447,103 @@ class File:
             out = aligned_empty(box.shape, dtype)
         self._file().read(_core_plan(plan), space, name, int(step), out)
         return out
+
+    def write_plane(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0, *,
+                    axis: str, index: int, space: str = "auto") -> None:
+        """Writes the plane ``axis = index`` of the field as dataset ``/<name>/<step>``.
+
+        A quick look without gathering: ``a`` is this rank's whole block, as for
+        :meth:`write`; each rank writes only its points of the plane. In the file the
+        dataset has thickness 1 along ``axis`` (a plane z = 3 of an (nz, ny, nx) field is
+        (1, ny, nx)) and the attributes ``kind`` ("plane"), ``start`` and ``stride``
+        (z, y, x). Collective.
+
+        Parameters
+        ----------
+        plan, name, a, step, time, space
+            As for :meth:`write`.
+        axis : {'x', 'y', 'z'}
+            The axis the plane cuts (for a spectrum: kx, ky, kz).
+        index : int
+            ``0 <= index <`` the grid's extent along ``axis`` in that space.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            An index outside the grid, another axis, a bad block; on every rank.
+        nbfft.IoError, nbfft.InvalidState
+
+        Examples
+        --------
+        >>> f.write_plane(plan, "u_mid", u, step=3, axis="z", index=plan.shape[0] // 2)
+        """
+        space = self._checked("write_plane", plan, name, a, space, False, step, time, axis=axis, index=index)
+        self._file().write_plane(_core_plan(plan), space, name, int(step), float(time), axis, int(index), a)
+
+    def write_subsampled(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0, *,
+                         stride: Any, space: str = "auto") -> None:
+        """Writes every ``stride``-th point of the field as dataset ``/<name>/<step>``.
+
+        ``stride`` is one int for every axis or (sz, sy, sx) in numpy's order, each >= 1;
+        the dataset has ``ceil(n / s)`` points per axis, from point 0, and the attributes
+        ``kind`` ("subsampled"), ``start`` and ``stride`` (z, y, x). ``a`` is this rank's
+        whole block, as for :meth:`write`. Collective.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            A stride below 1 or not 3 ints, a bad block; on every rank.
+        nbfft.IoError, nbfft.InvalidState
+
+        Examples
+        --------
+        >>> f.write_subsampled(plan, "u_coarse", u, step=3, stride=4)   # every 4th point
+        """
+        space = self._checked("write_subsampled", plan, name, a, space, False, step, time, stride=stride)
+        s = (stride,) * 3 if isinstance(stride, (int, np.integer)) else tuple(stride)
+        self._file().write_subsampled(_core_plan(plan), space, name, int(step), float(time),
+                                      tuple(int(v) for v in s[::-1]), a)  # the core takes (x, y, z)
+
+    def write_start(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0,
+                    space: str = "auto", borrow: bool = False) -> "Pending":
+        """Starts writing ``a`` as :meth:`write` would and returns at once; the file is the
+        one :meth:`write` makes.
+
+        An I/O thread makes the HDF5 calls while the caller goes on (transforms, MPI,
+        computing); :meth:`Pending.wait` returns the write's outcome. ``borrow=False``
+        copies this rank's block now (``a`` is free at once); ``borrow=True`` copies
+        nothing and ``a`` must stay unchanged until the wait (the Pending keeps a reference
+        to it, so it is not freed). Keep ``plan`` open until the wait. Until every write in
+        flight is waited for, no nbfft.io.File of this process may be used (InvalidState),
+        except more ``write_start`` on this file and :meth:`close`, which completes them.
+        Needs MPI_THREAD_MULTIPLE (mpi4py's default). Collective: started in the same order
+        on every rank; the waits are local.
+
+        Returns
+        -------
+        Pending
+            Call ``wait()``; or use it as a context manager; a Pending collected unwaited
+            waits for its write (as C++'s does).
+
+        Raises
+        ------
+        nbfft.Unavailable (RuntimeError)
+            MPI runs below MPI_THREAD_MULTIPLE; on every rank.
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError), nbfft.InvalidState
+            Bad arguments, as :meth:`write`; the write's own errors come from ``wait()``.
+
+        Examples
+        --------
+        >>> w = f.write_start(plan, "u", u, step=3, time=0.75)
+        >>> u = step_forward(plan, u)     # overlaps the write
+        >>> w.wait()
+        """
+        if not isinstance(borrow, (bool, np.bool_)):
+            raise ArgumentTypeError("write_start: borrow must be a bool, got {!r}".format(borrow))
+        space = self._checked("write_start", plan, name, a, space, False, step, time)
+        core = _core_plan(plan)
+        p = self._file().write_start(core, space, name, int(step), float(time), a, bool(borrow), (a, core))
+        return Pending(p, "{}/{}".format(name, int(step)))
 
     def fields(self) -> List[str]:
         """The file's field names, sorted. Collective."""

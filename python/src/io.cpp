@@ -40,6 +40,45 @@ io::Space space_of(const std::string& s) {
   throw Error("H5File: space must be 'physical' or 'spectral', got '" + s + "'");
 }
 
+// A background write: the C++ Pending plus what it needs alive until the wait, the array
+// (Borrow: HDF5 reads it later) and the plan. Members are destroyed in reverse order: the
+// Pending (which waits for its write) before the references are dropped.
+io::Axis axis_of(const std::string& a) {
+  if (a == "x") return io::Axis::X;
+  if (a == "y") return io::Axis::Y;
+  if (a == "z") return io::Axis::Z;
+  throw Error("H5File: axis must be 'x', 'y' or 'z', got '" + a + "'");
+}
+
+class PyPending {
+ public:
+  PyPending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
+  ~PyPending() {
+    if (!p_.active()) return;
+    nb::gil_scoped_release release;  // ~Pending waits for the I/O thread
+    H5File::Pending gone(std::move(p_));
+  }
+  bool active() const { return p_.active(); }
+  bool test() { return p_.test(); }
+  void wait() {
+    {
+      nb::gil_scoped_release release;
+      try {
+        p_.wait();
+      } catch (...) {
+        nb::gil_scoped_acquire again;
+        keep_ = nb::none();
+        throw;
+      }
+    }
+    keep_ = nb::none();
+  }
+
+ private:
+  nb::object keep_;
+  H5File::Pending p_;
+};
+
 class PyH5File {
  public:
   PyH5File(std::uint64_t handle, const std::string& path, const std::string& mode, const io::H5Options& o) {
@@ -103,6 +142,49 @@ class PyH5File {
     nb::gil_scoped_release release;
     f.read_bytes(p, s, field, step, d, data, bytes);
   }
+  void write_plane(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+                   double time, const std::string& axis, std::int64_t index, const ConstArray& a) const {
+    const fft::Plan& p = plan_of(plan);
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const io::Space s = space_of(space);
+    const io::Axis ax = axis_of(axis);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.write_plane_bytes(p, s, field, step, time, ax, index, d, data, bytes);
+  }
+  // stride in x, y, z order (nbfft/io.py turns numpy's (z, y, x) around).
+  void write_subsampled(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+                        double time, std::array<std::int64_t, 3> stride, const ConstArray& a) const {
+    const fft::Plan& p = plan_of(plan);
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const io::Space s = space_of(space);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.write_subsampled_bytes(p, s, field, step, time, stride, d, data, bytes);
+  }
+  // keep: what must stay alive until the wait (the array, the plan).
+  PyPending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+                         double time, const ConstArray& a, bool borrow, nb::object keep) const {
+    const fft::Plan& p = plan_of(plan);
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const io::Space s = space_of(space);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    H5File::Pending pending;
+    {
+      nb::gil_scoped_release release;
+      pending = f.write_start_bytes(p, s, field, step, time, d, data, bytes,
+                                    borrow ? H5File::Stage::Borrow : H5File::Stage::Copy);
+    }
+    return new PyPending(std::move(pending), std::move(keep));
+  }
+  std::array<double, 3> box_lengths() const { return file().box_lengths(); }
+  std::string xdmf_path() const { return file().xdmf_path(); }
   std::vector<std::string> fields() const {
     H5File& f = file();
     nb::gil_scoped_release release;
@@ -129,24 +211,40 @@ void bind_io(nb::module_& m) {
   using namespace nb::literals;
   m.def("hdf5_available", &io::hdf5_available);
   m.def("hdf5_info", &io::hdf5_info);
+  nb::class_<PyPending>(m, "H5Pending")
+      .def_prop_ro("active", &PyPending::active)
+      .def("test", &PyPending::test)
+      .def("wait", &PyPending::wait);
   nb::class_<PyH5File>(m, "H5File")
       .def(
           "__init__",
           [](PyH5File* self, std::uint64_t handle, const std::string& path, const std::string& mode,
-             std::uint64_t alignment, std::uint64_t align_threshold, std::array<std::uint64_t, 3> chunk) {
+             std::uint64_t alignment, std::uint64_t align_threshold, std::array<std::uint64_t, 3> chunk,
+             std::array<double, 3> box_lengths, bool xdmf) {
             io::H5Options o;
             o.alignment = alignment;
             o.align_threshold = align_threshold;
             o.chunk = chunk;
+            o.box_lengths = box_lengths;  // x, y, z
+            o.xdmf = xdmf;
             new (self) PyH5File(handle, path, mode, o);
           },
-          "comm_handle"_a, "path"_a, "mode"_a, "alignment"_a, "align_threshold"_a, "chunk"_a)
+          "comm_handle"_a, "path"_a, "mode"_a, "alignment"_a, "align_threshold"_a, "chunk"_a, "box_lengths"_a,
+          "xdmf"_a)
       .def("close", &PyH5File::close)
       .def("discard", &PyH5File::discard)
       .def_prop_ro("closed", &PyH5File::closed)
       .def_prop_ro("path", [](const PyH5File& f) { return f.file().path(); })
       .def("write", &PyH5File::write, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a, "a"_a.noconvert())
       .def("read", &PyH5File::read, "plan"_a, "space"_a, "field"_a, "step"_a, "out"_a.noconvert())
+      .def("write_plane", &PyH5File::write_plane, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a, "axis"_a,
+           "index"_a, "a"_a.noconvert())
+      .def("write_subsampled", &PyH5File::write_subsampled, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a,
+           "stride"_a, "a"_a.noconvert())
+      .def("write_start", &PyH5File::write_start, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a,
+           "a"_a.noconvert(), "borrow"_a, "keep"_a, nb::rv_policy::take_ownership)
+      .def_prop_ro("box_lengths", &PyH5File::box_lengths)
+      .def_prop_ro("xdmf_path", &PyH5File::xdmf_path)
       .def("fields", &PyH5File::fields)
       .def("steps", &PyH5File::steps, "field"_a)
       .def("time", &PyH5File::time, "field"_a, "step"_a);

@@ -1,0 +1,203 @@
+"""nbfft.io.File's planes, subsampled fields, box lengths, XDMF option and background
+writes (write_start): planes and subsamples read by serial h5py equal numpy's slices of the
+global field; a file written in the background equals one written blocking; bad input
+fails on every rank."""
+
+import gc
+import os
+import tempfile
+import weakref
+
+import numpy as np
+import pytest
+
+import nbfft
+from conftest import COMM, all_ranks, global_field, raises_everywhere
+
+SHAPE = (5, 6, 7)  # (nz, ny, nx): uneven on 2-3 ranks, odd nx
+pytestmark = pytest.mark.skipif(not nbfft.io.hdf5_available(), reason="built without parallel HDF5")
+
+
+@pytest.fixture
+def folder():
+    """A folder every rank sees (made by rank 0), removed afterwards."""
+    d = tempfile.mkdtemp(prefix="nbfft_io_view_") if COMM.rank == 0 else None
+    d = COMM.bcast(d)
+    yield d
+    COMM.Barrier()
+    if COMM.rank == 0:
+        for name in os.listdir(d):
+            os.remove(os.path.join(d, name))
+        os.rmdir(d)
+
+
+def block(plan, g, space="physical"):
+    box = plan.input_box if space == "physical" else plan.output_box
+    return np.ascontiguousarray(g.transpose(box.perm)[box.slices])
+
+
+def serial(path, check):
+    """check(h5py.File) on rank 0; its verdict on every rank."""
+    ok = True
+    if COMM.rank == 0:
+        import h5py
+        with h5py.File(path, "r") as h:
+            ok = check(h)
+    return all_ranks(ok)
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_planes_and_subsamples_are_numpys_slices(comm, folder):
+    path = os.path.join(folder, "view.h5")
+    g = global_field(SHAPE, np.float64, seed=5)
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, g)
+        U = plan.forward(u)
+        U_glob = comm.bcast(plan.gather(U))
+        with nbfft.io.File(comm, path, "w") as f:
+            f.write_plane(plan, "uz", u, step=0, time=0.5, axis="z", index=3)
+            f.write_plane(plan, "uy", u, step=0, axis="y", index=5)
+            f.write_plane(plan, "ux", u, step=0, axis="x", index=0, space="physical")
+            f.write_plane(plan, "Uz", U, step=0, axis="z", index=1)  # 'auto': the spectrum
+            f.write_subsampled(plan, "us", u, step=0, stride=(2, 3, 4))
+            f.write_subsampled(plan, "u2", u, step=1, time=1.0, stride=2)
+
+    def check(h):
+        ok = same_bits(h["uz/0"][...], g[3:4]) and same_bits(h["uy/0"][...], g[:, 5:6])
+        ok = ok and same_bits(h["ux/0"][...], g[:, :, 0:1]) and same_bits(h["Uz/0"][...], U_glob[1:2])
+        ok = ok and same_bits(h["us/0"][...], g[::2, ::3, ::4]) and same_bits(h["u2/1"][...], g[::2, ::2, ::2])
+        ok = ok and h["uz/0"].attrs["kind"] == "plane" and h["us/0"].attrs["kind"] == "subsampled"
+        ok = ok and list(h["us/0"].attrs["stride"]) == [2, 3, 4] and list(h["uz/0"].attrs["start"]) == [3, 0, 0]
+        return ok and h["uz/0"].attrs["time"] == 0.5
+    assert serial(path, check), "planes or subsamples are not numpy's slices of the field"
+
+
+def test_box_lengths_and_xdmf(comm, folder):
+    path = os.path.join(folder, "box.h5")
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, global_field(SHAPE, np.float64))
+        with nbfft.io.File(comm, path, "w", box_lengths=(1.0, 2.5, 4)) as f:
+            assert f.box_lengths == (1.0, 2.5, 4.0)  # (Lz, Ly, Lx) as given
+            assert f.xdmf_path == os.path.join(folder, "box.xmf")
+            f.write(plan, "u", u, step=0)
+        assert all_ranks(os.path.exists(os.path.join(folder, "box.xmf")))
+        with nbfft.io.File(comm, path) as f:
+            assert f.box_lengths == (1.0, 2.5, 4.0) and f.xdmf_path is None
+        with nbfft.io.File(comm, path, "a") as f:  # the file's own, not 2 pi
+            assert f.box_lengths == (1.0, 2.5, 4.0)
+        with nbfft.io.File(comm, os.path.join(folder, "plain.h5"), "w", xdmf=False) as f:
+            assert f.xdmf_path is None
+            assert np.allclose(f.box_lengths, 2 * np.pi)
+            f.write(plan, "u", u, step=0)
+        assert all_ranks(not os.path.exists(os.path.join(folder, "plain.xmf")))
+
+
+def test_background_file_equals_blocking(comm, folder):
+    a_path, b_path = os.path.join(folder, "blocking.h5"), os.path.join(folder, "background.h5")
+    g = global_field(SHAPE, np.float64, seed=9)
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, g)
+        U = plan.forward(u)
+        with nbfft.io.File(comm, a_path, "w", xdmf=False) as f:
+            f.write(plan, "u", u, step=0, time=0.5)
+            f.write(plan, "U", U, step=0, time=0.5)
+            f.write(plan, "u", 2 * u, step=1, time=1.5)
+        with nbfft.io.File(comm, b_path, "w", xdmf=False) as f:
+            scratch = u.copy()
+            w0 = f.write_start(plan, "u", scratch, step=0, time=0.5)
+            scratch[...] = -1  # copied at start: changes nothing in the file
+            w1 = f.write_start(plan, "U", U, step=0, time=0.5, borrow=True)
+            done = w0.test()
+            assert done in (True, False) and w0.active
+            # Any other use of a file while writes are in flight: refused, on every rank.
+            raises_everywhere(nbfft.InvalidState, f.fields)
+            w1.wait()  # waits in any order
+            w0.wait()
+            assert not w0.active
+            e = raises_everywhere(nbfft.InvalidState, w0.wait)
+            assert "already waited" in str(e)
+            raises_everywhere(nbfft.InvalidState, w0.test)
+            with f.write_start(plan, "u", 2 * u, step=1, time=1.5, borrow=True):  # waited at the block's end
+                pass
+
+    def check(h):
+        with __import__("h5py").File(a_path, "r") as a:
+            ok = sorted(a.keys()) == sorted(h.keys())
+            for name in ("u/0", "U/0", "u/1"):
+                ok = ok and same_bits(a[name][...], h[name][...])
+                ok = ok and dict(a[name].attrs).keys() == dict(h[name].attrs).keys()
+                ok = ok and a[name].attrs["time"] == h[name].attrs["time"]
+            return ok
+    assert serial(b_path, check), "the background-written file differs from the blocking one"
+
+
+def test_borrowed_array_lives_until_wait_and_dropped_pending_waits(comm, folder):
+    path = os.path.join(folder, "borrow.h5")
+    g = global_field(SHAPE, np.float64, seed=11)
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        with nbfft.io.File(comm, path, "w", xdmf=False) as f:
+            tmp = block(plan, g)
+            alive = weakref.ref(tmp)
+            w = f.write_start(plan, "u", tmp, step=0, borrow=True)
+            del tmp
+            gc.collect()
+            assert alive() is not None, "a borrowed array was freed before the wait"
+            w.wait()
+            del w
+            gc.collect()
+            assert alive() is None, "the Pending holds the array after the wait"
+            # A Pending dropped unwaited waits for its write: the next use of the file works.
+            f.write_start(plan, "u", 3 * block(plan, g), step=1)
+            gc.collect()
+            assert f.steps("u") == [0, 1]
+    assert serial(path, lambda h: same_bits(h["u/1"][...], 3 * g) and same_bits(h["u/0"][...], g))
+
+
+def test_bad_input_fails_on_every_rank(comm, folder):
+    path = os.path.join(folder, "bad.h5")
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, global_field(SHAPE, np.float64))
+        with nbfft.io.File(comm, path, "w") as f:
+            e = raises_everywhere(nbfft.InvalidArgument, lambda: f.write_plane(plan, "p", u, 0, axis="y", index=6))
+            assert "outside" in str(e)
+            raises_everywhere(nbfft.InvalidArgument, lambda: f.write_plane(plan, "p", u, 0, axis="z", index=-1))
+            e = raises_everywhere(nbfft.InvalidArgument, lambda: f.write_plane(plan, "p", u, 0, axis="w", index=0))
+            assert "'x', 'y' or 'z'" in str(e)
+            bad_axis = "q" if comm.rank == 0 else "x"  # one rank wrong: every rank fails
+            raises_everywhere(nbfft.InvalidArgument, lambda: f.write_plane(plan, "p", u, 0, axis=bad_axis, index=0))
+            raises_everywhere(nbfft.ArgumentTypeError, lambda: f.write_plane(plan, "p", u, 0, axis="x", index=1.5))
+            e = raises_everywhere(nbfft.InvalidArgument, lambda: f.write_subsampled(plan, "s", u, 0, stride=0))
+            assert "at least 1" in str(e)
+            raises_everywhere(nbfft.InvalidArgument, lambda: f.write_subsampled(plan, "s", u, 0, stride=(1, 0, 2)))
+            raises_everywhere(nbfft.ArgumentTypeError, lambda: f.write_subsampled(plan, "s", u, 0, stride=(1, 2)))
+            raises_everywhere(nbfft.InvalidArgument, lambda: f.write_start(plan, "u", u[:-1], 0))
+            raises_everywhere(nbfft.ArgumentTypeError, lambda: f.write_start(plan, "u", u, 0, borrow="yes"))
+            f.write_plane(plan, "p", u, 0, axis="x", index=6)
+            e = raises_everywhere(nbfft.InvalidArgument, lambda: f.write_plane(plan, "p", u, 0, axis="x", index=6))
+            assert "already holds" in str(e)
+        raises_everywhere(nbfft.InvalidState, lambda: f.write_plane(plan, "p", u, 1, axis="x", index=0))
+        raises_everywhere(nbfft.InvalidState, lambda: f.write_subsampled(plan, "s", u, 1, stride=2))
+        raises_everywhere(nbfft.InvalidState, lambda: f.write_start(plan, "u", u, 1))
+        raises_everywhere(nbfft.InvalidState, lambda: f.box_lengths)
+        raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.io.File(comm, path, box_lengths=(1, 2, "3")))
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.io.File(comm, path, box_lengths=(1, 2)))
+        assert "Lz, Ly, Lx" in str(e)
+        raises_everywhere(nbfft.InvalidArgument,
+                          lambda: nbfft.io.File(comm, path, box_lengths=(1, -2 if comm.rank == 0 else 2, 3)))
+        raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.io.File(comm, path, xdmf=1))
+
+
+def test_a_write_error_comes_with_the_wait(comm, folder):
+    path = os.path.join(folder, "late.h5")
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, global_field(SHAPE, np.float64))
+        with nbfft.io.File(comm, path, "w", xdmf=False) as f:
+            f.write(plan, "u", u, step=0)
+            w = f.write_start(plan, "u", u, step=0)  # a step already in the file
+            e = raises_everywhere(nbfft.InvalidArgument, w.wait)
+            assert "already holds" in str(e)
+            assert f.steps("u") == [0]
+
