@@ -98,8 +98,11 @@ nbfft_status nbfft_h5_xdmf_path(nbfft_h5file file, char* buffer, size_t size, si
 
 /* Writing in the background (docs/io.md "Writing in the background"): starts the write
  * nbfft_h5_write would make and returns at once with *request; the file is the one
- * nbfft_h5_write makes. Collective (same order on every rank); needs MPI initialised with
- * MPI_THREAD_MULTIPLE (NBFFT_UNAVAILABLE on every rank otherwise). borrow = 0 copies this
+ * nbfft_h5_write makes (non-blocking collective MPI-IO at the dataset's place in the file: any
+ * MPI thread level). Collective (same order on every rank): the dataset is made here, so a
+ * step already there or a wrong element type fails this call; the waits are collective too
+ * (the same requests in the same order on every rank). Files with chunked datasets
+ * (chunk=...) answer NBFFT_UNAVAILABLE: use nbfft_h5_write. borrow = 0 copies this
  * rank's box now (data is free at return); borrow = 1 copies nothing and data must stay
  * unchanged until nbfft_h5_wait. The plan must live until the wait. Until every write in
  * flight is waited for, no other nbfft_h5 call of this process may touch a file

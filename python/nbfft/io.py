@@ -509,15 +509,16 @@ class File:
         """Starts writing ``a`` as :meth:`write` would and returns at once; the file is the
         one :meth:`write` makes.
 
-        An I/O thread makes the HDF5 calls while the caller goes on (transforms, MPI,
-        computing); :meth:`Pending.wait` returns the write's outcome. ``borrow=False``
+        The dataset is made now and its bytes go by non-blocking collective MPI-IO while
+        the caller goes on (transforms, MPI, computing); :meth:`Pending.wait` returns the
+        write's outcome. ``borrow=False``
         copies this rank's block now (``a`` is free at once); ``borrow=True`` copies
         nothing and ``a`` must stay unchanged until the wait (the Pending keeps a reference
         to it, so it is not freed). Keep ``plan`` open until the wait. Until every write in
         flight is waited for, no nbfft.io.File of this process may be used (InvalidState),
         except more ``write_start`` on this file and :meth:`close`, which completes them.
-        Needs MPI_THREAD_MULTIPLE (mpi4py's default). Collective: started in the same order
-        on every rank; the waits are local.
+        Any MPI thread level. Collective: started, and waited, in the same order on every
+        rank.
 
         Returns
         -------
@@ -528,9 +529,10 @@ class File:
         Raises
         ------
         nbfft.Unavailable (RuntimeError)
-            MPI runs below MPI_THREAD_MULTIPLE; on every rank.
+            The file makes chunked datasets (``chunk=``): use :meth:`write`; on every rank.
         ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError), nbfft.InvalidState
-            Bad arguments, as :meth:`write`; the write's own errors come from ``wait()``.
+            Bad arguments and a step already in the file, as :meth:`write`; errors of the
+            bytes' transfer come from ``wait()``.
 
         Examples
         --------

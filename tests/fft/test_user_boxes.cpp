@@ -110,9 +110,14 @@ void run_case(const Case& c, const Boxes& L) {
   const std::string what = L.name + " " + name(c.t) + " " + name(c.p) + " " + c.transport + " " + c.call +
                            (c.lean ? " lean" : "");
   EXPECT_EQ(plan.in_box(), L.in.empty() ? plan.in_box() : L.in) << what;
-  if (out) EXPECT_EQ(plan.out_box().lo, out->lo) << what;
-  if (!out) EXPECT_EQ(plan.out_box().order, (std::array<int, 3>{0, 1, 2})) << what;
-  if (!L.natural) EXPECT_TRUE(plan.reshapes()) << what;
+  if (out) {
+    EXPECT_EQ(plan.out_box().lo, out->lo) << what;
+  } else {
+    EXPECT_EQ(plan.out_box().order, (std::array<int, 3>{0, 1, 2})) << what;
+  }
+  if (!L.natural) {
+    EXPECT_TRUE(plan.reshapes()) << what;
+  }
   const int ci = r2c ? 1 : 2;
   const auto f = global_field(kN, ci, 7);
   const auto F = serial_forward(f, kN, r2c);
