@@ -235,7 +235,7 @@ TEST(UserBoxes, NaturalOrderOption) {
     std::vector<double> v(u.size());
     if (plan.lean_workspace() && !copy) {  // in place only
       std::vector<std::complex<double>> w(plan.inplace_bytes() / sizeof(std::complex<double>) + 1);
-      std::memcpy(w.data(), u.data(), u.size() * sizeof(double));
+      std::memcpy(static_cast<void*>(w.data()), u.data(), u.size() * sizeof(double));
       plan.forward_bytes(w.data(), w.size() * 16, w.data(), w.size() * 16);
       std::copy(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(U.size()), U.begin());
       plan.backward_bytes(w.data(), w.size() * 16, w.data(), w.size() * 16);
