@@ -50,12 +50,14 @@ io::Axis axis_of(const std::string& a) {
   throw Error("H5File: axis must be 'x', 'y' or 'z', got '" + a + "'");
 }
 
-class PyPending {
+// (Named apart from transpose.cpp's pending class: nanobind registers types by their C++
+// name, and two classes of one name in two anonymous namespaces collide there.)
+class PyWritePending {
  public:
-  PyPending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
-  ~PyPending() {
+  PyWritePending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
+  ~PyWritePending() {
     if (!p_.active()) return;
-    nb::gil_scoped_release release;  // ~Pending waits for the I/O thread
+    nb::gil_scoped_release release;  // ~Pending waits for its write (collective MPI-IO)
     H5File::Pending gone(std::move(p_));
   }
   bool active() const { return p_.active(); }
@@ -167,7 +169,7 @@ class PyH5File {
     f.write_subsampled_bytes(p, s, field, step, time, stride, d, data, bytes);
   }
   // keep: what must stay alive until the wait (the array, the plan).
-  PyPending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+  PyWritePending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
                          double time, const ConstArray& a, bool borrow, nb::object keep) const {
     const fft::Plan& p = plan_of(plan);
     H5File& f = file();
@@ -181,7 +183,7 @@ class PyH5File {
       pending = f.write_start_bytes(p, s, field, step, time, d, data, bytes,
                                     borrow ? H5File::Stage::Borrow : H5File::Stage::Copy);
     }
-    return new PyPending(std::move(pending), std::move(keep));
+    return new PyWritePending(std::move(pending), std::move(keep));
   }
   std::array<double, 3> box_lengths() const { return file().box_lengths(); }
   std::string xdmf_path() const { return file().xdmf_path(); }
@@ -211,10 +213,10 @@ void bind_io(nb::module_& m) {
   using namespace nb::literals;
   m.def("hdf5_available", &io::hdf5_available);
   m.def("hdf5_info", &io::hdf5_info);
-  nb::class_<PyPending>(m, "H5Pending")
-      .def_prop_ro("active", &PyPending::active)
-      .def("test", &PyPending::test)
-      .def("wait", &PyPending::wait);
+  nb::class_<PyWritePending>(m, "H5Pending")
+      .def_prop_ro("active", &PyWritePending::active)
+      .def("test", &PyWritePending::test)
+      .def("wait", &PyWritePending::wait);
   nb::class_<PyH5File>(m, "H5File")
       .def(
           "__init__",

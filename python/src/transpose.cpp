@@ -30,7 +30,7 @@ Pencil pencil_of(int p) {
   return static_cast<Pencil>(p);
 }
 
-struct PyPending {
+struct PyTransposePending {
   fft::Pencils::Pending p;
   bool test() {
     nb::gil_scoped_release release;
@@ -44,7 +44,7 @@ struct PyPending {
     nb::gil_scoped_release release;
     p.progress();
   }
-  ~PyPending() {
+  ~PyTransposePending() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized && p.active()) new fft::Pencils::Pending(std::move(p));  // leaked: MPI is gone
@@ -93,12 +93,12 @@ class PyPencils {
     p.transpose_bytes(pencil_of(from), pencil_of(to), i, in_b, o, out_b, elem);
   }
 
-  PyPending* start(int from, int to, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b,
+  PyTransposePending* start(int from, int to, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b,
                    std::size_t elem) const {
     const fft::Pencils& p = get();
     const void* i = in.data();
     void* o = out.data();
-    auto r = std::make_unique<PyPending>();
+    auto r = std::make_unique<PyTransposePending>();
     {
       nb::gil_scoped_release release;
       r->p = p.start_bytes(pencil_of(from), pencil_of(to), i, in_b, o, out_b, elem);
@@ -128,11 +128,11 @@ class PyPencils {
 
 void bind_transpose(nb::module_& m) {
   using namespace nb::literals;
-  nb::class_<PyPending>(m, "PencilsPending")
-      .def("test", &PyPending::test)
-      .def("wait", &PyPending::wait)
-      .def("progress", &PyPending::progress)
-      .def_prop_ro("active", [](const PyPending& r) { return r.p.active(); });
+  nb::class_<PyTransposePending>(m, "PencilsPending")
+      .def("test", &PyTransposePending::test)
+      .def("wait", &PyTransposePending::wait)
+      .def("progress", &PyTransposePending::progress)
+      .def_prop_ro("active", [](const PyTransposePending& r) { return r.p.active(); });
 
   nb::class_<PyPencils>(m, "Pencils")
       .def(
