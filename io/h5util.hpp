@@ -1,4 +1,4 @@
-// Small helpers over the HDF5 C API for the series files (io/series.cpp, io/planes.cpp):
+// Small helpers over the HDF5 C API for the io layer (io/hdf5.cpp, series.cpp, planes.cpp):
 // an identifier closed by its own function, error checks that name HDF5's reason, and
 // the attribute forms nbfft's files use (variable-length UTF-8 strings, int64, float64).
 // Internal: nbfft's headers never include HDF5.
@@ -44,6 +44,7 @@ class Id {
     id_ = -1;
     return rc;
   }
+  hid_t get() const { return id_; }
   operator hid_t() const { return id_; }
 
  private:

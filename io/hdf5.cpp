@@ -9,6 +9,7 @@
 #include "series.hpp"
 #include "background.hpp"
 #include "checksum.hpp"
+#include "h5util.hpp"
 #include "room.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
@@ -41,18 +42,13 @@ namespace {
 constexpr const char* kFormat = "nbfft fields 1";  // root attribute nbfft_format
 constexpr const char* kTmpSuffix = ".nbfft-tmp";
 
-// The deepest description on HDF5's error stack (the most specific: "Permission denied",
-// "file signature not found"), then the stack is cleared.
-herr_t walk_error(unsigned, const H5E_error2_t* e, void* out) {
-  if (e->desc && *e->desc) *static_cast<std::string*>(out) = e->desc;
-  return 0;
-}
-std::string hdf5_reason() {
-  std::string why;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_error, &why);  // from the API call inward
-  H5Eclear2(H5E_DEFAULT);
-  return why.empty() ? "HDF5 gave no reason" : why;
-}
+// HDF5's helpers (io/h5util.hpp): one copy for the whole io layer.
+using h5::check;
+using h5::get_string;
+using h5::Id;
+using h5::make;
+using h5::put_string;
+std::string hdf5_reason() { return h5::reason(); }
 
 // HDF5 prints its error stack to stderr unless told not to; nbfft's errors say it instead.
 void quiet_hdf5() {
@@ -64,41 +60,6 @@ void quiet_hdf5() {
   (void)done;
 }
 
-template <typename T>
-T check(T rc, const std::string& what) {
-  if (rc < 0) throw Error(ErrorCode::Io, what + ": " + hdf5_reason());
-  return rc;
-}
-
-// An HDF5 identifier closed with its own close function.
-class Id {
- public:
-  Id() = default;
-  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  Id(Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
-  Id& operator=(Id&& o) noexcept {
-    std::swap(id_, o.id_);
-    std::swap(close_, o.close_);
-    return *this;
-  }
-  ~Id() { reset(); }
-  herr_t reset() {
-    herr_t rc = 0;
-    if (id_ >= 0 && close_) rc = close_(id_);
-    id_ = -1;
-    return rc;
-  }
-  hid_t get() const { return id_; }
-  operator hid_t() const { return id_; }
-
- private:
-  hid_t id_ = -1;
-  herr_t (*close_)(hid_t) = nullptr;
-};
-
-Id make(hid_t id, herr_t (*close)(hid_t), const std::string& what) { return Id(check(id, what), close); }
 
 int comm_rank(MPI_Comm c) {
   int r = 0;
@@ -208,40 +169,6 @@ void reorder(const fft::Box3& b, std::int64_t z0, std::int64_t nzp, std::size_t 
         }
       }
     }
-}
-
-// String attributes are variable-length UTF-8: h5py reads them as str.
-void put_string(hid_t obj, const char* key, const std::string& value) {
-  Id t = make(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-  check(H5Tset_size(t, H5T_VARIABLE), "H5Tset_size");
-  check(H5Tset_cset(t, H5T_CSET_UTF8), "H5Tset_cset");
-  Id s = make(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
-  Id a = make(H5Acreate2(obj, key, t, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
-  const char* p = value.c_str();
-  check(H5Awrite(a, t, &p), std::string("attribute ") + key);
-}
-
-// "" when the object has no such attribute.
-std::string get_string(hid_t obj, const char* key) {
-  if (check(H5Aexists(obj, key), std::string("attribute ") + key) <= 0) return "";
-  Id a = make(H5Aopen(obj, key, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
-  Id ft = make(H5Aget_type(a), H5Tclose, "H5Aget_type");
-  if (H5Tget_class(ft) != H5T_STRING) return "";
-  Id t = make(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-  check(H5Tset_cset(t, H5Tget_cset(ft)), "H5Tset_cset");  // HDF5 converts no ASCII <-> UTF-8
-  if (H5Tis_variable_str(ft) > 0) {
-    check(H5Tset_size(t, H5T_VARIABLE), "H5Tset_size");
-    char* p = nullptr;
-    check(H5Aread(a, t, &p), std::string("attribute ") + key);
-    std::string v = p ? p : "";
-    H5free_memory(p);
-    return v;
-  }
-  const std::size_t n = H5Tget_size(ft);
-  check(H5Tset_size(t, n + 1), "H5Tset_size");
-  std::string v(n + 1, '\0');
-  check(H5Aread(a, t, v.data()), std::string("attribute ") + key);
-  return v.c_str();
 }
 
 template <typename T>
