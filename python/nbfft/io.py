@@ -105,8 +105,8 @@ class Pending:
 
     ``wait()`` waits for it and raises its error (the same on every rank); ``test()``
     says without blocking whether it has finished. As a context manager it waits at the
-    end of the block. A Pending collected without ``wait()`` waits for its write, and an
-    error nobody heard of is raised by the file's ``close()``.
+    end of the block. A Pending collected without ``wait()`` completes its write on this
+    rank; the file stays busy until its ``close()``, which raises an error nobody heard of.
 
     Examples
     --------
@@ -524,7 +524,8 @@ class File:
         -------
         Pending
             Call ``wait()``; or use it as a context manager; a Pending collected unwaited
-            waits for its write (as C++'s does).
+            completes its write on this rank and leaves the file busy until ``close()``
+            (as C++'s does).
 
         Raises
         ------

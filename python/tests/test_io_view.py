@@ -149,9 +149,12 @@ def test_borrowed_array_lives_until_wait_and_dropped_pending_waits(comm, folder)
             del w
             gc.collect()
             assert alive() is None, "the Pending holds the array after the wait"
-            # A Pending dropped unwaited waits for its write: the next use of the file works.
+            # A Pending dropped unwaited completes its write on this rank; the file stays
+            # busy (its error and checksum wait for close(), which is collective).
             f.write_start(plan, "u", 3 * block(plan, g), step=1)
             gc.collect()
+            raises_everywhere(nbfft.InvalidState, lambda: f.steps("u"))
+        with nbfft.io.File(comm, path) as f:
             assert f.steps("u") == [0, 1]
     assert serial(path, lambda h: same_bits(h["u/1"][...], 3 * g) and same_bits(h["u/0"][...], g))
 
