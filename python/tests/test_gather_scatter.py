@@ -24,13 +24,18 @@ def local_block(plan, g, space):
     return np.ascontiguousarray(g.transpose(box.perm)[box.slices])
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("transform", ["r2c", "c2c"])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("grid", list(GRIDS), ids=str)
+# One shape per (dtype, transform, process grid), in turn, not both: every process grid and
+# every dtype still meets both shapes (the full product cost ~15 s a run at 3-4 ranks under
+# MPICH, whose ranks busy-poll on 2 cores). r2c takes real dtypes only.
+SCATTER_CASES = [(d, t, SHAPES[(di + ti + gi) % 2], g)
+                 for di, d in enumerate(DTYPES) for ti, t in enumerate(["r2c", "c2c"]) for gi, g in enumerate(GRIDS)
+                 if not (t == "r2c" and np.dtype(d).kind == "c")]
+
+
+@pytest.mark.parametrize("dtype,transform,shape,grid", SCATTER_CASES,
+                         ids=lambda c: np.dtype(c).name if isinstance(c, type) else
+                         "x".join(map(str, c)) if isinstance(c, tuple) else str(c))
 def test_scatter_then_gather_is_exact(comm, dtype, transform, shape, grid):
-    if transform == "r2c" and np.dtype(dtype).kind == "c":
-        pytest.skip("r2c takes a real dtype")
     with nbfft.Plan(comm, shape, dtype=dtype, transform=transform, grid=GRIDS[grid], effort="estimate",
                     allow_empty=True) as plan:
         for space, gshape, dt in (("input", plan.shape, plan.in_dtype),
