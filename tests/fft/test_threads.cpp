@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -350,6 +351,40 @@ TEST(Threads, TunerSearchesThreadsPerRank) {
   forget_tuning();
 }
 
+// engine_own_core: with the thread engine the compute threads leave one of the rank's CPUs
+// to its agent thread; without it nothing changes; the plan's description says which.
+TEST(Threads, EngineOwnCore) {
+  const int cpus = rank_cpus();
+  EXPECT_EQ(compute_threads(4, true, true), std::max(1, std::min(4, cpus - 1)));
+  EXPECT_EQ(compute_threads(4, true, false), 4);
+  EXPECT_EQ(compute_threads(4, false, true), 4);
+  EXPECT_EQ(compute_threads(1, true, true), 1);
+  const Grid n{16, 12, 10};
+  Options o;
+  o.effort = Effort::Estimate;
+  o.threads = 2;
+  o.engine_own_core = true;
+  EXPECT_FALSE(uses_engine_thread(o));
+  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 2);  // blocking: no agent thread
+  o.col_transport = coll::Transport::parse("pairwise:2@thread");
+  EXPECT_TRUE(uses_engine_thread(o));
+  {
+    const Plan p(MPI_COMM_WORLD, n, o);
+    EXPECT_EQ(p.options().threads, std::max(1, std::min(2, cpus - 1)));
+    EXPECT_TRUE(p.options().engine_own_core);
+    std::ostringstream s;
+    s << p;
+    EXPECT_NE(s.str().find("thread engine: its agent thread has a CPU of its own"), std::string::npos) << s.str();
+  }
+  o.engine_own_core = false;
+  const Plan p(MPI_COMM_WORLD, n, o);
+  EXPECT_EQ(p.options().threads, 2);
+  std::ostringstream s;
+  s << p;
+  EXPECT_NE(s.str().find("thread engine: its agent thread shares the CPUs with 2 compute thread(s)"), std::string::npos)
+      << s.str();
+}
+
 TEST(Threads, OptionRow) {
   Options o;
   EXPECT_EQ(get_option(o, "threads"), "0");
@@ -357,6 +392,9 @@ TEST(Threads, OptionRow) {
   EXPECT_EQ(o.threads, 4);
   EXPECT_THROW(set_option(o, "threads", "-1"), Error);
   EXPECT_THROW(set_option(o, "threads", "1025"), Error);
+  EXPECT_EQ(get_option(o, "engine_own_core"), "false");
+  set_option(o, "engine_own_core", "true");
+  EXPECT_TRUE(o.engine_own_core);
 }
 
 }  // namespace
