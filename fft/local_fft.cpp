@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace nbfft::fft {
@@ -82,6 +83,26 @@ LocalFft<T>::LocalFft(FftKind kind, FftDim dim, std::vector<FftDim> batch, void*
   };
   add(dim);
   for (const auto& b : batch) add(b);
+  // Single precision c2c: FFTW's SIMD codelets take unit-stride columns four at a time (AVX)
+  // and apply only when the loop's count is a multiple of that, so 65 columns of a plane
+  // (r2c's nx/2 + 1 at nx = 128) ran scalar: 12.1 us a 128-point plane against 4.4 us for
+  // 64 columns (+0.14 us for one). The last n % 4 columns get a plan of their own.
+  // Columns are independent, so the result is the same whatever the split. Double
+  // precision measured the same either way (5.9 us / 5.6 + 0.16 us) and is left whole.
+  if constexpr (std::is_same_v<T, float>) {
+    if (kind == FftKind::Forward || kind == FftKind::Backward)
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        if (batch[i].is == 1 && batch[i].os == 1 && batch[i].n > 4 && batch[i].n % 4 != 0) {
+          const std::int64_t rest = batch[i].n % 4;
+          tail_in_ = tail_out_ = static_cast<std::int64_t>(sizeof(std::complex<T>)) * (batch[i].n - rest);
+          std::vector<FftDim> tb = batch;
+          tb[i].n = rest;
+          tail_ = std::make_unique<LocalFft>(kind, dim, std::move(tb), static_cast<char*>(plan_in) + tail_in_,
+                                             static_cast<char*>(plan_out) + tail_out_, flags, r2r_kind);
+          batch[i].n -= rest;
+          break;
+        }
+  }
   align_in_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_in));
   align_out_ = FftwApi<T>::alignment_of(static_cast<T*>(plan_out));
   aligned_ = make_plan<T>(kind, dim, batch, plan_in, plan_out, flags, r2r_kind);
@@ -97,6 +118,7 @@ void LocalFft<T>::reset() {
   if (aligned_) Api::destroy(static_cast<typename Api::plan>(aligned_));
   if (unaligned_) Api::destroy(static_cast<typename Api::plan>(unaligned_));
   aligned_ = unaligned_ = nullptr;
+  tail_.reset();
 }
 
 template <typename T>
@@ -111,7 +133,10 @@ LocalFft<T>::LocalFft(LocalFft&& o) noexcept
       unaligned_(std::exchange(o.unaligned_, nullptr)),
       align_in_(o.align_in_),
       align_out_(o.align_out_),
-      in_place_(o.in_place_) {}
+      in_place_(o.in_place_),
+      tail_(std::move(o.tail_)),
+      tail_in_(o.tail_in_),
+      tail_out_(o.tail_out_) {}
 
 template <typename T>
 LocalFft<T>& LocalFft<T>::operator=(LocalFft&& o) noexcept {
@@ -123,6 +148,9 @@ LocalFft<T>& LocalFft<T>::operator=(LocalFft&& o) noexcept {
     align_in_ = o.align_in_;
     align_out_ = o.align_out_;
     in_place_ = o.in_place_;
+    tail_ = std::move(o.tail_);
+    tail_in_ = o.tail_in_;
+    tail_out_ = o.tail_out_;
   }
   return *this;
 }
@@ -149,6 +177,7 @@ void LocalFft<T>::execute(void* in, void* out) const {
       Api::exec_r2r(p, static_cast<T*>(in), static_cast<T*>(out));
       break;
   }
+  if (tail_) tail_->execute(static_cast<char*>(in) + tail_in_, static_cast<char*>(out) + tail_out_);
 }
 
 template class LocalFft<double>;

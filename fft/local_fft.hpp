@@ -11,6 +11,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace nbfft::fft {
@@ -54,6 +55,10 @@ class LocalFft {
   void* unaligned_ = nullptr;  // FFTW_UNALIGNED | FFTW_ESTIMATE fallback
   int align_in_ = 0, align_out_ = 0;
   bool in_place_ = false;
+  // Single precision: the last n % 4 columns of a unit-stride batch loop, planned apart
+  // (the constructor says why); run after the main plan at these byte offsets.
+  std::unique_ptr<LocalFft> tail_;
+  std::int64_t tail_in_ = 0, tail_out_ = 0;
 };
 
 extern template class LocalFft<double>;

@@ -190,6 +190,11 @@ std::vector<OptionRow> make_rows() {
        "else OMP_NUM_THREADS, else 1",
        false, true, false, 0, 1024, "", "2", [](const Options& o) { return std::to_string(o.threads); },
        [](Options& o, std::string_view v) { o.threads = to_int(v); }},
+      {"engine_own_core", T::Bool, "true|false",
+       "with the thread engine: leave one of the rank's CPUs to its agent thread (at most CPUs - 1 compute "
+       "threads) instead of sharing them",
+       false, true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.engine_own_core); },
+       [](Options& o, std::string_view v) { o.engine_own_core = to_bool(v); }},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",

@@ -193,7 +193,9 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   opt.m2 = d.m2;
   // Threads per rank (fft/threads.hpp): resolved from the environment when 0, and the MPI
   // thread level they need checked, on every rank together (ranks may differ).
-  opt.threads = agree(comm, [&] { return checked_threads(options.threads); });
+  opt.threads = agree(comm, [&] {
+    return compute_threads(checked_threads(options.threads), uses_engine_thread(options), options.engine_own_core);
+  });
 
   MPI_Comm dup = MPI_COMM_NULL, row = MPI_COMM_NULL, col = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
@@ -769,6 +771,10 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   if (const int cpus = rank_cpus(); p.opt.threads > cpus)
     os << "\n  threads: " << p.opt.threads << " on " << cpus << " CPU(s) of this rank's affinity: they take turns "
        << "(bind each rank to as many cores: mpirun --map-by slot:PE=" << p.opt.threads << ", docs/fft.md)";
+  if (uses_engine_thread(p.opt))
+    os << "\n  thread engine: its agent thread " << (p.opt.engine_own_core ? "has a CPU of its own beside " : "shares ")
+       << (p.opt.engine_own_core ? "" : "the CPUs with ") << p.opt.threads << " compute thread(s), " << rank_cpus()
+       << " CPU(s) (engine_own_core=" << (p.opt.engine_own_core ? "true" : "false") << ")";
   return os;
 }
 

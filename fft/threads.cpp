@@ -75,6 +75,15 @@ int rank_cpus() {
   return n ? static_cast<int>(n) : 1;
 }
 
+int compute_threads(int threads, bool engine_thread, bool own_core) {
+  if (!engine_thread || !own_core) return threads;
+  return std::max(1, std::min(threads, rank_cpus() - 1));
+}
+
+bool uses_engine_thread(const Options& o) {
+  return o.row_transport.engine == coll::EngineKind::Thread || o.col_transport.engine == coll::EngineKind::Thread;
+}
+
 // One loop at a time: the caller publishes (fn, ctx, used) and bumps the generation under
 // the mutex; each worker runs its lane once per generation and counts down `pending`.
 // Workers spin (yielding) for 50 us before sleeping: the stages of one transform on one rank

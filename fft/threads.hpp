@@ -15,6 +15,8 @@
 // execute, and the partition also threads the pack and unpack copies, which FFTW cannot.
 #pragma once
 
+#include "nbfft/fft/options.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -33,6 +35,12 @@ int resolve_threads(int asked);
 int checked_threads(int asked);
 // CPUs this process may run on (sched_getaffinity; hardware_concurrency elsewhere).
 int rank_cpus();
+// Compute threads beside the thread engine's agent (Options::engine_own_core): `threads`,
+// or with own_core and an engine thread no more than rank_cpus() - 1 (at least 1), so that
+// the agent and the compute threads together do not outnumber the rank's CPUs.
+int compute_threads(int threads, bool engine_thread, bool own_core);
+// Whether a plan of `o` runs the thread engine's agent thread (either exchange's engine).
+bool uses_engine_thread(const Options& o);
 
 class LanePool {
  public:

@@ -1,6 +1,7 @@
 // Which candidates the tuner times, and in what order (fft/tune_detail.hpp; the steps are
 // drawn in include/nbfft/fft/tune.hpp).
 #include "fft/tune_detail.hpp"
+#include "fft/threads.hpp"
 
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/fft/decomposition.hpp"
@@ -96,6 +97,11 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
                 c.threads = th;
                 out.push_back(c);
               }
+              if (sp.max_threads > 1 && uses_engine_thread(c)) {  // the engine on a core of its own
+                c.engine_own_core = true;
+                out.push_back(c);
+                c.engine_own_core = false;
+              }
             }
       }
     }
@@ -118,7 +124,7 @@ int planned_trials(const SearchSpace& sp, int runoff) {
   }
   int chunks = static_cast<int>(chunk_plane_values(sp.s.effort).size() + progress_chunk_values(sp.s.effort).size());
   int fields = sp.s.fields > 1 ? std::min(3, sp.s.fields) + 1 : 0;
-  const int threads = sp.max_threads > 1 ? static_cast<int>(thread_values(sp.max_threads).size()) : 0;
+  const int threads = sp.max_threads > 1 ? static_cast<int>(thread_values(sp.max_threads).size()) + 1 : 0;
   return static_cast<int>(g.size()) + per_grid + chunks + fields + threads + extra;
 }
 
@@ -160,6 +166,14 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
       Options o = now;
       o.threads = th;
       trials.run(o, "threads");
+    }
+    // 6. the thread engine's core: shared with the compute threads or one of its own
+    // (Options::engine_own_core; the plan then runs at most CPUs - 1 compute threads).
+    Options o = trials.best()->options;
+    if (uses_engine_thread(o)) {
+      o.engine_own_core = !o.engine_own_core;
+      o.threads = sp.max_threads;
+      trials.run(o, "engine_core");
     }
   }
 }

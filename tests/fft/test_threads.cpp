@@ -17,9 +17,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace nbfft::fft::test {
@@ -37,6 +39,15 @@ std::vector<std::pair<int, int>> proc_grids() {
   for (int m1 = 1; m1 <= p; ++m1)
     if (p % m1 == 0) g.emplace_back(m1, p / m1);
   return g;
+}
+
+// The process grid case `c` of a test runs on: the cases rotate over this rank count's grids
+// (case c on grid (c + P) mod count), so that one run stays short (MPICH busy-polls 4 ranks
+// on 2 cores) while the 1-4 rank runs together put every case on slabs (1xP, Px1) and the
+// cases whose index is a multiple of 3 on 2x2 pencils.
+std::pair<int, int> rotated_grid(int c) {
+  const auto g = proc_grids();
+  return g[static_cast<std::size_t>(c + world_size()) % g.size()];
 }
 
 // Values in [-1, 1) of the plan's precision filling `bytes` (the same on every thread count).
@@ -133,9 +144,13 @@ void expect_same(Options o, const Grid& n, int threads, int nv, bool split, cons
 
 TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
   const std::vector<Grid> grids = {{17, 13, 11}, {16, 12, 10}};
-  for (const Grid& n : grids)
-    for (auto [m1, m2] : proc_grids())
-      for (int variant = 0; variant < 5; ++variant) {
+  // Case c = 10 grid + 2 variant + (threads - 2): every variant meets 2x2 pencils at 4 ranks
+  // (c = 0, 3, 15, 6, 9 for variants 0-4) and both thread counts.
+  for (int gi = 0; gi < 2; ++gi)
+    for (int variant = 0; variant < 5; ++variant)
+      for (int t : {2, 3}) {
+        const Grid& n = grids[static_cast<std::size_t>(gi)];
+        const auto [m1, m2] = rotated_grid(10 * gi + 2 * variant + t - 2);
         Options o;
         o.m1 = m1;
         o.m2 = m2;
@@ -145,72 +160,83 @@ TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
         if (variant == 2) o.kinds = parse_axis_kinds("dct2,dst1,dct1"), what += " r2r";
         if (variant == 3) o.padding = {1.5, 1.5, 1.5}, what += " padded";
         if (variant == 4) o.norm = Norm::Ortho, o.precision = Precision::Single, what += " r2c single ortho";
-        for (int t : {2, 3}) expect_same(o, n, t, 1, false, what);
+        expect_same(o, n, t, 1, false, what);
       }
 }
 
 // Planes big enough that the lanes really overlap (on the tiny grids above one lane may
 // take every plane before the others wake up).
 TEST(Threads, SameResultWhenLanesOverlap) {
-  for (auto [m1, m2] : proc_grids()) {
-    Options o;
-    o.m1 = m1;
-    o.m2 = m2;
-    expect_same(o, {96, 64, 40}, 2, 1, false, "96x64x40");
-    o.transform = TransformKind::C2C;
-    o.transport("caller");
-    o.fields_in_flight = 2;
-    expect_same(o, {64, 48, 40}, 3, 2, false, "64x48x40 c2c caller fields_in_flight 2");
-  }
+  Options o;
+  std::tie(o.m1, o.m2) = rotated_grid(0);
+  expect_same(o, {96, 64, 40}, 2, 1, false, "96x64x40 proc " + std::to_string(o.m1) + "x" + std::to_string(o.m2));
+  std::tie(o.m1, o.m2) = rotated_grid(1);
+  o.transform = TransformKind::C2C;
+  o.transport("caller");
+  o.fields_in_flight = 2;
+  expect_same(o, {64, 48, 40}, 3, 2, false,
+              "64x48x40 c2c caller fields_in_flight 2 proc " + std::to_string(o.m1) + "x" + std::to_string(o.m2));
 }
 
 TEST(Threads, SameResultOnEveryTransportWithFieldsInFlight) {
   const Grid n{17, 13, 11};
   std::vector<std::string> transports = {"blocking", "caller", "thread", "pairwise:2@caller", "native"};
   if (!small()) transports.push_back("rma");
-  for (auto [m1, m2] : proc_grids())
-    for (const auto& tr : transports) {
-      // rma on pencils: Open MPI 4.1's intermittent window creation failure on several
-      // sub-communicators at once (test_transform.cpp says more); slabs use one.
-      if (tr == "rma" && m1 > 1 && m2 > 1 && !std::getenv("NBFFT_TEST_RMA_PENCIL")) continue;
-      Options o;
+  const auto grids = proc_grids();
+  for (std::size_t ti = 0; ti < transports.size(); ++ti) {
+    const std::string& tr = transports[ti];
+    const auto [m1, m2] = rotated_grid(static_cast<int>(ti));
+    // rma on pencils: Open MPI 4.1's intermittent window creation failure on several
+    // sub-communicators at once (test_transform.cpp says more); slabs use one.
+    const bool pencil_ok = tr != "rma" || std::getenv("NBFFT_TEST_RMA_PENCIL");
+    const std::string proc = " proc " + std::to_string(m1) + "x" + std::to_string(m2);
+    Options o;
+    o.transport(tr);
+    o.fields_in_flight = 2;
+    if (pencil_ok || m1 == 1 || m2 == 1) {
       o.m1 = m1;
       o.m2 = m2;
-      o.transport(tr);
-      o.fields_in_flight = 2;
-      expect_same(o, n, 2, 3, false, "transport " + tr + " fields_in_flight 2");
-      o.pipeline_row = true;  // pencils: both exchanges pipelined across fields
-      if (m1 > 1 && m2 > 1) expect_same(o, n, 2, 3, false, "transport " + tr + " pipeline_row");
-      if (tr == "caller") {  // the plane pipeline, progress chunks cut among lanes
-        o.fields_in_flight = 1;
-        o.col_chunk_planes = 2;
-        o.progress_chunks = 3;
-        expect_same(o, n, 2, 2, false, "caller col_chunk_planes 2");
-      }
+      expect_same(o, n, 2, 3, false, "transport " + tr + " fields_in_flight 2" + proc);
     }
+    // Every transport with both exchanges pipelined across fields, on the pencils there are.
+    for (auto [p1, p2] : grids)
+      if (p1 > 1 && p2 > 1 && pencil_ok) {
+        Options q = o;
+        q.m1 = p1;
+        q.m2 = p2;
+        q.pipeline_row = true;
+        expect_same(q, n, 2, 3, false, "transport " + tr + " pipeline_row");
+        break;
+      }
+    if (tr == "caller") {  // the plane pipeline, progress chunks cut among lanes
+      std::tie(o.m1, o.m2) = rotated_grid(static_cast<int>(ti) + 1);
+      o.fields_in_flight = 1;
+      o.col_chunk_planes = 2;
+      o.progress_chunks = 3;
+      expect_same(o, n, 2, 2, false,
+                  "caller col_chunk_planes 2 proc " + std::to_string(o.m1) + "x" + std::to_string(o.m2));
+    }
+  }
 }
 
 TEST(Threads, SameResultSplitPhase) {
   const Grid n{16, 13, 10};
-  for (auto [m1, m2] : proc_grids())
-    for (const char* tr : {"blocking", "caller", "thread"}) {
-      Options o;
-      o.m1 = m1;
-      o.m2 = m2;
-      o.transport(tr);
-      expect_same(o, n, 2, 3, true, std::string("split phase ") + tr);
-    }
+  int c = 0;
+  for (const char* tr : {"blocking", "caller", "thread"}) {
+    Options o;
+    std::tie(o.m1, o.m2) = rotated_grid(c++);
+    o.transport(tr);
+    expect_same(o, n, 2, 3, true,
+                std::string("split phase ") + tr + " proc " + std::to_string(o.m1) + "x" + std::to_string(o.m2));
+  }
 }
 
 TEST(Threads, LeanWorkspaceRunsItsStagesOnOneLane) {
   const Grid n{32, 16, 16};
-  for (auto [m1, m2] : proc_grids()) {
-    Options o;
-    o.m1 = m1;
-    o.m2 = m2;
-    o.lean_workspace = true;
-    expect_same(o, n, 2, 2, false, "lean");
-  }
+  Options o;
+  std::tie(o.m1, o.m2) = rotated_grid(0);
+  o.lean_workspace = true;
+  expect_same(o, n, 2, 2, false, "lean proc " + std::to_string(o.m1) + "x" + std::to_string(o.m2));
 }
 
 TEST(Threads, DefaultFromTheEnvironment) {
@@ -325,6 +351,40 @@ TEST(Threads, TunerSearchesThreadsPerRank) {
   forget_tuning();
 }
 
+// engine_own_core: with the thread engine the compute threads leave one of the rank's CPUs
+// to its agent thread; without it nothing changes; the plan's description says which.
+TEST(Threads, EngineOwnCore) {
+  const int cpus = rank_cpus();
+  EXPECT_EQ(compute_threads(4, true, true), std::max(1, std::min(4, cpus - 1)));
+  EXPECT_EQ(compute_threads(4, true, false), 4);
+  EXPECT_EQ(compute_threads(4, false, true), 4);
+  EXPECT_EQ(compute_threads(1, true, true), 1);
+  const Grid n{16, 12, 10};
+  Options o;
+  o.effort = Effort::Estimate;
+  o.threads = 2;
+  o.engine_own_core = true;
+  EXPECT_FALSE(uses_engine_thread(o));
+  EXPECT_EQ(Plan(MPI_COMM_WORLD, n, o).options().threads, 2);  // blocking: no agent thread
+  o.col_transport = coll::Transport::parse("pairwise:2@thread");
+  EXPECT_TRUE(uses_engine_thread(o));
+  {
+    const Plan p(MPI_COMM_WORLD, n, o);
+    EXPECT_EQ(p.options().threads, std::max(1, std::min(2, cpus - 1)));
+    EXPECT_TRUE(p.options().engine_own_core);
+    std::ostringstream s;
+    s << p;
+    EXPECT_NE(s.str().find("thread engine: its agent thread has a CPU of its own"), std::string::npos) << s.str();
+  }
+  o.engine_own_core = false;
+  const Plan p(MPI_COMM_WORLD, n, o);
+  EXPECT_EQ(p.options().threads, 2);
+  std::ostringstream s;
+  s << p;
+  EXPECT_NE(s.str().find("thread engine: its agent thread shares the CPUs with 2 compute thread(s)"), std::string::npos)
+      << s.str();
+}
+
 TEST(Threads, OptionRow) {
   Options o;
   EXPECT_EQ(get_option(o, "threads"), "0");
@@ -332,6 +392,9 @@ TEST(Threads, OptionRow) {
   EXPECT_EQ(o.threads, 4);
   EXPECT_THROW(set_option(o, "threads", "-1"), Error);
   EXPECT_THROW(set_option(o, "threads", "1025"), Error);
+  EXPECT_EQ(get_option(o, "engine_own_core"), "false");
+  set_option(o, "engine_own_core", "true");
+  EXPECT_TRUE(o.engine_own_core);
 }
 
 }  // namespace

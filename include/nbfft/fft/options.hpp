@@ -128,6 +128,13 @@ struct Options {
   // OMP_NUM_THREADS, else 1); Plan::options() holds the number resolved. Purely local (no
   // exchange changes), so ranks may differ. More than 1 needs MPI_THREAD_FUNNELED.
   int threads = 0;
+  // The thread engine's core (docs/fft.md "Threads inside each rank"): with the thread
+  // engine on either exchange the rank runs its agent thread beside the compute threads.
+  // false (the default): it shares the rank's CPUs with `threads` compute threads (it polls
+  // and sleeps, so it needs little of a core); true: one of the rank's CPUs is left to it,
+  // the plan running at most CPUs - 1 compute threads (at least 1; Plan::options().threads
+  // says how many). Nothing is pinned; without the thread engine it changes nothing.
+  bool engine_own_core = false;
   // Padded transforms for dealiasing (docs/fft.md "Padding"): ratio r_d >= 1 per axis
   // (x, y, z). The plan's grid n is the spectrum's; the physical grid is
   // m_d = floor(n_d * r_d) (as mpi4py-fft's int(np.floor(padding * n))). Backward zero-pads

@@ -115,7 +115,7 @@ TuneLog set_tune_log(TuneLog hook);
 struct TuneTrial {
   Options options;
   double seconds = 0;  // per forward+backward of all fields (median over iterations)
-  std::string step;    // "grid", "transport", "chunks", "fields", "threads", "exhaustive"
+  std::string step;    // "grid", "transport", "chunks", "fields", "threads", "engine_core", "exhaustive"
 };
 
 struct TuneReport {
