@@ -83,6 +83,7 @@ struct Case {
   Kind kind;
   std::vector<int> grid;  // empty: chosen
   std::string transport = "blocking";
+  nbfft::fft::Effort effort = nbfft::fft::Effort::Estimate;
 };
 
 std::string label(const Case& c) {
@@ -102,6 +103,7 @@ void check(const Case& c) {
   o.kind = c.kind;
   o.grid = c.grid;
   o.transport = c.transport;
+  o.effort = c.effort;
   Plan p(MPI_COMM_WORLD, c.shape, c.axes, o);
   SCOPED_TRACE(p.describe());
   const bool r2c = c.kind == Kind::R2C;
@@ -155,6 +157,11 @@ TEST(NdPlan, TwoD) {
   }
   check({{6, 5}, {1}, Kind::R2C, {}});
   check({{6, 5}, {-2}, Kind::C2C, {}});
+  check({{6, 8}, {0, 1}, Kind::R2C, {}, "blocking", nbfft::fft::Effort::Measure});
+  // c2c may start with its last listed axis split: axis 0 first, then the ranks move to it.
+  check({{6, 8}, {0, 1}, Kind::C2C, {1, world_size()}});
+  // The one transformed axis split at the input: its ranks move onto the untransformed axis.
+  check({{8, 5}, {0}, Kind::C2C, {world_size(), 1}});
 }
 
 TEST(NdPlan, ChannelIsLocal) {
