@@ -45,5 +45,6 @@ void bind_io(nb::module_& m);
 // parts' bindings that take a plan (io.cpp).
 const fft::Plan& plan_of(nb::handle plan);
 void bind_transpose(nb::module_& m);
+void bind_nd(nb::module_& m);  // nd.cpp: N-D plans
 
 }  // namespace nbfft::py

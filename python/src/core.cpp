@@ -149,4 +149,5 @@ NB_MODULE(_core, m) {
   bind_coll(m);
   bind_io(m);
   bind_transpose(m);
+  bind_nd(m);
 }

@@ -1,0 +1,176 @@
+// The decomposition of an N-D plan: the greedy schedule of local FFTs and exchanges for a
+// grid, and the search over grids that picks one (nd/schedule.hpp).
+#include "nd/schedule.hpp"
+
+#include "nbfft/fft/box.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <tuple>
+
+namespace nbfft::nd::detail {
+
+int Schedule::exchanges() const {
+  return static_cast<int>(std::count_if(step.begin(), step.end(), [](const Step& s) { return !s.fft; }));
+}
+
+std::vector<int> Schedule::grid(std::size_t k) const {
+  const Stage& s = stage[k];
+  std::vector<int> g(s.dist.size(), 1);
+  for (std::size_t a = 0; a < s.dist.size(); ++a)
+    if (s.dist[a] >= 0) g[a] = ranks[static_cast<std::size_t>(s.dist[a])];
+  return g;
+}
+
+std::vector<int> coords_of(const std::vector<int>& ranks, int rank) {
+  std::vector<int> c(ranks.size(), 0);
+  for (std::size_t g = ranks.size(); g-- > 0;) {
+    c[g] = rank % ranks[g];
+    rank /= ranks[g];
+  }
+  return c;
+}
+
+Box box_at(const Stage& s, const std::vector<int>& ranks, const std::vector<int>& coords) {
+  Box b;
+  for (std::size_t a = 0; a < s.ext.size(); ++a) {
+    fft::Range r{0, s.ext[a]};
+    if (s.dist[a] >= 0) {
+      const auto g = static_cast<std::size_t>(s.dist[a]);
+      r = fft::split(s.ext[a], ranks[g], coords[g]);
+    }
+    b.lo.push_back(r.lo);
+    b.n.push_back(r.n);
+  }
+  return b;
+}
+
+std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
+                           const std::vector<int>& grid, Schedule& out) {
+  const int nd = static_cast<int>(shape.size());
+  out = Schedule{};
+  Stage st{shape, std::vector<int>(shape.size(), -1)};
+  for (int a = 0; a < nd; ++a)
+    if (grid[a] > 1) {
+      if (grid[a] > shape[a]) {
+        std::ostringstream os;
+        os << "axis " << a << " has " << shape[a] << " points for " << grid[a] << " ranks";
+        return os.str();
+      }
+      st.dist[a] = static_cast<int>(out.ranks.size());
+      out.ranks.push_back(grid[a]);
+    }
+  const int r_axis = axes.back();
+  if (r2c && st.dist[r_axis] >= 0)
+    return "the r2c axis " + std::to_string(r_axis) + " (the last of axes) must not be split at the input";
+  std::vector<bool> todo(shape.size(), false), done(shape.size(), false);
+  for (int a : axes) todo[a] = true;
+  std::size_t left = axes.size();
+  out.stage.push_back(st);
+  while (true) {
+    Step f;
+    if (r2c && todo[r_axis] && !done[r_axis]) f.r2c = true;  // only ever in the first step
+    for (int a : axes)
+      if (st.dist[a] < 0 && !done[a]) f.axes.push_back(a);
+    if (f.r2c) {  // the r2c axis first
+      f.axes.erase(std::find(f.axes.begin(), f.axes.end(), r_axis));
+      f.axes.insert(f.axes.begin(), r_axis);
+    }
+    if (!f.axes.empty()) {
+      for (int a : f.axes) {
+        done[a] = true;
+        --left;
+      }
+      if (f.r2c) st.ext[r_axis] = shape[r_axis] / 2 + 1;
+      out.step.push_back(f);
+      out.stage.push_back(st);
+    }
+    if (left == 0) return "";
+    // An exchange: the split axis still to transform nearest to a whole axis that can take
+    // its ranks (transformed ones first: untransformed ones may be needed split later).
+    int bi = -1, bj = -1;
+    std::tuple<int, int, std::int64_t> best{3, 0, 0};
+    for (int i = 0; i < nd; ++i) {
+      if (!todo[i] || done[i] || st.dist[i] < 0) continue;
+      const int p = out.ranks[static_cast<std::size_t>(st.dist[i])];
+      for (int j = 0; j < nd; ++j) {
+        if (st.dist[j] >= 0 || st.ext[j] < p) continue;
+        const int kind = done[j] ? 0 : (!todo[j] ? 1 : 2);
+        if (kind == 2) continue;  // a whole axis still to transform is transformed first
+        const std::tuple<int, int, std::int64_t> score{kind, std::abs(i - j), -st.ext[j]};
+        if (score < best) {
+          best = score;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0) {
+      std::ostringstream os;
+      os << "no whole axis can take the ranks of the split axes still to transform (";
+      for (int i = 0; i < nd; ++i)
+        if (todo[i] && !done[i] && st.dist[i] >= 0)
+          os << "axis " << i << ": " << out.ranks[static_cast<std::size_t>(st.dist[i])] << " ranks; ";
+      os << "the whole axes are too short)";
+      return os.str();
+    }
+    Step x;
+    x.fft = false;
+    x.g = st.dist[bi];
+    x.from = bi;
+    x.to = bj;
+    st.dist[bj] = st.dist[bi];
+    st.dist[bi] = -1;
+    out.step.push_back(x);
+    out.stage.push_back(st);
+  }
+}
+
+namespace {
+
+// Every grid (ranks per axis, product `left`) with at most `shape[a]` ranks on axis a.
+void grids(const std::vector<std::int64_t>& shape, std::size_t a, int left, std::vector<int>& g,
+           std::vector<std::vector<int>>& all) {
+  if (a == shape.size()) {
+    if (left == 1) all.push_back(g);
+    return;
+  }
+  for (int p = 1; p <= left; ++p) {
+    if (left % p != 0 || p > shape[a]) continue;
+    g[a] = p;
+    grids(shape, a + 1, left / p, g, all);
+  }
+  g[a] = 1;
+}
+
+}  // namespace
+
+std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
+                             int ranks, std::string& why) {
+  std::vector<std::vector<int>> all;
+  std::vector<int> g(shape.size(), 1);
+  grids(shape, 0, ranks, g, all);
+  std::vector<int> best;
+  std::tuple<int, int, std::vector<int>> best_score{0, 0, {}};
+  why = "no axis or set of axes has enough points for " + std::to_string(ranks) + " ranks";
+  for (const auto& c : all) {
+    Schedule s;
+    const std::string e = build_schedule(shape, axes, r2c, c, s);
+    if (!e.empty()) {
+      why = e;
+      continue;
+    }
+    const int split = static_cast<int>(s.ranks.size());
+    std::vector<int> neg(c.size());  // more ranks on slower axes first
+    for (std::size_t a = 0; a < c.size(); ++a) neg[a] = -c[a];
+    std::tuple<int, int, std::vector<int>> score{s.exchanges(), split, neg};
+    if (best.empty() || score < best_score) {
+      best = c;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace nbfft::nd::detail

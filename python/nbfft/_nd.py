@@ -1,0 +1,276 @@
+"""nbfft.NdPlan: distributed FFTs of arrays of any number of dimensions along chosen axes
+(numpy's ``rfftn`` / ``fftn`` with ``axes``), nbfft::nd::Plan (docs/fft.md "N-D arrays").
+
+Everything is in numpy order: ``shape`` lists axes slowest first, each rank holds a
+C-contiguous block of the global array (``plan.in_slices`` / ``plan.out_slices`` cut it
+out of a global array), and ``axes`` are spelled as numpy's (negative ones count from the
+end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
+"""
+
+from types import TracebackType
+from typing import Any, List, Optional, Sequence, Tuple, Type
+
+import numpy as np
+
+from . import _core, _lifetime
+from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
+from ._mpi import MPI, comm_problem, handle_of
+
+__all__ = ["NdPlan"]
+
+_NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
+_EFFORTS = {"estimate": 0, "measure": 1, "patient": 2, "exhaustive": 3}
+_Problem = Optional[Tuple[Type[Error], str]]
+
+
+def _bytes(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
+    return a.reshape(-1).view(np.uint8)
+
+
+class NdPlan:
+    """A distributed FFT of an N-D array along ``axes`` (numpy's ``rfftn`` / ``fftn``).
+
+    Collective to create and to ``close()`` (or leave a ``with`` block); ``forward`` and
+    ``backward`` are collective too.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The ranks holding the array.
+    shape : sequence of int
+        The global array's shape, numpy order (any number of axes).
+    axes : sequence of int or None
+        The axes to transform (None: all). With real input the last one listed is the r2c
+        axis (its extent becomes ``n // 2 + 1``), as ``numpy.fft.rfftn``.
+    dtype : numpy.float64 or numpy.complex128
+        The input: real (r2c, as rfftn) or complex (c2c, as fftn).
+    norm : str
+        'backward' (numpy's default: 1/N on backward), 'forward', 'ortho' or 'none'.
+    grid : sequence of int or None
+        Ranks along each axis at the input (product ``comm.size``). None: chosen, ranks on
+        the untransformed axes first (no exchange), then the fewest exchanges.
+    transport : str
+        The exchanges' transport, as ``Plan(transport=...)``: 'blocking', 'pairwise:4@caller', ...
+    effort : str
+        FFTW's planner effort: 'estimate', 'measure', 'patient' or 'exhaustive'.
+
+    Raises
+    ------
+    TypeError (nbfft.ArgumentTypeError)
+        ``comm`` is not an mpi4py communicator; shape, axes or grid are not ints.
+    ValueError (nbfft.InvalidArgument)
+        An axis out of range or repeated, a non-positive extent, an unknown dtype, norm,
+        effort or transport, a grid of the wrong length or product, or a decomposition that
+        cannot be made (an axis split over more ranks than it has points).
+        nbfft.RanksDisagree: ranks passed different arguments. Errors are raised on every rank.
+
+    Examples
+    --------
+    >>> with nbfft.NdPlan(MPI.COMM_WORLD, (nz, ny, nx), axes=(0, 2)) as p:   # channel: x and z
+    ...     u = np.empty(p.in_shape); u[...] = G[p.in_slices]
+    ...     U = p.forward(u)        # == numpy.fft.rfftn(G, axes=(0, 2))[p.out_slices]
+    ...     v = p.backward(U)       # == u
+    """
+
+    def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], axes: Optional[Sequence[int]] = None,
+                 dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
+                 transport: str = "blocking", effort: str = "estimate") -> None:
+        self._p: Any = None
+        what = "NdPlan"
+        problem: _Problem = comm_problem(comm, what)
+        if problem is not None and not isinstance(comm, MPI.Intracomm):
+            raise problem[0](problem[1])
+        n: List[int] = []
+        ax: List[int] = []
+        g: List[int] = []
+        for name, value, out in (("shape", shape, n), ("axes", axes, ax), ("grid", grid, g)):
+            if problem is not None:
+                break
+            if value is None:
+                continue
+            try:
+                out.extend(int(v) for v in value)
+            except (TypeError, ValueError):
+                problem = ArgumentTypeError, "{}: {} must be a sequence of ints, got {!r}".format(what, name, value)
+        if problem is None and axes is None:
+            ax = list(range(len(n)))
+        kind = 0
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            dt = None
+        if problem is None:
+            if dt == np.float64:
+                kind = 0
+            elif dt == np.complex128:
+                kind = 1
+            else:
+                problem = InvalidArgument, "{}: dtype must be float64 (r2c) or complex128 (c2c), got {!r}".format(
+                    what, dtype)
+        for word, given, table in (("norm", norm, _NORMS), ("effort", effort, _EFFORTS)):
+            if problem is None and (not isinstance(given, str) or given.lower() not in table):
+                problem = InvalidArgument, "{}: {} must be one of {}, got {!r}".format(
+                    what, word, ", ".join(table), given)
+        if problem is None and not isinstance(transport, str):
+            problem = ArgumentTypeError, "{}: transport must be a str, got {!r}".format(what, transport)
+        agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
+        self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
+                               transport)
+        self._key = _lifetime.register(self)
+        self.mpi_comm: MPI.Intracomm = comm
+        self._in_dtype = np.dtype(np.float64 if kind == 0 else np.complex128)
+        lo, sz = self._p.in_box(-1)
+        self._in = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
+        lo, sz = self._p.out_box(-1)
+        self._out = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
+
+    def _get(self) -> Any:
+        if self._p is None:
+            raise InvalidState("NdPlan: used after close()")
+        return self._p
+
+    @property
+    def global_shape(self) -> Tuple[int, ...]:
+        """The input's global shape."""
+        return tuple(int(s) for s in self._get().shape)
+
+    @property
+    def global_out_shape(self) -> Tuple[int, ...]:
+        """The spectrum's global shape (r2c: the last listed axis is ``n // 2 + 1``)."""
+        return tuple(int(s) for s in self._get().out_shape)
+
+    @property
+    def axes(self) -> Tuple[int, ...]:
+        """The transformed axes as given, made non-negative."""
+        return tuple(int(a) for a in self._get().axes)
+
+    @property
+    def grid(self) -> Tuple[int, ...]:
+        """Ranks along each axis at the input."""
+        return tuple(int(a) for a in self._get().grid)
+
+    @property
+    def out_grid(self) -> Tuple[int, ...]:
+        """Ranks along each axis in the spectrum."""
+        return tuple(int(a) for a in self._get().out_grid)
+
+    @property
+    def exchanges(self) -> int:
+        """How many exchanges one transform makes (0: purely local)."""
+        return int(self._get().exchanges)
+
+    @property
+    def in_slices(self) -> Tuple[slice, ...]:
+        """This rank's block of the global input: ``G[plan.in_slices]``."""
+        self._get()
+        return self._in[0]
+
+    @property
+    def out_slices(self) -> Tuple[slice, ...]:
+        """This rank's block of the global spectrum: ``rfftn(G, axes=...)[plan.out_slices]``."""
+        self._get()
+        return self._out[0]
+
+    @property
+    def in_shape(self) -> Tuple[int, ...]:
+        """This rank's input array shape."""
+        self._get()
+        return self._in[1]
+
+    @property
+    def out_shape(self) -> Tuple[int, ...]:
+        """This rank's spectrum array shape."""
+        self._get()
+        return self._out[1]
+
+    def in_slices_of(self, rank: int) -> Tuple[slice, ...]:
+        """Rank ``rank``'s block of the global input (for gathering)."""
+        lo, sz = self._get().in_box(int(rank))
+        return tuple(slice(a, a + b) for a, b in zip(lo, sz))
+
+    def out_slices_of(self, rank: int) -> Tuple[slice, ...]:
+        """Rank ``rank``'s block of the global spectrum (for gathering)."""
+        lo, sz = self._get().out_box(int(rank))
+        return tuple(slice(a, a + b) for a, b in zip(lo, sz))
+
+    def describe(self) -> str:
+        """The decomposition: grids, local FFTs and exchanges, one line."""
+        return str(self._get().describe())
+
+    def _check(self, what: str, a: Any, shape: Tuple[int, ...], dtype: "np.dtype[Any]", writable: bool,
+               name: str) -> _Problem:
+        if not isinstance(a, np.ndarray):
+            return ArgumentTypeError, "{}: {} must be a numpy array, got {}".format(what, name, type(a).__name__)
+        if a.dtype != dtype:
+            return InvalidArgument, "{}: {} has dtype {}, this plan needs {}".format(what, name, a.dtype, dtype)
+        if tuple(a.shape) != shape:
+            return InvalidArgument, "{}: {} has shape {}, this rank's block is {}".format(
+                what, name, tuple(a.shape), shape)
+        if not a.flags.c_contiguous:
+            return InvalidArgument, "{}: {} must be C-contiguous".format(what, name)
+        if writable and not a.flags.writeable:
+            return InvalidArgument, "{}: {} is read-only".format(what, name)
+        return None
+
+    def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
+        p = self._get()
+        cplx = np.dtype(np.complex128)
+        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], cplx)
+        out_shape, out_dt = (self._out[1], cplx) if forward else (self._in[1], self._in_dtype)
+        if out is None:
+            out = np.empty(out_shape, out_dt)
+        problem = self._check(what, a, in_shape, in_dt, False, "input") or \
+            self._check(what, out, out_shape, out_dt, True, "out")
+        agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        (p.forward if forward else p.backward)(_bytes(a), _bytes(out))
+        return out
+
+    def forward(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
+        """This rank's block of ``rfftn`` (float64 input) or ``fftn`` (complex128) along ``axes``.
+
+        ``a`` is this rank's C-contiguous input block (``in_shape``), left unchanged; ``out``
+        (``out_shape``, complex128) is filled and returned (a new array when None).
+
+        Raises
+        ------
+        nbfft.InvalidArgument on every rank when any rank's arrays have the wrong shape,
+        dtype or layout.
+
+        Examples
+        --------
+        >>> U = plan.forward(u)
+        """
+        return self._run("NdPlan.forward", a, out, True)
+
+    def backward(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
+        """The inverse (``irfftn`` / ``ifftn`` with norm 'backward'): spectrum block in, input block out.
+
+        Raises
+        ------
+        nbfft.InvalidArgument on every rank when any rank's arrays have the wrong shape,
+        dtype or layout.
+
+        Examples
+        --------
+        >>> u = plan.backward(U)
+        """
+        return self._run("NdPlan.backward", a, out, False)
+
+    def close(self) -> None:
+        """Frees the plan (collective); further calls raise nbfft.InvalidState."""
+        if self._p is not None:
+            _lifetime.unregister(self._key)
+            self._p.close()
+            self._p = None
+
+    def __enter__(self) -> "NdPlan":
+        return self
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._p is None:
+            return "<nbfft.NdPlan closed>"
+        return "<nbfft.NdPlan {}>".format(self.describe())
