@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,6 +224,7 @@ std::string hex(double v) {
   return os.str();
 }
 
+bool spare_core_here(MPI_Comm comm);  // below, with the transfers
 }  // namespace
 
 bool hdf5_available() noexcept { return true; }
@@ -243,6 +245,7 @@ struct H5File::Impl {
   std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
   std::shared_ptr<detail::Background> bg;  // writes in the background (io/background.cpp)
   bool broken = false;  // a write failed after its dataset was made: a Create is not renamed
+  bool spare_core = false;  // this rank may run a second thread (spare_core_here): write's checksum
 
   std::string where() const { return "'" + path + "'"; }
   const std::string& target() const { return mode == Mode::Create ? tmp : path; }  // the file HDF5 writes
@@ -297,6 +300,7 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
   quiet_hdf5();
   Impl& m = *impl_;
   check_mpi(MPI_Comm_dup(comm, &m.comm), "MPI_Comm_dup");
+  m.spare_core = spare_core_here(m.comm);
   m.path = path;
   m.mode = mode;
   m.tmp = path + kTmpSuffix;
@@ -496,20 +500,38 @@ std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
 
 Id collective_transfer();
 
+// Whether this rank can run a second thread without taking a core from another rank: its
+// CPU set holds more than one CPU and its node more CPUs than the file's ranks on it.
+// Collective (the node's ranks are counted); each rank's answer is its own.
+bool spare_core_here(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int ranks = 1;
+  MPI_Comm_size(node, &ranks);
+  MPI_Comm_free(&node);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return mine > 1 && online > ranks;
+}
+
 // This rank's checksum terms (io/checksum.hpp) of planes z0 .. z0+nz of its box, laid out
 // in the file's order in `block`.
-std::uint64_t part_checksum(const Layout& l, std::int64_t z0, std::int64_t nz, Dtype dtype, const void* block) {
+std::uint64_t part_checksum(const Layout& l, std::int64_t z0, std::int64_t nz, Dtype dtype, const void* block,
+                            detail::ChecksumMethod method = detail::kChecksumMethod) {
   const fft::Box3& b = l.box;
   if (b.n[0] * b.n[1] * nz == 0) return 0;
   const std::int64_t start[3] = {b.lo[2] + z0, b.lo[1], b.lo[0]}, count[3] = {nz, b.n[1], b.n[0]};
   const std::int64_t dims[3] = {std::int64_t(l.dims[0]), std::int64_t(l.dims[1]), std::int64_t(l.dims[2])};
-  return detail::block_checksum(start, count, dims, dtype, block);
+  return detail::block_checksum(start, count, dims, dtype, block, method);
 }
 
 // Writes or reads this rank's box of dset in `pieces` collective transfers (see above);
 // returns this rank's checksum terms of what it wrote or read.
 std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
-                       const std::string& what) {
+                       const std::string& what, detail::ChecksumMethod method = detail::kChecksumMethod,
+                       bool spare_core = false) {
   const fft::Box3& b = l.box;
   const std::size_t es = elem_size(dtype);
   Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
@@ -522,17 +544,23 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     void* p = data ? data : &dummy;
     if (!writing) {
       check(H5Dread(dset, mtype, memspace, filespace, dxpl, p), what);
-      return part_checksum(l, 0, b.n[2], dtype, p);
+      return part_checksum(l, 0, b.n[2], dtype, p, method);
     }
-    // The checksum of the caller's array is taken by a second thread while HDF5 writes it:
-    // both only read it, and the write spends most of its time in the kernel's copy (which
-    // one rank at a time makes on a local file system, under the file's lock).
+    // The checksum of the caller's array: by a second thread while HDF5 writes it when this
+    // rank has a core to spare (both only read the array; the write is mostly the kernel's
+    // copy, which one rank at a time makes on a local file system, under the file's lock),
+    // else first, on this thread: measured (docs/performance.md "Fields to disk"), a
+    // second thread on a node whose cores all run ranks slows the write more than it hides.
     std::uint64_t sum = 0;
     std::thread hasher;
-    try {
-      hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[2], dtype, p); });
-    } catch (const std::system_error&) {
-      sum = part_checksum(l, 0, b.n[2], dtype, p);  // no thread to be had: in turn
+    if (spare_core) {
+      try {
+        hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[2], dtype, p); });
+      } catch (const std::system_error&) {
+        sum = part_checksum(l, 0, b.n[2], dtype, p);  // no thread to be had: in turn
+      }
+    } else {
+      sum = part_checksum(l, 0, b.n[2], dtype, p);
     }
     const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
     if (hasher.joinable()) hasher.join();
@@ -551,7 +579,7 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage.get())
                   : H5Dread(dset, mtype, memspace, filespace, dxpl, stage.get()),
           what);
-    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get());
+    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get(), method);
     if (!writing) reorder(b, zr.lo, zr.n, es, stage.get(), static_cast<char*>(data), false);
   }
   return sum;
@@ -682,7 +710,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   try {
     mine = agree(m.comm, [&] {
       return move_box(dset, l, dtype, const_cast<void*>(data), true, pieces,
-                      "H5File::write: writing " + where + " in " + m.where());
+                      "H5File::write: writing " + where + " in " + m.where(), detail::kChecksumMethod, m.spare_core);
     });
   } catch (...) {
     m.broken = true;
@@ -699,7 +727,7 @@ void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_
   agree(m.comm, [&] {
     Id dset = make(H5Dopen2(m.file, where.c_str(), H5P_DEFAULT), H5Dclose, "H5File::write: opening " + where);
     put_numbers<std::uint64_t>(dset, "checksum", H5T_NATIVE_UINT64, H5T_STD_U64LE, {sum});
-    put_string(dset, "checksum_method", detail::kChecksumMethod);
+    put_string(dset, "checksum_method", detail::name(detail::kChecksumMethod));
   });
 }
 
@@ -778,6 +806,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
   bool verify = false;  // datasets written before checksums (or by other writers) have none
   std::uint64_t stored = 0;
+  detail::ChecksumMethod sum_method = detail::kChecksumMethod;
   Id dset = agree(m.comm, [&] {
     Id ds = open_step(m, field, step, "H5File::read");
     const std::string s = get_string(ds, "space");
@@ -802,9 +831,10 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
                                                   shape_text(l.dims) + " (another grid)");
     if (check(H5Aexists(ds, "checksum"), "H5Aexists") > 0) {
       const std::string method = get_string(ds, "checksum_method");
-      if (method != detail::kChecksumMethod)
+      if (!detail::checksum_method_of(method, sum_method))
         throw Error(ErrorCode::Io, "H5File::read: " + where + " has a checksum of method '" + method +
-                                       "'; this nbfft checks '" + detail::kChecksumMethod + "'");
+                                       "'; this nbfft checks '" + detail::name(detail::ChecksumMethod::V1) + "' and '" +
+                                       detail::name(detail::ChecksumMethod::V2) + "'");
       Id a = make(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose, "attribute checksum");
       check(H5Aread(a, H5T_NATIVE_UINT64, &stored), "H5File::read: attribute checksum of " + where);
       verify = true;
@@ -813,7 +843,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
   });
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   const std::uint64_t mine =
-      agree(m.comm, [&] { return move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where); });
+      agree(m.comm, [&] { return move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where, sum_method); });
   if (!verify) return;
   const std::uint64_t sum = global_checksum(mine, m.comm);  // the same on every rank: so is the verdict
   if (sum != stored)

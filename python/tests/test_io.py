@@ -3,13 +3,13 @@ rows and nbfft's own grid; serial h5py sees the global arrays in numpy's natural
 (z, y, x) equal to the reference field; bad input from Python fails on every rank."""
 
 import os
-import tempfile
 
 import numpy as np
 import pytest
 
 import nbfft
 from conftest import COMM, all_ranks, global_field, raises_everywhere
+from io_helpers import block, folder, same_bits  # noqa: F401 (folder: a fixture)
 from mpi4py import MPI
 
 P = COMM.size
@@ -22,28 +22,6 @@ def test_without_hdf5_a_file_says_what_is_missing(comm):
     e = raises_everywhere(nbfft.Unavailable, lambda: nbfft.io.File(comm, "never.h5", "w"))
     assert "built without parallel HDF5" in str(e) and "libhdf5-openmpi-dev" in str(e)
     assert "NBFFT_WITH_HDF5" in nbfft.io.hdf5_info() or "pkg-config" in nbfft.io.hdf5_info()
-
-
-@pytest.fixture
-def folder():
-    """A folder every rank sees (made by rank 0), removed afterwards."""
-    d = tempfile.mkdtemp(prefix="nbfft_io_") if COMM.rank == 0 else None
-    d = COMM.bcast(d)
-    yield d
-    COMM.Barrier()
-    if COMM.rank == 0:
-        for name in os.listdir(d):
-            os.remove(os.path.join(d, name))
-        os.rmdir(d)
-
-
-def block(plan, g, space):
-    box = plan.input_box if space == "physical" else plan.output_box
-    return np.ascontiguousarray(g.transpose(box.perm)[box.slices])
-
-
-def same_bits(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 @needs_hdf5

@@ -5,7 +5,6 @@ fails on every rank."""
 
 import gc
 import os
-import tempfile
 import weakref
 
 import numpy as np
@@ -13,41 +12,10 @@ import pytest
 
 import nbfft
 from conftest import COMM, all_ranks, global_field, raises_everywhere
+from io_helpers import block, folder, same_bits, serial  # noqa: F401 (folder: a fixture)
 
 SHAPE = (5, 6, 7)  # (nz, ny, nx): uneven on 2-3 ranks, odd nx
 pytestmark = pytest.mark.skipif(not nbfft.io.hdf5_available(), reason="built without parallel HDF5")
-
-
-@pytest.fixture
-def folder():
-    """A folder every rank sees (made by rank 0), removed afterwards."""
-    d = tempfile.mkdtemp(prefix="nbfft_io_view_") if COMM.rank == 0 else None
-    d = COMM.bcast(d)
-    yield d
-    COMM.Barrier()
-    if COMM.rank == 0:
-        for name in os.listdir(d):
-            os.remove(os.path.join(d, name))
-        os.rmdir(d)
-
-
-def block(plan, g, space="physical"):
-    box = plan.input_box if space == "physical" else plan.output_box
-    return np.ascontiguousarray(g.transpose(box.perm)[box.slices])
-
-
-def serial(path, check):
-    """check(h5py.File) on rank 0; its verdict on every rank."""
-    ok = True
-    if COMM.rank == 0:
-        import h5py
-        with h5py.File(path, "r") as h:
-            ok = check(h)
-    return all_ranks(ok)
-
-
-def same_bits(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def test_planes_and_subsamples_are_numpys_slices(comm, folder):

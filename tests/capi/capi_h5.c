@@ -15,28 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank = -1, size = 0, failures = 0;
-
-#define EXPECT(call, want)                                                                                   \
-  do {                                                                                                       \
-    nbfft_status st_ = (call);                                                                               \
-    if (st_ != (want)) {                                                                                     \
-      fprintf(stderr, "rank %d: line %d: %s gave %d (%s), expected %d: %s\n", rank, __LINE__, #call, (int)st_, \
-              nbfft_status_string(st_), (int)(want), nbfft_last_error());                                    \
-      ++failures;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);    \
-      fprintf(stderr, __VA_ARGS__);                             \
-      fprintf(stderr, "\n");                                    \
-      ++failures;                                               \
-    }                                                           \
-  } while (0)
-#define EXPECT_MSG(text)                                                                             \
-  CHECK(strstr(nbfft_last_error(), text) != NULL, "message '%s' lacks '%s'", nbfft_last_error(), text)
+#include "capi_h5_expect.h"
 
 static const int64_t N[3] = {8, 6, 5}; /* nx, ny, nz: uneven on 2-4 ranks */
 
@@ -214,6 +193,35 @@ static void serial_check(const char* path, const char* name, double shift, int c
   free(all);
   H5Tclose(ct), H5Sclose(sp), H5Dclose(ds), H5Fclose(file);
 }
+
+/* A quick look (nbfft_h5_write_plane / _subsampled) of the physical field of value(x, y, z)
+ * as a serial reader sees it: dims (nz, ny, nx), point (z, y, x) = the field at
+ * (z0 + z*s, y*s, x*s). */
+static void serial_check_look(const char* path, const char* name, const hsize_t want[3], int64_t z0, int64_t s) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t ds = file < 0 ? -1 : H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t sp = ds < 0 ? -1 : H5Dget_space(ds);
+  hsize_t dims[3] = {0, 0, 0};
+  double* all = malloc(sizeof(double) * (size_t)(want[0] * want[1] * want[2]));
+  hsize_t x, y, z;
+  long wrong = 0;
+  CHECK(sp >= 0, "cannot open %s in %s", name, path);
+  if (sp < 0) return;
+  H5Sget_simple_extent_dims(sp, dims, NULL);
+  CHECK(dims[0] == want[0] && dims[1] == want[1] && dims[2] == want[2], "%s: dims %llu %llu %llu", name,
+        (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2]);
+  if (dims[0] == want[0] && dims[1] == want[1] && dims[2] == want[2]) {
+    CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "reading %s", name);
+    for (z = 0; z < dims[0]; ++z)
+      for (y = 0; y < dims[1]; ++y)
+        for (x = 0; x < dims[2]; ++x)
+          if (all[(z * dims[1] + y) * dims[2] + x] != value((int64_t)x * s, (int64_t)y * s, z0 + (int64_t)z * s, 0))
+            ++wrong;
+    CHECK(wrong == 0, "serial read of %s: %ld wrong points", name, wrong);
+  }
+  free(all);
+  H5Sclose(sp), H5Dclose(ds), H5Fclose(file);
+}
 #endif
 
 int main(int argc, char** argv) {
@@ -229,7 +237,14 @@ int main(int argc, char** argv) {
 #ifdef NBFFT_TEST_SERIAL_HDF5
   /* --check FILE: the file tests/capi/fortran_h5.f90 wrote, seen by a serial reader. */
   if (argc > 2 && strcmp(argv[1], "--check") == 0) {
-    if (rank == 0) serial_check(argv[2], "/u/10", 1000, 0), serial_check(argv[2], "/uh/0", 0, 1);
+    if (rank == 0) {
+      const hsize_t plane[3] = {1, (hsize_t)N[1], (hsize_t)N[0]};
+      const hsize_t half[3] = {(hsize_t)(N[2] + 1) / 2, (hsize_t)(N[1] + 1) / 2, (hsize_t)(N[0] + 1) / 2};
+      serial_check(argv[2], "/u/10", 1000, 0), serial_check(argv[2], "/uh/0", 0, 1);
+      serial_check(argv[2], "/ub/1", 0, 0);                    /* the background write */
+      serial_check_look(argv[2], "/pz/0", plane, 2, 1);        /* Fortran's plane z = 3 */
+      serial_check_look(argv[2], "/sub/0", half, 0, 2);        /* every other point */
+    }
     MPI_Allreduce(&failures, &world_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("%s in natural order: %s\n", argv[2], world_failures ? "FAILED" : "ok");
     MPI_Finalize();

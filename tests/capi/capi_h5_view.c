@@ -19,28 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank = -1, size = 0, failures = 0;
-
-#define EXPECT(call, want)                                                                                   \
-  do {                                                                                                       \
-    nbfft_status st_ = (call);                                                                               \
-    if (st_ != (want)) {                                                                                     \
-      fprintf(stderr, "rank %d: line %d: %s gave %d (%s), expected %d: %s\n", rank, __LINE__, #call, (int)st_, \
-              nbfft_status_string(st_), (int)(want), nbfft_last_error());                                    \
-      ++failures;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);    \
-      fprintf(stderr, __VA_ARGS__);                             \
-      fprintf(stderr, "\n");                                    \
-      ++failures;                                               \
-    }                                                           \
-  } while (0)
-#define EXPECT_MSG(text)                                                                             \
-  CHECK(strstr(nbfft_last_error(), text) != NULL, "message '%s' lacks '%s'", nbfft_last_error(), text)
+#include "capi_h5_expect.h"
 
 static const int64_t N[3] = {8, 6, 5}; /* nx, ny, nz: uneven on 2-3 ranks */
 

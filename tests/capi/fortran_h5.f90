@@ -11,6 +11,9 @@ program fortran_h5
   integer, parameter :: n(3) = [8, 6, 5]
   type(MPI_Comm) :: sub
   type(nbfft_h5file) :: f, none
+  type(nbfft_h5request) :: req
+  logical :: finished
+  real(c_double) :: lengths(3)
   type(nbfft_plan) :: plan
   real(c_double), allocatable :: u(:,:,:)
   real(c_float), allocatable :: u4(:,:,:)
@@ -36,9 +39,31 @@ program fortran_h5
   call nbfft_plan_create(plan, MPI_COMM_WORLD, n)
   call fill_input(plan, u, 0d0)
   call fill_output(plan, uh)
-  call nbfft_h5_open(f, MPI_COMM_WORLD, trim(path), NBFFT_H5_MODE_CREATE, "alignment=4096 align_threshold=512")
+  call nbfft_h5_open(f, MPI_COMM_WORLD, trim(path), NBFFT_H5_MODE_CREATE, &
+                     "alignment=4096 align_threshold=512 box_lengths=1,2,3")
+  call nbfft_h5_box_lengths(f, lengths)
+  call expect(all(lengths == [1d0, 2d0, 3d0]), "box lengths as opened")
   call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 0, 0d0, u)
   call nbfft_h5_write(f, plan, NBFFT_SPACE_SPECTRAL, "uh", 0, 0d0, uh)
+  ! Quick looks (checked by the serial reader, test_capi_h5 --check): the plane z = 3
+  ! (1-based), every other point.
+  call nbfft_h5_write_plane(f, plan, NBFFT_SPACE_PHYSICAL, "pz", 0, 0d0, NBFFT_AXIS_Z, 3, u)
+  call nbfft_h5_write_subsampled(f, plan, NBFFT_SPACE_PHYSICAL, "sub", 0, 0d0, [2, 2, 2], u)
+  call nbfft_h5_write_plane(f, plan, NBFFT_SPACE_PHYSICAL, "pz", 1, 0d0, NBFFT_AXIS_Z, n(3) + 1, u, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "a plane past the grid")
+  ! In the background: lent (u unchanged until the wait), then copied (u free at once:
+  ! changed before the wait, the file gets the values at the start).
+  call nbfft_h5_write_start(f, plan, NBFFT_SPACE_PHYSICAL, "ub", 0, 0.5d0, u, req, borrow=.true.)
+  call nbfft_h5_test(req, finished)
+  call nbfft_h5_wait(req)
+  call nbfft_h5_wait(req, status=st)
+  call expect(st == NBFFT_INVALID_STATE, "a request waited for twice")
+  call nbfft_h5_write_start(f, plan, NBFFT_SPACE_PHYSICAL, "ub", 1, 0.75d0, u, req)
+  u = -1
+  call nbfft_h5_wait(req)
+  call nbfft_h5_write_start(f, plan, NBFFT_SPACE_PHYSICAL, "ub", 1, 1d0, u, req, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT, "a background step written twice")
+  call expect(index(nbfft_last_error(), "already holds") > 0, "a background step twice: " // nbfft_last_error())
   call fill_input(plan, u, 1000d0)
   call nbfft_h5_write(f, plan, NBFFT_SPACE_PHYSICAL, "u", 10, 2.5d0, u)
   ! Wrong arrays: the spectrum declared uh(x,y,z), single precision, a space that is none.
@@ -136,8 +161,11 @@ contains
     integer, allocatable :: steps(:)
     call nbfft_h5_open(r, sub, trim(path), NBFFT_H5_MODE_READ)
     call nbfft_h5_fields(r, names)
-    call expect(size(names) == 2, "two fields")
-    if (size(names) == 2) call expect(names(1) == "u" .and. names(2) == "uh", "fields u, uh")
+    call expect(size(names) == 5, "five fields")
+    if (size(names) == 5) call expect(names(1) == "pz" .and. names(2) == "sub" .and. names(3) == "u" .and. &
+                                      names(4) == "ub" .and. names(5) == "uh", "fields pz, sub, u, ub, uh")
+    call nbfft_h5_box_lengths(r, lengths)
+    call expect(all(lengths == [1d0, 2d0, 3d0]), "box lengths read back")
     call nbfft_h5_steps(r, "u", steps)
     call expect(size(steps) == 2, "two steps of u")
     if (size(steps) == 2) call expect(steps(1) == 0 .and. steps(2) == 10, "steps 0, 10")
@@ -148,6 +176,15 @@ contains
     got = -1
     call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "u", 10, got)
     call expect(all(got == want), "u/10 read back bit for bit")
+    call fill_input(p, want, 0d0)
+    got = -1
+    call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "ub", 0, got)
+    call expect(all(got == want), "ub/0 (background, lent) read back bit for bit")
+    got = -1
+    call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "ub", 1, got)
+    call expect(all(got == want), "ub/1 (background, copied at the start) read back bit for bit")
+    call nbfft_h5_time(r, "ub", 1, t)
+    call expect(t == 0.75d0, "time of ub/1")
     call fill_output(p, sh)
     allocate(sh_read, mold=sh)
     sh_read = 0

@@ -6,6 +6,7 @@
 // destructor with writes in flight complete them and keep Create's guarantee.
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
+#include "tests/io/io_test_util.hpp"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -26,26 +27,13 @@ using fft::Box3;
 using fft::Options;
 using fft::Plan;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using test::expect_error;
+using test::fill;
+using test::mismatches;
+using test::remove_file;
+using test::world_rank;
 
-std::string temp_path(const std::string& tag) {
-  long pid = static_cast<long>(getpid());
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/nbfft-iobg-" + tag + "-" + std::to_string(pid) + ".h5";
-}
-void remove_file(const std::string& p) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) {
-    std::remove(p.c_str());
-    std::remove((p + ".nbfft-tmp").c_str());
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-}
+std::string temp_path(const std::string& tag) { return test::temp_path("nbfft-iobg-", tag); }
 bool exists(const std::string& p) {
   std::ifstream f(p);
   return f.good();
@@ -59,46 +47,6 @@ Options opts(fft::TransformKind t, fft::Precision p, int m1 = 0, int m2 = 0) {
   o.m1 = m1;
   o.m2 = m2;
   return o;
-}
-
-template <typename T>
-T element(std::int64_t x, std::int64_t y, std::int64_t z, int salt) {
-  const double v = double(x + 256 * y + 65536 * z) + 0.25 * salt;
-  if constexpr (std::is_floating_point_v<T>) {
-    return T(v);
-  } else {
-    using R = typename T::value_type;
-    return T(R(v), R(-v - 0.5));
-  }
-}
-template <typename T>
-std::vector<T> fill(const Box3& b, int salt) {
-  std::vector<T> v(std::size_t(b.count()));
-  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) v[std::size_t(b.index(x, y, z))] = element<T>(x, y, z, salt);
-  return v;
-}
-template <typename T>
-int mismatches(const Box3& b, const std::vector<T>& v, int salt) {
-  int bad = 0;
-  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-        bad += v[std::size_t(b.index(x, y, z))] != element<T>(x, y, z, salt);
-  return bad;
-}
-
-template <typename F>
-void expect_error(F&& f, ErrorCode code, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing '" << what << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
-        << "message '" << e.what() << "' does not mention '" << what << "'";
-  }
 }
 
 // ---- A serial comparison of two files, dataset by dataset ------------------------------

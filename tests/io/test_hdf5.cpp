@@ -7,6 +7,7 @@
 #include "nbfft/fft/option_table.hpp"
 
 #include "io/checksum.hpp"
+#include "tests/io/io_test_util.hpp"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -18,6 +19,7 @@
 
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -30,29 +32,16 @@ using fft::Box3;
 using fft::Options;
 using fft::Plan;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::element;
+using test::value;
+using test::expect_error;
+using test::fill;
+using test::mismatches;
+using test::world_rank;
+using test::world_size;
 
-// A file name unique to this run (rank 0's pid), the same on every rank.
-std::string temp_path(const std::string& tag) {
-  long pid = static_cast<long>(getpid());
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/nbfft-io-" + tag + "-" + std::to_string(pid) + ".h5";
-}
-void remove_file(const std::string& p) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) std::remove(p.c_str());
-  MPI_Barrier(MPI_COMM_WORLD);
-}
+std::string temp_path(const std::string& tag) { return test::temp_path("nbfft-io-", tag); }
+void remove_file(const std::string& p) { test::remove_file(p); }
 
 // Extra option rows (key, value) every plan of a test takes: kinds, padding.
 std::vector<std::pair<const char*, const char*>> g_rows;
@@ -66,38 +55,6 @@ Options opts(fft::TransformKind t, fft::Precision p, int m1 = 0, int m2 = 0) {
   o.m1 = m1;
   o.m2 = m2;
   return o;
-}
-
-// The value of point (x, y, z) of a field: exact in float too (grids below 2^8 per side),
-// distinct for every point and field so that a misplaced element cannot go unnoticed.
-double value(std::int64_t x, std::int64_t y, std::int64_t z, int salt) {
-  return double(x + 256 * y + 65536 * z) + 0.25 * salt;
-}
-template <typename T>
-T element(std::int64_t x, std::int64_t y, std::int64_t z, int salt) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return T(value(x, y, z, salt));
-  } else {
-    using R = typename T::value_type;
-    return T(R(value(x, y, z, salt)), R(-value(x, y, z, salt + 1)));
-  }
-}
-template <typename T>
-std::vector<T> fill(const Box3& b, int salt) {
-  std::vector<T> v(std::size_t(b.count()));
-  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) v[std::size_t(b.index(x, y, z))] = element<T>(x, y, z, salt);
-  return v;
-}
-template <typename T>
-int mismatches(const Box3& b, const std::vector<T>& v, int salt) {
-  int bad = 0;
-  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
-        bad += v[std::size_t(b.index(x, y, z))] != element<T>(x, y, z, salt);
-  return bad;
 }
 
 // The process grids a k-rank restart tries: nbfft's choice, and the other slab and a
@@ -363,20 +320,6 @@ TEST(Hdf5, FileHoldsNumpyNaturalOrder) {
   remove_file(path);
 }
 
-// Runs f, expects an nbfft::Error of `code` whose message contains `what` (on this rank;
-// every rank runs it, so every rank must get it).
-template <typename F>
-void expect_error(F&& f, ErrorCode code, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing '" << what << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
-        << "message '" << e.what() << "' does not mention '" << what << "'";
-  }
-}
-
 TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
   const std::string path = temp_path("bad");
   const std::array<std::int64_t, 3> n{8, 6, 5};
@@ -483,6 +426,102 @@ TEST(Hdf5, BadInputIsTheSameErrorOnEveryRank) {
   remove_file(foreign);
 }
 
+// io/checksum.hpp's v2, written out word by word: the vector lanes of the library must
+// add up to the same number.
+std::uint64_t sum64_v2(const std::vector<double>& words) {
+  std::uint64_t s = 0;
+  for (std::size_t q = 0; q < words.size(); ++q) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, &words[q], 8);
+    const std::uint64_t x = w ^ (std::uint64_t(q) * 0x9E3779B97F4A7C15ull);
+    const std::uint64_t a = (x & 0xFFFFFFFFull) * 0xD6E8FEB9ull, b = (x >> 32) * 0x94D049BBull;
+    s += a ^ (b << 32 | b >> 32);
+  }
+  return s;
+}
+
+// The vector path against the definition for single precision (32-bit words zero-extended)
+// and runs of every length around the vector width, inside a larger array (start > 0).
+TEST(Hdf5, ChecksumLanesMatchTheDefinition) {
+  for (std::int64_t len = 1; len <= 21; ++len) {
+    std::vector<float> f(static_cast<std::size_t>(len));
+    std::vector<double> d(static_cast<std::size_t>(len));
+    for (std::int64_t k = 0; k < len; ++k) {
+      f[std::size_t(k)] = float(k) * 1.5f - 3.f;
+      d[std::size_t(k)] = double(k) * 1.25 - 7.;
+    }
+    const std::int64_t start[3] = {1, 2, 3}, count[3] = {1, 1, len}, dims[3] = {3, 4, len + 5};
+    const std::uint64_t q0 = std::uint64_t(((1 * 4) + 2) * (len + 5) + 3);
+    std::uint64_t want_f = 0, want_d = 0;
+    for (std::int64_t k = 0; k < len; ++k) {
+      std::uint32_t w32 = 0;
+      std::uint64_t w64 = 0;
+      std::memcpy(&w32, &f[std::size_t(k)], 4);
+      std::memcpy(&w64, &d[std::size_t(k)], 8);
+      const auto term = [](std::uint64_t q, std::uint64_t w) {
+        const std::uint64_t x = w ^ (q * 0x9E3779B97F4A7C15ull);
+        const std::uint64_t a = (x & 0xFFFFFFFFull) * 0xD6E8FEB9ull, b = (x >> 32) * 0x94D049BBull;
+        return a ^ (b << 32 | b >> 32);
+      };
+      want_f += term(q0 + std::uint64_t(k), w32);
+      want_d += term(q0 + std::uint64_t(k), w64);
+    }
+    EXPECT_EQ(detail::block_checksum(start, count, dims, Dtype::Float32, f.data()), want_f) << len;
+    EXPECT_EQ(detail::block_checksum(start, count, dims, Dtype::Float64, d.data()), want_d) << len;
+  }
+}
+
+// Replaces a dataset's checksum attributes (rank 0, the file closed everywhere else).
+void set_checksum(const std::string& path, const char* dataset, const std::string& method, std::uint64_t sum) {
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(file, dataset, H5P_DEFAULT);
+  hid_t a = H5Aopen(d, "checksum", H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_UINT64, &sum);
+  H5Aclose(a);
+  H5Adelete(d, "checksum_method");
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  hid_t sp = H5Screate(H5S_SCALAR);
+  a = H5Acreate2(d, "checksum_method", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+  const char* m = method.c_str();
+  H5Awrite(a, t, &m);
+  H5Aclose(a);
+  H5Sclose(sp);
+  H5Tclose(t);
+  H5Dclose(d);
+  H5Fclose(file);
+}
+
+// Files written before v2 carry v1 checksums: they still verify (and a wrong one still
+// fails); a method this nbfft does not know is an Io error naming it, on every rank.
+TEST(Hdf5, OlderChecksumMethodStillVerifies) {
+  const std::string path = temp_path("sumv1");
+  const std::array<std::int64_t, 3> n{7, 6, 5};
+  Plan plan(MPI_COMM_WORLD, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    f.write(plan, Space::Physical, "u", 0, 0.0, fill<double>(plan.in_box(), 0));
+    f.close();
+  }
+  const Box3 all_box{{0, 0, 0}, {n[0], n[1], n[2]}, {0, 1, 2}};
+  const auto all = fill<double>(all_box, 0);
+  const std::int64_t dims[3] = {n[2], n[1], n[0]}, start[3] = {0, 0, 0};
+  const std::uint64_t v1 = detail::block_checksum(start, dims, dims, Dtype::Float64, all.data(), detail::ChecksumMethod::V1);
+  const auto read_with = [&](const std::string& method, std::uint64_t sum) {
+    if (world_rank() == 0) set_checksum(path, "/u/0", method, sum);
+    MPI_Barrier(MPI_COMM_WORLD);
+    H5File f(MPI_COMM_WORLD, path);
+    std::vector<double> u(std::size_t(plan.in_count()));
+    f.read(plan, Space::Physical, "u", 0, u);
+    EXPECT_EQ(mismatches(plan.in_box(), u, 0), 0);
+  };
+  read_with("nbfft-sum64-v1", v1);
+  expect_error([&] { read_with("nbfft-sum64-v1", v1 + 1); }, ErrorCode::Io, "/u/0 of '" + path + "' fails its checksum");
+  expect_error([&] { read_with("nbfft-sum64-v9", v1); }, ErrorCode::Io,
+               "has a checksum of method 'nbfft-sum64-v9'; this nbfft checks 'nbfft-sum64-v1' and 'nbfft-sum64-v2'");
+  remove_file(path);
+}
+
 // The checksum attribute is the sum over the whole array, whoever wrote which part: a
 // serial read of the whole dataset gives the same number; a flipped bit is an Io error on
 // every rank at every rank count that reads it.
@@ -510,7 +549,8 @@ TEST(Hdf5, ChecksumIsTheWholeArraysAndCatchesAFlippedBit) {
       H5Aread(a, H5T_NATIVE_UINT64, &stored);
       EXPECT_EQ(detail::block_checksum(start, dims, dims, cplx ? Dtype::Complex128 : Dtype::Float64, all.data()), stored)
           << name;
-      EXPECT_EQ(string_attr(d, "checksum_method"), "nbfft-sum64-v1");
+      EXPECT_EQ(sum64_v2(all), stored) << name;  // the definition, word by word (io/checksum.hpp)
+      EXPECT_EQ(string_attr(d, "checksum_method"), "nbfft-sum64-v2");
       H5Aclose(a);
       H5Tclose(mt);
       // One bit of one element, in place, past HDF5: only the checksum can tell.

@@ -6,6 +6,7 @@
 // reader is checked by tests/io/check_xdmf.py (make xdmf-test).
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
+#include "tests/io/io_test_util.hpp"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -26,18 +27,10 @@ namespace {
 using fft::Box3;
 using fft::Plan;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using test::expect_error;
+using test::world_rank;
 
-std::string temp_path(const std::string& tag) {
-  long pid = static_cast<long>(getpid());
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/nbfft-series-" + tag + "-" + std::to_string(pid) + ".h5";
-}
+std::string temp_path(const std::string& tag) { return test::temp_path("nbfft-series-", tag); }
 std::string xmf_of(const std::string& h5) { return h5.substr(0, h5.size() - 3) + ".xmf"; }
 void remove_files(const std::string& p) {
   MPI_Barrier(MPI_COMM_WORLD);
@@ -64,16 +57,12 @@ fft::Options opts(fft::TransformKind t, fft::Precision p) {
 double value(std::int64_t x, std::int64_t y, std::int64_t z) { return double(x + 64 * y + 4096 * z); }
 template <typename T>
 std::vector<T> fill(const Box3& b) {
-  std::vector<T> v(std::size_t(b.count()));
-  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
-    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
-      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) {
-        if constexpr (std::is_floating_point_v<T>)
-          v[std::size_t(b.index(x, y, z))] = T(value(x, y, z));
-        else
-          v[std::size_t(b.index(x, y, z))] = T(typename T::value_type(value(x, y, z)), typename T::value_type(-1));
-      }
-  return v;
+  return test::fill_with<T>(b, [](std::int64_t x, std::int64_t y, std::int64_t z) {
+    if constexpr (std::is_floating_point_v<T>)
+      return T(value(x, y, z));
+    else
+      return T(typename T::value_type(value(x, y, z)), typename T::value_type(-1));
+  });
 }
 
 // The dataset /<name> of a closed file as (real parts, imaginary parts, dims), read serially.
@@ -124,18 +113,6 @@ int misplaced(const Read& r, std::array<std::int64_t, 3> start, std::array<std::
         bad += r.re[at] != want || (complex && r.im[at] != -1);
       }
   return bad;
-}
-
-template <typename T>
-void expect_error(T&& f, ErrorCode code, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing '" << what << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
-        << "message '" << e.what() << "' does not mention '" << what << "'";
-  }
 }
 
 // On nbfft's process grid, the other slab (P x 1) and, at 4 ranks, 2 x 2 pencils.
