@@ -58,27 +58,48 @@ void fill(const nbfft::fft::Box3& b, int64_t lo[3], int64_t n[3]) {
   }
 }
 
+void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
+            nbfft_pencils* pencils) {
+  nbfft::check_mpi_running(what);
+  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  nbfft::fft::Pencils::Options o;
+  nbfft::agree(comm, [&] {
+    if (!n) throw Error("n is NULL");
+    if (!pencils) throw Error("the pencils pointer is NULL");
+    o.m1 = m1;
+    o.m2 = m2;
+    if (transport) o.transport(transport);
+  });
+  *pencils = nullptr;
+  auto h = std::make_unique<nbfft_pencils_s>(nbfft_pencils_s{nbfft::fft::Pencils(comm, {n[0], n[1], n[2]}, o)});
+  track(h.get(), true);
+  *pencils = h.release();
+}
+
 }  // namespace
 
 extern "C" {
 
 nbfft_status nbfft_pencils_create(MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
                                   nbfft_pencils* pencils) {
-  return guard("nbfft_pencils_create", [&] {
-    nbfft::check_mpi_running("nbfft_pencils_create");
-    if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
-    nbfft::fft::Pencils::Options o;
-    nbfft::agree(comm, [&] {
-      if (!n) throw Error("n is NULL");
-      if (!pencils) throw Error("the pencils pointer is NULL");
-      o.m1 = m1;
-      o.m2 = m2;
-      if (transport) o.transport(transport);
-    });
-    *pencils = nullptr;
-    auto h = std::make_unique<nbfft_pencils_s>(nbfft_pencils_s{nbfft::fft::Pencils(comm, {n[0], n[1], n[2]}, o)});
-    track(h.get(), true);
-    *pencils = h.release();
+  return guard("nbfft_pencils_create", [&] { create("nbfft_pencils_create", comm, n, m1, m2, transport, pencils); });
+}
+
+nbfft_status nbfft_pencils_create_f(MPI_Fint comm, const int64_t n[3], int m1, int m2, const char* transport,
+                                    nbfft_pencils* pencils) {
+  return guard("nbfft_pencils_create_f", [&] {
+    nbfft::check_mpi_running("nbfft_pencils_create_f");
+    const MPI_Comm c = MPI_Comm_f2c(comm);
+    // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
+    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator", ErrorCode::Mpi);
+    create("nbfft_pencils_create_f", c, n, m1, m2, transport, pencils);
+  });
+}
+
+nbfft_status nbfft_pencils_agree(nbfft_pencils pencils, const char* what, const char* error) {
+  return guard(what && *what ? what : "nbfft_pencils_agree", [&] {
+    nbfft::agree_message(checked(pencils, "the pencils handle")->p.comm(), error ? error : "");
   });
 }
 

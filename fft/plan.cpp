@@ -167,7 +167,10 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   check_same(comm, "plan", fields);
   if (options.tune != TuneEffort::None) {  // plan-time tuning: the plan of the tuner's choice
     auto report = std::make_shared<TuneReport>();
-    impl_ = std::move(tuned_plan(comm, n, options, tune_settings(options), report.get()).impl_);
+    TuneSettings ts = tune_settings(options);
+    if (in_given) ts.in_box = **in_box;  // the trials reshape as this plan will
+    if (out_given) ts.out_box = **out_box;
+    impl_ = std::move(tuned_plan(comm, n, options, ts, report.get()).impl_);
     impl_->opt = with_tuner_settings(impl_->opt, options);
     impl_->tune_report = std::move(report);
     if (in_given || out_given) attach_layout(in_given ? &**in_box : nullptr, out_given ? &**out_box : nullptr);

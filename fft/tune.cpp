@@ -7,6 +7,7 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 
+#include <cstdint>
 #include <iomanip>
 #include <sstream>
 
@@ -36,6 +37,30 @@ void check_settings(const TuneSettings& s) {
   if (!(s.keep_within >= 1 && s.keep_within <= 1e6))
     throw Error("tune: keep_within = " + std::to_string(s.keep_within) + " must be in [1, 1e6]");
   if (s.log < 0 || s.log > 2) throw Error("tune: log = " + std::to_string(s.log) + " must be 0, 1 or 2");
+}
+
+// The user boxes of every rank as one word of the key ("" when there are none): a hash of
+// each rank's boxes, combined over the ranks, so that a choice made on bricks is never
+// answered to pencils or to other bricks. Collective.
+std::string boxes_key(MPI_Comm comm, const TuneSettings& s) {
+  int given = (s.in_box ? 1 : 0) | (s.out_box ? 2 : 0), any = 0;
+  check_mpi(MPI_Allreduce(&given, &any, 1, MPI_INT, MPI_BOR, comm), "MPI_Allreduce");
+  if (!any) return "";
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::ostringstream t;
+  t << rank;
+  for (const auto* b : {&s.in_box, &s.out_box}) {
+    t << "|";
+    if (*b)
+      for (int d = 0; d < 3; ++d) t << (**b).lo[d] << "," << (**b).n[d] << "," << (**b).order[d] << ";";
+  }
+  std::uint64_t h = 1469598103934665603ull, all = 0;  // FNV-1a
+  for (unsigned char c : t.str()) h = (h ^ c) * 1099511628211ull;
+  check_mpi(MPI_Allreduce(&h, &all, 1, MPI_UINT64_T, MPI_BXOR, comm), "MPI_Allreduce");
+  std::ostringstream k;
+  k << " boxes=" << (any & 1 ? "in" : "") << (any & 2 ? "out" : "") << ":" << std::hex << all;
+  return k.str();
 }
 
 }  // namespace
@@ -78,7 +103,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   const double t0 = MPI_Wtime();
   detail::TuneLogger log(comm, n, s, t0);
   TuneReport r;
-  r.key = tune_key(comm, n, base, s.fields);
+  r.key = tune_key(comm, n, base, s.fields) + boxes_key(comm, s);
   std::map<std::string, std::string> file;
   if (!s.wisdom_path.empty()) file = detail::read_tune_wisdom(comm, s.wisdom_path);
   // What the wisdom file holds (shared by runs: it may be newer than this process's

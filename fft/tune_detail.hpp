@@ -98,6 +98,7 @@ class Trials {
 
  private:
   double time(Plan plan);
+  Plan make(const Options& o) const;  // the candidate's plan, on the user's boxes when given
   MPI_Comm comm_;
   std::array<std::int64_t, 3> n_;
   const TuneSettings& s_;

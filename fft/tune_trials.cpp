@@ -132,7 +132,7 @@ double Trials::run(const Options& o, const char* step, bool always) {
   double seconds = -1;
   Options planned = o;
   try {
-    Plan plan(comm_, n_, o);
+    Plan plan = make(o);
     // A process grid left to the plan (0 x 0) is recorded as the plan chose it, so the
     // choice rebuilds the same plan and a later trial of that grid is known as this one.
     planned.m1 = plan.m1();
@@ -197,7 +197,7 @@ void Trials::runoff(int most) {
   std::vector<std::vector<double>> times(order.size());
   for (int round = 0; round < kRounds; ++round)
     for (std::size_t c = 0; c < order.size(); ++c) {
-      Timed t(Plan(comm_, n_, r_.trials[order[c]].options), s_.fields, *arrays_);
+      Timed t(make(r_.trials[order[c]].options), s_.fields, *arrays_);
       for (int it = 0; it < per_visit; ++it) times[c].push_back(t.once(comm_));
     }
   for (std::size_t c = 0; c < order.size(); ++c) {
@@ -209,6 +209,11 @@ void Trials::runoff(int most) {
     seen.step = "runoff";
     log_.trial(seen, true);
   }
+}
+
+Plan Trials::make(const Options& o) const {
+  if (s_.in_box || s_.out_box) return Plan(comm_, n_, s_.in_box, s_.out_box, o);
+  return Plan(comm_, n_, o);
 }
 
 double Trials::time(Plan plan) {

@@ -102,6 +102,7 @@ module nbfft
   end interface
 
   include "nbfft_h5_decl.inc"
+  include "nbfft_transpose_decl.inc"
 
   ! The C API (nbfft/nbfft.h).
   interface
@@ -1024,6 +1025,7 @@ contains
   end function
 
   include "nbfft_h5_body.inc"
+  include "nbfft_transpose_body.inc"
 
   pure function bytes(count, each) result(b)
     integer(c_int64_t), intent(in) :: count

@@ -30,11 +30,17 @@ typedef struct nbfft_transpose_s* nbfft_transpose; /* a split-phase transpose in
  * NULL or a name of the plan's option strings ("blocking", "pairwise:4@thread", ...). */
 nbfft_status nbfft_pencils_create(MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
                                   nbfft_pencils* pencils);
+/* The same with a Fortran communicator handle (the Fortran module's entry). */
+nbfft_status nbfft_pencils_create_f(MPI_Fint comm, const int64_t n[3], int m1, int m2, const char* transport,
+                                    nbfft_pencils* pencils);
 nbfft_status nbfft_pencils_destroy(nbfft_pencils* pencils); /* sets NULL; NULL ok. Collective. */
 nbfft_status nbfft_pencils_grid(nbfft_pencils pencils, int* m1, int* m2);
 /* This rank's pencil (lo, n may be NULL), or another rank's. */
 nbfft_status nbfft_pencils_box(nbfft_pencils pencils, nbfft_pencil which, int64_t lo[3], int64_t n[3]);
 nbfft_status nbfft_pencils_box_of(nbfft_pencils pencils, nbfft_pencil which, int rank, int64_t lo[3], int64_t n[3]);
+/* Collective: every rank fails (NBFFT_INVALID_ARGUMENT, `what` naming the call) with the lowest
+ * rank's non-empty error, or every rank succeeds (a front end's own checks, e.g. Fortran shapes). */
+nbfft_status nbfft_pencils_agree(nbfft_pencils pencils, const char* what, const char* error);
 
 nbfft_status nbfft_transpose_run(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, const void* in,
                                  size_t in_bytes, void* out, size_t out_bytes, size_t elem_bytes);

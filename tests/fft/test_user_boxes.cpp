@@ -7,6 +7,7 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/field.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "fft_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -194,6 +195,49 @@ TEST(UserBoxes, LayoutsMatchSerialFftw) {
         run_case<float>(c, L);
     }
   }
+}
+
+// Bricks that leave the process grid free: the tuner decides it, each candidate timed on a
+// plan built on the bricks (the reshapes included), and files the choice under a key that
+// names the boxes: a pencil plan with the same options tunes afresh, the same bricks again
+// are answered from memory with the same grid. The tuned plan transforms right.
+TEST(UserBoxes, TunerDecidesTheGridOnTheBricks) {
+  const int P = world_size(), r = world_rank();
+  const std::array<std::int64_t, 3> s = {kN[0] / 2 + 1, kN[1], kN[2]};
+  const Box3 in = brick(kN, bricks_2d(P), r), out = brick(s, bricks_2d(P), r, {2, 0, 1});
+  Options o;
+  o.effort = Effort::Estimate;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 3;
+  forget_tuning();
+  Plan plan(MPI_COMM_WORLD, kN, in, out, o);
+  ASSERT_NE(plan.tune_report(), nullptr);
+  const TuneReport& rep = *plan.tune_report();
+  EXPECT_FALSE(rep.from_wisdom);
+  EXPECT_FALSE(rep.trials.empty());
+  EXPECT_NE(rep.key.find(" boxes=inout:"), std::string::npos) << rep.key;
+  EXPECT_EQ(plan.m1() * plan.m2(), P);
+  EXPECT_EQ(plan.m1(), rep.chosen.m1);
+  EXPECT_EQ(plan.m2(), rep.chosen.m2);
+  EXPECT_EQ(plan.in_box(), in);
+  EXPECT_EQ(plan.out_box(), out);
+  const auto f = global_field(kN, 1, 11);
+  const auto u = take<double>(f, kN, in, 1);
+  const auto U_ref = take<double>(serial_forward(f, kN, true), s, out, 2);
+  std::vector<double> U(U_ref.size()), v(u.size());
+  plan.forward_bytes(u.data(), u.size() * sizeof(double), U.data(), U.size() * sizeof(double));
+  plan.backward_bytes(U.data(), U.size() * sizeof(double), v.data(), v.size() * sizeof(double));
+  EXPECT_LT(max_diff(U, U_ref) / static_cast<double>(kN[0] * kN[1] * kN[2]), 1e-9);
+  EXPECT_LT(max_diff(v, u), 1e-9);
+  Plan again(MPI_COMM_WORLD, kN, in, out, o);
+  ASSERT_NE(again.tune_report(), nullptr);
+  EXPECT_TRUE(again.tune_report()->from_wisdom);
+  EXPECT_EQ(again.m1(), plan.m1());
+  Plan pencils(MPI_COMM_WORLD, kN, o);
+  ASSERT_NE(pencils.tune_report(), nullptr);
+  EXPECT_FALSE(pencils.tune_report()->from_wisdom);
+  EXPECT_EQ(pencils.tune_report()->key.find(" boxes="), std::string::npos);
+  forget_tuning();
 }
 
 // Boxes equal to the internal pencils cost nothing: no reshape, the plan's own buffers.

@@ -34,7 +34,7 @@
 //
 // Remembering: the choice is stored under a key of everything that decides it — grid,
 // ranks, ranks per node, precision, transform, norm, fields, FFTW effort, the MPI library
-// and a host signature (CPU model, cores) — in this process and, with wisdom_path, in a
+// a host signature (CPU model, cores) and the user boxes of every rank — in this process and, with wisdom_path, in a
 // text file (read on rank 0 and broadcast; written atomically). A later tune() with the
 // same key returns at once with from_wisdom = true (the file's entry first, then this
 // process's memory, which the file then learns). Every function here is collective.
@@ -60,6 +60,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -76,6 +77,10 @@ struct TuneSettings {
   double keep_within = 1.25;   // step 1 keeps grids within this factor of the best
   std::string wisdom_path;     // "" = remember in this process only
   int log = 0;                 // rank 0's stderr: 0 nothing, 1 progress and the choice, 2 every trial
+  // This rank's user boxes (a plan made with Plan(comm, n, in_box, out_box, o) fills them):
+  // every trial's plan reshapes from and to them, so the grid and transports chosen are the
+  // fastest with the reshapes included, and the key names the boxes of every rank.
+  std::optional<Box3> in_box, out_box;
 };
 
 // The settings the option table's tuning rows spell (Options::tune, tune_budget, ...).
