@@ -113,10 +113,14 @@ TEST(Hdf5, UserBoxesAndNaturalOrderReadAndWriteTheSameFile) {
 }
 
 // Writes a physical and a spectral field of type (R physical, C spectral) at all ranks,
-// then reads both back at every k <= P on several process grids.
+// then reads both back on every process grid of P ranks and of half as many (rounded up):
+// always another rank count than the writer's when P > 1. `every_count` reads at every
+// k <= P instead; one test does, the others skip it because under MPICH's busy polling the
+// full sweep cost ~1 min per rank count on 2 cores.
 template <typename R, typename C>
 void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::int64_t, 3> n,
-                const H5Options& layout = {}, void (*check_file)(const std::string&) = nullptr) {
+                const H5Options& layout = {}, void (*check_file)(const std::string&) = nullptr,
+                bool every_count = false) {
   const std::string path = temp_path("rt");
   const int P = world_size();
   {
@@ -129,7 +133,10 @@ void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::in
     f.close();
   }
   if (check_file && world_rank() == 0) check_file(path);
-  for (int k = P; k >= 1; --k) {
+  std::vector<int> counts;
+  for (int k = P; k >= 1; --k)
+    if (every_count || k == P || k == (P + 1) / 2) counts.push_back(k);
+  for (int k : counts) {
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
     if (sub != MPI_COMM_NULL) {
@@ -157,7 +164,8 @@ void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::in
 }
 
 TEST(Hdf5, RoundTripR2cDoubleAtEverySmallerRankCount) {
-  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {10, 9, 7});
+  round_trip<double, std::complex<double>>(fft::TransformKind::R2C, fft::Precision::Double, {10, 9, 7}, {}, nullptr,
+                                           /*every_count=*/true);
 }
 TEST(Hdf5, RoundTripR2cSingle) {
   round_trip<float, std::complex<float>>(fft::TransformKind::R2C, fft::Precision::Single, {8, 5, 6});
