@@ -25,9 +25,7 @@ struct PyComm {
     return *comm;
   }
   void close() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized && comm) new coll::Comm(std::move(*comm));  // leaked on purpose: MPI is gone
+    if (mpi_finalized() && comm) new coll::Comm(std::move(*comm));  // leaked on purpose: MPI is gone
     comm.reset();
   }
   ~PyComm() { close(); }
@@ -40,9 +38,7 @@ struct PyCollective {
     return *c;
   }
   void close() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized && c) {
+    if (mpi_finalized() && c) {
       new coll::Collective(std::move(*c));  // leaked on purpose: MPI is gone
     } else if (c) {
       nb::gil_scoped_release release;  // may complete an outstanding start

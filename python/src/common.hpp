@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -36,6 +37,26 @@ std::pair<int, std::string> agree_on(MPI_Comm comm, int kind, const std::string&
 
 // Frees a communicator unless MPI is already finalized (objects collected at exit).
 void free_comm(MPI_Comm& comm);
+
+// True once MPI_Finalize has run: an object Python collects after it must be leaked, since
+// freeing it would call MPI.
+inline bool mpi_finalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
+// close() of a binding that owns one MPI-holding object: frees it with the GIL released
+// (its destructor is collective), or leaks it after MPI_Finalize.
+template <typename T>
+void free_or_leak(std::unique_ptr<T>& owned) {
+  if (mpi_finalized()) {
+    (void)owned.release();
+    return;
+  }
+  nb::gil_scoped_release release;
+  owned.reset();
+}
 
 void bind_plan(nb::module_& m);
 void bind_coll(nb::module_& m);

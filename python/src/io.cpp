@@ -110,9 +110,7 @@ class PyH5File {
   // After MPI_Finalize (objects collected at exit) nothing can be done: leaked.
   void discard() {
     if (!file_) return;
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
+    if (mpi_finalized()) {
       (void)file_.release();
       return;
     }

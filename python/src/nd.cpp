@@ -38,16 +38,7 @@ class PyNdPlan {
   }
   ~PyNdPlan() { close(); }
 
-  void close() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
-      (void)p_.release();  // too late to free MPI objects
-      return;
-    }
-    nb::gil_scoped_release release;
-    p_.reset();
-  }
+  void close() { free_or_leak(p_); }
   bool closed() const { return !p_; }
   const nd::Plan& get() const {
     if (!p_) throw Error("NdPlan: used after close()", ErrorCode::InvalidState);

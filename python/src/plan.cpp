@@ -127,9 +127,7 @@ class PyPlan {
   ~PyPlan() { close(); }
 
   void close() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
+    if (mpi_finalized()) {
       // Too late to free MPI objects; leak them rather than call MPI after MPI_Finalize.
       (void)plan_.release();
       check_ = MPI_COMM_NULL;

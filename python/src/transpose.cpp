@@ -45,9 +45,7 @@ struct PyTransposePending {
     p.progress();
   }
   ~PyTransposePending() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized && p.active()) new fft::Pencils::Pending(std::move(p));  // leaked: MPI is gone
+    if (mpi_finalized() && p.active()) new fft::Pencils::Pending(std::move(p));  // leaked: MPI is gone
   }
 };
 
@@ -61,16 +59,7 @@ class PyPencils {
   }
   ~PyPencils() { close(); }
 
-  void close() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
-      (void)p_.release();  // too late to free MPI objects
-      return;
-    }
-    nb::gil_scoped_release release;
-    p_.reset();
-  }
+  void close() { free_or_leak(p_); }
   bool closed() const { return !p_; }
 
   const fft::Pencils& get() const {
