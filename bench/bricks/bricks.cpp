@@ -9,6 +9,7 @@
 // trip's error (each layout checked: backward(forward(u)) == u).
 //
 //   mpirun -n 2 nbfft-bench-bricks --grid 128 --rounds 7 --iters 5
+#include "brick_layout.hpp"
 #include "nbfft/fft/fft.hpp"
 
 #include <mpi.h>
@@ -27,22 +28,8 @@
 namespace {
 
 using namespace nbfft::fft;
-
-// The squarest px x py x pz = P (px >= py >= pz).
-std::array<int, 3> brick_grid(int P) {
-  std::array<int, 3> best{P, 1, 1};
-  for (int pz = 1; pz <= P; ++pz)
-    for (int py = pz; py <= P / pz; ++py)
-      if (P % (pz * py) == 0 && P / (pz * py) >= py) {
-        const std::array<int, 3> c{P / (pz * py), py, pz};
-        if (c[0] - c[2] < best[0] - best[2]) best = c;
-      }
-  return best;
-}
-
-Box3 brick(const std::array<std::int64_t, 3>& g, const std::array<int, 3>& p, int r) {
-  return Box3::from(split(g[0], p[0], r % p[0]), split(g[1], p[1], (r / p[0]) % p[1]), split(g[2], p[2], r / (p[0] * p[1])));
-}
+using nbfft::bench::brick;
+using nbfft::bench::brick_grid;
 
 struct Run {
   std::string name;

@@ -18,6 +18,7 @@
 //
 //   mpirun -n 4 nbfft-bench-bricks-heffte --grid 128 --rounds 9 --iters 5 --transport blocking,native
 // (--transport: a list; a reshape case per transport, the transforms on the first.)
+#include "brick_layout.hpp"
 #include "fft/reshape.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/fft/fft.hpp"
@@ -38,24 +39,9 @@
 namespace {
 
 using namespace nbfft::fft;
+using nbfft::bench::brick;
+using nbfft::bench::brick_grid;
 using hbox = heffte::box3d<int>;
-
-// The squarest px x py x pz = P (px >= py >= pz), as nbfft-bench-bricks.
-std::array<int, 3> brick_grid(int P) {
-  std::array<int, 3> best{P, 1, 1};
-  for (int pz = 1; pz <= P; ++pz)
-    for (int py = pz; py <= P / pz; ++py)
-      if (P % (pz * py) == 0 && P / (pz * py) >= py) {
-        const std::array<int, 3> c{P / (pz * py), py, pz};
-        if (c[0] - c[2] < best[0] - best[2]) best = c;
-      }
-  return best;
-}
-
-Box3 brick(const std::array<std::int64_t, 3>& g, const std::array<int, 3>& p, int r) {
-  return Box3::from(split(g[0], p[0], r % p[0]), split(g[1], p[1], (r / p[0]) % p[1]),
-                    split(g[2], p[2], r / (p[0] * p[1])));
-}
 
 hbox to_heffte(const Box3& b) {
   std::array<int, 3> lo{}, hi{};
