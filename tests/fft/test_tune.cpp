@@ -32,6 +32,24 @@ TuneSettings fast(int fields = 1) {
   return s;
 }
 
+// For tests whose point is not the search (memory, keys, errors): a budget spent before the
+// first search trial, so only the untuned plan is timed. Under MPICH at 3-4 ranks each trial
+// costs a fraction of a second, and a full search several seconds.
+TuneSettings untuned_only(int fields = 1) {
+  TuneSettings s = fast(fields);
+  s.budget_seconds = 1e-9;
+  return s;
+}
+
+// Options with the process grid fixed to slabs (1 x P): the search still tries transports,
+// chunking and fields, but not every grid (the grid step has its own test above).
+Options slabs() {
+  Options o = quick();
+  o.m1 = 1;
+  o.m2 = world_size();
+  return o;
+}
+
 // A shared file name (rank 0's pid) so every rank names the same wisdom file.
 std::string shared_path(const char* stem) {
   long pid = static_cast<long>(::getpid());
@@ -135,8 +153,8 @@ TEST(Tune, SameKeyIsAnsweredFromMemoryWithoutTrials) {
   EXPECT_EQ(second.chosen.m1, first.chosen.m1);
   EXPECT_EQ(second.chosen.col_transport.str(), first.chosen.col_transport.str());
   EXPECT_EQ(second.chosen.col_chunk_planes, first.chosen.col_chunk_planes);
-  // A different field count is a different key.
-  TuneReport other = tune(MPI_COMM_WORLD, n, quick(), fast(1));
+  // A different field count is a different key (no search needed to tell).
+  TuneReport other = tune(MPI_COMM_WORLD, n, quick(), untuned_only(1));
   EXPECT_FALSE(other.from_wisdom);
 }
 
@@ -146,9 +164,9 @@ TEST(Tune, WisdomFileIsReusedByALaterProcess) {
   const std::array<std::int64_t, 3> n = {10, 9, 8};
   TuneSettings s = fast();
   s.wisdom_path = path;
-  TuneReport first = tune(MPI_COMM_WORLD, n, quick(), s);
+  TuneReport first = tune(MPI_COMM_WORLD, n, slabs(), s);
   forget_tuning();  // as if a new run started: only the file remembers
-  TuneReport again = tune(MPI_COMM_WORLD, n, quick(), s);
+  TuneReport again = tune(MPI_COMM_WORLD, n, slabs(), s);
   EXPECT_FALSE(first.from_wisdom);
   EXPECT_TRUE(again.from_wisdom);
   EXPECT_EQ(again.chosen.m2, first.chosen.m2);
@@ -265,7 +283,7 @@ TEST(Tune, LogHookSeesEveryTrial) {
   forget_tuning();
   std::vector<TuneEvent> events;
   TuneLog previous = set_tune_log([&](const TuneEvent& e) { events.push_back(e); });
-  const TuneReport r = tune(MPI_COMM_WORLD, {12, 10, 9}, quick(), fast(2));
+  const TuneReport r = tune(MPI_COMM_WORLD, {12, 10, 9}, slabs(), fast(2));
   set_tune_log(previous);
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.front().kind, TuneEvent::Kind::Start);
@@ -305,8 +323,7 @@ TEST(Tune, UnwritableWisdomFailsBeforeAnyTrial) {
       EXPECT_NE(std::string(e.what()).find("/nonexistent-nbfft-dir/tune.txt"), std::string::npos) << e.what();
     }
     EXPECT_EQ(trials, 0);
-    TuneSettings mem = fast();
-    tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), mem);  // now remembered in this process
+    tune(MPI_COMM_WORLD, {8, 8, 8}, quick(), untuned_only());  // now remembered in this process
     trials = 0;
   }
   set_tune_log(previous);

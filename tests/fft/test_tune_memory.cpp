@@ -70,7 +70,7 @@ TEST(TuneMemory, SeveralFieldsHoldOneTrialAtATime) {
 }
 
 TEST(TuneMemory, ExhaustiveHoldsOneTrialAtATime) {
-  check_one_trial_at_a_time({16, 12, 10}, 1, TuneEffort::Exhaustive, 3);
+  check_one_trial_at_a_time({16, 12, 10}, 1, TuneEffort::Exhaustive, 1.5);
 }
 
 // The hook itself: a plan counts while alive, and its workspace bytes with it.
