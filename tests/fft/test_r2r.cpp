@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <optional>
 #include <string>
 
 namespace nbfft::fft::test {
@@ -222,7 +223,9 @@ TEST(R2r, NormalizationRoundTrips) {
         const Norm norm = norms[(ki + pi + step) % 4];
         Options o = unscaled;
         o.norm = norm;
-        const Plan plan(MPI_COMM_WORLD, n, o);
+        // Norm::None is the reference plan itself (one plan fewer to build, ~1/6 of the test).
+        const std::optional<Plan> other = norm == Norm::None ? std::nullopt : std::optional<Plan>(std::in_place, MPI_COMM_WORLD, n, o);
+        const Plan& plan = other ? *other : raw;
         std::vector<double> F(G.size()), back(f.size());
         plan.forward_bytes(f.data(), f.size() * 8, F.data(), F.size() * 8);
         plan.backward_bytes(F.data(), F.size() * 8, back.data(), back.size() * 8);
