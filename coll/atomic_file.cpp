@@ -32,7 +32,7 @@ struct TempFile {
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& contents) {
+void write_file_atomic(const std::string& path, const std::string& contents, bool sync) {
   if (path.empty()) fail(path, "the path is empty", 0);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
@@ -64,12 +64,13 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     left -= static_cast<std::size_t>(n);
   }
   // Delayed allocation (NFS, some quotas) reports a full disk only at fsync or close.
-  if (::fsync(tmp.fd) != 0 && errno != EINVAL && errno != EROFS) fail(path, "flushing the data failed", errno);
+  if (sync && ::fsync(tmp.fd) != 0 && errno != EINVAL && errno != EROFS) fail(path, "flushing the data failed", errno);
   const int fd = tmp.fd;
   tmp.fd = -1;
   if (::close(fd) != 0) fail(path, "closing the file failed", errno);
   if (::rename(tmp.name.c_str(), path.c_str()) != 0) fail(path, "renaming the temporary over it failed", errno);
   tmp.keep = true;
+  if (!sync) return;
   // Make the rename itself durable (best effort: some file systems refuse a directory fsync).
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {

@@ -43,6 +43,7 @@ struct H5File::Pending::Impl {
   std::unique_ptr<char[]> copy;  // the staged box (Stage::Copy, or the spectrum's order)
   std::size_t copy_bytes = 0;
   std::function<void(std::uint64_t)> after;  // given this rank's checksum terms
+  std::function<void()> failed;              // the write failed (on every rank): the file is broken
   std::uint64_t sum = 0;                     // this rank's checksum terms of its box
   std::string what;   // "/u/3 of 'run.h5'"
   bool done = false;  // the MPI-IO request has completed on this rank
@@ -81,13 +82,45 @@ std::string mpi_reason(int code) {
   return std::string(s, std::size_t(n));
 }
 
-// Completes the job's MPI-IO request on this rank (local); frees its types.
-void complete(Job& j) {
-  if (j.done) return;
+// Whether the job's MPI-IO request has completed on this rank (local; drives it once).
+// Under Open MPI by MPI_Request_get_status, not MPI_Test/MPI_Wait: on a failed write Open
+// MPI 4.1's MPI_Test and MPI_Wait crash in ompi_errhandler_request_invoke (an OMPIO request
+// carries no file for its error handler: a null dereference); get_status reports the same
+// completion and error without the handler, and the request is then freed. Elsewhere
+// MPI_Test (MPICH's ROMIO progresses its generalized requests there).
+bool poll(Job& j) {
+  if (j.done) return true;
+  int flag = 0;
   MPI_Status st;
-  const int rc = MPI_Wait(&j.req, &st);
-  if (rc != MPI_SUCCESS) j.error = "H5File::write_start: writing " + j.what + ": " + mpi_reason(rc);
+  st.MPI_ERROR = MPI_SUCCESS;
+#if defined(OPEN_MPI)
+  const int rc = MPI_Request_get_status(j.req, &flag, &st);
+  if (rc == MPI_SUCCESS && flag) MPI_Request_free(&j.req);
+  const int err = rc != MPI_SUCCESS ? rc : flag ? st.MPI_ERROR : MPI_SUCCESS;
+#else
+  const int rc = MPI_Test(&j.req, &flag, &st);
+  const int err = rc;
+#endif
+  if (rc != MPI_SUCCESS) flag = 1;  // no use asking again
+  if (!flag) return false;
+  if (err != MPI_SUCCESS) {
+    j.error = "H5File::write_start: writing " + j.what + ": " + mpi_reason(err);
+  } else {
+    // Open MPI 4.1's OMPIO reports a write cut short by a full disk or a file size limit as
+    // a success with a short count: only the count tells.
+    int count = 0;
+    if (MPI_Get_count(&st, j.etype, &count) == MPI_SUCCESS && count != MPI_UNDEFINED && count < j.reals)
+      j.error = "H5File::write_start: writing " + j.what + ": only " + std::to_string(count) + " of " +
+                std::to_string(j.reals) + " values were written (a full disk, or the file size limit?)";
+  }
   j.done = true;
+  return true;
+}
+
+// Completes the job's MPI-IO request on this rank (local).
+void complete(Job& j) {
+  while (!poll(j)) {
+  }
 }
 
 void release(Background& bg, Job& j) {
@@ -128,7 +161,7 @@ void background_guard(const char* op) {
 std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
                                       bool writable, bool chunked, const std::string& field, std::int64_t step,
                                       const void* data, H5File::Stage stage, const std::function<Placement()>& place,
-                                      std::function<void(std::uint64_t)> after) {
+                                      std::function<void(std::uint64_t)> after, std::function<void()> failed) {
   if (!bg) {
     bg = std::make_shared<Background>();
     bg->path = path;
@@ -156,6 +189,7 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   auto j = std::make_shared<Job>();
   j->bg = bg;
   j->after = std::move(after);
+  j->failed = std::move(failed);
   j->what = "/" + field + "/" + std::to_string(step) + " of '" + path + "'";
   const std::int64_t n = p.box.count();
   const std::size_t need = std::size_t(n) * p.es;
@@ -258,6 +292,7 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
   }
   std::vector<std::shared_ptr<Job>> jobs = bg->unwaited;
   for (auto& j : jobs) {
+    if (failure && j->failed) j->failed();
     j->discarded = discard;
     release(*bg, *j);
     mark_waited(*bg, *j);
@@ -308,16 +343,8 @@ bool H5File::Pending::active() const { return impl_ && !impl_->waited; }
 // Drives the request (MPICH's ROMIO progresses a non-blocking write only inside MPI calls).
 bool H5File::Pending::test() {
   if (!impl_) return false;
-  if (impl_->done || impl_->waited) return true;
-  int flag = 0;
-  MPI_Status st;
-  const int rc = MPI_Test(&impl_->req, &flag, &st);
-  if (rc != MPI_SUCCESS) {
-    impl_->error = "H5File::write_start: writing " + impl_->what + ": " + detail::mpi_reason(rc);
-    flag = 1;
-  }
-  if (flag) impl_->done = true;
-  return impl_->done;
+  if (impl_->waited) return true;
+  return detail::poll(*impl_);
 }
 
 void H5File::Pending::wait() {
@@ -343,7 +370,10 @@ void H5File::Pending::wait() {
   }
   detail::release(bg, *j);
   detail::mark_waited(bg, *j);
-  if (failure) std::rethrow_exception(failure);
+  if (failure) {
+    if (j->failed) j->failed();  // a Create with a hole is never renamed over the previous file
+    std::rethrow_exception(failure);
+  }
   if (j->after) j->after(j->sum);
 }
 

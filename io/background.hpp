@@ -43,13 +43,15 @@ void put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, 
 void background_guard(const char* op);
 
 // Starts a write of `file`: agreed checks, then place() (collective HDF5 calls making the
-// dataset), the staging and MPI_File_iwrite_at_all. `after` runs at wait (collective).
+// dataset), the staging and MPI_File_iwrite_at_all. `after` runs at wait (collective);
+// `failed` instead when the write failed (on every rank: the file then holds a hole).
 std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
                                                         const std::string& path, bool writable, bool chunked,
                                                         const std::string& field, std::int64_t step, const void* data,
                                                         H5File::Stage stage,
                                                         const std::function<Placement()>& place,
-                                                        std::function<void(std::uint64_t)> after);
+                                                        std::function<void(std::uint64_t)> after,
+                                                        std::function<void()> failed);
 
 // Completes every write of the file and closes its MPI-IO handles (which syncs them)
 // before HDF5 closes the file. report: agrees on the first error no wait() reported and

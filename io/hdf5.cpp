@@ -428,7 +428,8 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
       [mp, &plan, field, step](std::uint64_t mine) {
         detail::put_checksum(*mp, field, step, mine);
         detail::after_data(*mp, plan, field, step);
-      }));
+      },
+      [mp] { mp->broken = true; }));
 }
 
 namespace {

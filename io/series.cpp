@@ -77,7 +77,7 @@ std::string xdmf_path_for(const std::string& h5_path) {
 }
 
 Series::Series(MPI_Comm comm, hid_t file, const std::string& path, H5File::Mode mode, const H5Options& options)
-    : comm_(comm), file_(file), path_(path), mode_(mode), xdmf_(options.xdmf && mode != H5File::Mode::Read) {
+    : comm_(comm), file_(file), path_(path), mode_(mode), xdmf_(options.xdmf && mode != H5File::Mode::Read), sync_(options.sync) {
   const auto& L = options.box_lengths;  // x, y, z
   std::string bad;
   for (int a = 0; a < 3; ++a)
@@ -188,7 +188,7 @@ void Series::publish() {
   agree(comm_, [&] {
     if (rank != 0) return;
     try {
-      write_file_atomic(target, xdmf_text(entries_, h5_name, lengths_));
+      write_file_atomic(target, xdmf_text(entries_, h5_name, lengths_), sync_);
     } catch (const Error& e) {
       // The data is safe: say so, so that a full disk here is not mistaken for a lost field.
       throw Error(e.code(), "H5File: writing the XDMF beside '" + path_ + "' (the HDF5 file itself is complete; "

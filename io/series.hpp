@@ -67,6 +67,7 @@ class Series {
   std::string path_;
   H5File::Mode mode_;
   bool xdmf_;
+  bool sync_;  // H5Options::sync: the XDMF fsync'ed like the .h5, or not
   std::array<double, 3> lengths_{};  // (Lz, Ly, Lx)
   bool run_stamped_ = false;
   std::vector<Entry> entries_;

@@ -6,6 +6,13 @@
 #     tmpfs when this runs as root and may mount one, else a file size limit (ulimit -f,
 #     SIGXFSZ ignored by the program) that makes the same writes fail with EFBIG. The run
 #     must end with the same [io] error on both ranks and a non-zero exit, no temporary left.
+#   checkpoint_safety.sh background_full NBFFT_IO_CASE MPIEXEC...
+#     a background write (write_start) that fails after it started: rank 1 alone has a file
+#     size limit inside its part of the dataset, so every check at the start passes and its
+#     own MPI-IO write fails (EFBIG, or Open MPI's short write). wait() must throw the same
+#     [io] error on both ranks, close() must refuse to rename, the previous file intact.
+#     Open MPI only (tests/io/CMakeLists.txt): under MPICH the limit did not make the write
+#     fail, with ROMIO's collective buffering off (the hint below) or on.
 #   checkpoint_safety.sh killed_rank NBFFT_IO_CASE MPIEXEC...
 #     one rank is killed (SIGKILL) after every field is written, before close() renames: rank
 #     1, then rank 0. The job must end (no hang), the previous file must be intact; the
@@ -56,6 +63,24 @@ case $what in
     n=$(grep -c "^nbfft-io-case: \[io\] H5File::write: no room for /u_hat/0 .* in '$ck.nbfft-tmp': \(No space left on device\|File too large\)" "$out")
     ((n == 2)) || fail "$n of 2 ranks printed the [io] 'no room' error"
     grep -m1 "^nbfft-io-case: \[" "$out"
+    [[ -e $ck.nbfft-tmp ]] && fail "the temporary $ck.nbfft-tmp was left behind"
+    intact "$ck" "$dir/saved.h5" 16,16,16
+    ;;
+  background_full)
+    ck=$dir/ck.h5
+    run 2 write "$ck" --grid 16,16,16 --steps 0 --spectral >"$out" 2>&1 || { cat "$out"; echo "FAIL: the first checkpoint"; exit 1; }
+    cp "$ck" "$dir/saved.h5"
+    printf 'romio_cb_write disable\n' >"$dir/romio_hints"
+    # u: 64^3 doubles, rank 1's half from about 1 MiB on; the limit falls inside it.
+    ROMIO_HINTS=$dir/romio_hints run 2 write "$ck" --grid 64,64,64 --steps 0 --background --fsize-limit 1:1100000 >"$out" 2>&1
+    rc=$?
+    ((rc == 124 || rc == 137)) && fail "the run whose background write failed hung (exit $rc)"
+    ((rc == 0)) && fail "the run whose background write failed exited 0"
+    n=$(grep -c "^nbfft-io-case: \[io\] H5File::write_start: writing /u/0 of '$ck': .*\(values were written\|File too large\).*\[rank 1\]" "$out")
+    ((n == 2)) || { fail "$n of 2 ranks printed the write's [io] error from wait()"; cat "$out"; }
+    grep -m1 "^nbfft-io-case: \[" "$out"
+    grep -q "close() after it: .*failed earlier; it is removed, and '$ck' is unchanged" "$out" ||
+      { fail "close() after the failed write did not refuse to rename"; cat "$out"; }
     [[ -e $ck.nbfft-tmp ]] && fail "the temporary $ck.nbfft-tmp was left behind"
     intact "$ck" "$dir/saved.h5" 16,16,16
     ;;

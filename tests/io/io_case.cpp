@@ -12,6 +12,9 @@
 // Options: --grid NX,NY,NZ (8,6,5)  --steps S,S,.. (0)  --field NAME (u)  --single
 //          --spectral  --append  --proc-grid M1xM2  --kill-rank R (after writing every
 //          field, rank R raises SIGKILL before close(): a rank killed mid-checkpoint)
+//          --background (each field by write_start, all waited for after the last start)
+//          --fsize-limit R:BYTES (rank R alone gets a file size limit: its own MPI-IO
+//          writes past BYTES fail with EFBIG, which no check at the start can foresee)
 // The values are a function of the global point and the step, so a read at any rank
 // count knows what it must find.
 #include "bench/common/main.hpp"
@@ -20,6 +23,8 @@
 
 #include <hdf5.h>
 #include <mpi.h>
+
+#include <sys/resource.h>
 
 #include <csignal>
 #include <complex>
@@ -41,8 +46,9 @@ struct Args {
   std::string cmd, path, field = "u";
   std::array<std::int64_t, 3> grid{8, 6, 5};
   std::vector<std::int64_t> steps{0};
-  bool single = false, spectral = false, append = false;
-  int m1 = 0, m2 = 0, kill_rank = -1;
+  bool single = false, spectral = false, append = false, background = false;
+  int m1 = 0, m2 = 0, kill_rank = -1, limit_rank = -1;
+  std::int64_t limit_bytes = 0;
 };
 
 std::vector<std::int64_t> numbers(const std::string& s, const char* opt) {
@@ -89,6 +95,15 @@ Args parse(int argc, char** argv) {
       const std::string v = value();
       if (std::sscanf(v.c_str(), "%dx%d", &a.m1, &a.m2) != 2)
         throw Error(ErrorCode::InvalidArgument, "--proc-grid: M1xM2");
+    } else if (o == "--background") {
+      a.background = true;
+    } else if (o == "--fsize-limit") {
+      const std::string v = value();
+      long long r = -1, b = 0;
+      if (std::sscanf(v.c_str(), "%lld:%lld", &r, &b) != 2 || r < 0 || b <= 0)
+        throw Error(ErrorCode::InvalidArgument, "--fsize-limit: RANK:BYTES");
+      a.limit_rank = int(r);
+      a.limit_bytes = b;
     } else if (o == "--kill-rank") {
       a.kill_rank = int(numbers(value(), "--kill-rank").at(0));
     } else {
@@ -129,15 +144,46 @@ int run(const Args& a, MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   if (a.cmd == "write") {
     H5File f(world, a.path, a.append ? H5File::Mode::Append : H5File::Mode::Create);
+    // Only this rank's own writes past the limit fail; the checks at the start (rank 0's
+    // room claim among them) see nothing wrong.
+    rlimit was{};
+    getrlimit(RLIMIT_FSIZE, &was);
+    if (rank == a.limit_rank) {
+      const rlimit lim{rlim_t(a.limit_bytes), was.rlim_max};
+      if (setrlimit(RLIMIT_FSIZE, &lim) != 0) throw Error(ErrorCode::Internal, "setrlimit(RLIMIT_FSIZE) failed");
+    }
+    std::vector<H5File::Pending> pending;
     for (std::int64_t s : a.steps) {
       std::vector<R> u(std::size_t(plan.in_count()));
       each<R>(plan.in_box(), [&](std::size_t i, auto x, auto y, auto z) { u[i] = element<R>(x, y, z, s); });
-      f.write(plan, Space::Physical, a.field, s, 0.5 * double(s), u);
+      if (a.background)
+        pending.push_back(f.write_start(plan, Space::Physical, a.field, s, 0.5 * double(s), u));  // copies u
+      else
+        f.write(plan, Space::Physical, a.field, s, 0.5 * double(s), u);
       if (a.spectral) {
         std::vector<C> U(std::size_t(plan.out_count()));
         each<C>(plan.out_box(), [&](std::size_t i, auto x, auto y, auto z) { U[i] = element<C>(x, y, z, s + 1); });
-        f.write(plan, Space::Spectral, a.field + "_hat", s, 0.5 * double(s), U);
+        if (a.background)
+          pending.push_back(f.write_start(plan, Space::Spectral, a.field + "_hat", s, 0.5 * double(s), U));
+        else
+          f.write(plan, Space::Spectral, a.field + "_hat", s, 0.5 * double(s), U);
       }
+    }
+    try {
+      for (auto& p : pending) p.wait();  // a write's failure comes out here, on every rank
+    } catch (const Error& e) {
+      // The limit lifted, as a disk gets room back: HDF5's closing flush must not fail too.
+      // close() must then refuse to rename the file with a hole over the previous one.
+      if (rank == a.limit_rank) setrlimit(RLIMIT_FSIZE, &was);
+      bool renamed = true;
+      try {
+        f.close();
+      } catch (const Error& c) {
+        renamed = false;
+        if (rank == 0) std::fprintf(stderr, "nbfft-io-case: close() after it: %s\n", c.what());
+      }
+      if (renamed) throw Error(ErrorCode::Internal, "close() renamed a file whose background write failed");
+      throw;
     }
     if (rank == a.kill_rank) std::raise(SIGKILL);  // everything written, nothing closed or renamed
     f.close();

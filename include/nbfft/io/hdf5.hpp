@@ -93,7 +93,7 @@ struct H5Options {
   // machine (not only of the run) finds the old or the new checkpoint whole. false skips
   // the fsync: the rename still happens only after every rank finished, and the kernel
   // writes the bytes back later (faster on local disks; what the other writers measured in
-  // docs/performance.md do).
+  // docs/performance.md do). The XDMF beside the file is fsync'ed or not alike.
   bool sync = true;
 };
 
