@@ -265,7 +265,7 @@ void Plan::Impl::plan_fft(std::size_t k) {
     }
     // One FFTW r2c over the halved axis and this step's periodic axes together (the halved
     // one last, as FFTW's r2c takes it): FFTW's multi-dimensional r2c beats an r2c followed
-    // by a strided c2c (8192^2 at one rank: 835 -> see docs/performance.md).
+    // by a strided c2c (docs/performance.md "N-D plans").
     std::vector<int> ax(periodic);
     ax.push_back(st.axes[0]);
     std::vector<iodim> d, b;
