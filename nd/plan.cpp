@@ -5,6 +5,8 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/transpose.hpp"
+#include "fft/axis_fft.hpp"
+#include "fft/fftw_api.hpp"
 #include "nd/schedule.hpp"
 
 #include <fftw3.h>
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
 
 namespace nbfft::nd {
 
@@ -48,6 +51,12 @@ std::string join(const std::vector<T>& v, const char* sep) {
   return os.str();
 }
 
+std::string join_kinds(const std::vector<fft::AxisKind>& v) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << fft::name(v[i]);
+  return os.str();
+}
+
 unsigned flags_of(fft::Effort e) {
   switch (e) {
     case fft::Effort::Estimate: return FFTW_ESTIMATE;
@@ -71,14 +80,14 @@ std::int64_t product(const std::vector<std::int64_t>& n, std::size_t from, std::
   return p;
 }
 
-// [A][S][B][R] -> [A][B][S][R] (R contiguous elements): moves the axes between the two of
-// an exchange out of the way of the pencil transpose.
-void swap_blocks(cplx* dst, const cplx* src, std::int64_t A, std::int64_t S, std::int64_t B, std::int64_t R) {
-  const std::size_t bytes = sizeof(cplx) * static_cast<std::size_t>(R);
+// [A][S][B][R] -> [A][B][S][R] (R contiguous bytes): moves the axes between the two of an
+// exchange out of the way of the pencil transpose.
+void swap_blocks(unsigned char* dst, const unsigned char* src, std::int64_t A, std::int64_t S, std::int64_t B,
+                 std::int64_t R) {
+  const auto bytes = static_cast<std::size_t>(R);
   for (std::int64_t a = 0; a < A; ++a)
     for (std::int64_t s = 0; s < S; ++s)
-      for (std::int64_t b = 0; b < B; ++b)
-        std::memcpy(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
+      for (std::int64_t b = 0; b < B; ++b) std::memcpy(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
 }
 
 // Normalizes and checks the axes; "" or the problem.
@@ -99,14 +108,40 @@ std::string check_axes(const std::vector<std::int64_t>& shape, std::vector<int>&
   return "";
 }
 
-struct Destroy {
-  void operator()(fftw_plan p) const {
-    if (p) fftw_destroy_plan(p);
-  }
-};
-using FftwPlan = std::unique_ptr<std::remove_pointer_t<fftw_plan>, Destroy>;
+// Checks the kinds against the axes (one per listed axis, each axis long enough for its
+// kind); "" or the problem.
+std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
+                        const std::vector<fft::AxisKind>& kinds) {
+  if (kinds.size() != axes.size())
+    return "kinds has " + std::to_string(kinds.size()) + " entries for " + std::to_string(axes.size()) +
+           " axes (one per listed axis)";
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (shape[axes[i]] < fft::min_points(kinds[i]))
+      return std::string("axis ") + std::to_string(axes[i]) + " has " + std::to_string(shape[axes[i]]) +
+             " points: " + fft::name(kinds[i]) + " needs at least " + std::to_string(fft::min_points(kinds[i]));
+  return "";
+}
+
 struct Free {
   void operator()(void* p) const { fftw_free(p); }
+};
+using Bytes = std::unique_ptr<unsigned char, Free>;
+
+template <typename T>
+struct Destroy {
+  void operator()(typename fft::FftwApi<T>::plan p) const {
+    if (p) fft::FftwApi<T>::destroy(p);
+  }
+};
+template <typename T>
+using FftwPlan = std::unique_ptr<std::remove_pointer_t<typename fft::FftwApi<T>::plan>, Destroy<T>>;
+
+// The FFTW plans of one local step in one precision. real_r2r: the r2r axes of the r2c
+// step, on the real input before the r2c; r2r: the r2r axes of any other step, on the work
+// buffer (real elements, or complex ones part by part).
+template <typename T>
+struct Fft {
+  FftwPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
 };
 
 }  // namespace
@@ -116,82 +151,151 @@ struct Plan::Impl {
   int rank = 0, size = 1;
   std::vector<std::int64_t> shape;
   std::vector<int> axes, grid, out_grid;
+  std::vector<fft::AxisKind> kinds;     // per entry of axes
+  std::vector<fft::AxisKind> axis_kind;  // per axis of the array (periodic when not listed)
+  int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
   Options opt;
   detail::Schedule sch;
   std::vector<int> coords;
   std::vector<Box> box;  // this rank's box at each stage
   double scale_fwd = 1, scale_bwd = 1;
 
-  struct Fft {
-    FftwPlan r2c, c2r, fwd, bwd;
-  };
   struct Xchg {
     std::unique_ptr<fft::Pencils> pen;
     fft::Pencil side_before{}, side_after{};
-    std::int64_t A = 1, B = 1, S[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after
+    std::int64_t A = 1, B = 1, S[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after; R in bytes
     std::size_t elem = 0;
   };
-  std::vector<Fft> ffts;
+  std::vector<Fft<double>> fd;
+  std::vector<Fft<float>> ff;
   std::vector<Xchg> xs;
-  std::unique_ptr<double, Free> real;
-  std::unique_ptr<cplx, Free> work[2];
-  std::size_t work_elems = 0, real_elems = 0;
+  Bytes real;     // the real input of a halving plan (stage 0)
+  Bytes work[2];  // every other stage
+  std::size_t work_bytes = 0, real_bytes = 0;
 
   ~Impl() {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 
-  bool r2c() const { return opt.kind == Kind::R2C; }
+  bool single() const { return opt.precision == fft::Precision::Single; }
+  bool halving() const { return half_axis >= 0; }
+  bool real_spectrum() const { return opt.kind == Kind::R2C && half_axis < 0; }
+  std::size_t real_size() const { return single() ? sizeof(float) : sizeof(double); }
+  // Bytes per element at stage k: complex except the real input of a halving plan and
+  // every stage of a real spectrum.
+  std::size_t esize(std::size_t k) const {
+    const bool complex_elems = opt.kind == Kind::C2C || (halving() && k > 0);
+    return real_size() * (complex_elems ? 2 : 1);
+  }
+  template <typename T>
+  std::vector<Fft<T>>& ffts() {
+    if constexpr (std::is_same_v<T, float>)
+      return ff;
+    else
+      return fd;
+  }
+  template <typename T>
+  const std::vector<Fft<T>>& ffts() const {
+    return const_cast<Impl*>(this)->ffts<T>();
+  }
 
+  template <typename T>
   void plan_fft(std::size_t k);
   void plan_exchange(std::size_t k);
   void exchange(std::size_t k, bool forward, int& cur) const;
-  void run_forward(const void* in, cplx* out) const;
-  void run_backward(const cplx* in, void* out) const;
+  template <typename T>
+  void run_forward(const void* in, void* out) const;
+  template <typename T>
+  void run_backward(const void* in, void* out) const;
 };
 
+template <typename T>
 void Plan::Impl::plan_fft(std::size_t k) {
+  using Api = fft::FftwApi<T>;
+  using iodim = typename Api::iodim;
   const detail::Step& st = sch.step[k];
   const Box& bin = box[k];  // before: real on the r2c axis when st.r2c
   const Box& bout = box[k + 1];
   const auto ci = strides_of(bin.n), co = strides_of(bout.n);
   const unsigned flags = flags_of(opt.effort);
   const int nd = static_cast<int>(shape.size());
-  auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& is,
-                     const std::vector<std::int64_t>& os) {
-    std::vector<fftw_iodim64> h;
+  // The loop over every axis not in `skip`: extents n, strides times `mult`.
+  auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
+                     const std::vector<std::int64_t>& is, const std::vector<std::int64_t>& os, std::int64_t mult) {
+    std::vector<iodim> h;
     for (int a = 0; a < nd; ++a)
-      if (std::find(skip.begin(), skip.end(), a) == skip.end()) h.push_back({bout.n[a], is[a], os[a]});
+      if (std::find(skip.begin(), skip.end(), a) == skip.end()) h.push_back({n[a], is[a] * mult, os[a] * mult});
     return h;
   };
-  Fft f;
-  std::vector<int> c2c(st.axes.begin() + (st.r2c ? 1 : 0), st.axes.end());
+  auto fail = [](const std::string& what, const std::vector<int>& ax) {
+    throw Error("nd plan: FFTW could not plan the " + what + " of axes " + join(ax, ", "), ErrorCode::Internal);
+  };
+  // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
+  // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).
+  auto r2r = [&](const std::vector<int>& ax, const std::vector<std::int64_t>& n, T* data, bool complex_elems,
+                 bool forward) {
+    const auto s = strides_of(n);
+    const std::int64_t m = complex_elems ? 2 : 1;
+    std::vector<iodim> d;
+    std::vector<fftw_r2r_kind> kd;
+    for (int a : ax) {
+      d.push_back({n[a], s[a] * m, s[a] * m});
+      const fft::AxisKind kk = forward ? axis_kind[a] : fft::inverse(axis_kind[a]);
+      kd.push_back(static_cast<fftw_r2r_kind>(fft::fftw_r2r_kind_of(kk)));
+    }
+    auto h = howmany(ax, n, s, s, m);
+    if (complex_elems) h.push_back({2, 1, 1});
+    FftwPlan<T> p(Api::r2r(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), data, data,
+                           kd.data(), flags));
+    if (!p) fail("r2r transform", ax);
+    return p;
+  };
+  std::vector<int> periodic, sines;
+  for (std::size_t i = st.r2c ? 1 : 0; i < st.axes.size(); ++i)
+    (fft::is_r2r(axis_kind[st.axes[i]]) ? sines : periodic).push_back(st.axes[i]);
+  Fft<T> f;
+  T* real_in = reinterpret_cast<T*>(real.get());
+  T* w = reinterpret_cast<T*>(work[0].get());
+  auto* wc = reinterpret_cast<typename Api::cplx*>(work[0].get());
   if (st.r2c) {
-    const int a = st.axes[0];
-    fftw_iodim64 d{bin.n[a], ci[a], co[a]};
-    auto h = howmany({a}, ci, co);
-    f.r2c.reset(fftw_plan_guru64_dft_r2c(1, &d, static_cast<int>(h.size()), h.data(), real.get(),
-                                         reinterpret_cast<fftw_complex*>(work[0].get()), flags));
-    fftw_iodim64 b{bin.n[a], co[a], ci[a]};
-    auto hb = howmany({a}, co, ci);
-    f.c2r.reset(fftw_plan_guru64_dft_c2r(1, &b, static_cast<int>(hb.size()), hb.data(),
-                                         reinterpret_cast<fftw_complex*>(work[0].get()), real.get(), flags));
-    if (!f.r2c || !f.c2r) throw Error("nd plan: FFTW could not plan the r2c transform of axis " + std::to_string(a),
-                                      ErrorCode::Internal);
+    if (!sines.empty()) {  // the r2r axes of this step on the real input: half the work of after
+      f.real_r2r_fwd = r2r(sines, bin.n, real_in, false, true);
+      f.real_r2r_bwd = r2r(sines, bin.n, real_in, false, false);
+      sines.clear();
+    }
+    // One FFTW r2c over the halved axis and this step's periodic axes together (the halved
+    // one last, as FFTW's r2c takes it): FFTW's multi-dimensional r2c beats an r2c followed
+    // by a strided c2c (docs/performance.md "N-D plans").
+    std::vector<int> ax(periodic);
+    ax.push_back(st.axes[0]);
+    std::vector<iodim> d, b;
+    for (int a : ax) {
+      d.push_back({bin.n[a], ci[a], co[a]});
+      b.push_back({bin.n[a], co[a], ci[a]});
+    }
+    auto h = howmany(ax, bout.n, ci, co, 1);
+    f.r2c.reset(Api::r2c(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), real_in, wc, flags));
+    auto hb = howmany(ax, bout.n, co, ci, 1);
+    f.c2r.reset(Api::c2r(static_cast<int>(b.size()), b.data(), static_cast<int>(hb.size()), hb.data(), wc, real_in, flags));
+    if (!f.r2c || !f.c2r) fail("r2c transform", ax);
+    periodic.clear();
   }
-  if (!c2c.empty()) {
-    std::vector<fftw_iodim64> d;
-    for (int a : c2c) d.push_back({bout.n[a], co[a], co[a]});
-    auto h = howmany(c2c, co, co);
-    auto* w = reinterpret_cast<fftw_complex*>(work[0].get());
-    f.fwd.reset(fftw_plan_guru64_dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), w,
-                                     w, FFTW_FORWARD, flags));
-    f.bwd.reset(fftw_plan_guru64_dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), w,
-                                     w, FFTW_BACKWARD, flags));
-    if (!f.fwd || !f.bwd) throw Error("nd plan: FFTW could not plan the c2c transform of axes " + join(c2c, ", "),
-                                      ErrorCode::Internal);
+  if (!periodic.empty()) {
+    std::vector<iodim> d;
+    for (int a : periodic) d.push_back({bout.n[a], co[a], co[a]});
+    auto h = howmany(periodic, bout.n, co, co, 1);
+    f.fwd.reset(Api::dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), wc, wc,
+                         FFTW_FORWARD, flags));
+    f.bwd.reset(Api::dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), wc, wc,
+                         FFTW_BACKWARD, flags));
+    if (!f.fwd || !f.bwd) fail("c2c transform", periodic);
   }
-  ffts[k] = std::move(f);
+  if (!sines.empty()) {
+    const bool complex_elems = esize(k + 1) != real_size();
+    f.r2r_fwd = r2r(sines, bout.n, w, complex_elems, true);
+    f.r2r_bwd = r2r(sines, bout.n, w, complex_elems, false);
+  }
+  ffts<T>()[k] = std::move(f);
 }
 
 void Plan::Impl::plan_exchange(std::size_t k) {
@@ -206,15 +310,16 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   const detail::Stage& before = sch.stage[k];
   const Box& b0 = box[k];
   const Box& b1 = box[k + 1];
+  const auto e = static_cast<std::int64_t>(esize(k));
   Xchg x;
   x.A = product(b0.n, 0, static_cast<std::size_t>(s));
   x.B = product(b0.n, static_cast<std::size_t>(s) + 1, static_cast<std::size_t>(f));
   const std::int64_t C = product(b0.n, static_cast<std::size_t>(f) + 1, b0.n.size());
   x.S[0] = b0.n[s];
   x.S[1] = b1.n[s];
-  x.R[0] = b0.n[f] * C;
-  x.R[1] = b1.n[f] * C;
-  x.elem = sizeof(cplx) * static_cast<std::size_t>(C);
+  x.R[0] = b0.n[f] * C * e;
+  x.R[1] = b1.n[f] * C * e;
+  x.elem = static_cast<std::size_t>(C * e);
   // Pencils' X-pencil (x whole, y split) is "the slower axis s split"; its Y-pencil "f split".
   x.side_before = st.from == s ? fft::Pencil::X : fft::Pencil::Y;
   x.side_after = st.from == s ? fft::Pencil::Y : fft::Pencil::X;
@@ -239,60 +344,84 @@ void Plan::Impl::exchange(std::size_t k, bool forward, int& cur) const {
   const int from = forward ? 0 : 1, to = 1 - from;
   const fft::Pencil p_from = forward ? x.side_before : x.side_after;
   const fft::Pencil p_to = forward ? x.side_after : x.side_before;
-  const std::size_t bytes = work_elems * sizeof(cplx);
-  cplx* a = work[cur].get();
-  cplx* b = work[1 - cur].get();
+  unsigned char* a = work[cur].get();
+  unsigned char* b = work[1 - cur].get();
   if (x.B > 1) {
     swap_blocks(b, a, x.A, x.S[from], x.B, x.R[from]);
-    x.pen->transpose_bytes(p_from, p_to, b, bytes, a, bytes, x.elem);
+    x.pen->transpose_bytes(p_from, p_to, b, work_bytes, a, work_bytes, x.elem);
     swap_blocks(b, a, x.A, x.B, x.S[to], x.R[to]);
   } else {
-    x.pen->transpose_bytes(p_from, p_to, a, bytes, b, bytes, x.elem);
+    x.pen->transpose_bytes(p_from, p_to, a, work_bytes, b, work_bytes, x.elem);
   }
   cur = 1 - cur;
 }
 
-void Plan::Impl::run_forward(const void* in, cplx* out) const {
+// The output copy: scaled, or a plain copy when the scale is 1.
+template <typename T>
+void scale_copy(T* o, const T* src, std::size_t n, double scale) {
+  if (scale == 1) {
+    if (o != src) std::memcpy(o, src, n * sizeof(T));
+    return;
+  }
+  const auto s = static_cast<T>(scale);
+  for (std::size_t i = 0; i < n; ++i) o[i] = src[i] * s;
+}
+
+template <typename T>
+void Plan::Impl::run_forward(const void* in, void* out) const {
+  using Api = fft::FftwApi<T>;
   int cur = 0;
-  if (r2c())
-    std::memcpy(real.get(), in, sizeof(double) * static_cast<std::size_t>(box.front().count()));
-  else
-    std::memcpy(work[0].get(), in, sizeof(cplx) * static_cast<std::size_t>(box.front().count()));
+  T* r = reinterpret_cast<T*>(real.get());
+  // The r2c reads the caller's array itself when nothing runs before it in place (FFTW's
+  // r2c preserves its input) and FFTW's alignment allows: one copy of the input saved.
+  T* user = const_cast<T*>(static_cast<const T*>(in));
+  const bool direct = halving() && !ffts<T>()[0].real_r2r_fwd && Api::alignment_of(user) == Api::alignment_of(r);
+  const auto n0 = static_cast<std::size_t>(box.front().count());
+  if (!direct) std::memcpy(halving() ? real.get() : work[0].get(), in, n0 * esize(0));
   for (std::size_t k = 0; k < sch.step.size(); ++k) {
     if (!sch.step[k].fft) {
       exchange(k, true, cur);
       continue;
     }
-    auto* w = reinterpret_cast<fftw_complex*>(work[cur].get());
-    if (ffts[k].r2c) fftw_execute_dft_r2c(ffts[k].r2c.get(), real.get(), w);
-    if (ffts[k].fwd) fftw_execute_dft(ffts[k].fwd.get(), w, w);
+    const Fft<T>& f = ffts<T>()[k];
+    T* w = reinterpret_cast<T*>(work[cur].get());
+    auto* wc = reinterpret_cast<typename Api::cplx*>(w);
+    if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), r, r);
+    if (f.r2c) Api::exec_r2c(f.r2c.get(), direct && k == 0 ? user : r, wc);
+    if (f.fwd) Api::exec_dft(f.fwd.get(), wc, wc);
+    if (f.r2r_fwd) Api::exec_r2r(f.r2r_fwd.get(), w, w);
   }
-  const cplx* w = work[cur].get();
-  const std::int64_t n = box.back().count();
-  for (std::int64_t i = 0; i < n; ++i) out[i] = w[i] * scale_fwd;
+  const std::size_t n = static_cast<std::size_t>(box.back().count()) * (esize(box.size() - 1) / sizeof(T));
+  scale_copy(static_cast<T*>(out), reinterpret_cast<const T*>(work[cur].get()), n, scale_fwd);
 }
 
-void Plan::Impl::run_backward(const cplx* in, void* out) const {
+template <typename T>
+void Plan::Impl::run_backward(const void* in, void* out) const {
+  using Api = fft::FftwApi<T>;
   int cur = 0;
-  std::memcpy(work[0].get(), in, sizeof(cplx) * static_cast<std::size_t>(box.back().count()));
+  std::memcpy(work[0].get(), in, static_cast<std::size_t>(box.back().count()) * esize(box.size() - 1));
+  T* r = reinterpret_cast<T*>(real.get());
+  // Unscaled, the c2r writes the caller's array itself (one copy of the output saved).
+  T* user = static_cast<T*>(out);
+  const bool direct = halving() && scale_bwd == 1 && !ffts<T>()[0].real_r2r_bwd &&
+                      Api::alignment_of(user) == Api::alignment_of(r);
   for (std::size_t k = sch.step.size(); k-- > 0;) {
     if (!sch.step[k].fft) {
       exchange(k, false, cur);
       continue;
     }
-    auto* w = reinterpret_cast<fftw_complex*>(work[cur].get());
-    if (ffts[k].bwd) fftw_execute_dft(ffts[k].bwd.get(), w, w);
-    if (ffts[k].c2r) fftw_execute_dft_c2r(ffts[k].c2r.get(), w, real.get());
+    const Fft<T>& f = ffts<T>()[k];
+    T* w = reinterpret_cast<T*>(work[cur].get());
+    auto* wc = reinterpret_cast<typename Api::cplx*>(w);
+    if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), w, w);
+    if (f.bwd) Api::exec_dft(f.bwd.get(), wc, wc);
+    if (f.c2r) Api::exec_c2r(f.c2r.get(), wc, direct ? user : r);
+    if (f.real_r2r_bwd) Api::exec_r2r(f.real_r2r_bwd.get(), r, r);
   }
-  const std::int64_t n = box.front().count();
-  if (r2c()) {
-    auto* o = static_cast<double*>(out);
-    for (std::int64_t i = 0; i < n; ++i) o[i] = real.get()[i] * scale_bwd;
-  } else {
-    auto* o = static_cast<cplx*>(out);
-    const cplx* w = work[cur].get();
-    for (std::int64_t i = 0; i < n; ++i) o[i] = w[i] * scale_bwd;
-  }
+  if (direct) return;
+  const T* src = halving() ? r : reinterpret_cast<const T*>(work[cur].get());
+  const std::size_t n = static_cast<std::size_t>(box.front().count()) * (esize(0) / sizeof(T));
+  scale_copy(user, src, n, scale_bwd);
 }
 
 Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape) : Plan(comm, shape, [&] {
@@ -313,6 +442,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
              {{"shape", join(shape, "x")},
               {"axes", join(axes, ",")},
               {"kind", name(options.kind)},
+              {"precision", fft::name(options.precision)},
+              {"kinds", join_kinds(options.kinds)},
               {"norm", std::to_string(static_cast<int>(options.norm))},
               {"effort", std::to_string(static_cast<int>(options.effort))},
               {"grid", join(options.grid, "x")},
@@ -320,10 +451,27 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(shape, axes);
   const int nd = static_cast<int>(shape.size());
+  std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
   if (err.empty()) {
+    m.kinds = options.kinds.empty() ? std::vector<fft::AxisKind>(axes.size(), fft::AxisKind::Periodic) : options.kinds;
+    err = check_kinds(shape, axes, m.kinds);
+  }
+  if (err.empty()) {
+    m.axis_kind.assign(shape.size(), fft::AxisKind::Periodic);
+    for (std::size_t i = 0; i < axes.size(); ++i) m.axis_kind[axes[i]] = m.kinds[i];
+    if (options.kind == Kind::R2C)
+      for (std::size_t i = axes.size(); i-- > 0;)
+        if (!fft::is_r2r(m.kinds[i])) {
+          m.half_axis = axes[i];
+          break;
+        }
+    if (m.halving()) {
+      sched_axes.erase(std::find(sched_axes.begin(), sched_axes.end(), m.half_axis));
+      sched_axes.push_back(m.half_axis);
+    }
     if (options.grid.empty()) {
       std::string why;
-      m.grid = detail::choose_grid(shape, axes, options.kind == Kind::R2C, m.size, why);
+      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why);
       if (m.grid.empty())
         err = "cannot decompose shape " + join(shape, "x") + " over " + std::to_string(m.size) +
               " ranks with axes (" + join(axes, ", ") + "): " + why;
@@ -342,7 +490,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
     }
   }
   if (err.empty()) {
-    const std::string e = detail::build_schedule(shape, axes, options.kind == Kind::R2C, m.grid, m.sch);
+    const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch);
     if (!e.empty()) err = "cannot decompose shape " + join(shape, "x") + " over grid " + join(m.grid, "x") + ": " + e;
   }
   agree_message(m.comm, err);
@@ -351,31 +499,39 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
   m.out_grid = m.sch.grid(m.sch.stage.size() - 1);
   m.coords = detail::coords_of(m.sch.ranks, m.rank);
   for (const auto& st : m.sch.stage) m.box.push_back(detail::box_at(st, m.sch.ranks, m.coords));
-  double n = 1;
-  for (int a : axes) n *= static_cast<double>(shape[a]);
+  double n = 1;  // the product of the logical sizes (n for periodic axes)
+  for (int a : axes) n *= fft::logical_size(m.axis_kind[a], shape[a]);
   switch (options.norm) {
     case fft::Norm::None: break;
     case fft::Norm::Backward: m.scale_bwd = 1 / n; break;
     case fft::Norm::Forward: m.scale_fwd = 1 / n; break;
     case fft::Norm::Ortho: m.scale_fwd = m.scale_bwd = 1 / std::sqrt(n); break;
   }
-  m.ffts.resize(m.sch.step.size());
+  m.fd.resize(m.sch.step.size());
+  m.ff.resize(m.sch.step.size());
   m.xs.resize(m.sch.step.size());
   agree(m.comm, [&] {
     fft::PencilOptions().transport(m.opt.transport);  // a bad name fails here, exchanges or not
-    std::int64_t w = 1;
-    for (std::size_t k = 0; k < m.box.size(); ++k)
-      if (k > 0 || !m.r2c()) w = std::max(w, m.box[k].count());
-    m.work_elems = static_cast<std::size_t>(w);
-    m.real_elems = static_cast<std::size_t>(std::max<std::int64_t>(1, m.box.front().count()));
+    std::size_t w = 16;
+    for (std::size_t k = m.halving() ? 1 : 0; k < m.box.size(); ++k)
+      w = std::max(w, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
+    m.work_bytes = w;
+    m.real_bytes = std::max<std::size_t>(16, static_cast<std::size_t>(m.box.front().count()) * m.real_size());
     for (auto& b : m.work) {
-      b.reset(static_cast<cplx*>(fftw_malloc(sizeof(cplx) * m.work_elems)));
-      if (!b) throw Error("nd plan: cannot allocate " + std::to_string(m.work_elems) + " complex", ErrorCode::OutOfMemory);
+      b.reset(static_cast<unsigned char*>(fftw_malloc(m.work_bytes)));
+      if (!b) throw Error("nd plan: cannot allocate " + std::to_string(m.work_bytes) + " bytes", ErrorCode::OutOfMemory);
     }
-    m.real.reset(static_cast<double*>(fftw_malloc(sizeof(double) * m.real_elems)));
-    if (!m.real) throw Error("nd plan: cannot allocate the real buffer", ErrorCode::OutOfMemory);
+    if (m.halving()) {
+      m.real.reset(static_cast<unsigned char*>(fftw_malloc(m.real_bytes)));
+      if (!m.real) throw Error("nd plan: cannot allocate the real buffer", ErrorCode::OutOfMemory);
+    }
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
-      if (m.sch.step[k].fft) m.plan_fft(k);
+      if (m.sch.step[k].fft) {
+        if (m.single())
+          m.plan_fft<float>(k);
+        else
+          m.plan_fft<double>(k);
+      }
   });
   // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
   for (std::size_t k = 0; k < m.sch.step.size(); ++k)
@@ -390,6 +546,9 @@ const std::vector<std::int64_t>& Plan::shape() const { return impl_->shape; }
 std::vector<std::int64_t> Plan::out_shape() const { return impl_->sch.stage.back().ext; }
 const std::vector<int>& Plan::axes() const { return impl_->axes; }
 Kind Plan::kind() const { return impl_->opt.kind; }
+fft::Precision Plan::precision() const { return impl_->opt.precision; }
+const std::vector<fft::AxisKind>& Plan::kinds() const { return impl_->kinds; }
+bool Plan::real_spectrum() const { return impl_->real_spectrum(); }
 const std::vector<int>& Plan::grid() const { return impl_->grid; }
 const std::vector<int>& Plan::out_grid() const { return impl_->out_grid; }
 int Plan::exchanges() const { return impl_->sch.exchanges(); }
@@ -416,55 +575,88 @@ std::string short_array(const char* which, std::size_t have, std::size_t need) {
          std::to_string(need);
 }
 
-void need_kind(const Plan& p, Kind k, const char* call) {
-  if (p.kind() != k)
-    throw Error(std::string("nd plan: ") + call + " with " + name(k) + " arrays on a " + name(p.kind()) + " plan");
+// The call's element types against the plan's: kind (r2c/c2c), precision, and whether the
+// spectrum is real; throws on every rank alike (all depend only on the plan and the call).
+void need_types(const Plan& p, Kind k, fft::Precision prec, bool real_out, const char* call) {
+  std::string what;
+  if (p.kind() != k) what = std::string(name(k)) + " arrays on a " + name(p.kind()) + " plan";
+  else if (p.precision() != prec)
+    what = std::string(fft::name(prec)) + " arrays on a " + fft::name(p.precision()) + " precision plan";
+  else if (p.real_spectrum() != real_out)
+    what = p.real_spectrum() ? std::string("a complex spectrum on a plan whose spectrum is real (every axis r2r)")
+                             : std::string("a real spectrum on a plan whose spectrum is complex");
+  if (!what.empty()) throw Error(std::string("nd plan: ") + call + " with " + what);
 }
 
 }  // namespace
 
+// One body for the twelve typed calls: check the types and the counts on every rank, then run.
+void Plan::call(bool fwd, Kind k, bool single, bool real_out, const void* in, std::size_t in_n, void* out,
+                std::size_t out_n) const {
+  const fft::Precision prec = single ? fft::Precision::Single : fft::Precision::Double;
+  need_types(*this, k, prec, real_out, fwd ? "forward" : "backward");
+  std::string e = short_array("input", in_n, fwd ? in_count() : out_count());
+  if (e.empty()) e = short_array("output", out_n, fwd ? out_count() : in_count());
+  agree_call(impl_->comm, "nd plan", fwd ? "forward" : "backward", e);
+  if (single)
+    fwd ? impl_->run_forward<float>(in, out) : impl_->run_backward<float>(in, out);
+  else
+    fwd ? impl_->run_forward<double>(in, out) : impl_->run_backward<double>(in, out);
+}
+
+using cplxf = std::complex<float>;
+
 void Plan::forward(const double* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  need_kind(*this, Kind::R2C, "forward");
-  std::string e = short_array("input", in_n, in_count());
-  if (e.empty()) e = short_array("output", out_n, out_count());
-  agree_call(impl_->comm, "nd plan", "forward", e);
-  impl_->run_forward(in, out);
+  call(true, Kind::R2C, false, false, in, in_n, out, out_n);
 }
-
 void Plan::forward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  need_kind(*this, Kind::C2C, "forward");
-  std::string e = short_array("input", in_n, in_count());
-  if (e.empty()) e = short_array("output", out_n, out_count());
-  agree_call(impl_->comm, "nd plan", "forward", e);
-  impl_->run_forward(in, out);
+  call(true, Kind::C2C, false, false, in, in_n, out, out_n);
 }
-
 void Plan::backward(const cplx* in, std::size_t in_n, double* out, std::size_t out_n) const {
-  need_kind(*this, Kind::R2C, "backward");
-  std::string e = short_array("input", in_n, out_count());
-  if (e.empty()) e = short_array("output", out_n, in_count());
-  agree_call(impl_->comm, "nd plan", "backward", e);
-  impl_->run_backward(in, out);
+  call(false, Kind::R2C, false, false, in, in_n, out, out_n);
 }
-
 void Plan::backward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  need_kind(*this, Kind::C2C, "backward");
-  std::string e = short_array("input", in_n, out_count());
-  if (e.empty()) e = short_array("output", out_n, in_count());
-  agree_call(impl_->comm, "nd plan", "backward", e);
-  impl_->run_backward(in, out);
+  call(false, Kind::C2C, false, false, in, in_n, out, out_n);
+}
+void Plan::forward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
+  call(true, Kind::R2C, false, true, in, in_n, out, out_n);
+}
+void Plan::backward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
+  call(false, Kind::R2C, false, true, in, in_n, out, out_n);
+}
+void Plan::forward(const float* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(true, Kind::R2C, true, false, in, in_n, out, out_n);
+}
+void Plan::forward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(true, Kind::C2C, true, false, in, in_n, out, out_n);
+}
+void Plan::backward(const cplxf* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(false, Kind::R2C, true, false, in, in_n, out, out_n);
+}
+void Plan::backward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(false, Kind::C2C, true, false, in, in_n, out, out_n);
+}
+void Plan::forward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(true, Kind::R2C, true, true, in, in_n, out, out_n);
+}
+void Plan::backward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(false, Kind::R2C, true, true, in, in_n, out, out_n);
 }
 
 std::string Plan::describe() const {
   const Impl& m = *impl_;
   std::ostringstream os;
-  os << "nd " << name(m.opt.kind) << " (" << join(m.shape, ", ") << ") axes (" << join(m.axes, ", ") << ") grid "
+  os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.shape, ", ") << ") axes ("
+     << join(m.axes, ", ") << ")";
+  if (std::any_of(m.kinds.begin(), m.kinds.end(), [](fft::AxisKind k) { return fft::is_r2r(k); }))
+    os << " kinds (" << join_kinds(m.kinds) << ")";
+  os << " grid "
      << join(m.grid, "x") << " -> " << join(m.out_grid, "x") << ", " << exchanges() << " exchanges: ";
   for (std::size_t k = 0; k < m.sch.step.size(); ++k) {
     const auto& s = m.sch.step[k];
     os << (k ? ", " : "");
     if (s.fft)
-      os << (s.r2c ? "r2c+fft(" : "fft(") << join(s.axes, ",") << ")";
+      os << (s.r2c ? "r2c+fft(" : "fft(") << join(s.axes, ",") << ")";  // r2r axes among them
     else
       os << "exchange " << s.from << "->" << s.to << " over " << m.sch.ranks[static_cast<std::size_t>(s.g)]
          << " ranks (" << m.opt.transport << ")";

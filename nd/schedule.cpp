@@ -63,7 +63,7 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
     }
   const int r_axis = axes.back();
   if (r2c && st.dist[r_axis] >= 0)
-    return "the r2c axis " + std::to_string(r_axis) + " (the last of axes) must not be split at the input";
+    return "the r2c axis " + std::to_string(r_axis) + " (the last periodic axis listed) must not be split at the input";
   std::vector<bool> todo(shape.size(), false), done(shape.size(), false);
   for (int a : axes) todo[a] = true;
   std::size_t left = axes.size();

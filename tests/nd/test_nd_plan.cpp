@@ -21,6 +21,7 @@ using cplx = std::complex<double>;
 using nbfft::fft::test::random_value;
 using nbfft::fft::test::world_rank;
 using nbfft::fft::test::world_size;
+using nbfft::fft::AxisKind;
 using nbfft::nd::Box;
 using nbfft::nd::Kind;
 using nbfft::nd::Plan;
@@ -55,11 +56,36 @@ std::vector<cplx> gather(const Shape& shape, const Box& b, const std::vector<cpl
   return all;
 }
 
-// Naive DFT (sign -1) of the whole array along each of `axes`.
-std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std::vector<int>& axes) {
+// Naive transform of the whole array along each of `axes`: the DFT (sign -1) or FFTW's r2r
+// kind (its definition written out, unnormalized), applied to complex data (r2r acts on the
+// real and imaginary parts alike).
+std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std::vector<int>& axes,
+                      const std::vector<AxisKind>& kinds = {}) {
   const double pi = std::acos(-1.0);
-  for (int ax : axes) {
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int ax = axes[i];
+    const AxisKind kind = kinds.empty() ? AxisKind::Periodic : kinds[i];
     const std::int64_t n = shape[ax];
+    const double dn = double(n);
+    // The weight of input j in output k.
+    auto w = [&](std::int64_t j, std::int64_t k) -> cplx {
+      const double jd = double(j), kd = double(k), sgn = (k % 2) ? -1.0 : 1.0;
+      switch (kind) {
+        case AxisKind::Periodic: return std::polar(1.0, -2 * pi * double((j * k) % n) / dn);
+        case AxisKind::Dct1:
+          if (j == 0) return 1.0;
+          if (j == n - 1) return sgn;
+          return 2 * std::cos(pi * jd * kd / (dn - 1));
+        case AxisKind::Dct2: return 2 * std::cos(pi * (jd + 0.5) * kd / dn);
+        case AxisKind::Dct3: return j == 0 ? 1.0 : 2 * std::cos(pi * jd * (kd + 0.5) / dn);
+        case AxisKind::Dct4: return 2 * std::cos(pi * (jd + 0.5) * (kd + 0.5) / dn);
+        case AxisKind::Dst1: return 2 * std::sin(pi * (jd + 1) * (kd + 1) / (dn + 1));
+        case AxisKind::Dst2: return 2 * std::sin(pi * (jd + 0.5) * (kd + 1) / dn);
+        case AxisKind::Dst3: return j == n - 1 ? sgn : 2 * std::sin(pi * (jd + 1) * (kd + 0.5) / dn);
+        case AxisKind::Dst4: return 2 * std::sin(pi * (jd + 0.5) * (kd + 0.5) / dn);
+      }
+      return 0.0;
+    };
     std::int64_t inner = 1;
     for (std::size_t a = ax + 1; a < shape.size(); ++a) inner *= shape[a];
     const std::int64_t outer = volume(shape) / (n * inner);
@@ -68,8 +94,7 @@ std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std::vector
       for (std::int64_t i = 0; i < inner; ++i)
         for (std::int64_t k = 0; k < n; ++k) {
           cplx s = 0;
-          for (std::int64_t j = 0; j < n; ++j)
-            s += x[(o * n + j) * inner + i] * std::polar(1.0, -2 * pi * double((j * k) % n) / double(n));
+          for (std::int64_t j = 0; j < n; ++j) s += x[(o * n + j) * inner + i] * w(j, k);
           y[(o * n + k) * inner + i] = s;
         }
     x.swap(y);
@@ -84,67 +109,130 @@ struct Case {
   std::vector<int> grid;  // empty: chosen
   std::string transport = "blocking";
   nbfft::fft::Effort effort = nbfft::fft::Effort::Estimate;
+  std::vector<AxisKind> kinds = {};  // empty: all periodic
+  bool single = false;
+  nbfft::fft::Norm norm = nbfft::fft::Norm::Backward;
 };
 
 std::string label(const Case& c) {
-  std::string s = std::string(nbfft::nd::name(c.kind)) + " shape";
+  std::string s = std::string(nbfft::nd::name(c.kind)) + (c.single ? " single" : "") + " shape";
   for (auto v : c.shape) s += " " + std::to_string(v);
   s += " axes";
   for (auto a : c.axes) s += " " + std::to_string(a);
+  s += " kinds";
+  for (auto k : c.kinds) s += std::string(" ") + nbfft::fft::name(k);
   s += " grid";
   for (auto g : c.grid) s += " " + std::to_string(g);
   return s + " " + c.transport;
 }
 
-// Forward against the naive DFT, backward back to the input (both to 1e-12).
-void check(const Case& c) {
-  SCOPED_TRACE(label(c));
+// The plan's calls on vectors of any of its element types.
+template <typename In, typename Out>
+void fwd(const Plan& p, const std::vector<In>& in, std::vector<Out>& out) {
+  p.forward(in.data(), in.size(), out.data(), out.size());
+}
+template <typename In, typename Out>
+void bwd(const Plan& p, const std::vector<In>& in, std::vector<Out>& out) {
+  p.backward(in.data(), in.size(), out.data(), out.size());
+}
+
+// Forward against the naive transform, backward back to the input (double: both to 1e-12;
+// single: 2e-5 relative to the largest value).
+template <typename T>
+void check_typed(const Case& c) {
+  using C = std::complex<T>;
   nbfft::nd::Options o;
   o.kind = c.kind;
   o.grid = c.grid;
   o.transport = c.transport;
   o.effort = c.effort;
+  o.kinds = c.kinds;
+  o.norm = c.norm;
+  o.precision = c.single ? nbfft::fft::Precision::Single : nbfft::fft::Precision::Double;
   Plan p(MPI_COMM_WORLD, c.shape, c.axes, o);
   SCOPED_TRACE(p.describe());
-  const bool r2c = c.kind == Kind::R2C;
+  const double tol = c.single ? 2e-5 : 1e-12;
+  const bool real_in = c.kind == Kind::R2C, real_out = p.real_spectrum();
   const Box whole_in = whole(c.shape);
-  std::vector<cplx> u(p.in_count());
+  std::vector<C> u(p.in_count());
+  std::vector<T> ur(p.in_count());
+  std::vector<cplx> ud(p.in_count());  // the input as the reference sees it (rounded to T)
   for_each(p.in_box(), [&](const Shape& g, std::int64_t at) {
     const auto i = static_cast<std::uint64_t>(whole_in.index(g));
-    u[at] = r2c ? cplx(random_value(7, i), 0) : cplx(random_value(7, i), random_value(8, i));
+    u[at] = real_in ? C(T(random_value(7, i)), 0) : C(T(random_value(7, i)), T(random_value(8, i)));
+    ur[at] = u[at].real();
+    ud[at] = cplx(u[at].real(), u[at].imag());
   });
-  std::vector<cplx> uh(p.out_count());
-  std::vector<double> ur(p.in_count());
-  for (std::size_t i = 0; i < ur.size(); ++i) ur[i] = u[i].real();
-  if (r2c)
-    p.forward(ur.data(), ur.size(), uh.data(), uh.size());
+  std::vector<C> uh(real_out ? 0 : p.out_count());
+  std::vector<T> uhr(real_out ? p.out_count() : 0);
+  if (real_out)
+    fwd(p, ur, uhr);
+  else if (real_in)
+    fwd(p, ur, uh);
   else
-    p.forward(u.data(), u.size(), uh.data(), uh.size());
+    fwd(p, u, uh);
 
-  // The reference: the full c2c DFT, cut to the spectrum's shape (rfftn keeps n/2+1).
-  const std::vector<cplx> full = dft(c.shape, gather(c.shape, p.in_box(), u), p.axes());
+  // The reference: the full transform, cut to the spectrum's shape (the halved axis keeps n/2+1).
+  std::vector<cplx> full = dft(c.shape, gather(c.shape, p.in_box(), ud), p.axes(), c.kinds);
+  double n_log = 1;
+  for (std::size_t i = 0; i < p.axes().size(); ++i)
+    n_log *= nbfft::fft::logical_size(p.kinds()[i], c.shape[p.axes()[i]]);
+  const double sf = c.norm == nbfft::fft::Norm::Forward ? 1 / n_log
+                    : c.norm == nbfft::fft::Norm::Ortho ? 1 / std::sqrt(n_log)
+                                                        : 1.0;
   const Shape out_shape = p.out_shape();
   std::vector<cplx> ref(static_cast<std::size_t>(volume(out_shape)));
-  for_each(whole(out_shape), [&](const Shape& g, std::int64_t at) { ref[at] = full[whole_in.index(g)]; });
-  const std::vector<cplx> got = gather(out_shape, p.out_box(), uh);
+  for_each(whole(out_shape), [&](const Shape& g, std::int64_t at) { ref[at] = full[whole_in.index(g)] * sf; });
+  std::vector<cplx> mine(p.out_count());
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    mine[i] = real_out ? cplx(uhr[i], 0) : cplx(uh[i].real(), uh[i].imag());
+  const std::vector<cplx> got = gather(out_shape, p.out_box(), mine);
   double err = 0, scale = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     err = std::max(err, std::abs(got[i] - ref[i]));
     scale = std::max(scale, std::abs(ref[i]));
   }
-  EXPECT_LT(err, 1e-12 * std::max(1.0, scale)) << "forward";
+  EXPECT_LT(err, tol * std::max(1.0, scale)) << "forward";
 
   double back = 0;
-  if (r2c) {
-    std::vector<double> v(p.in_count(), 99.0);
-    p.backward(uh.data(), uh.size(), v.data(), v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) back = std::max(back, std::abs(v[i] - ur[i]));
+  const double bs = c.norm == nbfft::fft::Norm::None ? n_log : 1.0;  // unscaled: N times the input
+  if (real_in) {
+    std::vector<T> v(p.in_count(), T(99));
+    if (real_out)
+      bwd(p, uhr, v);
+    else
+      bwd(p, uh, v);
+    for (std::size_t i = 0; i < v.size(); ++i) back = std::max(back, std::abs(double(v[i]) - bs * double(ur[i])) / bs);
   } else {
-    std::vector<cplx> v(p.in_count(), 99.0);
-    p.backward(uh.data(), uh.size(), v.data(), v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) back = std::max(back, std::abs(v[i] - u[i]));
+    std::vector<C> v(p.in_count(), C(99));
+    bwd(p, uh, v);
+    for (std::size_t i = 0; i < v.size(); ++i) back = std::max(back, std::abs(cplx(v[i]) - bs * cplx(u[i])) / bs);
   }
-  EXPECT_LT(back, 1e-12) << "backward";
+  EXPECT_LT(back, tol) << "backward";
+}
+
+// Arrays that FFTW's alignment rules keep from being used directly (one element off an
+// aligned start): the plan copies instead, with the same results.
+TEST(NdPlan, MisalignedArrays) {
+  Plan p(MPI_COMM_WORLD, {6, 10}, {0, 1});
+  std::vector<double> u(p.in_count() + 1), v(p.in_count() + 1, 0.0);
+  std::vector<cplx> uh(p.out_count());
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = random_value(3, i + 100 * std::uint64_t(world_rank()));
+  for (int off : {0, 1}) {
+    p.forward(u.data() + off, p.in_count(), uh.data(), uh.size());
+    p.backward(uh.data(), uh.size(), v.data() + off, p.in_count());
+    double e = 0;
+    for (std::size_t i = 0; i < p.in_count(); ++i) e = std::max(e, std::abs(v[i + off] - u[i + off]));
+    EXPECT_LT(e, 1e-12) << "offset " << off;
+  }
+}
+
+void check(const Case& c) {
+  SCOPED_TRACE(label(c));
+  if (c.single)
+    check_typed<float>(c);
+  else
+    check_typed<double>(c);
 }
 
 const char* kNonBlocking = "pairwise:2@caller";
@@ -158,6 +246,12 @@ TEST(NdPlan, TwoD) {
   check({{6, 5}, {1}, Kind::R2C, {}});
   check({{6, 5}, {-2}, Kind::C2C, {}});
   check({{6, 8}, {0, 1}, Kind::R2C, {}, "blocking", nbfft::fft::Effort::Measure});
+  // Unscaled backward: the c2r writes the caller's array itself.
+  for (auto n : {nbfft::fft::Norm::Forward, nbfft::fft::Norm::None}) {
+    Case c{{7, 6}, {0, 1}, Kind::R2C, {}};
+    c.norm = n;
+    check(c);
+  }
   // c2c may start with its last listed axis split: axis 0 first, then the ranks move to it.
   check({{6, 8}, {0, 1}, Kind::C2C, {1, world_size()}});
   // The one transformed axis split at the input: its ranks move onto the untransformed axis.
@@ -207,6 +301,61 @@ TEST(NdPlan, FiveDOverTwoAxes) {
   check({{1, 5, 1, 2, 6}, {4, 1}, Kind::R2C, {}});  // r2c on axis 1
 }
 
+TEST(NdPlan, SinglePrecision) {
+  Case c{{7, 6}, {0, 1}, Kind::R2C, {}};
+  c.single = true;
+  for (Kind k : {Kind::R2C, Kind::C2C}) {
+    c.kind = k;
+    check(c);
+  }
+  c = {{5, 3, 6}, {0, 2}, Kind::R2C, {world_size(), 1, 1}, kNonBlocking};  // an exchange across axis 1
+  c.single = true;
+  check(c);
+  c = {{3, 5, 4, 6}, {1, 2, 3}, Kind::C2C, {}};
+  c.single = true;
+  c.kinds = {AxisKind::Dst2, AxisKind::Periodic, AxisKind::Dct1};
+  check(c);
+}
+
+TEST(NdPlan, SineCosineKinds) {
+  using K = AxisKind;
+  // Every kind on a 2-D c2c plan (r2r on the real and imaginary parts), and its inverse.
+  for (K k : {K::Dct1, K::Dct2, K::Dct3, K::Dct4, K::Dst1, K::Dst2, K::Dst3, K::Dst4}) {
+    Case c{{7, 6}, {0, 1}, Kind::C2C, {}};
+    c.kinds = {k, K::Periodic};
+    check(c);
+  }
+  for (const char* t : {"blocking", kNonBlocking}) {
+    // Real input, the last listed axis r2r: the halved axis is the last periodic one (0).
+    Case c{{7, 9}, {0, 1}, Kind::R2C, {}, t};
+    c.kinds = {K::Periodic, K::Dst2};
+    check(c);
+    // The r2r axis split at the input: transformed after the exchange, on complex data.
+    c = {{6, 3, 8}, {0, 2}, Kind::R2C, {world_size(), 1, 1}, t};
+    c.kinds = {K::Dct2, K::Periodic};
+    check(c);
+    // Every listed axis r2r: a real spectrum, real exchanges.
+    c = {{6, 5, 7}, {0, 2}, Kind::R2C, {world_size(), 1, 1}, t};
+    c.kinds = {K::Dst1, K::Dct3};
+    check(c);
+  }
+  // A channel: x periodic, y carried, z sine (Dirichlet walls); 4-D over three with mixed kinds.
+  Case c{{5, 4, 6}, {0, 2}, Kind::R2C, {}};
+  c.kinds = {K::Dst1, K::Periodic};
+  for (auto n : {nbfft::fft::Norm::Backward, nbfft::fft::Norm::Ortho, nbfft::fft::Norm::Forward}) {
+    c.norm = n;
+    check(c);
+  }
+  c = {{4, 5, 3, 6}, {0, 1, 3}, Kind::R2C, {}};
+  c.kinds = {K::Dct4, K::Periodic, K::Dst3};
+  check(c);
+  if (world_size() == 4) {
+    c = {{4, 6, 5, 3}, {0, 1, 2, 3}, Kind::R2C, {2, 2, 1, 1}};
+    c.kinds = {K::Dct2, K::Dst2, K::Dct1, K::Dst4};
+    check(c);
+  }
+}
+
 template <typename F>
 void expect_error(F&& f, nbfft::ErrorCode code, const std::string& words) {
   try {
@@ -241,6 +390,26 @@ TEST(NdPlan, Errors) {
     expect_error([&] { Plan(MPI_COMM_WORLD, {8, 8}, {0, 1}, g); }, ErrorCode::InvalidArgument, "r2c axis 1");
     // Two rows cannot hold more than two ranks, whatever the grid.
     if (p > 2) expect_error([] { Plan(MPI_COMM_WORLD, {2, 9}, {0, 1}); }, ErrorCode::InvalidArgument, "cannot decompose");
+  }
+  nbfft::nd::Options k;
+  k.kinds = {nbfft::fft::AxisKind::Dct2};
+  expect_error([&] { Plan(MPI_COMM_WORLD, {8, 8}, {0, 1}, k); }, ErrorCode::InvalidArgument, "kinds has 1 entries");
+  k.kinds = {nbfft::fft::AxisKind::Dct1, nbfft::fft::AxisKind::Periodic};
+  expect_error([&] { Plan(MPI_COMM_WORLD, {1, 8}, {0, 1}, k); }, ErrorCode::InvalidArgument, "dct1 needs at least 2");
+  {
+    k.kinds = {nbfft::fft::AxisKind::Dct1, nbfft::fft::AxisKind::Dst1};  // a real spectrum
+    Plan real(MPI_COMM_WORLD, {4, 8}, {0, 1}, k);
+    EXPECT_TRUE(real.real_spectrum());
+    std::vector<double> a(real.in_count()), b(real.out_count());
+    std::vector<cplx> z(real.out_count());
+    expect_error([&] { real.forward(a.data(), a.size(), z.data(), z.size()); }, ErrorCode::InvalidArgument,
+                 "complex spectrum on a plan whose spectrum is real");
+    nbfft::nd::Options s;
+    s.precision = nbfft::fft::Precision::Single;
+    Plan single(MPI_COMM_WORLD, {4, 8}, {0, 1}, s);
+    std::vector<cplx> zs(single.out_count());
+    expect_error([&] { single.forward(a.data(), a.size(), zs.data(), zs.size()); }, ErrorCode::InvalidArgument,
+                 "double arrays on a single precision plan");
   }
   Plan ok(MPI_COMM_WORLD, {6, 8});
   std::vector<double> u(ok.in_count());

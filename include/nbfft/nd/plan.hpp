@@ -8,6 +8,11 @@
 //   p.forward(u.data(), u.size(), uh.data(), uh.size());
 //   p.backward(uh.data(), uh.size(), u.data(), u.size());
 //
+// Single precision: Options::precision = Single and the float / std::complex<float>
+// overloads (one Plan type, as the 3-D plan's Options::precision, so the C, Fortran and
+// Python front ends keep one handle). Transform kinds: Options::kinds gives each listed axis
+// periodic (the DFT) or an FFTW r2r kind (sine/cosine, nbfft/fft/r2r_kinds.hpp).
+//
 // Conventions are numpy's: shape and boxes list axes slowest first (axis 0 slowest), each
 // rank's block is a C-order array of its box's extents (last axis fastest), and negative
 // axes count from the end. r2c halves axes.back() (the last axis *as listed*, as rfftn
@@ -55,6 +60,14 @@ std::ostream& operator<<(std::ostream& os, const Box& b);  // "[0:4, 2:5, 0:9]"
 
 struct Options {
   Kind kind = Kind::R2C;
+  fft::Precision precision = fft::Precision::Double;  // Single: the float overloads below
+  // The forward transform of each listed axis, in the order of `axes` (empty: all periodic):
+  // periodic, or an r2r kind (dct1..dct4, dst1..dst4; backward runs its inverse kind). With
+  // real input (R2C) the halved axis is the last listed *periodic* axis; with no periodic
+  // axis the spectrum is real (real in, real out: the real-to-real overloads). On complex
+  // data an r2r kind transforms the real and imaginary parts alike. Norms use each axis's
+  // logical size (2(n-1) for dct1, 2(n+1) for dst1, 2n for the other r2r kinds).
+  std::vector<fft::AxisKind> kinds;
   fft::Norm norm = fft::Norm::Backward;  // as nbfft::fft::Options (1/N on backward)
   fft::Effort effort = fft::Effort::Estimate;
   // Ranks along each axis at the input (length = number of axes, product = communicator
@@ -78,6 +91,9 @@ class Plan {
   std::vector<std::int64_t> out_shape() const;      // the spectrum's (r2c: axes.back() halved)
   const std::vector<int>& axes() const;             // as given, made non-negative
   Kind kind() const;
+  fft::Precision precision() const;
+  const std::vector<fft::AxisKind>& kinds() const;  // one per entry of axes()
+  bool real_spectrum() const;                       // every listed axis r2r on real input
   const std::vector<int>& grid() const;             // the input's grid (ranks per axis)
   const std::vector<int>& out_grid() const;         // the spectrum's grid
   int exchanges() const;                            // exchanges one transform makes
@@ -88,8 +104,8 @@ class Plan {
   const Box& out_box() const;
   Box in_box_of_rank(int r) const;
   Box out_box_of_rank(int r) const;
-  std::size_t in_count() const;   // elements: double (r2c) or complex (c2c)
-  std::size_t out_count() const;  // complex elements
+  std::size_t in_count() const;   // elements: real (r2c) or complex (c2c)
+  std::size_t out_count() const;  // elements: complex, or real when real_spectrum()
 
   // Collective. Counts are elements of the arrays passed (at least in_count / out_count);
   // a short array is an error on every rank. The input is left unchanged.
@@ -98,12 +114,26 @@ class Plan {
   void backward(const std::complex<double>* in, std::size_t in_n, double* out, std::size_t out_n) const;
   void backward(const std::complex<double>* in, std::size_t in_n, std::complex<double>* out,
                 std::size_t out_n) const;
+  // real_spectrum() plans (every listed axis r2r on real data): real both ways.
+  void forward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const;
+  void backward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const;
+  // Single precision (Options::precision = Single), the same calls on float data.
+  void forward(const float* in, std::size_t in_n, std::complex<float>* out, std::size_t out_n) const;
+  void forward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out, std::size_t out_n) const;
+  void backward(const std::complex<float>* in, std::size_t in_n, float* out, std::size_t out_n) const;
+  void backward(const std::complex<float>* in, std::size_t in_n, std::complex<float>* out,
+                std::size_t out_n) const;
+  void forward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const;
+  void backward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const;
 
-  // "nd r2c (6, 5, 8) axes (0, 2) grid 1x2x1 -> 1x2x1, 0 exchanges: fft(2,0)"
+  // "nd r2c (6, 5, 8) axes (0, 2) grid 1x2x1 -> 1x2x1, 0 exchanges: fft(2,0)"; single
+  // precision and r2r kinds are named ("nd r2c single ... kinds (periodic, dst2) ...")
   std::string describe() const;
   struct Impl;
 
  private:
+  void call(bool fwd, Kind k, bool single, bool real_out, const void* in, std::size_t in_n, void* out,
+            std::size_t out_n) const;
   std::unique_ptr<Impl> impl_;
 };
 

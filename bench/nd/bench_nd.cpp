@@ -1,0 +1,202 @@
+// nbfft-bench-nd: nbfft::nd::Plan against its peers on the same work, interleaved in rounds
+// in one MPI job (issue 24's benchmarks; bench/nd/bench_nd.py adds mpi4py-fft and prints the
+// table). Each round times one forward + backward pair of every contestant, the order
+// rotated each round, each time the slowest rank's; the job prints one line per contestant:
+//   RESULT {"case": "2d", "who": "nd", "n": 8192, "batch": 1, "ranks": 2, "times": [...]}
+//
+//   --case 2d     an n x n r2c transform: nd::Plan against FFTW-MPI's 2-D plan
+//   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
+//                 [batch][n][n][n] with axes (1, 2, 3) against fftw_mpi_plan_many_dft_r2c with
+//                 howmany = batch (FFTW's layout holds the batch innermost, [n][n][n][batch])
+//   --case 3d     an n^3 r2c transform over all axes: nd::Plan against nbfft::fft::Plan
+//
+// Every contestant runs unnormalized (FFTW-MPI has no norm) with the same FFTW effort;
+// FFTW-MPI in place with FFTW_MPI_TRANSPOSED_OUT / _IN (its fastest form), nd and the 3-D
+// plan out of place from the caller's arrays.
+#include "nbfft/fft/plan.hpp"
+#include "nbfft/nd/plan.hpp"
+
+#include <fftw3-mpi.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cplx = std::complex<double>;
+
+struct Args {
+  std::string which = "2d";
+  std::int64_t n = 256, batch = 1;
+  int rounds = 5;
+  std::string effort = "measure";
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--case") a.which = v;
+    else if (k == "--n") a.n = std::stoll(v);
+    else if (k == "--batch") a.batch = std::stoll(v);
+    else if (k == "--rounds") a.rounds = std::stoi(v);
+    else if (k == "--effort") a.effort = v;
+    else throw std::runtime_error("unknown option " + k + " (--case 2d|batch|3d --n N --batch B --rounds R --effort E)");
+  }
+  if (a.which != "2d" && a.which != "batch" && a.which != "3d") throw std::runtime_error("--case is 2d, batch or 3d");
+  return a;
+}
+
+// A contestant: one forward + backward pair on its own arrays.
+struct Contestant {
+  std::string who, note;
+  std::function<void()> pair;
+  std::vector<double> times;
+};
+
+void fill(double* p, std::size_t n, int rank) {
+  for (std::size_t i = 0; i < n; ++i) p[i] = std::sin(0.001 * double(i) + rank);
+}
+
+struct FftwFree {
+  void operator()(void* p) const { fftw_free(p); }
+};
+
+Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes) {
+  nbfft::nd::Options o;
+  o.norm = nbfft::fft::Norm::None;
+  o.effort = nbfft::fft::parse_effort(a.effort);
+  auto p = std::make_shared<nbfft::nd::Plan>(MPI_COMM_WORLD, shape, axes, o);
+  auto u = std::make_shared<std::vector<double>>(p->in_count());
+  auto uh = std::make_shared<std::vector<cplx>>(p->out_count());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fill(u->data(), u->size(), rank);
+  Contestant c{"nd", p->describe(), {}, {}};
+  c.pair = [p, u, uh] {
+    p->forward(u->data(), u->size(), uh->data(), uh->size());
+    p->backward(uh->data(), uh->size(), u->data(), u->size());
+  };
+  return c;
+}
+
+unsigned fftw_flags(const std::string& e) {
+  if (e == "estimate") return FFTW_ESTIMATE;
+  if (e == "patient") return FFTW_PATIENT;
+  if (e == "exhaustive") return FFTW_EXHAUSTIVE;
+  return FFTW_MEASURE;
+}
+
+// FFTW-MPI's r2c of a rank-d array (n) with `howmany` interleaved transforms, in place.
+Contestant fftw_mpi_contestant(const Args& a, std::vector<ptrdiff_t> n, ptrdiff_t howmany) {
+  const int d = static_cast<int>(n.size());
+  std::vector<ptrdiff_t> nc(n);
+  nc.back() = n.back() / 2 + 1;
+  ptrdiff_t l0 = 0, s0 = 0, l1 = 0, s1 = 0;
+  const ptrdiff_t alloc = fftw_mpi_local_size_many_transposed(d, nc.data(), howmany, FFTW_MPI_DEFAULT_BLOCK,
+                                                              FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD, &l0, &s0, &l1, &s1);
+  std::shared_ptr<double> buf(static_cast<double*>(fftw_malloc(sizeof(double) * 2 * static_cast<std::size_t>(alloc))),
+                              FftwFree{});
+  auto* r = buf.get();
+  auto* c = reinterpret_cast<fftw_complex*>(r);
+  const unsigned f = fftw_flags(a.effort);
+  auto fwd = fftw_mpi_plan_many_dft_r2c(d, n.data(), howmany, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, r, c,
+                                        MPI_COMM_WORLD, f | FFTW_MPI_TRANSPOSED_OUT);
+  auto bwd = fftw_mpi_plan_many_dft_c2r(d, n.data(), howmany, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, c, r,
+                                        MPI_COMM_WORLD, f | FFTW_MPI_TRANSPOSED_IN);
+  if (!fwd || !bwd) throw std::runtime_error("FFTW-MPI could not plan");
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fill(r, 2 * static_cast<std::size_t>(alloc), rank);
+  std::shared_ptr<fftw_plan_s> pf(fwd, fftw_destroy_plan), pb(bwd, fftw_destroy_plan);
+  std::ostringstream note;
+  note << "fftw_mpi_plan_many_dft_r2c rank " << d << " howmany " << howmany << ", transposed out, in place";
+  Contestant k{"fftw-mpi", note.str(), {}, {}};
+  k.pair = [pf, pb, buf] {
+    fftw_execute(pf.get());
+    fftw_execute(pb.get());
+  };
+  return k;
+}
+
+Contestant plan3d_contestant(const Args& a) {
+  nbfft::fft::Options o;
+  o.norm = nbfft::fft::Norm::None;
+  o.effort = nbfft::fft::parse_effort(a.effort);
+  auto p = std::make_shared<nbfft::fft::Plan>(MPI_COMM_WORLD, std::array<std::int64_t, 3>{a.n, a.n, a.n}, o);
+  auto u = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p->in_count()));
+  auto uh = std::make_shared<std::vector<cplx>>(static_cast<std::size_t>(p->out_count()));
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fill(u->data(), u->size(), rank);
+  Contestant c{"fft::Plan", "the 3-D plan, default options but norm none", {}, {}};
+  c.pair = [p, u, uh] {
+    p->forward(u->data(), u->size(), uh->data(), uh->size());
+    p->backward(uh->data(), uh->size(), u->data(), u->size());
+  };
+  return c;
+}
+
+std::string json_times(const std::vector<double>& t) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t i = 0; i < t.size(); ++i) os << (i ? ", " : "") << t[i];
+  return os.str() + "]";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  fftw_mpi_init();
+  int rank = 0, size = 1, rc = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    const Args a = parse(argc, argv);
+    std::vector<Contestant> cs;
+    if (a.which == "2d") {
+      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
+      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
+    } else if (a.which == "batch") {
+      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}));
+      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
+    } else {
+      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}));
+      cs.push_back(plan3d_contestant(a));
+    }
+    for (auto& c : cs) c.pair();  // warm up
+    for (int r = 0; r < a.rounds; ++r)
+      for (std::size_t j = 0; j < cs.size(); ++j) {
+        Contestant& c = cs[(j + static_cast<std::size_t>(r)) % cs.size()];
+        MPI_Barrier(MPI_COMM_WORLD);
+        const auto t0 = std::chrono::steady_clock::now();
+        c.pair();
+        double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        c.times.push_back(t);
+      }
+    if (rank == 0)
+      for (const auto& c : cs)
+        std::printf("RESULT {\"case\": \"%s\", \"who\": \"%s\", \"n\": %lld, \"batch\": %lld, \"ranks\": %d, "
+                    "\"note\": \"%s\", \"times\": %s}\n",
+                    a.which.c_str(), c.who.c_str(), static_cast<long long>(a.n), static_cast<long long>(a.batch), size,
+                    c.note.c_str(), json_times(c.times).c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbfft-bench-nd: %s\n", e.what());
+    rc = 1;
+  }
+  fftw_mpi_cleanup();
+  MPI_Finalize();
+  return rc;
+}
