@@ -44,7 +44,7 @@ bool input_layout(nbfft_layout l) {
 }
 
 void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
-            const char* options, nbfft_nd_plan* plan) {
+            const char* options, nbfft_nd_plan* plan, const char* binding_error = nullptr) {
   nbfft::check_mpi_running(what);
   if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
   int inter = 0;
@@ -56,6 +56,7 @@ void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int
   // Anything one rank gets wrong locally fails every rank before the plan's collectives.
   nbfft::agree(comm, [&] {
     need(plan, "the plan pointer");
+    if (binding_error && *binding_error) throw Error(binding_error);
     if (ndim < 1) throw Error("ndim is " + std::to_string(ndim) + "; an array has at least one axis");
     need(shape, "shape");
     s.assign(shape, shape + ndim);
@@ -146,10 +147,10 @@ nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape,
 }
 
 nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
-                                    const char* options, nbfft_nd_plan* plan) {
+                                    const char* options, const char* error, nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_create_f", [&] {
     create("nbfft_nd_plan_create_f", from_fortran("nbfft_nd_plan_create_f", comm), ndim, shape, naxes, axes, options,
-           plan);
+           plan, error);
   });
 }
 

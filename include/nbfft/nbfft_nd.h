@@ -36,9 +36,11 @@ typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
  * arguments: NBFFT_RANKS_DISAGREE. */
 nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
                                   const char* options, nbfft_nd_plan* plan);
-/* The same with a Fortran communicator handle. */
+/* The same with a Fortran communicator handle, for language bindings: error (NULL or "":
+ * none) is the binding's own finding about its arguments, failing every rank with the
+ * lowest failing rank's message before anything else (the Fortran module's, in its order). */
 nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
-                                    const char* options, nbfft_nd_plan* plan);
+                                    const char* options, const char* error, nbfft_nd_plan* plan);
 nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan); /* sets *plan = NULL; NULL ok. Collective. */
 
 /* The number of axes, the number transformed, and the transformed axes (non-negative, as
