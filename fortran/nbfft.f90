@@ -103,6 +103,7 @@ module nbfft
 
   include "nbfft_h5_decl.inc"
   include "nbfft_transpose_decl.inc"
+  include "nbfft_nd_decl.inc"
 
   ! The C API (nbfft/nbfft.h).
   interface
@@ -1026,6 +1027,7 @@ contains
 
   include "nbfft_h5_body.inc"
   include "nbfft_transpose_body.inc"
+  include "nbfft_nd_body.inc"
 
   pure function bytes(count, each) result(b)
     integer(c_int64_t), intent(in) :: count

@@ -216,5 +216,7 @@ nbfft_status nbfft_wisdom_load(MPI_Comm comm, const char* path, int* found);
 #include <nbfft/nbfft_h5.h> /* fields to disk and back: nbfft_h5_open, _write, _read, ... */
 /* The pencil transposes (nbfft_pencils, nbfft_transpose_*): docs/fft.md. */
 #include <nbfft/nbfft_transpose.h>
+/* N-D arrays along chosen axes (nbfft_nd_plan_*): docs/nd.md. */
+#include <nbfft/nbfft_nd.h>
 
 #endif /* NBFFT_NBFFT_H */

@@ -123,6 +123,8 @@ class NdPlan:
         self._in = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
         lo, sz = self._p.out_box(-1)
         self._out = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
+        # gather / scatter talk on a duplicate, so their messages never meet the caller's.
+        self._comm: Any = comm.Dup()
 
     def _get(self) -> Any:
         if self._p is None:
@@ -262,6 +264,192 @@ class NdPlan:
             _lifetime.unregister(self._key)
             self._p.close()
             self._p = None
+            if not MPI.Is_finalized():
+                self._comm.Free()
+
+    # -- boxes, wavenumbers, gather / scatter ------------------------------------------------
+    @property
+    def in_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """This rank's input block as ``(lo, n)``: global offset and extent along each axis."""
+        return self.in_box_of(-1)
+
+    @property
+    def out_box(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """This rank's spectrum block as ``(lo, n)``."""
+        return self.out_box_of(-1)
+
+    def in_box_of(self, rank: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """Rank ``rank``'s input block as ``(lo, n)`` (-1: this rank's). Local."""
+        lo, n = self._get().in_box(int(rank))
+        return tuple(int(v) for v in lo), tuple(int(v) for v in n)
+
+    def out_box_of(self, rank: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """Rank ``rank``'s spectrum block as ``(lo, n)`` (-1: this rank's). Local."""
+        lo, n = self._get().out_box(int(rank))
+        return tuple(int(v) for v in lo), tuple(int(v) for v in n)
+
+    def wavenumbers(self, d: Any = None, length: Any = None) -> Tuple[Any, ...]:
+        """Wavenumbers of this rank's spectrum block, one entry per axis, broadcastable.
+
+        Entry ``a`` is None for an axis that is not transformed, else an array of shape
+        ``(1, .., n_a, .., 1)`` (this rank's extent along ``a``) that broadcasts against the
+        spectrum block: with ``kz, _, kx = plan.wavenumbers()`` on a channel ``kx**2 + kz**2``
+        has the shape of the block's (kz, kx) planes. ``d=None``: integer wavenumbers
+        (``fftfreq(n) * n``, ``rfftfreq`` on the r2c axis); ``d`` (a spacing, scalar or one per
+        axis) gives ``numpy.fft.fftfreq(n, d)``; ``length`` (scalar or one per axis; not with
+        ``d``) gives ``2*pi/L * fftfreq(n) * n``. Local.
+
+        Examples
+        --------
+        >>> kz, _, kx = plan.wavenumbers(length=(Lz, 1.0, Lx))
+        """
+        p = self._get()
+        nd = len(self._in[1])
+        if d is not None and length is not None:
+            raise InvalidArgument("NdPlan.wavenumbers: give d (sample spacing) or length (box length), not both")
+
+        def per_axis(v: Any, what: str) -> List[Any]:
+            if v is None or np.ndim(v) == 0:
+                return [v] * nd
+            vals = list(v)
+            if len(vals) != nd:
+                raise InvalidArgument("NdPlan.wavenumbers: {} has {} entries for a {}-D array".format(what, len(vals), nd))
+            return vals
+
+        ds, ls = per_axis(d, "d"), per_axis(length, "length")
+        if length is not None and not all(float(v) > 0 for v in ls):
+            raise InvalidArgument("NdPlan.wavenumbers: length must be positive, got {!r}".format(length))
+        axes = [int(a) for a in p.axes]
+        real_axis = axes[-1] if self._in_dtype == np.float64 else -1
+        lo, n = self.out_box
+        out: List[Any] = []
+        for a in range(nd):
+            if a not in axes:
+                out.append(None)
+                continue
+            full = int(p.shape[a])
+            f = np.fft.rfftfreq if a == real_axis else np.fft.fftfreq
+            if ds[a] is not None:
+                k = f(full, ds[a])
+            else:
+                k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / float(ls[a]))
+            shape = [1] * nd
+            shape[a] = n[a]
+            out.append(k[lo[a]:lo[a] + n[a]].reshape(shape))
+        return tuple(out)
+
+    def _root_problem(self, what: str, root: Any) -> _Problem:
+        if root is None:
+            return None
+        if isinstance(root, (bool, np.bool_)) or not isinstance(root, (int, np.integer)):
+            return ArgumentTypeError, "{}: root must be an int (a rank) or None (every rank), got {!r}".format(what, root)
+        if not 0 <= int(root) < self.mpi_comm.size:
+            return InvalidArgument, "{}: root {} is not a rank of the plan's {} ranks".format(
+                what, root, self.mpi_comm.size)
+        return None
+
+    def _space(self, what: str, space: Any) -> Tuple[_Problem, bool]:
+        if space not in ("input", "output"):
+            return (InvalidArgument, "{}: space must be 'input' or 'output', got {!r}".format(what, space)), False
+        return None, space == "output"
+
+    def gather(self, a: "np.ndarray[Any, Any]", root: Optional[int] = 0,
+               space: str = "input") -> "Optional[np.ndarray[Any, Any]]":
+        """Collects every rank's block into the global array on ``root`` (None: on every rank).
+
+        ``space='input'``: ``a`` is this rank's input block and the result has
+        ``global_shape``; ``'output'``: a spectrum block and the result is the whole of
+        ``rfftn`` / ``fftn`` along ``axes`` (``global_out_shape``). Returns the new global
+        array on ``root`` (every rank when root is None), None elsewhere. The whole array
+        must fit one rank's memory: for checks, I/O and initial conditions. Collective.
+
+        Raises
+        ------
+        nbfft.InvalidArgument / nbfft.ArgumentTypeError on every rank: a block of the wrong
+        shape, dtype or layout on any rank, a bad root or space.
+
+        Examples
+        --------
+        >>> G = plan.gather(plan.forward(u), root=0, space="output")   # == rfftn(g, axes=...)
+        """
+        p = self._get()
+        problem, out = self._space("NdPlan.gather", space)
+        if problem is None:
+            shape, dt = (self._out[1], np.dtype(np.complex128)) if out else (self._in[1], self._in_dtype)
+            problem = self._check("NdPlan.gather", a, shape, dt, False, "a") or self._root_problem("NdPlan.gather", root)
+        agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        comm, me = self._comm, self._comm.rank
+        at = 0 if root is None else int(root)
+        g = None
+        if me == at:
+            g = np.empty(tuple(int(v) for v in (p.out_shape if out else p.shape)), a.dtype)
+            for r in range(comm.size):
+                sl = self.out_slices_of(r) if out else self.in_slices_of(r)
+                if r == me:
+                    g[sl] = a
+                    continue
+                block = np.empty(tuple(s.stop - s.start for s in sl), a.dtype)
+                if block.size:
+                    comm.Recv(block, source=r, tag=7)
+                g[sl] = block
+        elif a.size:
+            comm.Send(a, dest=at, tag=7)
+        if root is None:
+            if me != at:
+                g = np.empty(tuple(int(v) for v in (p.out_shape if out else p.shape)), a.dtype)
+            comm.Bcast(g, root=at)
+        return g
+
+    def scatter(self, g: Any, root: int = 0, space: str = "input",
+                out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
+        """This rank's block of the global array ``g`` held on ``root`` (ignored elsewhere).
+
+        ``space='input'``: ``g`` has ``global_shape`` and the input dtype; ``'output'``:
+        ``global_out_shape``, complex128. ``out`` (this rank's block, C-contiguous, writable;
+        allocated when None) is filled and returned. Collective.
+
+        Raises
+        ------
+        nbfft.InvalidArgument / nbfft.ArgumentTypeError on every rank: ``g`` of the wrong
+        shape or dtype on root, a bad ``out``, root or space.
+
+        Examples
+        --------
+        >>> u = plan.scatter(g if comm.rank == 0 else None)    # this rank's block of g
+        """
+        p = self._get()
+        problem, sp_out = self._space("NdPlan.scatter", space)
+        me = self._comm.rank
+        if problem is None:
+            problem = self._root_problem("NdPlan.scatter", root)
+            if problem is None and root is None:
+                problem = InvalidArgument, "NdPlan.scatter: root must be a rank (the one holding g), got None"
+        shape, dt = (self._out[1], np.dtype(np.complex128)) if sp_out else (self._in[1], self._in_dtype)
+        if problem is None and me == root:
+            gshape = tuple(int(v) for v in (p.out_shape if sp_out else p.shape))
+            if not isinstance(g, np.ndarray):
+                problem = ArgumentTypeError, "NdPlan.scatter: g must be a numpy array on the root, got {}".format(
+                    type(g).__name__)
+            elif tuple(g.shape) != gshape or g.dtype != dt:
+                problem = InvalidArgument, "NdPlan.scatter: g is {} {}, the global {} is {} {}".format(
+                    g.dtype, tuple(g.shape), space, dt, gshape)
+        if problem is None and out is not None:
+            problem = self._check("NdPlan.scatter", out, shape, dt, True, "out")
+        agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        if out is None:
+            out = np.empty(shape, dt)
+        comm = self._comm
+        if me == root:
+            for r in range(comm.size):
+                sl = self.out_slices_of(r) if sp_out else self.in_slices_of(r)
+                block = np.ascontiguousarray(g[sl])
+                if r == me:
+                    out[...] = block
+                elif block.size:
+                    comm.Send(block, dest=r, tag=8)
+        elif out.size:
+            comm.Recv(out, source=int(root), tag=8)
+        return out
 
     def __enter__(self) -> "NdPlan":
         return self

@@ -1,0 +1,248 @@
+// The C face of nbfft::nd::Plan (include/nbfft/nbfft_nd.h). Options cross as "key=value"
+// text (nbfft/nd/options_text.hpp), so a field added to nd::Options needs no new entry
+// point here. Handles are numbers in capi/handles.hpp's table of live objects: a destroyed
+// or foreign handle is NBFFT_INVALID_STATE, never a crash.
+#include "nbfft/nbfft.h"
+
+#include "capi/guard.hpp"
+#include "capi/handles.hpp"
+#include "nbfft/agree.hpp"
+#include "nbfft/nd/options_text.hpp"
+#include "nbfft/nd/plan.hpp"
+
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct nbfft_nd_plan_s {
+  nbfft::nd::Plan plan;
+  nbfft::nd::Options options;     // as made: the grid as chosen
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for the binding's agreed checks
+};
+
+namespace {
+
+using nbfft::Error;
+using nbfft::ErrorCode;
+using nbfft::capi::guard;
+using nbfft::capi::need;
+using cplx = std::complex<double>;
+
+nbfft_nd_plan_s& nd_of(nbfft_nd_plan p) {
+  if (!p) throw Error("the N-D plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(p);
+  if (!s) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
+  return *s;
+}
+
+bool input_layout(nbfft_layout l) {
+  if (l != NBFFT_LAYOUT_INPUT && l != NBFFT_LAYOUT_OUTPUT)
+    throw Error("layout " + std::to_string(static_cast<int>(l)) +
+                " is neither NBFFT_LAYOUT_INPUT (0) nor NBFFT_LAYOUT_OUTPUT (1)");
+  return l == NBFFT_LAYOUT_INPUT;
+}
+
+void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+            const char* options, nbfft_nd_plan* plan, const char* binding_error = nullptr) {
+  nbfft::check_mpi_running(what);
+  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  nbfft::check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  if (inter) throw Error("an intercommunicator cannot hold a plan; use an intracommunicator");
+  std::vector<std::int64_t> s;
+  std::vector<int> a;
+  nbfft::nd::Options o;
+  // Anything one rank gets wrong locally fails every rank before the plan's collectives.
+  nbfft::agree(comm, [&] {
+    need(plan, "the plan pointer");
+    if (binding_error && *binding_error) throw Error(binding_error);
+    if (ndim < 1) throw Error("ndim is " + std::to_string(ndim) + "; an array has at least one axis");
+    need(shape, "shape");
+    s.assign(shape, shape + ndim);
+    if (axes) {
+      if (naxes < 1) throw Error("naxes is " + std::to_string(naxes) + "; give at least one axis (or axes NULL: all)");
+      a.assign(axes, axes + naxes);
+    } else {
+      for (int d = 0; d < ndim; ++d) a.push_back(d);
+    }
+    if (options) nbfft::nd::apply_options(o, options);
+  });
+  *plan = nullptr;
+  nbfft::nd::Plan p(comm, s, a, o);
+  o.grid = p.grid();  // what was made, for nbfft_nd_plan_options
+  MPI_Comm dup = MPI_COMM_NULL;
+  nbfft::check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+  *plan = nbfft::capi::add_handle<nbfft_nd_plan>(
+      std::unique_ptr<nbfft_nd_plan_s>(new nbfft_nd_plan_s{std::move(p), std::move(o), dup}));
+}
+
+MPI_Comm from_fortran(const char* what, MPI_Fint comm) {
+  nbfft::check_mpi_running(what);
+  const MPI_Comm c = MPI_Comm_f2c(comm);
+  // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
+  if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+    throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator", ErrorCode::Mpi);
+  return c;
+}
+
+void fill(const nbfft::nd::Box& b, int64_t* lo, int64_t* n) {
+  for (std::size_t d = 0; d < b.lo.size(); ++d) {
+    if (lo) lo[d] = b.lo[d];
+    if (n) n[d] = b.n[d];
+  }
+}
+
+// The C API sees bytes: anything but exactly this rank's box is another element type or
+// another box. Agreed, so one rank's mistake fails every rank before anything moves.
+void check_bytes(nbfft_nd_plan_s& p, const char* fn, bool forward, const void* in, std::size_t in_b, const void* out,
+                 std::size_t out_b) {
+  nbfft::agree(p.comm, [&] {
+    const bool real = p.plan.kind() == nbfft::nd::Kind::R2C;
+    const std::size_t in_elem = real ? sizeof(double) : sizeof(cplx);
+    const std::size_t want_in = p.plan.in_count() * in_elem, want_out = p.plan.out_count() * sizeof(cplx);
+    const std::size_t want[2] = {forward ? want_in : want_out, forward ? want_out : want_in};
+    const std::size_t have[2] = {in_b, out_b};
+    const void* ptr[2] = {in, out};
+    const char* names[2] = {"in", "out"};
+    for (int s = 0; s < 2; ++s) {
+      const bool spectrum = (s == 0) != forward;
+      const std::string box = spectrum ? "this rank's spectrum box (complex double)"
+                                       : std::string("this rank's input box (") + (real ? "double" : "complex double") + ")";
+      if (have[s] != want[s])
+        throw Error(std::string(fn) + ": " + names[s] + "_bytes is " + std::to_string(have[s]) + " but the plan (" +
+                    nbfft::nd::name(p.plan.kind()) + ") needs exactly " + std::to_string(want[s]) + " for " + box);
+      if (want[s] > 0 && !ptr[s]) throw Error(std::string(fn) + ": " + names[s] + " is NULL");
+    }
+    if (in && in == out && want[0] > 0) throw Error(std::string(fn) + ": in and out are the same buffer (N-D plans are out of place)");
+  });
+}
+
+nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
+                       size_t out_bytes) {
+  return guard(fn, [&] {
+    auto& p = nd_of(plan);
+    check_bytes(p, fn, forward, in, in_bytes, out, out_bytes);
+    const auto& q = p.plan;
+    const bool real = q.kind() == nbfft::nd::Kind::R2C;
+    if (forward && real)
+      q.forward(static_cast<const double*>(in), q.in_count(), static_cast<cplx*>(out), q.out_count());
+    else if (forward)
+      q.forward(static_cast<const cplx*>(in), q.in_count(), static_cast<cplx*>(out), q.out_count());
+    else if (real)
+      q.backward(static_cast<const cplx*>(in), q.out_count(), static_cast<double*>(out), q.in_count());
+    else
+      q.backward(static_cast<const cplx*>(in), q.out_count(), static_cast<cplx*>(out), q.in_count());
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                  const char* options, nbfft_nd_plan* plan) {
+  return guard("nbfft_nd_plan_create",
+               [&] { create("nbfft_nd_plan_create", comm, ndim, shape, naxes, axes, options, plan); });
+}
+
+nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                    const char* options, const char* error, nbfft_nd_plan* plan) {
+  return guard("nbfft_nd_plan_create_f", [&] {
+    create("nbfft_nd_plan_create_f", from_fortran("nbfft_nd_plan_create_f", comm), ndim, shape, naxes, axes, options,
+           plan, error);
+  });
+}
+
+nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan) {
+  return guard("nbfft_nd_plan_destroy", [&] {
+    need(plan, "the plan pointer");
+    if (!*plan) return;
+    std::unique_ptr<nbfft_nd_plan_s> p = nbfft::capi::remove_handle<nbfft_nd_plan_s>(*plan);
+    if (!p) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
+    *plan = nullptr;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+  });
+}
+
+nbfft_status nbfft_nd_plan_axes(nbfft_nd_plan plan, int* ndim, int* naxes, int* axes) {
+  return guard("nbfft_nd_plan_axes", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (ndim) *ndim = static_cast<int>(p.shape().size());
+    if (naxes) *naxes = static_cast<int>(p.axes().size());
+    if (axes)
+      for (std::size_t i = 0; i < p.axes().size(); ++i) axes[i] = p.axes()[i];
+  });
+}
+
+nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t* out_shape) {
+  return guard("nbfft_nd_plan_shape", [&] {
+    const auto& p = nd_of(plan).plan;
+    const auto out = p.out_shape();
+    for (std::size_t d = 0; d < out.size(); ++d) {
+      if (in_shape) in_shape[d] = p.shape()[d];
+      if (out_shape) out_shape[d] = out[d];
+    }
+  });
+}
+
+nbfft_status nbfft_nd_plan_box(nbfft_nd_plan plan, nbfft_layout layout, int64_t* lo, int64_t* n) {
+  return guard("nbfft_nd_plan_box", [&] {
+    const auto& p = nd_of(plan).plan;
+    fill(input_layout(layout) ? p.in_box() : p.out_box(), lo, n);
+  });
+}
+
+nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int rank, int64_t* lo, int64_t* n) {
+  return guard("nbfft_nd_plan_box_of", [&] {
+    const auto& p = nd_of(plan).plan;
+    const bool in = input_layout(layout);
+    if (rank < 0 || rank >= p.size())
+      throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
+                  std::to_string(p.size() - 1) + ")");
+    fill(in ? p.in_box_of_rank(rank) : p.out_box_of_rank(rank), lo, n);
+  });
+}
+
+nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count) {
+  return guard("nbfft_nd_plan_counts", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (in_count) *in_count = static_cast<int64_t>(p.in_count());
+    if (out_count) *out_count = static_cast<int64_t>(p.out_count());
+  });
+}
+
+nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex) {
+  return guard("nbfft_nd_plan_elements", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (in_complex) *in_complex = p.kind() == nbfft::nd::Kind::C2C ? 1 : 0;
+  });
+}
+
+nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_nd_plan_options", [&] {
+    nbfft::capi::copy_out(nbfft::nd::options_text(nd_of(plan).options), buffer, size, needed);
+  });
+}
+
+nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
+  return guard("nbfft_nd_plan_describe",
+               [&] { nbfft::capi::copy_out(nd_of(plan).plan.describe(), buffer, size, needed); });
+}
+
+nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
+  return transform("nbfft_nd_forward", true, plan, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
+  return transform("nbfft_nd_backward", false, plan, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error) {
+  return guard(what && *what ? what : "nbfft_nd_plan_agree",
+               [&] { nbfft::agree_message(nd_of(plan).comm, error ? error : ""); });
+}
+
+}  // extern "C"

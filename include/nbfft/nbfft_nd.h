@@ -1,0 +1,80 @@
+/* nbfft_nd.h: N-D arrays transformed along chosen axes (nbfft::nd::Plan, docs/nd.md) in C.
+ * Included by nbfft.h.
+ *
+ *   int64_t shape[3] = {nz, ny, nx};   int axes[2] = {0, 2};      (numpy order, as rfftn)
+ *   nbfft_nd_plan p;
+ *   nbfft_nd_plan_create(MPI_COMM_WORLD, 3, shape, 2, axes, "norm=ortho", &p);
+ *   int64_t lo[3], n[3], nin, nout;
+ *   nbfft_nd_plan_box(p, NBFFT_LAYOUT_INPUT, lo, n);    (this rank's block, C order)
+ *   nbfft_nd_plan_counts(p, &nin, &nout);
+ *   nbfft_nd_forward(p, u, nin * sizeof(double), uh, nout * 2 * sizeof(double));
+ *   nbfft_nd_backward(p, uh, nout * 2 * sizeof(double), u, nin * sizeof(double));
+ *   nbfft_nd_plan_destroy(&p);
+ *
+ * Conventions are numpy's: shape lists axes slowest first; each rank's block is a C-order
+ * array of its box's extents (last axis fastest); negative axes count from the end. With
+ * kind=r2c the last axis listed is the real one and becomes n/2+1 in the spectrum; axes
+ * not listed are carried along untouched. Every function returns an nbfft_status and
+ * leaves a message in nbfft_last_error(), as the rest of the C API; collective calls fail
+ * on every rank together.
+ */
+#ifndef NBFFT_NBFFT_ND_H
+#define NBFFT_NBFFT_ND_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
+
+/* Collective. shape: ndim extents; axes: naxes axes to transform (NULL: every axis, naxes
+ * ignored). options: NULL or "key=value" pairs separated by blanks (docs/nd.md "Options"):
+ *   kind r2c|c2c   norm backward|forward|ortho|none   effort estimate|measure|...
+ *   grid auto|AxBx...  (ranks per axis, axis 0 first)   transport blocking|pairwise:4@thread|...
+ * An unknown key or value, an axis out of range or repeated, a shape that cannot be split
+ * over the ranks: NBFFT_INVALID_ARGUMENT on every rank naming it; ranks passing different
+ * arguments: NBFFT_RANKS_DISAGREE. */
+nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                  const char* options, nbfft_nd_plan* plan);
+/* The same with a Fortran communicator handle, for language bindings: error (NULL or "":
+ * none) is the binding's own finding about its arguments, failing every rank with the
+ * lowest failing rank's message before anything else (the Fortran module's, in its order). */
+nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                    const char* options, const char* error, nbfft_nd_plan* plan);
+nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan); /* sets *plan = NULL; NULL ok. Collective. */
+
+/* The number of axes, the number transformed, and the transformed axes (non-negative, as
+ * listed; axes may be NULL). Local. */
+nbfft_status nbfft_nd_plan_axes(nbfft_nd_plan plan, int* ndim, int* naxes, int* axes);
+/* The global shapes of the input and of the spectrum (ndim values each; either may be NULL). */
+nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t* out_shape);
+/* This rank's box of the input (NBFFT_LAYOUT_INPUT) or of the spectrum (_OUTPUT): global
+ * offset lo and extent n along each axis (ndim values; either may be NULL), stored in C
+ * order. _of: another rank's (no communication). */
+nbfft_status nbfft_nd_plan_box(nbfft_nd_plan plan, nbfft_layout layout, int64_t* lo, int64_t* n);
+nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int rank, int64_t* lo, int64_t* n);
+/* Elements of this rank's input (double for r2c, complex for c2c) and spectrum (complex). */
+nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);
+/* 1 when the input is complex (kind=c2c), 0 when real (r2c); the spectrum is complex. */
+nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
+/* The options as made ("kind=r2c norm=backward ... grid=1x2x1 ...", the grid as chosen) and
+ * the plan's description (grids and steps), NUL-terminated and cut to size bytes; *needed
+ * (may be NULL) = full length + 1. Local. */
+nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed);
+nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed);
+
+/* Collective transforms, double precision. in_bytes and out_bytes must be exactly this
+ * rank's box in bytes (8 per real, 16 per complex element); anything else fails every rank
+ * saying what the plan needs. The input is left unchanged; in and out must not overlap. */
+nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
+nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
+
+/* For language bindings, as nbfft_plan_agree: collective; if any rank's error is non-empty
+ * every rank returns NBFFT_INVALID_ARGUMENT with the lowest failing rank's message. */
+nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

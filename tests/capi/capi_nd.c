@@ -1,0 +1,198 @@
+/* N-D plans through the C API (nbfft_nd.h): 2-D, 3-D over two axes, 4-D over three, 5-D
+ * over two, r2c and c2c, negative axes, a set grid and a non-blocking transport, each
+ * forward against a serial DFT of the whole array (numpy's rfftn / fftn over the same axes)
+ * and backward to the input; then the errors: a bad option key and value, an axis out of
+ * range, one rank's wrong byte count, a stale handle, each on every rank.
+ * Exit code 0 when every rank passed every check. */
+#include <nbfft/nbfft.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank = -1, failures = 0;
+
+#define CHECK(what, cond)                                                                                 \
+  do {                                                                                                    \
+    if (!(cond)) fprintf(stderr, "FAIL rank %d: %s (%s)\n", rank, what, nbfft_last_error()), ++failures; \
+  } while (0)
+
+#define MAXD 5
+
+/* A value of the global input at flat C-order index i (the same on every rank). */
+static double value(int64_t i, int imag) { return sin(0.7 * (double)i + 1.3 * imag) + 0.25 * cos(0.11 * (double)(i * i % 97)); }
+
+static int64_t product(int nd, const int64_t* n) {
+  int64_t p = 1;
+  int d;
+  for (d = 0; d < nd; ++d) p *= n[d];
+  return p;
+}
+
+/* In place, a forward DFT along axis a of a C-order complex array (interleaved re, im). */
+static void dft_axis(double* g, int nd, const int64_t* n, int a) {
+  const double pi = 3.14159265358979323846;
+  int64_t inner = 1, outer = 1, i, j, k, m;
+  double* t = malloc((size_t)n[a] * 2 * sizeof(double));
+  int d;
+  for (d = a + 1; d < nd; ++d) inner *= n[d];
+  for (d = 0; d < a; ++d) outer *= n[d];
+  for (i = 0; i < outer; ++i)
+    for (j = 0; j < inner; ++j) {
+      double* base = g + 2 * (i * n[a] * inner + j);
+      for (k = 0; k < n[a]; ++k) {
+        double re = 0, im = 0;
+        for (m = 0; m < n[a]; ++m) {
+          const double w = -2 * pi * (double)(k * m % n[a]) / (double)n[a];
+          const double xr = base[2 * m * inner], xi = base[2 * m * inner + 1];
+          re += xr * cos(w) - xi * sin(w);
+          im += xr * sin(w) + xi * cos(w);
+        }
+        t[2 * k] = re;
+        t[2 * k + 1] = im;
+      }
+      for (k = 0; k < n[a]; ++k) base[2 * k * inner] = t[2 * k], base[2 * k * inner + 1] = t[2 * k + 1];
+    }
+  free(t);
+}
+
+/* Flat index of the point at offset `r` (flat, inside a box lo/n) in an array of shape `g`. */
+static int64_t global_index(int nd, const int64_t* lo, const int64_t* n, const int64_t* g, int64_t r) {
+  int64_t idx[MAXD], flat = 0;
+  int d;
+  for (d = nd - 1; d >= 0; --d) idx[d] = lo[d] + r % n[d], r /= n[d];
+  for (d = 0; d < nd; ++d) flat = flat * g[d] + idx[d];
+  return flat;
+}
+
+static void run_case(const char* name, int nd, const int64_t* shape, int na, const int* axes, const char* options) {
+  nbfft_nd_plan p = NULL;
+  int64_t ilo[MAXD], in_[MAXD], olo[MAXD], on[MAXD], oshape[MAXD], nin = 0, nout = 0, total, i;
+  int cplx = 0, k, ra, made = 0, made_axes[MAXD];
+  double *G, *u, *U, *v, err = 0, scale = 1, back = 0;
+  char what[160];
+  nbfft_status st = nbfft_nd_plan_create(MPI_COMM_WORLD, nd, shape, na, axes, options, &p);
+  snprintf(what, sizeof what, "%s: create", name);
+  CHECK(what, st == NBFFT_SUCCESS);
+  if (st != NBFFT_SUCCESS) return;
+  nbfft_nd_plan_elements(p, &cplx);
+  nbfft_nd_plan_box(p, NBFFT_LAYOUT_INPUT, ilo, in_);
+  nbfft_nd_plan_box(p, NBFFT_LAYOUT_OUTPUT, olo, on);
+  nbfft_nd_plan_shape(p, NULL, oshape);
+  nbfft_nd_plan_counts(p, &nin, &nout);
+  snprintf(what, sizeof what, "%s: counts are the boxes'", name);
+  CHECK(what, nin == product(nd, in_) && nout == product(nd, on));
+  /* The reference: the whole array, DFT along every listed axis, then (r2c) the first
+   * n/2+1 points of the last listed axis. */
+  total = product(nd, shape);
+  G = calloc((size_t)total * 2, sizeof(double));
+  for (i = 0; i < total; ++i) G[2 * i] = value(i, 0), G[2 * i + 1] = cplx ? value(i, 1) : 0;
+  /* The plan's axes: as given, made non-negative (every axis when none were given). */
+  snprintf(what, sizeof what, "%s: axes", name);
+  CHECK(what, nbfft_nd_plan_axes(p, &k, &made, made_axes) == NBFFT_SUCCESS && k == nd && (axes ? made == na : made == nd));
+  for (k = 0; k < made; ++k) dft_axis(G, nd, shape, made_axes[k]);
+  ra = made_axes[made - 1];
+  snprintf(what, sizeof what, "%s: spectrum shape", name);
+  CHECK(what, oshape[ra] == (cplx ? shape[ra] : shape[ra] / 2 + 1));
+  u = calloc((size_t)nin * 2 + 2, sizeof(double));
+  v = calloc((size_t)nin * 2 + 2, sizeof(double));
+  U = calloc((size_t)nout * 2 + 2, sizeof(double));
+  for (i = 0; i < nin; ++i) {
+    const int64_t gi = global_index(nd, ilo, in_, shape, i);
+    if (cplx)
+      u[2 * i] = value(gi, 0), u[2 * i + 1] = value(gi, 1);
+    else
+      u[i] = value(gi, 0);
+  }
+  CHECK(name, nbfft_nd_forward(p, u, (size_t)nin * (cplx ? 16 : 8), U, (size_t)nout * 16) == NBFFT_SUCCESS);
+  for (i = 0; i < total; ++i) scale = fmax(scale, fabs(G[2 * i]));
+  for (i = 0; i < nout; ++i) {
+    /* The spectrum point's global index in the full (untruncated) DFT array. */
+    const int64_t gi = global_index(nd, olo, on, shape, i);
+    err = fmax(err, fabs(U[2 * i] - G[2 * gi]) + fabs(U[2 * i + 1] - G[2 * gi + 1]));
+  }
+  snprintf(what, sizeof what, "%s: forward against the serial DFT", name);
+  CHECK(what, err < 1e-12 * scale * 10);
+  CHECK(name, nbfft_nd_backward(p, U, (size_t)nout * 16, v, (size_t)nin * (cplx ? 16 : 8)) == NBFFT_SUCCESS);
+  for (i = 0; i < nin * (cplx ? 2 : 1); ++i) back = fmax(back, fabs(v[i] - u[i]));
+  snprintf(what, sizeof what, "%s: backward gives the input back", name);
+  CHECK(what, back < 1e-12);
+  if (err >= 1e-11 * scale || back >= 1e-12) fprintf(stderr, "rank %d %s: err %g back %g\n", rank, name, err, back);
+  free(G), free(u), free(v), free(U);
+  CHECK(name, nbfft_nd_plan_destroy(&p) == NBFFT_SUCCESS && p == NULL);
+}
+
+int main(int argc, char** argv) {
+  int provided, size = 1;
+  char grid[64], grid_made[64], buf[256];
+  size_t needed = 0;
+  nbfft_nd_plan p = NULL, stale;
+  int64_t nin = 0, nout = 0;
+  double *u, *U;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  {
+    const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5}, s3b[3] = {6, 1, 7};
+    const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3}, a3b[2] = {-1, 0}, a2[2] = {1, 0};
+    run_case("2-D r2c, every axis", 2, s2, 0, NULL, NULL);
+    run_case("2-D c2c, axes (1, 0)", 2, s2, 2, a2, "kind=c2c norm=backward");
+    run_case("3-D r2c over (0, 2)", 3, s3, 2, a3, "effort=estimate");
+    run_case("3-D c2c over (0, 2), pairwise", 3, s3, 2, a3, "kind=c2c transport=pairwise:2@caller");
+    run_case("3-D r2c over (-1, 0), y too short", 3, s3b, 2, a3b, "transport=caller");
+    run_case("4-D r2c over (1, 2, 3)", 4, s4, 3, a4, "");
+    run_case("4-D c2c over (1, 2, 3)", 4, s4, 3, a4, "kind=c2c");
+    run_case("5-D r2c over (1, 3)", 5, s5, 2, a5, NULL);
+    run_case("5-D c2c over (1, 3)", 5, s5, 2, a5, "kind=c2c\ttransport=blocking");
+    snprintf(grid, sizeof grid, "grid=%dx1x1 kind=c2c", size);
+    snprintf(grid_made, sizeof grid_made, "grid=%dx1x1", size);
+    run_case("3-D c2c over (0, 2), grid Px1x1", 3, s3, 2, a3, grid);
+
+    /* Options as made: the grid as chosen. */
+    if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a3, grid, &p) == NBFFT_SUCCESS) {
+      CHECK("options text", nbfft_nd_plan_options(p, buf, sizeof buf, &needed) == NBFFT_SUCCESS &&
+                                strstr(buf, "kind=c2c") && strstr(buf, grid) == NULL && strstr(buf, grid_made) &&
+                                needed == strlen(buf) + 1);
+      CHECK("describe", nbfft_nd_plan_describe(p, buf, sizeof buf, NULL) == NBFFT_SUCCESS && strstr(buf, "axes (0, 2)"));
+      nbfft_nd_plan_counts(p, &nin, &nout);
+      u = calloc((size_t)nin * 2 + 2, sizeof(double));
+      U = calloc((size_t)nout * 2 + 2, sizeof(double));
+      /* One rank's wrong byte count fails every rank before anything moves. */
+      CHECK("wrong in_bytes on rank 0 fails every rank",
+            nbfft_nd_forward(p, u, (size_t)nin * 16 + (rank == 0 ? 8 : 0), U, (size_t)nout * 16) ==
+                    NBFFT_INVALID_ARGUMENT &&
+                strstr(nbfft_last_error(), "nbfft_nd_forward: in_bytes"));
+      CHECK("a double array to a c2c plan",
+            nbfft_nd_forward(p, u, (size_t)nin * 8, U, (size_t)nout * 16) == NBFFT_INVALID_ARGUMENT);
+      free(u), free(U);
+      stale = p;
+      nbfft_nd_plan_destroy(&p);
+      CHECK("a destroyed handle", nbfft_nd_plan_counts(stale, &nin, &nout) == NBFFT_INVALID_STATE);
+    }
+    CHECK("unknown key", nbfft_nd_plan_create(MPI_COMM_WORLD, 2, s2, 0, NULL, "knd=c2c", &p) == NBFFT_INVALID_ARGUMENT &&
+                             strstr(nbfft_last_error(), "unknown key 'knd'") && p == NULL);
+    CHECK("bad value", nbfft_nd_plan_create(MPI_COMM_WORLD, 2, s2, 0, NULL, "norm=sideways", &p) ==
+                               NBFFT_INVALID_ARGUMENT &&
+                           strstr(nbfft_last_error(), "norm='sideways'"));
+    CHECK("not key=value",
+          nbfft_nd_plan_create(MPI_COMM_WORLD, 2, s2, 0, NULL, "c2c", &p) == NBFFT_INVALID_ARGUMENT);
+    CHECK("bad option on one rank fails every rank",
+          nbfft_nd_plan_create(MPI_COMM_WORLD, 2, s2, 0, NULL, rank == size - 1 ? "grid=0x1" : NULL, &p) ==
+              NBFFT_INVALID_ARGUMENT);
+    CHECK("axis out of range", nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a4 + 1, NULL, &p) ==
+                                   NBFFT_INVALID_ARGUMENT);
+    if (size > 1)
+      CHECK("ranks disagree on the shape",
+            nbfft_nd_plan_create(MPI_COMM_WORLD, rank == 0 ? 2 : 3, s3, 0, NULL, NULL, &p) != NBFFT_SUCCESS);
+    CHECK("NULL plan", nbfft_nd_forward(NULL, NULL, 0, NULL, 0) == NBFFT_INVALID_STATE);
+  }
+  {
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("capi_nd: %s (%d failures)\n", all ? "FAILED" : "passed", all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+  }
+}

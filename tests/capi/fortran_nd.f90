@@ -1,0 +1,280 @@
+! N-D plans through the Fortran module (nbfft_nd_*): arrays of rank 2 to 5 in Fortran order
+! (dimension 1 fastest), transforms along chosen dimensions, r2c and c2c, each forward
+! against a serial DFT of the whole array and backward to the input; then an array declared
+! in another order on one rank only, a Fortran axis out of range and a bad option, each
+! failing every rank with a message naming it. Stops with a non-zero code on any failure.
+program fortran_nd
+  use mpi
+  use nbfft
+  implicit none
+  integer, parameter :: dp = kind(1d0)
+  integer :: ierr, rank, nprocs, failures, total, st
+  character(len=32) :: gridtext
+
+  failures = 0
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+
+  ! numpy's rfftn(g, axes=(0, 1)) of g.shape (7, 6) is Fortran g(6, 7), axes [1, 2].
+  call run_case("2-D r2c, every dimension", [6, 7], [integer ::], .false., "")
+  call run_case("2-D c2c, dimension 2 first", [6, 7], [2, 1], .true., "kind=c2c")
+  call run_case("3-D r2c over x and z (channel)", [6, 4, 5], [1, 3], .false., "")
+  call run_case("3-D c2c over z and x, pairwise", [6, 4, 5], [3, 1], .true., "kind=c2c transport=pairwise:2@caller")
+  call run_case("3-D r2c, y of 1 point", [7, 1, 6], [1, 3], .false., "transport=caller")
+  call run_case("4-D r2c over three", [6, 4, 5, 3], [1, 2, 3], .false., "")
+  call run_case("4-D c2c over three", [6, 4, 5, 3], [1, 3, 4], .true., "kind=c2c")
+  call run_case("5-D r2c over two", [5, 3, 4, 3, 2], [2, 4], .false., "")
+  call run_case("5-D c2c over two", [5, 3, 4, 3, 2], [4, 2], .true., "kind=c2c")
+  call errors()
+
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) write (*, '(a,i0,a)') "fortran_nd: ", total, " failures"
+  call MPI_Finalize(ierr)
+  if (total /= 0) error stop 1
+
+contains
+
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      failures = failures + 1
+      write (*, '(a,i0,a,a,a,a)') "FAIL rank ", rank, ": ", what, " -- ", nbfft_last_error()
+    end if
+  end subroutine
+
+  ! st is NBFFT_INVALID_ARGUMENT and the message holds text.
+  subroutine expect_error(st, text, what)
+    integer, intent(in) :: st
+    character(len=*), intent(in) :: text, what
+    character(len=:), allocatable :: msg
+    msg = nbfft_last_error()
+    call expect(st == NBFFT_INVALID_ARGUMENT, what // " (status)")
+    call expect(index(msg, text) > 0, what // " (message has '" // text // "')")
+  end subroutine
+
+  ! The global input at flat (Fortran order) index i, the same on every rank.
+  real(dp) function value(i, imag)
+    integer, intent(in) :: i, imag
+    value = sin(0.7_dp * i + 1.3_dp * imag) + 0.25_dp * cos(0.11_dp * mod(i * i, 97))
+  end function
+
+  ! In place: the forward DFT along Fortran dimension a of g, of extents n (dimension 1 fastest).
+  subroutine dft(g, n, a)
+    complex(dp), intent(inout) :: g(:)
+    integer, intent(in) :: n(:), a
+    complex(dp) :: t(n(a))
+    real(dp), parameter :: pi = 3.14159265358979323846_dp
+    integer :: inner, outer, i, j, k, m, base
+    inner = product(n(1:a - 1))
+    outer = product(n(a + 1:))
+    do i = 0, outer - 1
+      do j = 0, inner - 1
+        base = i * n(a) * inner + j
+        do k = 0, n(a) - 1
+          t(k + 1) = 0
+          do m = 0, n(a) - 1
+            t(k + 1) = t(k + 1) + g(base + m * inner + 1) * exp(cmplx(0, -2 * pi * mod(k * m, n(a)) / n(a), dp))
+          end do
+        end do
+        do k = 0, n(a) - 1
+          g(base + k * inner + 1) = t(k + 1)
+        end do
+      end do
+    end do
+  end subroutine
+
+  ! The flat index (from 0) in an array of extents g of the r-th point (from 0) of the box lo..hi.
+  integer function global_index(lo, hi, g, r) result(f)
+    integer, intent(in) :: lo(:), hi(:), g(:), r
+    integer :: k, q, stride
+    q = r
+    f = 0
+    stride = 1
+    do k = 1, size(g)
+      f = f + (lo(k) - 1 + mod(q, hi(k) - lo(k) + 1)) * stride
+      q = q / (hi(k) - lo(k) + 1)
+      stride = stride * g(k)
+    end do
+  end function
+
+  subroutine run_case(name, n, axes, cplx, options)
+    character(len=*), intent(in) :: name, options
+    integer, intent(in) :: n(:), axes(:)
+    logical, intent(in) :: cplx
+    type(nbfft_nd_plan) :: p
+    integer :: nd, lo(size(n)), hi(size(n)), olo(size(n)), ohi(size(n)), ins(size(n)), outs(size(n)), k, i, r2c
+    complex(dp), allocatable :: g(:), ul(:), uh(:), vl(:)
+    real(dp) :: err, back, scale
+    nd = size(n)
+    if (size(axes) > 0) then
+      call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, axes=axes, options=options, status=st)
+    else
+      call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, options=options, status=st)
+    end if
+    call expect(st == NBFFT_SUCCESS, name // ": create")
+    if (st /= NBFFT_SUCCESS) return
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
+    call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
+    call nbfft_nd_shape(p, ins, outs)
+    r2c = 1
+    if (size(axes) > 0) r2c = axes(1)
+    call expect(all(ins == n), name // ": the input shape is the one given")
+    if (.not. cplx) call expect(outs(r2c) == n(r2c) / 2 + 1, name // ": the first listed dimension is the r2c one")
+    ! The reference: the whole array, DFT along every listed dimension.
+    allocate(g(product(n)))
+    do i = 0, size(g) - 1
+      g(i + 1) = cmplx(value(i, 0), merge(value(i, 1), 0.0_dp, cplx), dp)
+    end do
+    if (size(axes) > 0) then
+      do k = 1, size(axes)
+        call dft(g, n, axes(k))
+      end do
+    else
+      do k = 1, nd
+        call dft(g, n, k)
+      end do
+    end if
+    allocate(ul(product(hi - lo + 1)), vl(product(hi - lo + 1)), uh(product(ohi - olo + 1)))
+    do i = 0, size(ul) - 1
+      k = global_index(lo, hi, n, i)
+      ul(i + 1) = cmplx(value(k, 0), merge(value(k, 1), 0.0_dp, cplx), dp)
+    end do
+    call transform(p, nd, lo, hi, olo, ohi, cplx, ul, uh, vl)
+    scale = max(1.0_dp, maxval(abs(g)))
+    err = 0
+    do i = 0, size(uh) - 1
+      err = max(err, abs(uh(i + 1) - g(global_index(olo, ohi, n, i) + 1)))
+    end do
+    back = 0
+    if (size(ul) > 0) back = maxval(abs(vl - ul))
+    call expect(err < 1d-12 * scale, name // ": forward against the serial DFT")
+    call expect(back < 1d-12, name // ": backward gives the input back")
+    call nbfft_nd_plan_destroy(p)
+  end subroutine
+
+  ! Forward and backward through arrays of the plan's rank, declared in Fortran order from
+  ! the boxes (data in and out through flat copies).
+  subroutine transform(p, nd, lo, hi, olo, ohi, cplx, ul, uh, vl)
+    type(nbfft_nd_plan), intent(in) :: p
+    integer, intent(in) :: nd, lo(:), hi(:), olo(:), ohi(:)
+    logical, intent(in) :: cplx
+    complex(dp), intent(in) :: ul(:)
+    complex(dp), intent(out) :: uh(:), vl(:)
+    real(dp), allocatable :: r2(:,:), r3(:,:,:), r4(:,:,:,:), r5(:,:,:,:,:)
+    complex(dp), allocatable :: c2(:,:), c3(:,:,:), c4(:,:,:,:), c5(:,:,:,:,:)
+    complex(dp), allocatable :: h2(:,:), h3(:,:,:), h4(:,:,:,:), h5(:,:,:,:,:)
+    integer :: s(nd), t(nd)
+    s = hi - lo + 1
+    t = ohi - olo + 1
+    select case (nd)
+    case (2)
+      allocate(h2(t(1), t(2)))
+      if (cplx) then
+        c2 = reshape(ul, [s(1), s(2)])
+        call nbfft_nd_forward(p, c2, h2)
+        call nbfft_nd_backward(p, h2, c2)
+        vl = reshape(c2, [size(vl)])
+      else
+        r2 = reshape(real(ul, dp), [s(1), s(2)])
+        call nbfft_nd_forward(p, r2, h2)
+        call nbfft_nd_backward(p, h2, r2)
+        vl = reshape(r2, [size(vl)])
+      end if
+      uh = reshape(h2, [size(uh)])
+    case (3)
+      allocate(h3(t(1), t(2), t(3)))
+      if (cplx) then
+        c3 = reshape(ul, [s(1), s(2), s(3)])
+        call nbfft_nd_forward(p, c3, h3)
+        uh = reshape(h3, [size(uh)])
+        call nbfft_nd_backward(p, h3, c3)
+        vl = reshape(c3, [size(vl)])
+      else
+        r3 = reshape(real(ul, dp), [s(1), s(2), s(3)])
+        call nbfft_nd_forward(p, r3, h3)
+        uh = reshape(h3, [size(uh)])
+        call nbfft_nd_backward(p, h3, r3)
+        vl = reshape(r3, [size(vl)])
+      end if
+    case (4)
+      allocate(h4(t(1), t(2), t(3), t(4)))
+      if (cplx) then
+        c4 = reshape(ul, [s(1), s(2), s(3), s(4)])
+        call nbfft_nd_forward(p, c4, h4)
+        uh = reshape(h4, [size(uh)])
+        call nbfft_nd_backward(p, h4, c4)
+        vl = reshape(c4, [size(vl)])
+      else
+        r4 = reshape(real(ul, dp), [s(1), s(2), s(3), s(4)])
+        call nbfft_nd_forward(p, r4, h4)
+        uh = reshape(h4, [size(uh)])
+        call nbfft_nd_backward(p, h4, r4)
+        vl = reshape(r4, [size(vl)])
+      end if
+    case (5)
+      allocate(h5(t(1), t(2), t(3), t(4), t(5)))
+      if (cplx) then
+        c5 = reshape(ul, [s(1), s(2), s(3), s(4), s(5)])
+        call nbfft_nd_forward(p, c5, h5)
+        uh = reshape(h5, [size(uh)])
+        call nbfft_nd_backward(p, h5, c5)
+        vl = reshape(c5, [size(vl)])
+      else
+        r5 = reshape(real(ul, dp), [s(1), s(2), s(3), s(4), s(5)])
+        call nbfft_nd_forward(p, r5, h5)
+        uh = reshape(h5, [size(uh)])
+        call nbfft_nd_backward(p, h5, r5)
+        vl = reshape(r5, [size(vl)])
+      end if
+    end select
+  end subroutine
+
+  subroutine errors()
+    type(nbfft_nd_plan) :: p
+    integer :: lo(3), hi(3), olo(3), ohi(3), last
+    real(dp), allocatable :: u(:,:,:), ubad(:,:,:)
+    complex(dp), allocatable :: uh(:,:,:), uhbad(:,:,:)
+    character(len=:), allocatable :: text
+    last = nprocs - 1
+    ! A set grid, Fortran order: every rank along z (dimension 3), exchanged onto x.
+    write (gridtext, '(a,i0)') "1x1x", nprocs
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [8, 3, 6], axes=[1, 3], grid=[1, 1, nprocs])
+    call nbfft_nd_describe(p, text)
+    call expect(index(text, "grid " // trim(gridtext(5:)) // "x1x1") > 0 .or. nprocs == 1, &
+                "grid=[1, 1, P] is numpy's Px1x1: " // text)
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
+    call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
+    call expect(lo(1) == 1 .and. hi(1) == 8 .and. hi(2) - lo(2) == 2, "the input keeps x and y whole")
+    allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), uh(olo(1):ohi(1), olo(2):ohi(2), olo(3):ohi(3)))
+    u = 1
+    call nbfft_nd_forward(p, u, uh, status=st)
+    call expect(st == NBFFT_SUCCESS, "forward with the boxes' arrays")
+    ! The spectrum declared in another order (z, y, x) on the last rank only: every rank fails.
+    allocate(uhbad(olo(3):ohi(3), olo(2):ohi(2), olo(1):ohi(1)))
+    if (rank == last .and. (ohi(1) - olo(1) /= ohi(3) - olo(3))) then
+      call nbfft_nd_forward(p, u, uhbad, status=st)
+    else if (rank == last) then
+      deallocate(uhbad)
+      allocate(uhbad(olo(1):ohi(1) + 1, olo(2):ohi(2), olo(3):ohi(3)))
+      call nbfft_nd_forward(p, u, uhbad, status=st)
+    else
+      call nbfft_nd_forward(p, u, uh, status=st)
+    end if
+    call expect_error(st, "expected uh(", "a wrong spectrum array on the last rank fails every rank, naming it")
+    ! A complex input to a real plan.
+    allocate(ubad(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    call nbfft_nd_backward(p, uh, ubad, status=st)
+    call expect(st == NBFFT_SUCCESS, "backward with the boxes' arrays")
+    call nbfft_nd_forward(p, cmplx(u, 0, dp), uh, status=st)
+    call expect_error(st, "real(c_double)", "complex input to an r2c plan")
+    call nbfft_nd_plan_destroy(p)
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], axes=[3], status=st)
+    call expect_error(st, "axes(1) = 3", "a Fortran dimension out of range, named as given")
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], axes=[2, 2], status=st)
+    call expect_error(st, "repeated", "a repeated dimension")
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], options="norm=sideways", status=st)
+    call expect_error(st, "norm='sideways'", "a bad option")
+  end subroutine
+end program fortran_nd
