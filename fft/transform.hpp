@@ -225,6 +225,23 @@ class Transform {
   template <ExchangeId E>
   void backward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                  Timings* t) const;
+  // One rank (transform.cpp, "The one-rank path"): no exchange, so one copy a direction: the
+  // slab stage copies into the spectrum's layout and the z FFT runs on it in place (forward),
+  // or reads the caller's spectrum into the workspace (backward, which keeps its input).
+  void make_local_path(const Options& o, unsigned flags, void* plane);
+  const std::vector<Step>& path(Dir d, const void* in, const void* out) const {
+    return local_ && (d == kBackward || in != out) ? local_path_[d] : path_[d];
+  }
+  void local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                        Timings* t) const;
+  void local_forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                       Timings* t) const;
+  void local_backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                        Timings* t) const;
+  void local_backward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                         Timings* t) const;
+  // Columns [c0, c0 + w) of a z group, rows zld_ apart: scaled by s.
+  void scale_columns(C* first, std::int64_t w, T s) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
@@ -240,6 +257,12 @@ class Transform {
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
+  // The one-rank path: z FFTs on groups of columns of the spectrum layout (a y slab when transposed; zcols_ columns of the
+  // flattened (y, x) rows when natural, the last group zlast_ wide: [1] its plans).
+  bool local_ = false;
+  std::vector<Step> local_path_[2];
+  LocalFft<T> lz_fwd_[2], lz_bwd_[2];
+  std::int64_t zgroups_ = 0, zstep_ = 0, zcols_ = 0, zlast_ = 0;
   // Unit geometry (elements): nx_, my_, nz_ physical lengths (the FFTs'), nzo_ the
   // spectrum's z (the user's output rows); the rest this rank's parts.
   std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;

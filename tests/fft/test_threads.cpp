@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <cstring>
@@ -162,6 +163,56 @@ TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
         if (variant == 4) o.norm = Norm::Ortho, o.precision = Precision::Single, what += " r2c single ortho";
         expect_same(o, n, t, 1, false, what);
       }
+}
+
+// One rank runs the path without copies (fft/transform.cpp, "The one-rank path") where the
+// spectrum's rows are whole 32-byte units (c2c here), except forward in place, which keeps
+// the pencil path: both give the same spectrum (to rounding: FFTW's plans differ), the
+// round trip gives the input back, and 2 threads give bitwise the one-thread bytes.
+TEST(Threads, OneRankPathWithoutCopies) {
+  const Grid n = {16, 12, 10};
+  for (int variant = 0; variant < 4; ++variant) {
+    Options o;
+    o.transform = TransformKind::C2C;
+    o.effort = Effort::Estimate;
+    o.norm = Norm::Ortho;  // a scale both ways
+    if (variant & 1) o.precision = Precision::Single;
+    if (variant & 2) o.output_order = OutputOrder::Natural;
+    const bool single = variant & 1;
+    const double tol = single ? 1e-5 : 1e-12;
+    std::vector<Bytes> got;
+    for (int threads : {1, 2}) {
+      o.threads = threads;
+      const Plan p(MPI_COMM_SELF, n, o);
+      const Bytes in = random_bytes(p.in_bytes(), single, 7);
+      Bytes out(p.out_bytes()), back(p.in_bytes()), inplace(p.inplace_bytes());
+      std::memcpy(inplace.data(), in.data(), in.size());
+      p.transform_bytes(Direction::Forward, in.data(), in.size(), out.data(), out.size());
+      p.transform_bytes(Direction::Forward, inplace.data(), inplace.size(), inplace.data(), inplace.size());
+      p.transform_bytes(Direction::Backward, out.data(), out.size(), back.data(), back.size());
+      auto value = [single](const Bytes& b, std::size_t k) {
+        if (single) {
+          float f;
+          std::memcpy(&f, b.data() + k * sizeof f, sizeof f);
+          return static_cast<double>(f);
+        }
+        double d;
+        std::memcpy(&d, b.data() + k * sizeof d, sizeof d);
+        return d;
+      };
+      const std::size_t reals = p.out_bytes() / (single ? sizeof(float) : sizeof(double));
+      double spec = 0, trip = 0;
+      for (std::size_t k = 0; k < reals; ++k) {
+        spec = std::max(spec, std::abs(value(out, k) - value(inplace, k)));
+        trip = std::max(trip, std::abs(value(back, k) - value(in, k)));
+      }
+      EXPECT_LT(spec, tol) << "variant " << variant << " threads " << threads << ": out of place vs in place";
+      EXPECT_LT(trip, tol) << "variant " << variant << " threads " << threads << ": round trip";
+      got.push_back(out);
+      got.push_back(back);
+    }
+    EXPECT_TRUE(got[0] == got[2] && got[1] == got[3]) << "variant " << variant << ": 2 threads differ from 1";
+  }
 }
 
 // Planes big enough that the lanes really overlap (on the tiny grids above one lane may
