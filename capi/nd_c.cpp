@@ -95,44 +95,73 @@ void fill(const nbfft::nd::Box& b, int64_t* lo, int64_t* n) {
 
 // The C API sees bytes: anything but exactly this rank's box is another element type or
 // another box. Agreed, so one rank's mistake fails every rank before anything moves.
-void check_bytes(nbfft_nd_plan_s& p, const char* fn, bool forward, const void* in, std::size_t in_b, const void* out,
+// Element sizes of a plan's input and spectrum: real or complex, float or double.
+struct Elements {
+  std::size_t in, out;
+  const char *in_name, *out_name;
+};
+Elements elements_of(const nbfft::nd::Plan& q) {
+  const bool single = q.precision() == nbfft::fft::Precision::Single;
+  const std::size_t real = single ? sizeof(float) : sizeof(double);
+  const bool real_in = q.kind() == nbfft::nd::Kind::R2C;
+  const char* r = single ? "float" : "double";
+  const char* c = single ? "complex float" : "complex double";
+  return {real_in ? real : 2 * real, q.real_spectrum() ? real : 2 * real, real_in ? r : c, q.real_spectrum() ? r : c};
+}
+
+// The C API sees bytes: anything but exactly this rank's box is another element type or
+// another box. Agreed, so one rank's mistake fails every rank before anything moves.
+void check_bytes(nbfft_nd_plan_s& p, bool forward, const void* in, std::size_t in_b, const void* out,
                  std::size_t out_b) {
   nbfft::agree(p.comm, [&] {
-    const bool real = p.plan.kind() == nbfft::nd::Kind::R2C;
-    const std::size_t in_elem = real ? sizeof(double) : sizeof(cplx);
-    const std::size_t want_in = p.plan.in_count() * in_elem, want_out = p.plan.out_count() * sizeof(cplx);
+    const Elements e = elements_of(p.plan);
+    const std::size_t want_in = p.plan.in_count() * e.in, want_out = p.plan.out_count() * e.out;
     const std::size_t want[2] = {forward ? want_in : want_out, forward ? want_out : want_in};
     const std::size_t have[2] = {in_b, out_b};
     const void* ptr[2] = {in, out};
     const char* names[2] = {"in", "out"};
     for (int s = 0; s < 2; ++s) {
       const bool spectrum = (s == 0) != forward;
-      const std::string box = spectrum ? "this rank's spectrum box (complex double)"
-                                       : std::string("this rank's input box (") + (real ? "double" : "complex double") + ")";
+      const std::string box = spectrum ? std::string("this rank's spectrum box (") + e.out_name + ")"
+                                       : std::string("this rank's input box (") + e.in_name + ")";
       if (have[s] != want[s])
-        throw Error(std::string(fn) + ": " + names[s] + "_bytes is " + std::to_string(have[s]) + " but the plan (" +
+        throw Error(std::string(names[s]) + "_bytes is " + std::to_string(have[s]) + " but the plan (" +
                     nbfft::nd::name(p.plan.kind()) + ") needs exactly " + std::to_string(want[s]) + " for " + box);
-      if (want[s] > 0 && !ptr[s]) throw Error(std::string(fn) + ": " + names[s] + " is NULL");
+      if (want[s] > 0 && !ptr[s]) throw Error(std::string(names[s]) + " is NULL");
     }
-    if (in && in == out && want[0] > 0) throw Error(std::string(fn) + ": in and out are the same buffer (N-D plans are out of place)");
+    if (in && in == out && want[0] > 0) throw Error("in and out are the same buffer (N-D plans are out of place)");
   });
+}
+
+// The typed call for the plan's element types: R is the real type (float or double).
+template <typename R>
+void run(const nbfft::nd::Plan& q, bool forward, const void* in, void* out) {
+  using C = std::complex<R>;
+  const bool real_in = q.kind() == nbfft::nd::Kind::R2C, real_out = q.real_spectrum();
+  const std::size_t ni = q.in_count(), no = q.out_count();
+  if (real_out && forward)
+    q.forward(static_cast<const R*>(in), ni, static_cast<R*>(out), no);
+  else if (real_out)
+    q.backward(static_cast<const R*>(in), no, static_cast<R*>(out), ni);
+  else if (forward && real_in)
+    q.forward(static_cast<const R*>(in), ni, static_cast<C*>(out), no);
+  else if (forward)
+    q.forward(static_cast<const C*>(in), ni, static_cast<C*>(out), no);
+  else if (real_in)
+    q.backward(static_cast<const C*>(in), no, static_cast<R*>(out), ni);
+  else
+    q.backward(static_cast<const C*>(in), no, static_cast<C*>(out), ni);
 }
 
 nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
                        size_t out_bytes) {
   return guard(fn, [&] {
     auto& p = nd_of(plan);
-    check_bytes(p, fn, forward, in, in_bytes, out, out_bytes);
-    const auto& q = p.plan;
-    const bool real = q.kind() == nbfft::nd::Kind::R2C;
-    if (forward && real)
-      q.forward(static_cast<const double*>(in), q.in_count(), static_cast<cplx*>(out), q.out_count());
-    else if (forward)
-      q.forward(static_cast<const cplx*>(in), q.in_count(), static_cast<cplx*>(out), q.out_count());
-    else if (real)
-      q.backward(static_cast<const cplx*>(in), q.out_count(), static_cast<double*>(out), q.in_count());
+    check_bytes(p, forward, in, in_bytes, out, out_bytes);
+    if (p.plan.precision() == nbfft::fft::Precision::Single)
+      run<float>(p.plan, forward, in, out);
     else
-      q.backward(static_cast<const cplx*>(in), q.out_count(), static_cast<cplx*>(out), q.in_count());
+      run<double>(p.plan, forward, in, out);
   });
 }
 

@@ -4,6 +4,7 @@
 #include "nbfft/nd/options_text.hpp"
 
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/r2r_kinds.hpp"
 #include "nbfft/error.hpp"
 
 #include <algorithm>
@@ -54,6 +55,27 @@ std::string grid_text(const std::vector<int>& g) {
   return s;
 }
 
+// "dst2,periodic" -> one kind per listed axis; "periodic" alone -> {} (every axis periodic).
+std::vector<fft::AxisKind> parse_kinds(const std::string& v) {
+  std::vector<fft::AxisKind> k;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t c = v.find(',', at);
+    k.push_back(fft::parse_axis_kind(v.substr(at, c == std::string::npos ? std::string::npos : c - at)));
+    if (c == std::string::npos) break;
+    at = c + 1;
+  }
+  if (k.size() == 1 && k[0] == fft::AxisKind::Periodic) k.clear();
+  return k;
+}
+
+std::string kinds_text(const std::vector<fft::AxisKind>& k) {
+  if (k.empty()) return "periodic";
+  std::string s;
+  for (std::size_t i = 0; i < k.size(); ++i) s += (i ? "," : "") + std::string(fft::name(k[i]));
+  return s;
+}
+
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       {"kind", "r2c or c2c",
@@ -72,6 +94,12 @@ const std::vector<Row>& rows() {
       {"grid", "auto or ranks per axis, axis 0 first, e.g. 2x1x1",
        [](Options& o, const std::string& v) { o.grid = parse_grid(lower(v)); },
        [](const Options& o) { return grid_text(o.grid); }},
+      {"precision", "double or single",
+       [](Options& o, const std::string& v) { o.precision = fft::parse_precision(lower(v)); },
+       [](const Options& o) { return std::string(fft::name(o.precision)); }},
+      {"kinds", "periodic, or one kind per listed axis separated by commas (periodic, dct1..dct4, dst1..dst4)",
+       [](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
+       [](const Options& o) { return kinds_text(o.kinds); }},
       {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
        [](Options& o, const std::string& v) {
          coll::Transport::parse(v);  // validates; the plan keeps the words it was given

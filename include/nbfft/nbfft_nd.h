@@ -31,6 +31,7 @@ typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
  * ignored). options: NULL or "key=value" pairs separated by blanks (docs/nd.md "Options"):
  *   kind r2c|c2c   norm backward|forward|ortho|none   effort estimate|measure|...
  *   grid auto|AxBx...  (ranks per axis, axis 0 first)   transport blocking|pairwise:4@thread|...
+ *   precision double|single   kinds periodic|K1,K2,... (one per listed axis: periodic, dct1..dst4)
  * An unknown key or value, an axis out of range or repeated, a shape that cannot be split
  * over the ranks: NBFFT_INVALID_ARGUMENT on every rank naming it; ranks passing different
  * arguments: NBFFT_RANKS_DISAGREE. */
@@ -53,7 +54,8 @@ nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t*
  * order. _of: another rank's (no communication). */
 nbfft_status nbfft_nd_plan_box(nbfft_nd_plan plan, nbfft_layout layout, int64_t* lo, int64_t* n);
 nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int rank, int64_t* lo, int64_t* n);
-/* Elements of this rank's input (double for r2c, complex for c2c) and spectrum (complex). */
+/* Elements of this rank's input (real for r2c, complex for c2c) and spectrum (complex, or
+ * real when every listed axis has a sine/cosine kind); float or double by precision. */
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);
 /* 1 when the input is complex (kind=c2c), 0 when real (r2c); the spectrum is complex. */
 nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
@@ -63,8 +65,8 @@ nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
 nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed);
 nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed);
 
-/* Collective transforms, double precision. in_bytes and out_bytes must be exactly this
- * rank's box in bytes (8 per real, 16 per complex element); anything else fails every rank
+/* Collective transforms. in_bytes and out_bytes must be exactly this rank's box in bytes
+ * (8 per real, 16 per complex element; 4 and 8 with precision=single); anything else fails every rank
  * saying what the plan needs. The input is left unchanged; in and out must not overlap. */
 nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);

@@ -124,6 +124,108 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   CHECK(name, nbfft_nd_plan_destroy(&p) == NBFFT_SUCCESS && p == NULL);
 }
 
+/* In place along axis a of a C-order real array: FFTW's REDFT10 (dct2, dst = 0) or
+ * RODFT10 (dst2, dst = 1), unnormalized: y_k = 2 sum_j x_j cos(pi (j + 1/2) k / n), or
+ * sin(pi (j + 1/2) (k + 1) / n). */
+static void r2r_axis(double* g, int nd, const int64_t* n, int a, int dst) {
+  const double pi = 3.14159265358979323846;
+  int64_t inner = 1, outer = 1, i, j, k, m;
+  double* t = malloc((size_t)n[a] * sizeof(double));
+  int d;
+  for (d = a + 1; d < nd; ++d) inner *= n[d];
+  for (d = 0; d < a; ++d) outer *= n[d];
+  for (i = 0; i < outer; ++i)
+    for (j = 0; j < inner; ++j) {
+      double* base = g + i * n[a] * inner + j;
+      for (k = 0; k < n[a]; ++k) {
+        double y = 0;
+        for (m = 0; m < n[a]; ++m) {
+          const double w = pi * ((double)m + 0.5) * (double)(dst ? k + 1 : k) / (double)n[a];
+          y += 2 * base[m * inner] * (dst ? sin(w) : cos(w));
+        }
+        t[k] = y;
+      }
+      for (k = 0; k < n[a]; ++k) base[k * inner] = t[k];
+    }
+  free(t);
+}
+
+/* Sine/cosine kinds through the C API: a real spectrum (8-byte elements both ways), each
+ * rank's box against the serial transform, and back. */
+static void run_kinds(void) {
+  const int64_t n[2] = {5, 7};
+  int64_t lo[2], bn[2], nin = 0, nout = 0, i, g[2];
+  nbfft_nd_plan p = NULL;
+  double *full, *u, *U, *v, err = 0, back = 0;
+  if (nbfft_nd_plan_create(MPI_COMM_WORLD, 2, n, 0, NULL, "kinds=dst2,dct2", &p) != NBFFT_SUCCESS) {
+    CHECK("create kinds=dst2,dct2", 0);
+    return;
+  }
+  full = malloc(35 * sizeof(double));
+  for (i = 0; i < 35; ++i) full[i] = value(i, 0);
+  nbfft_nd_plan_counts(p, &nin, &nout);
+  u = malloc((size_t)(nin + 1) * sizeof(double));
+  U = malloc((size_t)(nout + 1) * sizeof(double));
+  v = malloc((size_t)(nin + 1) * sizeof(double));
+  nbfft_nd_plan_box(p, NBFFT_LAYOUT_INPUT, lo, bn);
+  for (i = 0; i < nin; ++i) u[i] = full[(lo[0] + i / bn[1]) * 7 + lo[1] + i % bn[1]];
+  CHECK("kinds: a complex-sized spectrum is refused",
+        nbfft_nd_forward(p, u, (size_t)nin * 8, U, (size_t)nout * 16) == NBFFT_INVALID_ARGUMENT &&
+            strstr(nbfft_last_error(), "(double)"));
+  CHECK("kinds forward", nbfft_nd_forward(p, u, (size_t)nin * 8, U, (size_t)nout * 8) == NBFFT_SUCCESS);
+  r2r_axis(full, 2, n, 0, 1);
+  r2r_axis(full, 2, n, 1, 0);
+  nbfft_nd_plan_box(p, NBFFT_LAYOUT_OUTPUT, lo, bn);
+  for (i = 0; i < nout; ++i) {
+    g[0] = lo[0] + i / bn[1], g[1] = lo[1] + i % bn[1];
+    err = fmax(err, fabs(U[i] - full[g[0] * 7 + g[1]]));
+  }
+  CHECK("kinds forward against the serial dst2 x dct2", err < 1e-10);
+  CHECK("kinds backward", nbfft_nd_backward(p, U, (size_t)nout * 8, v, (size_t)nin * 8) == NBFFT_SUCCESS);
+  for (i = 0; i < nin; ++i) back = fmax(back, fabs(v[i] - u[i]));
+  CHECK("kinds round trip", back < 1e-12);
+  free(full), free(u), free(U), free(v);
+  nbfft_nd_plan_destroy(&p);
+}
+
+/* Single precision through the C API: 4- and 8-byte elements, the same spectrum as the
+ * double plan to single precision. */
+static void run_single(void) {
+  const int64_t n[3] = {5, 4, 6};
+  const int axes[2] = {0, 2};
+  int64_t nin = 0, nout = 0, i;
+  nbfft_nd_plan pd = NULL, ps = NULL;
+  double *ud, *Ud, err = 0, scale = 0;
+  float *us, *Us, *vs;
+  if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, n, 2, axes, NULL, &pd) != NBFFT_SUCCESS ||
+      nbfft_nd_plan_create(MPI_COMM_WORLD, 3, n, 2, axes, "precision=single", &ps) != NBFFT_SUCCESS) {
+    CHECK("create precision=single", 0);
+    nbfft_nd_plan_destroy(&pd);
+    return;
+  }
+  nbfft_nd_plan_counts(ps, &nin, &nout);
+  ud = malloc((size_t)(nin + 1) * sizeof(double));
+  Ud = malloc((size_t)(nout + 1) * 2 * sizeof(double));
+  us = malloc((size_t)(nin + 1) * sizeof(float));
+  vs = malloc((size_t)(nin + 1) * sizeof(float));
+  Us = malloc((size_t)(nout + 1) * 2 * sizeof(float));
+  for (i = 0; i < nin; ++i) ud[i] = value(i + 31 * rank, 0), us[i] = (float)ud[i];
+  CHECK("single: double-sized input is refused",
+        nbfft_nd_forward(ps, ud, (size_t)nin * 8, Us, (size_t)nout * 8) == NBFFT_INVALID_ARGUMENT &&
+            strstr(nbfft_last_error(), "(float)"));
+  CHECK("double forward", nbfft_nd_forward(pd, ud, (size_t)nin * 8, Ud, (size_t)nout * 16) == NBFFT_SUCCESS);
+  CHECK("single forward", nbfft_nd_forward(ps, us, (size_t)nin * 4, Us, (size_t)nout * 8) == NBFFT_SUCCESS);
+  for (i = 0; i < 2 * nout; ++i) err = fmax(err, fabs((double)Us[i] - Ud[i])), scale = fmax(scale, fabs(Ud[i]));
+  CHECK("single spectrum against double", err <= 1e-5 * (scale > 1 ? scale : 1));
+  CHECK("single backward", nbfft_nd_backward(ps, Us, (size_t)nout * 8, vs, (size_t)nin * 4) == NBFFT_SUCCESS);
+  err = 0;
+  for (i = 0; i < nin; ++i) err = fmax(err, fabs((double)vs[i] - (double)us[i]));
+  CHECK("single round trip", err < 1e-5);
+  free(ud), free(Ud), free(us), free(vs), free(Us);
+  nbfft_nd_plan_destroy(&pd);
+  nbfft_nd_plan_destroy(&ps);
+}
+
 int main(int argc, char** argv) {
   int provided, size = 1;
   char grid[64], grid_made[64], buf[256];
@@ -149,6 +251,8 @@ int main(int argc, char** argv) {
     snprintf(grid, sizeof grid, "grid=%dx1x1 kind=c2c", size);
     snprintf(grid_made, sizeof grid_made, "grid=%dx1x1", size);
     run_case("3-D c2c over (0, 2), grid Px1x1", 3, s3, 2, a3, grid);
+    run_kinds();
+    run_single();
 
     /* Options as made: the grid as chosen. */
     if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a3, grid, &p) == NBFFT_SUCCESS) {
