@@ -196,15 +196,6 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
                             {&T_::local_backward_xy, kCol, true, nzc_, false}};
 }
 
-template <typename T, typename El>
-void Transform<T, El>::scale_columns(C* first, std::int64_t w, T s) const {
-  if (s == T(1)) return;
-  for (std::int64_t z = 0; z < nzo_; ++z) {
-    C* p = first + z * zld_;
-    for (std::int64_t x = 0; x < w; ++x) p[x] *= s;
-  }
-}
-
 // x and y FFTs of user plane z in P, copied into plane z of the spectrum.
 template <typename T, typename El>
 void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t z0,
@@ -232,7 +223,7 @@ void Transform<T, El>::local_forward_z(const void*, void* out, Workspace<T, El>&
     const bool last = g == zgroups_ - 1 && !lz_fwd_[1].empty();
     C* c = o + g * zstep_;
     (last ? lz_fwd_[1] : lz_fwd_[0]).execute(c, c);
-    scale_columns(c, last ? zlast_ : zcols_, fwd_scale_);
+    scale(c, nzo_, zld_, last ? zlast_ : zcols_, fwd_scale_);
     clk.mark(&Timings::fft_z);
   }
 }
@@ -249,7 +240,7 @@ void Transform<T, El>::local_backward_z(const void* in, void*, Workspace<T, El>&
     const bool last = g == zgroups_ - 1 && !lz_bwd_[1].empty();
     // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
     (last ? lz_bwd_[1] : lz_bwd_[0]).execute(const_cast<C*>(i + g * zstep_), W + g * zstep_);
-    scale_columns(W + g * zstep_, last ? zlast_ : zcols_, bwd_scale_);
+    scale(W + g * zstep_, nzo_, zld_, last ? zlast_ : zcols_, bwd_scale_);
     clk.mark(&Timings::fft_z);
   }
 }
@@ -376,11 +367,11 @@ void Transform<T, El>::bind(Workspace<T, El>& w, ExchangeId e) const {
 }
 
 template <typename T, typename El>
-void Transform<T, El>::scale(C* plane, std::int64_t rows, T s) const {
+void Transform<T, El>::scale(C* first, std::int64_t rows, std::int64_t ld, std::int64_t w, T s) {
   if (s == T(1)) return;
   for (std::int64_t r = 0; r < rows; ++r) {
-    C* p = plane + r * ldy_;
-    for (std::int64_t x = 0; x < nxi_; ++x) p[x] *= s;
+    C* p = first + r * ld;
+    for (std::int64_t x = 0; x < w; ++x) p[x] *= s;
   }
 }
 
@@ -442,7 +433,7 @@ void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, s
     clk.mark(&Timings::unpack);
     fz_fwd_.execute(plane, plane);
     truncate_slots(plane, ldy_, nxi_, pad_[2]);
-    scale(plane, nzo_, fwd_scale_);
+    scale(plane, nzo_, ldy_, nxi_, fwd_scale_);
     clk.mark(&Timings::fft_z);
     copy_rows(o + y * zoff_, zld_, plane, ldy_, nzo_, nxi_);
     clk.mark(&Timings::unpack);
@@ -459,7 +450,7 @@ void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, s
     C* plane = view ? view : ws.P(lane);
     copy_rows(plane, ldy_, i + y * zoff_, zld_, nzo_, nxi_);
     clk.mark(&Timings::pack);
-    scale(plane, nzo_, bwd_scale_);
+    scale(plane, nzo_, ldy_, nxi_, bwd_scale_);
     pad_slots(plane, ldy_, nxi_, pad_[2]);
     fz_bwd_.execute(plane, plane);
     clk.mark(&Timings::fft_z);

@@ -209,7 +209,9 @@ class Transform {
   std::size_t inplace_bytes() const;
   static void finish(InFlight& q, double Timings::*phase, Timings* t);
   static double Timings::*phase(ExchangeId e) { return e == kRow ? &Timings::row : &Timings::col; }
-  void scale(C* plane, std::int64_t rows, T s) const;
+  // rows x w elements, rows ld apart, scaled by s (nothing when s is 1): a plane's rows
+  // (ld = ldy_) or a z group's columns (ld = zld_).
+  static void scale(C* first, std::int64_t rows, std::int64_t ld, std::int64_t w, T s);
 
   // Stages on local planes [u0, u1).
   template <ExchangeId E>
@@ -240,8 +242,6 @@ class Transform {
                         Timings* t) const;
   void local_backward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                          Timings* t) const;
-  // Columns [c0, c0 + w) of a z group, rows zld_ apart: scaled by s.
-  void scale_columns(C* first, std::int64_t w, T s) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
