@@ -10,6 +10,7 @@
 //
 //   mpirun -n 2 nbfft-bench-bricks --grid 128 --rounds 7 --iters 5
 #include "brick_layout.hpp"
+#include "bench/common/stats.hpp"
 #include "nbfft/fft/fft.hpp"
 
 #include <mpi.h>
@@ -30,6 +31,7 @@ namespace {
 using namespace nbfft::fft;
 using nbfft::bench::brick;
 using nbfft::bench::brick_grid;
+using nbfft::bench::median;
 
 struct Run {
   std::string name;
@@ -39,11 +41,6 @@ struct Run {
   std::vector<double> per_round;  // seconds per forward+backward, max over ranks
   Timings t;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 //   mpirun -n 4 nbfft-bench-bricks-heffte --grid 128 --rounds 9 --iters 5 --transport blocking,native
 // (--transport: a list; a reshape case per transport, the transforms on the first.)
 #include "brick_layout.hpp"
+#include "bench/common/stats.hpp"
 #include "fft/reshape.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/fft/fft.hpp"
@@ -41,6 +42,7 @@ namespace {
 using namespace nbfft::fft;
 using nbfft::bench::brick;
 using nbfft::bench::brick_grid;
+using nbfft::bench::median;
 using hbox = heffte::box3d<int>;
 
 hbox to_heffte(const Box3& b) {
@@ -71,11 +73,6 @@ struct Case {
   std::function<double()> error;  // after the timed calls: max deviation from the truth
   std::vector<double> per_round;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace nbfft::bench {
@@ -19,6 +20,9 @@ inline Summary summarize(std::vector<double> v) {
   const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   return {v.front(), med, v.back()};
 }
+
+// The median alone (the mean of the two middle values for an even count; 0 when empty).
+inline double median(std::vector<double> v) { return summarize(std::move(v)).median; }
 
 inline double reduce_max(double x, MPI_Comm comm) {
   double out = x;

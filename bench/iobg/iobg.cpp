@@ -23,6 +23,7 @@
 //   slowdown    (background loop - its io calls) / none - 1: how much the steps themselves
 //               slowed while the bytes went to disk
 #include "bench/common/clock.hpp"
+#include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/io/hdf5.hpp"
@@ -41,6 +42,7 @@
 
 namespace {
 
+using nbfft::bench::median;
 using nbfft::bench::now_seconds;
 using nbfft::io::H5File;
 using nbfft::io::Space;
@@ -57,12 +59,6 @@ struct Args {
   bool spectral = false;  // write the spectra U (unchanged by the loop) instead of the velocities u
   H5File::Stage stage = H5File::Stage::Copy;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return k == 0 ? 0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 // The pointwise term: a few multiply-adds per point so that the step has compute to hide.
 void term(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out, int flops) {
