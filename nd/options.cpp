@@ -100,6 +100,26 @@ const std::vector<Row>& rows() {
       {"kinds", "periodic, or one kind per listed axis separated by commas (periodic, dct1..dct4, dst1..dst4)",
        [](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
        [](const Options& o) { return kinds_text(o.kinds); }},
+      {"batch_axis", "none or an axis (negative: from the end)",
+       [](Options& o, const std::string& v) {
+         if (v.empty() || lower(v) == "none") {
+           o.batch_axis.reset();
+           return;
+         }
+         char* end = nullptr;
+         const long a = std::strtol(v.c_str(), &end, 10);
+         if (*end != '\0' || a < INT_MIN || a > INT_MAX) throw Error("");
+         o.batch_axis = static_cast<int>(a);
+       },
+       [](const Options& o) { return o.batch_axis ? std::to_string(*o.batch_axis) : std::string("none"); }},
+      {"fields_in_flight", "a count from 1 to 64",
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
+         if (n < 1 || n > 64 || *end != '\0') throw Error("");
+         o.fields_in_flight = static_cast<int>(n);
+       },
+       [](const Options& o) { return std::to_string(o.fields_in_flight); }},
       {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
        [](Options& o, const std::string& v) {
          coll::Transport::parse(v);  // validates; the plan keeps the words it was given

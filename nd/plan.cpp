@@ -1,15 +1,14 @@
 // nbfft::nd::Plan: the schedule of nd/schedule.hpp run with FFTW guru plans over the whole
-// axes and nbfft::fft::Pencils transposes over one grid dimension's ranks per exchange.
+// axes and nbfft::fft::Pencils transposes over one grid dimension's ranks per exchange. This
+// file makes the plan and checks the calls; nd/run.cpp runs the transforms.
 #include "nbfft/nd/plan.hpp"
 
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
-#include "nbfft/fft/transpose.hpp"
 #include "fft/axis_fft.hpp"
-#include "fft/fftw_api.hpp"
-#include "nd/schedule.hpp"
+#include "nd/plan_impl.hpp"
 
-#include <fftw3.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,16 +79,6 @@ std::int64_t product(const std::vector<std::int64_t>& n, std::size_t from, std::
   return p;
 }
 
-// [A][S][B][R] -> [A][B][S][R] (R contiguous bytes): moves the axes between the two of an
-// exchange out of the way of the pencil transpose.
-void swap_blocks(unsigned char* dst, const unsigned char* src, std::int64_t A, std::int64_t S, std::int64_t B,
-                 std::int64_t R) {
-  const auto bytes = static_cast<std::size_t>(R);
-  for (std::int64_t a = 0; a < A; ++a)
-    for (std::int64_t s = 0; s < S; ++s)
-      for (std::int64_t b = 0; b < B; ++b) std::memcpy(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
-}
-
 // Normalizes and checks the axes; "" or the problem.
 std::string check_axes(const std::vector<std::int64_t>& shape, std::vector<int>& axes) {
   const int nd = static_cast<int>(shape.size());
@@ -122,92 +111,10 @@ std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vecto
   return "";
 }
 
-struct Free {
-  void operator()(void* p) const { fftw_free(p); }
-};
-using Bytes = std::unique_ptr<unsigned char, Free>;
-
-template <typename T>
-struct Destroy {
-  void operator()(typename fft::FftwApi<T>::plan p) const {
-    if (p) fft::FftwApi<T>::destroy(p);
-  }
-};
-template <typename T>
-using FftwPlan = std::unique_ptr<std::remove_pointer_t<typename fft::FftwApi<T>::plan>, Destroy<T>>;
-
-// The FFTW plans of one local step in one precision. real_r2r: the r2r axes of the r2c
-// step, on the real input before the r2c; r2r: the r2r axes of any other step, on the work
-// buffer (real elements, or complex ones part by part).
-template <typename T>
-struct Fft {
-  FftwPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
-};
-
 }  // namespace
 
-struct Plan::Impl {
-  MPI_Comm comm = MPI_COMM_NULL;
-  int rank = 0, size = 1;
-  std::vector<std::int64_t> shape;
-  std::vector<int> axes, grid, out_grid;
-  std::vector<fft::AxisKind> kinds;     // per entry of axes
-  std::vector<fft::AxisKind> axis_kind;  // per axis of the array (periodic when not listed)
-  int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
-  Options opt;
-  detail::Schedule sch;
-  std::vector<int> coords;
-  std::vector<Box> box;  // this rank's box at each stage
-  double scale_fwd = 1, scale_bwd = 1;
-
-  struct Xchg {
-    std::unique_ptr<fft::Pencils> pen;
-    fft::Pencil side_before{}, side_after{};
-    std::int64_t A = 1, B = 1, S[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after; R in bytes
-    std::size_t elem = 0;
-  };
-  std::vector<Fft<double>> fd;
-  std::vector<Fft<float>> ff;
-  std::vector<Xchg> xs;
-  Bytes real;     // the real input of a halving plan (stage 0)
-  Bytes work[2];  // every other stage
-  std::size_t work_bytes = 0, real_bytes = 0;
-
-  ~Impl() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-
-  bool single() const { return opt.precision == fft::Precision::Single; }
-  bool halving() const { return half_axis >= 0; }
-  bool real_spectrum() const { return opt.kind == Kind::R2C && half_axis < 0; }
-  std::size_t real_size() const { return single() ? sizeof(float) : sizeof(double); }
-  // Bytes per element at stage k: complex except the real input of a halving plan and
-  // every stage of a real spectrum.
-  std::size_t esize(std::size_t k) const {
-    const bool complex_elems = opt.kind == Kind::C2C || (halving() && k > 0);
-    return real_size() * (complex_elems ? 2 : 1);
-  }
-  template <typename T>
-  std::vector<Fft<T>>& ffts() {
-    if constexpr (std::is_same_v<T, float>)
-      return ff;
-    else
-      return fd;
-  }
-  template <typename T>
-  const std::vector<Fft<T>>& ffts() const {
-    return const_cast<Impl*>(this)->ffts<T>();
-  }
-
-  template <typename T>
-  void plan_fft(std::size_t k);
-  void plan_exchange(std::size_t k);
-  void exchange(std::size_t k, bool forward, int& cur) const;
-  template <typename T>
-  void run_forward(const void* in, void* out) const;
-  template <typename T>
-  void run_backward(const void* in, void* out) const;
-};
+using detail::Fft;
+using detail::FftwPlan;
 
 template <typename T>
 void Plan::Impl::plan_fft(std::size_t k) {
@@ -254,9 +161,9 @@ void Plan::Impl::plan_fft(std::size_t k) {
   for (std::size_t i = st.r2c ? 1 : 0; i < st.axes.size(); ++i)
     (fft::is_r2r(axis_kind[st.axes[i]]) ? sines : periodic).push_back(st.axes[i]);
   Fft<T> f;
-  T* real_in = reinterpret_cast<T*>(real.get());
-  T* w = reinterpret_cast<T*>(work[0].get());
-  auto* wc = reinterpret_cast<typename Api::cplx*>(work[0].get());
+  T* real_in = reinterpret_cast<T*>(lane.real.get());
+  T* w = reinterpret_cast<T*>(lane.work[0].get());
+  auto* wc = reinterpret_cast<typename Api::cplx*>(lane.work[0].get());
   if (st.r2c) {
     if (!sines.empty()) {  // the r2r axes of this step on the real input: half the work of after
       f.real_r2r_fwd = r2r(sines, bin.n, real_in, false, true);
@@ -311,7 +218,7 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   const Box& b0 = box[k];
   const Box& b1 = box[k + 1];
   const auto e = static_cast<std::int64_t>(esize(k));
-  Xchg x;
+  detail::Xchg x;
   x.A = product(b0.n, 0, static_cast<std::size_t>(s));
   x.B = product(b0.n, static_cast<std::size_t>(s) + 1, static_cast<std::size_t>(f));
   const std::int64_t C = product(b0.n, static_cast<std::size_t>(f) + 1, b0.n.size());
@@ -339,98 +246,41 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   xs[k] = std::move(x);
 }
 
-void Plan::Impl::exchange(std::size_t k, bool forward, int& cur) const {
-  const Xchg& x = xs[k];
-  const int from = forward ? 0 : 1, to = 1 - from;
-  const fft::Pencil p_from = forward ? x.side_before : x.side_after;
-  const fft::Pencil p_to = forward ? x.side_after : x.side_before;
-  unsigned char* a = work[cur].get();
-  unsigned char* b = work[1 - cur].get();
-  if (x.B > 1) {
-    swap_blocks(b, a, x.A, x.S[from], x.B, x.R[from]);
-    x.pen->transpose_bytes(p_from, p_to, b, work_bytes, a, work_bytes, x.elem);
-    swap_blocks(b, a, x.A, x.B, x.S[to], x.R[to]);
-  } else {
-    x.pen->transpose_bytes(p_from, p_to, a, work_bytes, b, work_bytes, x.elem);
-  }
-  cur = 1 - cur;
-}
-
-// The output copy: scaled, or a plain copy when the scale is 1.
-template <typename T>
-void scale_copy(T* o, const T* src, std::size_t n, double scale) {
-  if (scale == 1) {
-    if (o != src) std::memcpy(o, src, n * sizeof(T));
-    return;
-  }
-  const auto s = static_cast<T>(scale);
-  for (std::size_t i = 0; i < n; ++i) o[i] = src[i] * s;
-}
-
-template <typename T>
-void Plan::Impl::run_forward(const void* in, void* out) const {
-  using Api = fft::FftwApi<T>;
-  int cur = 0;
-  T* r = reinterpret_cast<T*>(real.get());
-  // The r2c reads the caller's array itself when nothing runs before it in place (FFTW's
-  // r2c preserves its input) and FFTW's alignment allows: one copy of the input saved.
-  T* user = const_cast<T*>(static_cast<const T*>(in));
-  const bool direct = halving() && !ffts<T>()[0].real_r2r_fwd && Api::alignment_of(user) == Api::alignment_of(r);
-  const auto n0 = static_cast<std::size_t>(box.front().count());
-  if (!direct) std::memcpy(halving() ? real.get() : work[0].get(), in, n0 * esize(0));
-  for (std::size_t k = 0; k < sch.step.size(); ++k) {
-    if (!sch.step[k].fft) {
-      exchange(k, true, cur);
-      continue;
-    }
-    const Fft<T>& f = ffts<T>()[k];
-    T* w = reinterpret_cast<T*>(work[cur].get());
-    auto* wc = reinterpret_cast<typename Api::cplx*>(w);
-    if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), r, r);
-    if (f.r2c) Api::exec_r2c(f.r2c.get(), direct && k == 0 ? user : r, wc);
-    if (f.fwd) Api::exec_dft(f.fwd.get(), wc, wc);
-    if (f.r2r_fwd) Api::exec_r2r(f.r2r_fwd.get(), w, w);
-  }
-  const std::size_t n = static_cast<std::size_t>(box.back().count()) * (esize(box.size() - 1) / sizeof(T));
-  scale_copy(static_cast<T*>(out), reinterpret_cast<const T*>(work[cur].get()), n, scale_fwd);
-}
-
-template <typename T>
-void Plan::Impl::run_backward(const void* in, void* out) const {
-  using Api = fft::FftwApi<T>;
-  int cur = 0;
-  std::memcpy(work[0].get(), in, static_cast<std::size_t>(box.back().count()) * esize(box.size() - 1));
-  T* r = reinterpret_cast<T*>(real.get());
-  // Unscaled, the c2r writes the caller's array itself (one copy of the output saved).
-  T* user = static_cast<T*>(out);
-  const bool direct = halving() && scale_bwd == 1 && !ffts<T>()[0].real_r2r_bwd &&
-                      Api::alignment_of(user) == Api::alignment_of(r);
-  for (std::size_t k = sch.step.size(); k-- > 0;) {
-    if (!sch.step[k].fft) {
-      exchange(k, false, cur);
-      continue;
-    }
-    const Fft<T>& f = ffts<T>()[k];
-    T* w = reinterpret_cast<T*>(work[cur].get());
-    auto* wc = reinterpret_cast<typename Api::cplx*>(w);
-    if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), w, w);
-    if (f.bwd) Api::exec_dft(f.bwd.get(), wc, wc);
-    if (f.c2r) Api::exec_c2r(f.c2r.get(), wc, direct ? user : r);
-    if (f.real_r2r_bwd) Api::exec_r2r(f.real_r2r_bwd.get(), r, r);
-  }
-  if (direct) return;
-  const T* src = halving() ? r : reinterpret_cast<const T*>(work[cur].get());
-  const std::size_t n = static_cast<std::size_t>(box.front().count()) * (esize(0) / sizeof(T));
-  scale_copy(user, src, n, scale_bwd);
-}
-
 Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape) : Plan(comm, shape, [&] {
   std::vector<int> all(shape.size());
   std::iota(all.begin(), all.end(), 0);
   return all;
 }()) {}
 
-Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes, const Options& options)
+namespace {
+
+// Takes the batch axis out of the user's shape, axes and grid (axes already non-negative):
+// the field's. "" or the problem.
+std::string split_batch(const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
+                        const std::vector<int>& grid, int& b, std::vector<std::int64_t>& fshape,
+                        std::vector<int>& faxes, std::vector<int>& fgrid) {
+  const int nd = static_cast<int>(shape.size());
+  if (b < -nd || b >= nd)
+    return "batch_axis " + std::to_string(b) + " is out of range for a " + std::to_string(nd) + "-D array";
+  if (b < 0) b += nd;
+  if (nd < 2) return "a batch axis needs an array of at least 2 axes (the batch and a field's)";
+  if (std::find(axes.begin(), axes.end(), b) != axes.end())
+    return "axis " + std::to_string(b) + " is the batch axis and cannot be transformed";
+  if (!grid.empty() && static_cast<int>(grid.size()) == nd && grid[b] != 1)
+    return "grid " + join(grid, "x") + " splits the batch axis " + std::to_string(b) +
+           " (every rank holds every field: its entry must be 1)";
+  fshape = shape;
+  fshape.erase(fshape.begin() + b);
+  faxes.clear();
+  for (int a : axes) faxes.push_back(a > b ? a - 1 : a);
+  fgrid = grid;
+  if (static_cast<int>(fgrid.size()) == nd) fgrid.erase(fgrid.begin() + b);
+  return "";
+}
+
+}  // namespace
+
+Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int> user_axes, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   check_mpi_running("nd::Plan");
   Impl& m = *impl_;
@@ -439,22 +289,34 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
   MPI_Comm_size(m.comm, &m.size);
   m.opt = options;
   check_same(m.comm, "nd plan",
-             {{"shape", join(shape, "x")},
-              {"axes", join(axes, ",")},
+             {{"shape", join(user_shape, "x")},
+              {"axes", join(user_axes, ",")},
               {"kind", name(options.kind)},
               {"precision", fft::name(options.precision)},
               {"kinds", join_kinds(options.kinds)},
               {"norm", std::to_string(static_cast<int>(options.norm))},
               {"effort", std::to_string(static_cast<int>(options.effort))},
               {"grid", join(options.grid, "x")},
-              {"transport", options.transport}});
+              {"transport", options.transport},
+              {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},
+              {"fields_in_flight", std::to_string(options.fields_in_flight)}});
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
-  std::string err = check_axes(shape, axes);
-  const int nd = static_cast<int>(shape.size());
+  std::string err = check_axes(user_shape, user_axes);
+  // The field: the user's array without the batch axis.
+  std::vector<std::int64_t> shape = user_shape;
+  std::vector<int> axes = user_axes, fgrid = options.grid;
+  if (err.empty() && options.batch_axis) {
+    m.batch_axis = *options.batch_axis;
+    err = split_batch(user_shape, user_axes, options.grid, m.batch_axis, shape, axes, fgrid);
+  }
+  if (err.empty() && (options.fields_in_flight < 1 || options.fields_in_flight > 64))
+    err = "fields_in_flight = " + std::to_string(options.fields_in_flight) + " must be in [1, 64]";
+  const std::string what = "shape " + join(user_shape, "x") +
+                           (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
   std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
   if (err.empty()) {
     m.kinds = options.kinds.empty() ? std::vector<fft::AxisKind>(axes.size(), fft::AxisKind::Periodic) : options.kinds;
-    err = check_kinds(shape, axes, m.kinds);
+    err = check_kinds(user_shape, user_axes, m.kinds);
   }
   if (err.empty()) {
     m.axis_kind.assign(shape.size(), fft::AxisKind::Periodic);
@@ -473,10 +335,11 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
       std::string why;
       m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why);
       if (m.grid.empty())
-        err = "cannot decompose shape " + join(shape, "x") + " over " + std::to_string(m.size) +
-              " ranks with axes (" + join(axes, ", ") + "): " + why;
-    } else if (static_cast<int>(options.grid.size()) != nd) {
-      err = "grid has " + std::to_string(options.grid.size()) + " entries for a " + std::to_string(nd) + "-D array";
+        err = "cannot decompose " + what + " over " + std::to_string(m.size) + " ranks with axes (" +
+              join(user_axes, ", ") + "): " + why;
+    } else if (options.grid.size() != user_shape.size()) {
+      err = "grid has " + std::to_string(options.grid.size()) + " entries for a " +
+            std::to_string(user_shape.size()) + "-D array";
     } else {
       long long p = 1;
       for (int g : options.grid) {
@@ -486,19 +349,27 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
       if (err.empty() && p != m.size)
         err = "grid " + join(options.grid, "x") + " has " + std::to_string(p) + " ranks, the communicator " +
               std::to_string(m.size);
-      m.grid = options.grid;
+      m.grid = fgrid;
     }
   }
   if (err.empty()) {
     const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch);
-    if (!e.empty()) err = "cannot decompose shape " + join(shape, "x") + " over grid " + join(m.grid, "x") + ": " + e;
+    if (!e.empty()) err = "cannot decompose " + what + " over grid " + join(m.with_batch(m.grid, 1), "x") + ": " + e;
   }
   agree_message(m.comm, err);
   m.shape = shape;
   m.axes = axes;
+  m.user_shape = user_shape;
+  m.user_axes = user_axes;
+  m.nbatch = m.batch_axis >= 0 ? user_shape[static_cast<std::size_t>(m.batch_axis)] : 1;
   m.out_grid = m.sch.grid(m.sch.stage.size() - 1);
+  m.user_grid = m.with_batch(m.grid, 1);
+  m.user_out_grid = m.with_batch(m.out_grid, 1);
+  m.in_flight = options.fields_in_flight;
   m.coords = detail::coords_of(m.sch.ranks, m.rank);
   for (const auto& st : m.sch.stage) m.box.push_back(detail::box_at(st, m.sch.ranks, m.coords));
+  m.user_in = m.user_box(m.box.front());
+  m.user_out = m.user_box(m.box.back());
   double n = 1;  // the product of the logical sizes (n for periodic axes)
   for (int a : axes) n *= fft::logical_size(m.axis_kind[a], shape[a]);
   switch (options.norm) {
@@ -517,14 +388,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
       w = std::max(w, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
     m.work_bytes = w;
     m.real_bytes = std::max<std::size_t>(16, static_cast<std::size_t>(m.box.front().count()) * m.real_size());
-    for (auto& b : m.work) {
-      b.reset(static_cast<unsigned char*>(fftw_malloc(m.work_bytes)));
-      if (!b) throw Error("nd plan: cannot allocate " + std::to_string(m.work_bytes) + " bytes", ErrorCode::OutOfMemory);
-    }
-    if (m.halving()) {
-      m.real.reset(static_cast<unsigned char*>(fftw_malloc(m.real_bytes)));
-      if (!m.real) throw Error("nd plan: cannot allocate the real buffer", ErrorCode::OutOfMemory);
-    }
+    m.allocate_lane();
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
       if (m.sch.step[k].fft) {
         if (m.single())
@@ -538,129 +402,107 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes
     if (!m.sch.step[k].fft) m.plan_exchange(k);
 }
 
+detail::Bytes detail::allocate(std::size_t bytes) {
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  const std::size_t align = bytes >= 2 * huge ? huge : 64;
+  void* p = nullptr;
+  if (posix_memalign(&p, align, std::max<std::size_t>(bytes, 64)) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  if (align == huge) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: refused, the pages stay small
+#endif
+  return Bytes(static_cast<unsigned char*>(p));
+}
+
+void Plan::Impl::allocate_lane() {
+  auto get = [&](std::size_t bytes) {
+    detail::Bytes b = detail::allocate(bytes);
+    if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
+    return b;
+  };
+  for (auto& b : lane.work) b = get(work_bytes);
+  if (halving()) lane.real = get(real_bytes);
+}
+
+Box Plan::Impl::user_box(const Box& b) const { return Box{with_batch(b.lo, std::int64_t{0}), with_batch(b.n, nbatch)}; }
+
+detail::View Plan::Impl::view(const void* base, std::size_t k, std::int64_t j) const {
+  const Box& b = box[k];
+  const std::size_t e = esize(k);
+  detail::View v;
+  const auto at = static_cast<std::size_t>(batch_axis < 0 ? 0 : batch_axis);
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t a = 0; a < b.n.size(); ++a) (a < at ? outer : inner) *= b.n[a];
+  v.chunks = outer;
+  v.chunk = static_cast<std::size_t>(inner) * e;
+  v.stride = v.chunk * static_cast<std::size_t>(nbatch);
+  v.base = static_cast<unsigned char*>(const_cast<void*>(base)) + static_cast<std::size_t>(j) * v.chunk;
+  if (outer == 1) v.stride = v.chunk;
+  return v;
+}
+
 Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-const std::vector<std::int64_t>& Plan::shape() const { return impl_->shape; }
-std::vector<std::int64_t> Plan::out_shape() const { return impl_->sch.stage.back().ext; }
-const std::vector<int>& Plan::axes() const { return impl_->axes; }
+const std::vector<std::int64_t>& Plan::shape() const { return impl_->user_shape; }
+std::vector<std::int64_t> Plan::out_shape() const { return impl_->with_batch(impl_->sch.stage.back().ext, impl_->nbatch); }
+const std::vector<int>& Plan::axes() const { return impl_->user_axes; }
 Kind Plan::kind() const { return impl_->opt.kind; }
 fft::Precision Plan::precision() const { return impl_->opt.precision; }
 const std::vector<fft::AxisKind>& Plan::kinds() const { return impl_->kinds; }
 bool Plan::real_spectrum() const { return impl_->real_spectrum(); }
-const std::vector<int>& Plan::grid() const { return impl_->grid; }
-const std::vector<int>& Plan::out_grid() const { return impl_->out_grid; }
+const std::vector<int>& Plan::grid() const { return impl_->user_grid; }
+const std::vector<int>& Plan::out_grid() const { return impl_->user_out_grid; }
 int Plan::exchanges() const { return impl_->sch.exchanges(); }
 int Plan::size() const { return impl_->size; }
 int Plan::rank() const { return impl_->rank; }
-const Box& Plan::in_box() const { return impl_->box.front(); }
-const Box& Plan::out_box() const { return impl_->box.back(); }
+const Box& Plan::in_box() const { return impl_->user_in; }
+const Box& Plan::out_box() const { return impl_->user_out; }
 Box Plan::in_box_of_rank(int r) const {
-  if (r < 0 || r >= impl_->size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
-  return detail::box_at(impl_->sch.stage.front(), impl_->sch.ranks, detail::coords_of(impl_->sch.ranks, r));
+  const Impl& m = *impl_;
+  if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
+  return m.user_box(detail::box_at(m.sch.stage.front(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
 }
 Box Plan::out_box_of_rank(int r) const {
-  if (r < 0 || r >= impl_->size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
-  return detail::box_at(impl_->sch.stage.back(), impl_->sch.ranks, detail::coords_of(impl_->sch.ranks, r));
+  const Impl& m = *impl_;
+  if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
+  return m.user_box(detail::box_at(m.sch.stage.back(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
 }
 std::size_t Plan::in_count() const { return static_cast<std::size_t>(in_box().count()); }
 std::size_t Plan::out_count() const { return static_cast<std::size_t>(out_box().count()); }
-
-namespace {
-
-std::string short_array(const char* which, std::size_t have, std::size_t need) {
-  if (have >= need) return "";
-  return std::string("nd plan: the ") + which + " array has " + std::to_string(have) + " elements, this rank's box needs " +
-         std::to_string(need);
+std::optional<int> Plan::batch_axis() const {
+  return impl_->batch_axis >= 0 ? std::optional<int>(impl_->batch_axis) : std::nullopt;
 }
-
-// The call's element types against the plan's: kind (r2c/c2c), precision, and whether the
-// spectrum is real; throws on every rank alike (all depend only on the plan and the call).
-void need_types(const Plan& p, Kind k, fft::Precision prec, bool real_out, const char* call) {
-  std::string what;
-  if (p.kind() != k) what = std::string(name(k)) + " arrays on a " + name(p.kind()) + " plan";
-  else if (p.precision() != prec)
-    what = std::string(fft::name(prec)) + " arrays on a " + fft::name(p.precision()) + " precision plan";
-  else if (p.real_spectrum() != real_out)
-    what = p.real_spectrum() ? std::string("a complex spectrum on a plan whose spectrum is real (every axis r2r)")
-                             : std::string("a real spectrum on a plan whose spectrum is complex");
-  if (!what.empty()) throw Error(std::string("nd plan: ") + call + " with " + what);
-}
-
-}  // namespace
-
-// One body for the twelve typed calls: check the types and the counts on every rank, then run.
-void Plan::call(bool fwd, Kind k, bool single, bool real_out, const void* in, std::size_t in_n, void* out,
-                std::size_t out_n) const {
-  const fft::Precision prec = single ? fft::Precision::Single : fft::Precision::Double;
-  need_types(*this, k, prec, real_out, fwd ? "forward" : "backward");
-  std::string e = short_array("input", in_n, fwd ? in_count() : out_count());
-  if (e.empty()) e = short_array("output", out_n, fwd ? out_count() : in_count());
-  agree_call(impl_->comm, "nd plan", fwd ? "forward" : "backward", e);
-  if (single)
-    fwd ? impl_->run_forward<float>(in, out) : impl_->run_backward<float>(in, out);
-  else
-    fwd ? impl_->run_forward<double>(in, out) : impl_->run_backward<double>(in, out);
-}
-
-using cplxf = std::complex<float>;
-
-void Plan::forward(const double* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  call(true, Kind::R2C, false, false, in, in_n, out, out_n);
-}
-void Plan::forward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  call(true, Kind::C2C, false, false, in, in_n, out, out_n);
-}
-void Plan::backward(const cplx* in, std::size_t in_n, double* out, std::size_t out_n) const {
-  call(false, Kind::R2C, false, false, in, in_n, out, out_n);
-}
-void Plan::backward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
-  call(false, Kind::C2C, false, false, in, in_n, out, out_n);
-}
-void Plan::forward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
-  call(true, Kind::R2C, false, true, in, in_n, out, out_n);
-}
-void Plan::backward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
-  call(false, Kind::R2C, false, true, in, in_n, out, out_n);
-}
-void Plan::forward(const float* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
-  call(true, Kind::R2C, true, false, in, in_n, out, out_n);
-}
-void Plan::forward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
-  call(true, Kind::C2C, true, false, in, in_n, out, out_n);
-}
-void Plan::backward(const cplxf* in, std::size_t in_n, float* out, std::size_t out_n) const {
-  call(false, Kind::R2C, true, false, in, in_n, out, out_n);
-}
-void Plan::backward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
-  call(false, Kind::C2C, true, false, in, in_n, out, out_n);
-}
-void Plan::forward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
-  call(true, Kind::R2C, true, true, in, in_n, out, out_n);
-}
-void Plan::backward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
-  call(false, Kind::R2C, true, true, in, in_n, out, out_n);
+std::int64_t Plan::batch() const { return impl_->nbatch; }
+int Plan::fields_in_flight() const { return impl_->in_flight; }
+std::size_t Plan::workspace_bytes() const {
+  return 2 * impl_->work_bytes + (impl_->halving() ? impl_->real_bytes : 0);
 }
 
 std::string Plan::describe() const {
   const Impl& m = *impl_;
   std::ostringstream os;
-  os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.shape, ", ") << ") axes ("
-     << join(m.axes, ", ") << ")";
+  os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.user_shape, ", ") << ") axes ("
+     << join(m.user_axes, ", ") << ")";
   if (std::any_of(m.kinds.begin(), m.kinds.end(), [](fft::AxisKind k) { return fft::is_r2r(k); }))
     os << " kinds (" << join_kinds(m.kinds) << ")";
-  os << " grid "
-     << join(m.grid, "x") << " -> " << join(m.out_grid, "x") << ", " << exchanges() << " exchanges: ";
+  if (m.batch_axis >= 0) os << " batch axis " << m.batch_axis << " (" << m.nbatch << " fields)";
+  os << " grid " << join(m.user_grid, "x") << " -> " << join(m.user_out_grid, "x") << ", " << exchanges()
+     << " exchanges: ";
+  const auto user_axis = [&](int a) { return m.batch_axis >= 0 && a >= m.batch_axis ? a + 1 : a; };
   for (std::size_t k = 0; k < m.sch.step.size(); ++k) {
     const auto& s = m.sch.step[k];
     os << (k ? ", " : "");
-    if (s.fft)
-      os << (s.r2c ? "r2c+fft(" : "fft(") << join(s.axes, ",") << ")";  // r2r axes among them
-    else
-      os << "exchange " << s.from << "->" << s.to << " over " << m.sch.ranks[static_cast<std::size_t>(s.g)]
+    if (s.fft) {
+      std::vector<int> ax;
+      for (int a : s.axes) ax.push_back(user_axis(a));
+      os << (s.r2c ? "r2c+fft(" : "fft(") << join(ax, ",") << ")";  // r2r axes among them
+    } else {
+      os << "exchange " << user_axis(s.from) << "->" << user_axis(s.to) << " over " << m.sch.ranks[static_cast<std::size_t>(s.g)]
          << " ranks (" << m.opt.transport << ")";
+    }
   }
+  if (m.sch.exchanges() > 0) os << "; " << m.in_flight << " field" << (m.in_flight > 1 ? "s" : "") << " in flight";
   return os.str();
 }
 

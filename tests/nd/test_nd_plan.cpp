@@ -5,6 +5,7 @@
 #include "nbfft/error.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "../fft/fft_test_util.hpp"
+#include "nd_reference.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -25,82 +26,12 @@ using nbfft::fft::AxisKind;
 using nbfft::nd::Box;
 using nbfft::nd::Kind;
 using nbfft::nd::Plan;
-using Shape = std::vector<std::int64_t>;
-
-std::int64_t volume(const Shape& n) {
-  return std::accumulate(n.begin(), n.end(), std::int64_t{1}, std::multiplies<>());
-}
-
-// Calls f(global index vector, offset in the box) for every point of b, C order.
-template <typename F>
-void for_each(const Box& b, F&& f) {
-  const auto n = b.count();
-  std::vector<std::int64_t> g(b.lo);
-  for (std::int64_t at = 0; at < n; ++at) {
-    f(g, at);
-    for (std::size_t a = g.size(); a-- > 0;) {
-      if (++g[a] < b.lo[a] + b.n[a]) break;
-      g[a] = b.lo[a];
-    }
-  }
-}
-
-Box whole(const Shape& n) { return Box{Shape(n.size(), 0), n}; }
-
-// The whole array on every rank from each rank's box (a sum: the boxes tile the array).
-std::vector<cplx> gather(const Shape& shape, const Box& b, const std::vector<cplx>& local) {
-  std::vector<cplx> all(static_cast<std::size_t>(volume(shape)));
-  const Box w = whole(shape);
-  for_each(b, [&](const Shape& g, std::int64_t at) { all[static_cast<std::size_t>(w.index(g))] += local[at]; });
-  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(2 * all.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return all;
-}
-
-// Naive transform of the whole array along each of `axes`: the DFT (sign -1) or FFTW's r2r
-// kind (its definition written out, unnormalized), applied to complex data (r2r acts on the
-// real and imaginary parts alike).
-std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std::vector<int>& axes,
-                      const std::vector<AxisKind>& kinds = {}) {
-  const double pi = std::acos(-1.0);
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int ax = axes[i];
-    const AxisKind kind = kinds.empty() ? AxisKind::Periodic : kinds[i];
-    const std::int64_t n = shape[ax];
-    const double dn = double(n);
-    // The weight of input j in output k.
-    auto w = [&](std::int64_t j, std::int64_t k) -> cplx {
-      const double jd = double(j), kd = double(k), sgn = (k % 2) ? -1.0 : 1.0;
-      switch (kind) {
-        case AxisKind::Periodic: return std::polar(1.0, -2 * pi * double((j * k) % n) / dn);
-        case AxisKind::Dct1:
-          if (j == 0) return 1.0;
-          if (j == n - 1) return sgn;
-          return 2 * std::cos(pi * jd * kd / (dn - 1));
-        case AxisKind::Dct2: return 2 * std::cos(pi * (jd + 0.5) * kd / dn);
-        case AxisKind::Dct3: return j == 0 ? 1.0 : 2 * std::cos(pi * jd * (kd + 0.5) / dn);
-        case AxisKind::Dct4: return 2 * std::cos(pi * (jd + 0.5) * (kd + 0.5) / dn);
-        case AxisKind::Dst1: return 2 * std::sin(pi * (jd + 1) * (kd + 1) / (dn + 1));
-        case AxisKind::Dst2: return 2 * std::sin(pi * (jd + 0.5) * (kd + 1) / dn);
-        case AxisKind::Dst3: return j == n - 1 ? sgn : 2 * std::sin(pi * (jd + 1) * (kd + 0.5) / dn);
-        case AxisKind::Dst4: return 2 * std::sin(pi * (jd + 0.5) * (kd + 0.5) / dn);
-      }
-      return 0.0;
-    };
-    std::int64_t inner = 1;
-    for (std::size_t a = ax + 1; a < shape.size(); ++a) inner *= shape[a];
-    const std::int64_t outer = volume(shape) / (n * inner);
-    std::vector<cplx> y(x.size());
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t i = 0; i < inner; ++i)
-        for (std::int64_t k = 0; k < n; ++k) {
-          cplx s = 0;
-          for (std::int64_t j = 0; j < n; ++j) s += x[(o * n + j) * inner + i] * w(j, k);
-          y[(o * n + k) * inner + i] = s;
-        }
-    x.swap(y);
-  }
-  return x;
-}
+using nbfft::nd::test::dft;
+using nbfft::nd::test::for_each;
+using nbfft::nd::test::gather;
+using nbfft::nd::test::Shape;
+using nbfft::nd::test::volume;
+using nbfft::nd::test::whole;
 
 struct Case {
   Shape shape;

@@ -5,7 +5,9 @@
 //
 // Keys ('-' and '_' alike): kind r2c|c2c, norm backward|forward|ortho|none, effort
 // estimate|measure|patient|exhaustive, grid auto|AxBx... (ranks per axis, numpy order:
-// axis 0 first), transport as the 3-D plan's ("blocking", "pairwise:4@thread", ...).
+// axis 0 first), transport as the 3-D plan's ("blocking", "pairwise:4@thread", ...),
+// precision double|single, kinds periodic|K1,K2,..., batch_axis none|AXIS (numpy order,
+// negative from the end), fields_in_flight 1..64.
 // Pairs are separated by blanks (spaces, tabs, newlines); a later key overrides an earlier one.
 #pragma once
 

@@ -18,6 +18,14 @@
 // axes count from the end. r2c halves axes.back() (the last axis *as listed*, as rfftn
 // does) to n/2+1; the other listed axes are c2c; axes not listed are carried along.
 //
+// Several fields (velocity components, species): forward_many / backward_many transform
+// field k from in[k] to out[k], pipelined: up to Options::fields_in_flight fields travel at
+// once, each field's exchanges behind the other fields' local FFTs and copies. Split phase:
+// forward_start / backward_start run a transform up to its first exchange and return a
+// Pending; wait() finishes it. A batch axis (Options::batch_axis) holds many fields in one
+// array: every slice along it is a field, transformed through the same pipeline. Results
+// equal the one-field calls bit for bit.
+//
 // Decomposition: the input is split over a process grid, `grid[a]` ranks along axis a
 // (product = communicator size; Options::grid, or chosen). The plan is a sequence of
 // local FFTW transforms over the axes that are whole on every rank, alternating with
@@ -29,6 +37,7 @@
 // must hold at least one point per rank at every stage; a grid that cannot is an error.
 #pragma once
 
+#include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/options.hpp"
 
 #include <mpi.h>
@@ -37,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -71,9 +81,20 @@ struct Options {
   fft::Norm norm = fft::Norm::Backward;  // as nbfft::fft::Options (1/N on backward)
   fft::Effort effort = fft::Effort::Estimate;
   // Ranks along each axis at the input (length = number of axes, product = communicator
-  // size); empty: chosen (untransformed axes first, then the fewest exchanges).
+  // size; a batch axis's entry 1); empty: chosen (untransformed axes first, then the fewest
+  // exchanges).
   std::vector<int> grid;
   std::string transport = "blocking";  // every exchange's transport ("pairwise:4@thread", ...)
+  // A batch axis (numpy-style, negative from the end; not among `axes`): every slice along it
+  // is a field of the array's other axes, whole on every rank (each rank holds all fields of
+  // its block), transformed through the multi-field pipeline. Unset: every axis is the
+  // array's, and an untransformed axis may be split over the ranks like any other.
+  std::optional<int> batch_axis;
+  // Fields whose exchanges are in flight at once in forward_many, a batch or a split-phase
+  // call (>= 1; 1: the fields one after the other). A field in flight holds no work array
+  // of the plan (its exchange packs at the start and unpacks at the end), only its
+  // exchange's send and receive buffers, made the first time they are needed.
+  int fields_in_flight = 2;
 };
 
 class Plan {
@@ -126,14 +147,86 @@ class Plan {
   void forward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const;
   void backward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const;
 
+  // ---- Several fields, pipelined (nbfft::fft::Plan's names) ------------------------------
+  // Field k goes from in[k] to out[k]; every in[k] holds at least in_n and every out[k] at
+  // least out_n elements (the one-field sizes). in.size() == out.size() must be the same on
+  // every rank; different fields must not share an output. Element types as the one-field
+  // calls (double, float or their std::complex; a wrong pair throws on every rank). On a
+  // batch plan each array is a whole batch.
+  template <typename In, typename Out>
+  void forward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
+                    std::size_t out_n) const {
+    static_assert(fft::fft_elements<In, Out>(), "nd::Plan::forward_many: double, float or their std::complex");
+    many(true, fft::element_of<In>::type, fft::element_of<Out>::type, in.size(),
+         reinterpret_cast<const void* const*>(in.data()), in_n, out.size(), reinterpret_cast<void* const*>(out.data()),
+         out_n);
+  }
+  template <typename In, typename Out>
+  void backward_many(const std::vector<In*>& in, std::size_t in_n, const std::vector<Out*>& out,
+                     std::size_t out_n) const {
+    static_assert(fft::fft_elements<In, Out>(), "nd::Plan::backward_many: double, float or their std::complex");
+    many(false, fft::element_of<In>::type, fft::element_of<Out>::type, in.size(),
+         reinterpret_cast<const void* const*>(in.data()), in_n, out.size(), reinterpret_cast<void* const*>(out.data()),
+         out_n);
+  }
+
+  // ---- Split phase -----------------------------------------------------------------------
+  // A transform in flight. progress() gives the exchanges in flight a host progress pass
+  // (the caller engine moves only then, in test() and wait(), and between the steps of this
+  // library's other transforms); test() also says whether the next exchange has arrived;
+  // wait() runs the rest. wait() is collective when the plan has more than one exchange, or
+  // the call several fields (the later exchanges start there): then every rank waits its
+  // Pendings in the same order. Other calls of the plan may run meanwhile (they hold the
+  // plan's work arrays only while they run; so does wait). The arrays and the plan must
+  // outlive the Pending; destroying an active Pending waits for it.
+  class Pending {
+   public:
+    Pending();
+    ~Pending();
+    Pending(Pending&&) noexcept;
+    Pending& operator=(Pending&&) noexcept;
+    bool active() const;
+    void progress();
+    bool test();
+    void wait();
+    struct Impl;
+
+   private:
+    friend class Plan;
+    std::unique_ptr<Impl> impl_;
+  };
+
+  // Collective (every rank starts in the same order). Runs the transform up to its first
+  // exchange (on a batch plan: as many fields as are in flight at once) and starts it; the
+  // result is in `out` after wait(). Arrays as the one-field calls.
+  template <typename In, typename Out>
+  Pending forward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n) const {
+    static_assert(fft::fft_elements<In, Out>(), "nd::Plan::forward_start: double, float or their std::complex");
+    return start(true, fft::element_of<In>::type, fft::element_of<Out>::type, in, in_n, out, out_n);
+  }
+  template <typename In, typename Out>
+  Pending backward_start(const In* in, std::size_t in_n, Out* out, std::size_t out_n) const {
+    static_assert(fft::fft_elements<In, Out>(), "nd::Plan::backward_start: double, float or their std::complex");
+    return start(false, fft::element_of<In>::type, fft::element_of<Out>::type, in, in_n, out, out_n);
+  }
+
+  std::optional<int> batch_axis() const;  // non-negative, as made
+  std::int64_t batch() const;             // fields in one array: the batch axis's extent, or 1
+  int fields_in_flight() const;           // as given
+  std::size_t workspace_bytes() const;    // the plan's work arrays (exchange buffers not counted)
+
   // "nd r2c (6, 5, 8) axes (0, 2) grid 1x2x1 -> 1x2x1, 0 exchanges: fft(2,0)"; single
   // precision and r2r kinds are named ("nd r2c single ... kinds (periodic, dst2) ...")
   std::string describe() const;
   struct Impl;
 
  private:
-  void call(bool fwd, Kind k, bool single, bool real_out, const void* in, std::size_t in_n, void* out,
+  void call(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n, void* out,
             std::size_t out_n) const;
+  void many(bool fwd, fft::Element in_type, fft::Element out_type, std::size_t nv_in, const void* const* in,
+            std::size_t in_n, std::size_t nv_out, void* const* out, std::size_t out_n) const;
+  Pending start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n, void* out,
+                std::size_t out_n) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,194 @@
+// nd::Plan's transform calls: one field, several, split phase. Each checks its arrays on
+// every rank, agrees on the call (ranks in different calls fail together), makes one view
+// per field (a batch plan: one per slice of each array) and hands them to nd/run.cpp.
+#include "nbfft/agree.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/error.hpp"
+#include "nd/run.hpp"
+
+#include <string>
+
+namespace nbfft::nd {
+
+namespace {
+
+std::string short_array(const std::string& which, std::size_t have, std::size_t need) {
+  if (have >= need) return "";
+  return "nd plan: the " + which + " array has " + std::to_string(have) + " elements, this rank's box needs " +
+         std::to_string(need);
+}
+
+// The call's element types against the plan's: kind (r2c/c2c), precision, and whether the
+// spectrum is real. "" or what is wrong (the same on every rank: it depends only on the plan
+// and the call).
+std::string type_error(const Plan& p, bool fwd, fft::Element in, fft::Element out, const std::string& call) {
+  const fft::Element data = fwd ? in : out, spectrum = fwd ? out : in;
+  std::string what;
+  if (!data.real && spectrum.real)
+    what = std::string(fwd ? "complex input and a real spectrum" : "a real spectrum and complex output") +
+           " (no plan takes that pair)";
+  else if (data.precision != spectrum.precision)
+    what = "arrays of two precisions";
+  else if (p.kind() != (data.real ? Kind::R2C : Kind::C2C))
+    what = std::string(name(data.real ? Kind::R2C : Kind::C2C)) + " arrays on a " + name(p.kind()) + " plan";
+  else if (p.precision() != data.precision)
+    what = std::string(fft::name(data.precision)) + " arrays on a " + fft::name(p.precision()) + " precision plan";
+  else if (p.real_spectrum() != spectrum.real)
+    what = p.real_spectrum() ? std::string("a complex spectrum on a plan whose spectrum is real (every axis r2r)")
+                             : std::string("a real spectrum on a plan whose spectrum is complex");
+  return what.empty() ? "" : "nd plan: " + call + " with " + what;
+}
+
+// Checks a call of nv fields on every rank together and makes its run.
+std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, const std::string& call, bool fwd,
+                                       fft::Element in_type, fft::Element out_type, std::size_t nv_in,
+                                       const void* const* in, std::size_t in_n, std::size_t nv_out,
+                                       void* const* out, std::size_t out_n) {
+  const std::size_t need_in = fwd ? plan.in_count() : plan.out_count();
+  const std::size_t need_out = fwd ? plan.out_count() : plan.in_count();
+  const bool one = nv_in == 1 && call.find("many") == std::string::npos;
+  std::string e = type_error(plan, fwd, in_type, out_type, call);
+  if (e.empty() && nv_in != nv_out)
+    e = "nd plan: " + call + " with " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
+        " output fields";
+  if (e.empty() && nv_in > 0 && (!in || !out)) e = "nd plan: " + call + " with a null list of fields";
+  for (std::size_t k = 0; e.empty() && k < nv_in; ++k) {
+    const std::string which = one ? "" : " of field " + std::to_string(k);
+    if ((!in[k] && need_in > 0) || (!out[k] && need_out > 0)) e = "nd plan: " + call + ": a null array" + which;
+    if (e.empty()) e = short_array(std::string("input") + (one ? "" : " (field " + std::to_string(k) + ")"), in_n, need_in);
+    if (e.empty()) e = short_array(std::string("output") + (one ? "" : " (field " + std::to_string(k) + ")"), out_n, need_out);
+    for (std::size_t l = 0; e.empty() && l < k; ++l)
+      if (out[l] == out[k] && need_out > 0)
+        e = "nd plan: " + call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
+  }
+  agree_call(m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e);
+  std::vector<detail::View> vi, vo;
+  const std::size_t S = m.box.size() - 1;
+  for (std::size_t k = 0; k < nv_in; ++k)
+    for (std::int64_t j = 0; j < m.nbatch; ++j) {
+      vi.push_back(m.view(in[k], fwd ? 0 : S, j));
+      vo.push_back(m.view(out[k], fwd ? S : 0, j));
+    }
+  return detail::make_run(m, fwd, std::move(vi), std::move(vo));
+}
+
+}  // namespace
+
+void Plan::call(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n, void* out,
+                std::size_t out_n) const {
+  make_call(*this, *impl_, fwd ? "forward" : "backward", fwd, in_type, out_type, 1, &in, in_n, 1, &out, out_n)
+      ->pump(true);
+}
+
+void Plan::many(bool fwd, fft::Element in_type, fft::Element out_type, std::size_t nv_in, const void* const* in,
+                std::size_t in_n, std::size_t nv_out, void* const* out, std::size_t out_n) const {
+  make_call(*this, *impl_, fwd ? "forward_many" : "backward_many", fwd, in_type, out_type, nv_in, in, in_n, nv_out,
+            out, out_n)
+      ->pump(true);
+}
+
+struct Plan::Pending::Impl {
+  std::unique_ptr<detail::Run> run;
+};
+
+Plan::Pending Plan::start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n,
+                          void* out, std::size_t out_n) const {
+  Pending p;
+  p.impl_ = std::make_unique<Pending::Impl>();
+  p.impl_->run = make_call(*this, *impl_, fwd ? "forward_start" : "backward_start", fwd, in_type, out_type, 1, &in,
+                           in_n, 1, &out, out_n);
+  p.impl_->run->pump(false);
+  return p;
+}
+
+Plan::Pending::Pending() = default;
+Plan::Pending::Pending(Pending&&) noexcept = default;
+Plan::Pending& Plan::Pending::operator=(Pending&& o) noexcept {
+  if (this != &o) {
+    if (active()) {
+      try {
+        wait();
+      } catch (...) {
+      }
+    }
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+Plan::Pending::~Pending() {
+  if (!active()) return;
+  try {
+    wait();
+  } catch (...) {
+    // A destructor must not throw; a failed exchange reports through the next collective.
+  }
+}
+
+bool Plan::Pending::active() const { return static_cast<bool>(impl_); }
+
+namespace {
+void need_active(bool active, const char* what) {
+  if (!active)
+    throw Error(std::string("nd plan: Pending::") + what + " on a transform that is not active (never started, or "
+                "already waited for)", ErrorCode::InvalidState);
+}
+}  // namespace
+
+void Plan::Pending::progress() {
+  need_active(active(), "progress");
+  coll::progress_all();
+}
+
+bool Plan::Pending::test() {
+  need_active(active(), "test");
+  return impl_->run->test();
+}
+
+void Plan::Pending::wait() {
+  need_active(active(), "wait");
+  auto p = std::move(impl_);
+  p->run->pump(true);
+}
+
+using cplx = std::complex<double>;
+using cplxf = std::complex<float>;
+
+// The twelve typed one-field calls.
+void Plan::forward(const double* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
+  call(true, fft::element_of<double>::type, fft::element_of<cplx>::type, in, in_n, out, out_n);
+}
+void Plan::forward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
+  call(true, fft::element_of<cplx>::type, fft::element_of<cplx>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const cplx* in, std::size_t in_n, double* out, std::size_t out_n) const {
+  call(false, fft::element_of<cplx>::type, fft::element_of<double>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const cplx* in, std::size_t in_n, cplx* out, std::size_t out_n) const {
+  call(false, fft::element_of<cplx>::type, fft::element_of<cplx>::type, in, in_n, out, out_n);
+}
+void Plan::forward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
+  call(true, fft::element_of<double>::type, fft::element_of<double>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const double* in, std::size_t in_n, double* out, std::size_t out_n) const {
+  call(false, fft::element_of<double>::type, fft::element_of<double>::type, in, in_n, out, out_n);
+}
+void Plan::forward(const float* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(true, fft::element_of<float>::type, fft::element_of<cplxf>::type, in, in_n, out, out_n);
+}
+void Plan::forward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(true, fft::element_of<cplxf>::type, fft::element_of<cplxf>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const cplxf* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(false, fft::element_of<cplxf>::type, fft::element_of<float>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const cplxf* in, std::size_t in_n, cplxf* out, std::size_t out_n) const {
+  call(false, fft::element_of<cplxf>::type, fft::element_of<cplxf>::type, in, in_n, out, out_n);
+}
+void Plan::forward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(true, fft::element_of<float>::type, fft::element_of<float>::type, in, in_n, out, out_n);
+}
+void Plan::backward(const float* in, std::size_t in_n, float* out, std::size_t out_n) const {
+  call(false, fft::element_of<float>::type, fft::element_of<float>::type, in, in_n, out, out_n);
+}
+
+}  // namespace nbfft::nd

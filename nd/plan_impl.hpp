@@ -1,0 +1,145 @@
+// nd::Plan's state, shared by its construction (nd/plan.cpp) and its transforms (nd/run.cpp).
+#pragma once
+
+#include "nbfft/fft/transpose.hpp"
+#include "nbfft/nd/plan.hpp"
+#include "fft/fftw_api.hpp"
+#include "nd/schedule.hpp"
+
+#include <fftw3.h>
+
+#include <cstdlib>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace nbfft::nd::detail {
+
+struct Free {
+  void operator()(void* p) const { std::free(p); }
+};
+using Bytes = std::unique_ptr<unsigned char, Free>;
+// A work array (nd/plan.cpp): 64-byte aligned (FFTW's SIMD alignment and more), and from
+// 4 MiB on on 2 MiB boundaries with transparent huge pages asked for: an FFT along a
+// strided axis touches one page per point, and 4 KiB pages made FFTW's 8192^2 r2c 1.7x
+// slower (docs/performance.md "N-D plans"). nullptr when out of memory.
+Bytes allocate(std::size_t bytes);
+
+template <typename T>
+struct Destroy {
+  void operator()(typename fft::FftwApi<T>::plan p) const {
+    if (p) fft::FftwApi<T>::destroy(p);
+  }
+};
+template <typename T>
+using FftwPlan = std::unique_ptr<std::remove_pointer_t<typename fft::FftwApi<T>::plan>, Destroy<T>>;
+
+// The FFTW plans of one local step in one precision. real_r2r: the r2r axes of the r2c
+// step, on the real input before the r2c; r2r: the r2r axes of any other step, on the work
+// buffer (real elements, or complex ones part by part).
+template <typename T>
+struct Fft {
+  FftwPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
+};
+
+// The plan's work arrays: the real input of a halving plan (stage 0) and two arrays of the
+// largest other stage. One field at a time runs on them: a field whose exchange is in
+// flight holds none of them (the exchange packed its data at the start and unpacks at the
+// end), so one set serves every field in flight.
+struct Lane {
+  Bytes real, work[2];
+};
+
+// One field's part of a caller's array: `chunks` runs of `chunk` bytes, `stride` bytes
+// apart (a slice along a batch axis), or one run.
+struct View {
+  unsigned char* base = nullptr;
+  std::int64_t chunks = 1;
+  std::size_t chunk = 0, stride = 0;
+  bool contiguous() const { return chunks == 1; }
+  const unsigned char* end() const { return base + static_cast<std::size_t>(chunks - 1) * stride + chunk; }
+};
+
+// A pencil transpose over one grid dimension's ranks with the axes between the two moved
+// aside: [A][S][B][R] blocks, S the slower exchanged axis, R bytes per row.
+struct Xchg {
+  std::unique_ptr<fft::Pencils> pen;
+  fft::Pencil side_before{}, side_after{};
+  std::int64_t A = 1, B = 1, S[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after; R in bytes
+  std::size_t elem = 0;
+};
+
+}  // namespace nbfft::nd::detail
+
+namespace nbfft::nd {
+
+struct Plan::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  // The field's array (the batch axis taken out); the user's array has it back in.
+  std::vector<std::int64_t> shape;
+  std::vector<int> axes, grid, out_grid;  // of the field
+  std::vector<std::int64_t> user_shape;
+  std::vector<int> user_axes, user_grid, user_out_grid;
+  Box user_in, user_out;  // this rank's blocks of the user's array
+  int batch_axis = -1;    // in the user's array; -1: none
+  std::int64_t nbatch = 1;
+  int in_flight = 2;  // fields_in_flight
+  std::vector<fft::AxisKind> kinds;      // per entry of axes
+  std::vector<fft::AxisKind> axis_kind;  // per axis of the field (periodic when not listed)
+  int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
+  Options opt;
+  detail::Schedule sch;
+  std::vector<int> coords;
+  std::vector<Box> box;  // this rank's box of a field at each stage
+  double scale_fwd = 1, scale_bwd = 1;
+
+  std::vector<detail::Fft<double>> fd;
+  std::vector<detail::Fft<float>> ff;
+  std::vector<detail::Xchg> xs;
+  detail::Lane lane;
+  std::size_t work_bytes = 0, real_bytes = 0;
+
+  ~Impl() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+
+  bool single() const { return opt.precision == fft::Precision::Single; }
+  bool halving() const { return half_axis >= 0; }
+  bool real_spectrum() const { return opt.kind == Kind::R2C && half_axis < 0; }
+  std::size_t real_size() const { return single() ? sizeof(float) : sizeof(double); }
+  // Bytes per element at stage k: complex except the real input of a halving plan and
+  // every stage of a real spectrum.
+  std::size_t esize(std::size_t k) const {
+    const bool complex_elems = opt.kind == Kind::C2C || (halving() && k > 0);
+    return real_size() * (complex_elems ? 2 : 1);
+  }
+  template <typename T>
+  std::vector<detail::Fft<T>>& ffts() {
+    if constexpr (std::is_same_v<T, float>)
+      return ff;
+    else
+      return fd;
+  }
+  template <typename T>
+  const std::vector<detail::Fft<T>>& ffts() const {
+    return const_cast<Impl*>(this)->ffts<T>();
+  }
+  void allocate_lane();  // throws OutOfMemory
+
+  // A field's box in the user's array (the batch axis put back, whole).
+  Box user_box(const Box& b) const;
+  template <typename V, typename X>
+  V with_batch(V v, X x) const {
+    if (batch_axis >= 0) v.insert(v.begin() + batch_axis, x);
+    return v;
+  }
+  // Field j of a user's array at stage k (0: the input, the last: the spectrum).
+  detail::View view(const void* base, std::size_t k, std::int64_t j) const;
+
+  template <typename T>
+  void plan_fft(std::size_t k);
+  void plan_exchange(std::size_t k);
+};
+
+}  // namespace nbfft::nd
