@@ -85,6 +85,7 @@ struct Plan::Impl {
   int batch_axis = -1;    // in the user's array; -1: none
   std::int64_t nbatch = 1;
   int in_flight = 2;  // fields_in_flight
+  int depth = 1;      // fields a call keeps in flight: 1 on a blocking transport
   std::vector<fft::AxisKind> kinds;      // per entry of axes
   std::vector<fft::AxisKind> axis_kind;  // per axis of the field (periodic when not listed)
   int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)

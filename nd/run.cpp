@@ -245,7 +245,7 @@ class Pipeline final : public Run {
       : m_(m), fwd_(fwd), in_(std::move(in)), out_(std::move(out)) {}
 
   void pump(bool to_end) override {
-    const auto depth = static_cast<std::size_t>(m_.in_flight);
+    const auto depth = static_cast<std::size_t>(m_.depth);
     while (true) {
       while (flight_.size() < depth && next_ < in_.size()) {
         auto f = std::make_unique<Flight<T>>(m_, fwd_, in_[next_], out_[next_]);

@@ -4,15 +4,20 @@
 // rotated each round, each time the slowest rank's; the job prints one line per contestant:
 //   RESULT {"case": "2d", "who": "nd", "n": 8192, "batch": 1, "ranks": 2, "times": [...]}
 //
-//   --case 2d     an n x n r2c transform: nd::Plan against FFTW-MPI's 2-D plan
+//   --case 2d     an n x n r2c transform: nd::Plan against FFTW-MPI's 2-D plan, transposed
+//                 out (its fastest form: the spectrum [kx][y]) and in natural order ([y][kx],
+//                 nd's order: fftw-mpi-natural)
 //   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
-//                 [batch][n][n][n] with axes (1, 2, 3) against fftw_mpi_plan_many_dft_r2c with
-//                 howmany = batch (FFTW's layout holds the batch innermost, [n][n][n][batch])
+//                 [batch][n][n][n] with axes (1, 2, 3) (nd: the batch an ordinary axis, the
+//                 ranks on it; nd-batch: Options::batch_axis = 0, every rank holding every
+//                 field, fields_in_flight 2; nd-batch-f1: the same one field at a time)
+//                 against fftw_mpi_plan_many_dft_r2c with howmany = batch (FFTW's layout holds
+//                 the batch innermost, [n][n][n][batch])
 //   --case 3d     an n^3 r2c transform over all axes: nd::Plan against nbfft::fft::Plan
+//   --transport T the nd plans' exchanges (default blocking)
 //
 // Every contestant runs unnormalized (FFTW-MPI has no norm) with the same FFTW effort;
-// FFTW-MPI in place with FFTW_MPI_TRANSPOSED_OUT / _IN (its fastest form), nd and the 3-D
-// plan out of place from the caller's arrays.
+// FFTW-MPI in place, nd and the 3-D plan out of place from the caller's arrays.
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/nd/plan.hpp"
 
@@ -26,6 +31,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +45,7 @@ struct Args {
   std::int64_t n = 256, batch = 1;
   int rounds = 5;
   std::string effort = "measure";
+  std::string transport = "blocking";
 };
 
 Args parse(int argc, char** argv) {
@@ -50,7 +57,9 @@ Args parse(int argc, char** argv) {
     else if (k == "--batch") a.batch = std::stoll(v);
     else if (k == "--rounds") a.rounds = std::stoi(v);
     else if (k == "--effort") a.effort = v;
-    else throw std::runtime_error("unknown option " + k + " (--case 2d|batch|3d --n N --batch B --rounds R --effort E)");
+    else if (k == "--transport") a.transport = v;
+    else throw std::runtime_error("unknown option " + k + " (--case 2d|batch|3d --n N --batch B --rounds R --effort E "
+                                  "--transport T)");
   }
   if (a.which != "2d" && a.which != "batch" && a.which != "3d") throw std::runtime_error("--case is 2d, batch or 3d");
   return a;
@@ -71,17 +80,21 @@ struct FftwFree {
   void operator()(void* p) const { fftw_free(p); }
 };
 
-Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes) {
+Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
+                         const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2) {
   nbfft::nd::Options o;
   o.norm = nbfft::fft::Norm::None;
   o.effort = nbfft::fft::parse_effort(a.effort);
+  o.transport = a.transport;
+  o.batch_axis = batch_axis;
+  o.fields_in_flight = in_flight;
   auto p = std::make_shared<nbfft::nd::Plan>(MPI_COMM_WORLD, shape, axes, o);
   auto u = std::make_shared<std::vector<double>>(p->in_count());
   auto uh = std::make_shared<std::vector<cplx>>(p->out_count());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   fill(u->data(), u->size(), rank);
-  Contestant c{"nd", p->describe(), {}, {}};
+  Contestant c{who, p->describe(), {}, {}};
   c.pair = [p, u, uh] {
     p->forward(u->data(), u->size(), uh->data(), uh->size());
     p->backward(uh->data(), uh->size(), u->data(), u->size());
@@ -96,8 +109,9 @@ unsigned fftw_flags(const std::string& e) {
   return FFTW_MEASURE;
 }
 
-// FFTW-MPI's r2c of a rank-d array (n) with `howmany` interleaved transforms, in place.
-Contestant fftw_mpi_contestant(const Args& a, std::vector<ptrdiff_t> n, ptrdiff_t howmany) {
+// FFTW-MPI's r2c of a rank-d array (n) with `howmany` interleaved transforms, in place,
+// transposed out / in (or in natural order).
+Contestant fftw_mpi_contestant(const Args& a, std::vector<ptrdiff_t> n, ptrdiff_t howmany, bool transposed = true) {
   const int d = static_cast<int>(n.size());
   std::vector<ptrdiff_t> nc(n);
   nc.back() = n.back() / 2 + 1;
@@ -110,17 +124,18 @@ Contestant fftw_mpi_contestant(const Args& a, std::vector<ptrdiff_t> n, ptrdiff_
   auto* c = reinterpret_cast<fftw_complex*>(r);
   const unsigned f = fftw_flags(a.effort);
   auto fwd = fftw_mpi_plan_many_dft_r2c(d, n.data(), howmany, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, r, c,
-                                        MPI_COMM_WORLD, f | FFTW_MPI_TRANSPOSED_OUT);
+                                        MPI_COMM_WORLD, f | (transposed ? FFTW_MPI_TRANSPOSED_OUT : 0));
   auto bwd = fftw_mpi_plan_many_dft_c2r(d, n.data(), howmany, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK, c, r,
-                                        MPI_COMM_WORLD, f | FFTW_MPI_TRANSPOSED_IN);
+                                        MPI_COMM_WORLD, f | (transposed ? FFTW_MPI_TRANSPOSED_IN : 0));
   if (!fwd || !bwd) throw std::runtime_error("FFTW-MPI could not plan");
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   fill(r, 2 * static_cast<std::size_t>(alloc), rank);
   std::shared_ptr<fftw_plan_s> pf(fwd, fftw_destroy_plan), pb(bwd, fftw_destroy_plan);
   std::ostringstream note;
-  note << "fftw_mpi_plan_many_dft_r2c rank " << d << " howmany " << howmany << ", transposed out, in place";
-  Contestant k{"fftw-mpi", note.str(), {}, {}};
+  note << "fftw_mpi_plan_many_dft_r2c rank " << d << " howmany " << howmany
+       << (transposed ? ", transposed out" : ", natural order") << ", in place";
+  Contestant k{transposed ? "fftw-mpi" : "fftw-mpi-natural", note.str(), {}, {}};
   k.pair = [pf, pb, buf] {
     fftw_execute(pf.get());
     fftw_execute(pb.get());
@@ -157,7 +172,7 @@ std::string json_times(const std::vector<double>& t) {
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // the thread engine needs it
   fftw_mpi_init();
   int rank = 0, size = 1, rc = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -168,8 +183,11 @@ int main(int argc, char** argv) {
     if (a.which == "2d") {
       cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
+      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
     } else if (a.which == "batch") {
       cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}));
+      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch", 0, 2));
+      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-f1", 0, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
     } else {
       cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}));

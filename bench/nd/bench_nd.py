@@ -11,9 +11,10 @@ right after (PFFT with grid=(-1,), slabs on the first axis, normalize=False, FFT
 The jobs alternate `--jobs` times; the table gives each contestant's median and min/max over
 every round, and nd's median over the best peer's.
 
-Cases (nbfft-bench-nd --case): 2d (n x n r2c), batch (`--batch` fields of n^3 as the 4-D
-array [batch][n][n][n], axes (1, 2, 3); FFTW-MPI with howmany), 3d (n^3: nd against the 3-D
-nbfft::fft::Plan, no mpi4py-fft).
+Cases (nbfft-bench-nd --case): 2d (n x n r2c; FFTW-MPI transposed out and in natural order),
+batch (`--batch` fields of n^3 as the 4-D array [batch][n][n][n], axes (1, 2, 3): nd with the
+ranks on the batch axis, nd-batch with it a batch axis (fields_in_flight 2, and -f1: 1);
+FFTW-MPI with howmany), 3d (n^3: nd against the 3-D nbfft::fft::Plan, no mpi4py-fft).
 """
 import argparse
 import json
@@ -76,6 +77,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=3, help="alternating jobs per contestant set")
     ap.add_argument("--rounds", type=int, default=3, help="timed pairs per job")
     ap.add_argument("--effort", default="measure")
+    ap.add_argument("--transport", default="blocking", help="the nd plans' exchanges")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "openmpi"))
     ap.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     ap.add_argument("--python", default=sys.executable, help="a Python with mpi4py_fft (skipped if it lacks it)")
@@ -95,7 +97,8 @@ def main():
     for p in args.ranks:
         times, notes = {}, {}
         for _ in range(args.jobs):
-            recs = results(mpirun + ["-n", str(p), bench] + common + ["--effort", args.effort], args.timeout)
+            recs = results(mpirun + ["-n", str(p), bench] + common + ["--effort", args.effort, "--transport",
+                                                                      args.transport], args.timeout)
             if have_m4:
                 recs += results(mpirun + ["-n", str(p), args.python, os.path.abspath(__file__), "--worker"] + common,
                                 args.timeout)
@@ -103,11 +106,11 @@ def main():
                 times.setdefault(r["who"], []).extend(r["times"])
                 notes[r["who"]] = r["note"]
         med = {w: statistics.median(t) for w, t in times.items()}
-        peers = [m for w, m in med.items() if w != "nd"]
+        peers = [m for w, m in med.items() if not w.startswith("nd")]
         best = min(peers) if peers else None
         print("ranks {}:".format(p))
         for w, t in times.items():
-            ratio = " nd/best peer {:.2f}".format(med["nd"] / best) if w == "nd" and best else ""
+            ratio = " /best peer {:.2f}".format(med[w] / best) if w.startswith("nd") and best else ""
             print("  {:10s} median {:9.2f} ms  min {:9.2f}  max {:9.2f}  ({} rounds){}  [{}]".format(
                 w, 1e3 * med[w], 1e3 * min(t), 1e3 * max(t), len(t), ratio, notes[w]))
         sys.stdout.flush()
