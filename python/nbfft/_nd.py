@@ -40,8 +40,8 @@ class NdPlan:
     shape : sequence of int
         The global array's shape, numpy order (any number of axes).
     axes : sequence of int or None
-        The axes to transform (None: all). With real input the last one listed is the r2c
-        axis (its extent becomes ``n // 2 + 1``), as ``numpy.fft.rfftn``.
+        The axes to transform (None: all, but the batch axis). With real input the last one
+        listed is the r2c axis (its extent becomes ``n // 2 + 1``), as ``numpy.fft.rfftn``.
     dtype : numpy.float64 or numpy.complex128
         The input: real (r2c, as rfftn) or complex (c2c, as fftn).
     norm : str
@@ -53,6 +53,14 @@ class NdPlan:
         The exchanges' transport, as ``Plan(transport=...)``: 'blocking', 'pairwise:4@caller', ...
     effort : str
         FFTW's planner effort: 'estimate', 'measure', 'patient' or 'exhaustive'.
+    batch_axis : int or None
+        A batch axis (numpy-style; not among ``axes``): every slice along it is a field,
+        whole on every rank, transformed through the multi-field pipeline (each field's
+        exchanges behind the other fields' FFTs). None: an untransformed axis is an ordinary
+        one, which the plan may split over the ranks.
+    fields_in_flight : int
+        Fields whose exchanges travel at once in a batch or ``forward_many`` (1 to 64;
+        1: one after the other). A blocking transport always runs one at a time.
 
     Raises
     ------
@@ -74,7 +82,8 @@ class NdPlan:
 
     def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], axes: Optional[Sequence[int]] = None,
                  dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
-                 transport: str = "blocking", effort: str = "estimate") -> None:
+                 transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
+                 fields_in_flight: int = 2) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -94,6 +103,8 @@ class NdPlan:
                 problem = ArgumentTypeError, "{}: {} must be a sequence of ints, got {!r}".format(what, name, value)
         if problem is None and axes is None:
             ax = list(range(len(n)))
+            if isinstance(batch_axis, (int, np.integer)) and -len(n) <= batch_axis < len(n):
+                ax.remove(int(batch_axis) % len(n))  # every axis but the batch
         kind = 0
         try:
             dt = np.dtype(dtype)
@@ -113,9 +124,16 @@ class NdPlan:
                     what, word, ", ".join(table), given)
         if problem is None and not isinstance(transport, str):
             problem = ArgumentTypeError, "{}: transport must be a str, got {!r}".format(what, transport)
+        for word, v in (("batch_axis", batch_axis), ("fields_in_flight", fields_in_flight)):
+            if problem is None and v is not None and (isinstance(v, (bool, np.bool_)) or
+                                                      not isinstance(v, (int, np.integer))):
+                problem = ArgumentTypeError, "{}: {} must be an int{}, got {!r}".format(
+                    what, word, " or None" if word == "batch_axis" else "", v)
+        if problem is None and fields_in_flight is None:
+            problem = ArgumentTypeError, "{}: fields_in_flight must be an int, got None".format(what)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
-                               transport)
+                               transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight))
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._in_dtype = np.dtype(np.float64 if kind == 0 else np.complex128)
@@ -160,6 +178,17 @@ class NdPlan:
     def exchanges(self) -> int:
         """How many exchanges one transform makes (0: purely local)."""
         return int(self._get().exchanges)
+
+    @property
+    def batch_axis(self) -> Optional[int]:
+        """The batch axis (non-negative), or None."""
+        b = self._get().batch_axis
+        return None if b is None else int(b)
+
+    @property
+    def fields_in_flight(self) -> int:
+        """Fields whose exchanges travel at once (as given)."""
+        return int(self._get().fields_in_flight)
 
     @property
     def in_slices(self) -> Tuple[slice, ...]:
@@ -243,6 +272,80 @@ class NdPlan:
         >>> U = plan.forward(u)
         """
         return self._run("NdPlan.forward", a, out, True)
+
+    def _many(self, what: str, fields: Any, out: Any, forward: bool) -> Any:
+        p = self._get()
+        cplx = np.dtype(np.complex128)
+        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], cplx)
+        out_shape, out_dt = (self._out[1], cplx) if forward else (self._in[1], self._in_dtype)
+        problem: _Problem = None
+        stacked = isinstance(fields, np.ndarray)
+        ins: List[Any] = []
+        if stacked:
+            if fields.ndim != len(in_shape) + 1:
+                problem = InvalidArgument, "{}: a stacked input must have shape (nv,) + {}, got {}".format(
+                    what, in_shape, tuple(fields.shape))
+            else:
+                ins = list(fields)
+        elif isinstance(fields, (list, tuple)):
+            ins = list(fields)
+        else:
+            problem = ArgumentTypeError, "{}: fields must be a list of arrays or a stacked array, got {}".format(
+                what, type(fields).__name__)
+        nv = len(ins)
+        outs: List[Any] = []
+        if problem is None:
+            if out is None:
+                made = np.empty((nv,) + out_shape, out_dt)
+                outs = list(made)
+                out = made if stacked else outs
+            elif isinstance(out, np.ndarray) and out.ndim == len(out_shape) + 1:
+                outs = list(out)
+            elif isinstance(out, (list, tuple)):
+                outs = list(out)
+            else:
+                problem = ArgumentTypeError, "{}: out must be a list of arrays or a stacked array, got {!r}".format(
+                    what, type(out).__name__)
+        if problem is None and len(outs) != nv:
+            problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, nv, len(outs))
+        for k in range(nv if problem is None else 0):
+            problem = self._check(what, ins[k], in_shape, in_dt, False, "field {}".format(k)) or \
+                self._check(what, outs[k], out_shape, out_dt, True, "out field {}".format(k))
+            if problem is not None:
+                break
+        agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        (p.forward_many if forward else p.backward_many)([_bytes(a) for a in ins], [_bytes(o) for o in outs])
+        return out
+
+    def forward_many(self, fields: Any, out: Any = None) -> Any:
+        """Forward transforms of several fields in one pipelined call.
+
+        ``fields``: a list of input blocks (``in_shape``) or one stacked array of shape
+        ``(nv,) + in_shape``; ``out`` likewise (allocated when None, stacked when ``fields``
+        is). Every rank passes the same number of fields. Results equal ``nv`` calls of
+        ``forward`` bit for bit; up to ``fields_in_flight`` fields' exchanges travel behind
+        the other fields' FFTs. Returns ``out``.
+
+        Raises
+        ------
+        nbfft.InvalidArgument on every rank when any rank's arrays have the wrong shape,
+        dtype, layout or number.
+
+        Examples
+        --------
+        >>> U, V, W = plan.forward_many([u, v, w])
+        """
+        return self._many("NdPlan.forward_many", fields, out, True)
+
+    def backward_many(self, fields: Any, out: Any = None) -> Any:
+        """Backward transforms of several fields (spectrum blocks) in one pipelined call; as
+        ``forward_many``.
+
+        Examples
+        --------
+        >>> u, v, w = plan.backward_many([U, V, W])
+        """
+        return self._many("NdPlan.backward_many", fields, out, False)
 
     def backward(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
         """The inverse (``irfftn`` / ``ifftn`` with norm 'backward'): spectrum block in, input block out.

@@ -6,6 +6,7 @@
 #include "nbfft/nd/plan.hpp"
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -21,10 +22,19 @@ using Bytes = nb::ndarray<std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::c
 using ConstBytes = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using cplx = std::complex<double>;
 
+// The pointers of a list of arrays as T*.
+template <typename T, typename P>
+std::vector<T*> as(const std::vector<P>& v) {
+  std::vector<T*> r;
+  for (P x : v) r.push_back(static_cast<T*>(x));
+  return r;
+}
+
 class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
-           int effort, std::vector<int> grid, const std::string& transport) {
+           int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
+           int fields_in_flight) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
@@ -33,6 +43,8 @@ class PyNdPlan {
     o.effort = static_cast<fft::Effort>(effort);
     o.grid = std::move(grid);
     o.transport = transport;
+    o.batch_axis = batch_axis;
+    o.fields_in_flight = fields_in_flight;
     nb::gil_scoped_release release;  // collective
     p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), o);
   }
@@ -64,6 +76,31 @@ class PyNdPlan {
     else
       p.backward(i, in.size() / sizeof(cplx), reinterpret_cast<cplx*>(out.data()), out.size() / sizeof(cplx));
   }
+  // Several fields: the arrays' bytes, as forward / backward, one list per side.
+  void many(bool fwd, const std::vector<ConstBytes>& in, const std::vector<Bytes>& out) const {
+    const nd::Plan& p = get();
+    std::vector<const void*> ip;
+    std::vector<void*> op;
+    std::size_t in_b = in.empty() ? 0 : in[0].size(), out_b = out.empty() ? 0 : out[0].size();
+    for (const auto& a : in) {
+      ip.push_back(a.data());
+      in_b = std::min<std::size_t>(in_b, a.size());
+    }
+    for (const auto& a : out) {
+      op.push_back(a.data());
+      out_b = std::min<std::size_t>(out_b, a.size());
+    }
+    nb::gil_scoped_release release;
+    const bool r2c = p.kind() == nd::Kind::R2C;
+    if (fwd && r2c)
+      p.forward_many(as<const double>(ip), in_b / sizeof(double), as<cplx>(op), out_b / sizeof(cplx));
+    else if (fwd)
+      p.forward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<cplx>(op), out_b / sizeof(cplx));
+    else if (r2c)
+      p.backward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<double>(op), out_b / sizeof(double));
+    else
+      p.backward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<cplx>(op), out_b / sizeof(cplx));
+  }
 
  private:
   std::unique_ptr<nd::Plan> p_;
@@ -77,8 +114,9 @@ void bind_nd(nb::module_& m) {
   using namespace nb::literals;
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
-                    const std::string&>(),
-           "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a)
+                    const std::string&, std::optional<int>, int>(),
+           "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
+           "batch_axis"_a.none(), "fields_in_flight"_a)
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })
@@ -87,12 +125,18 @@ void bind_nd(nb::module_& m) {
       .def_prop_ro("grid", [](const PyNdPlan& s) { return s.get().grid(); })
       .def_prop_ro("out_grid", [](const PyNdPlan& s) { return s.get().out_grid(); })
       .def_prop_ro("exchanges", [](const PyNdPlan& s) { return s.get().exchanges(); })
+      .def_prop_ro("batch_axis", [](const PyNdPlan& s) { return s.get().batch_axis(); })
+      .def_prop_ro("fields_in_flight", [](const PyNdPlan& s) { return s.get().fields_in_flight(); })
       .def("in_box", [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().in_box() : s.get().in_box_of_rank(r)); })
       .def("out_box",
            [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().out_box() : s.get().out_box_of_rank(r)); })
       .def("describe", [](const PyNdPlan& s) { return s.get().describe(); })
       .def("forward", &PyNdPlan::forward)
-      .def("backward", &PyNdPlan::backward);
+      .def("backward", &PyNdPlan::backward)
+      .def("forward_many", [](const PyNdPlan& s, const std::vector<ConstBytes>& in,
+                              const std::vector<Bytes>& out) { s.many(true, in, out); })
+      .def("backward_many", [](const PyNdPlan& s, const std::vector<ConstBytes>& in,
+                               const std::vector<Bytes>& out) { s.many(false, in, out); });
 }
 
 }  // namespace nbfft::py

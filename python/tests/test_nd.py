@@ -1,8 +1,9 @@
 """nbfft.NdPlan against numpy.fft.rfftn / fftn over the same axes on uneven shapes at every
 rank count the suite runs: 2-D, 3-D over two axes (the channel case), 4-D over three, 5-D
 over two, r2c and c2c, every transport (rotated over the cases and rank counts, so each
-case is small and each transport runs at every rank count); gather / scatter, wavenumbers
-and boxes; and its errors."""
+case is small and each transport runs at every rank count); forward_many / backward_many
+and a batch axis (bit for bit against one field at a time, and against numpy); gather /
+scatter, wavenumbers and boxes; and its errors."""
 
 import numpy as np
 import pytest
@@ -157,6 +158,59 @@ def test_set_grid_and_describe():
         assert "axes (0, 2)" in p.describe()
 
 
+@pytest.mark.parametrize("transport", ["blocking", "pairwise:2@caller", "thread"])
+def test_forward_many_equals_forward(transport):
+    """Three fields in one call (a list, and stacked) against three calls, bit for bit, and
+    against numpy; r2c and c2c, a grid with an exchange across an axis."""
+    for shape, axes, grid, dtype in [((7, 6), (0, 1), None, np.float64),
+                                      ((6, 3, 8), (2, 0), (P, 1, 1), np.complex128)]:
+        with nbfft.NdPlan(COMM, shape, axes=axes, grid=grid, dtype=dtype, transport=transport) as p:
+            assert p.fields_in_flight == 2 and p.batch_axis is None
+            gs = [global_array(shape, dtype) * (k + 1) + k for k in range(3)]
+            us = [np.ascontiguousarray(g[p.in_slices]) for g in gs]
+            Us = p.forward_many(us)
+            assert isinstance(Us, list) and len(Us) == 3
+            for g, u, U in zip(gs, us, Us):
+                assert all_ranks(np.array_equal(U, p.forward(u)))
+                ref = np.fft.rfftn(g, axes=axes) if dtype == np.float64 else np.fft.fftn(g, axes=axes)
+                assert all_ranks(np.abs(U - ref[p.out_slices]).max(initial=0) < 1e-12 * np.abs(ref).max())
+            stacked = p.forward_many(np.stack(us))
+            assert stacked.shape == (3,) + p.out_shape and all_ranks(np.array_equal(stacked, np.stack(Us)))
+            back = p.backward_many(Us)
+            for u, v, U in zip(us, back, Us):
+                assert all_ranks(np.array_equal(v, p.backward(U)))
+                assert all_ranks(np.abs(v - u).max(initial=0) < 1e-12)
+
+
+@pytest.mark.parametrize("batch_axis", [0, 1, -1])
+def test_batch_axis_against_numpy(batch_axis):
+    """A batch of fields as one more axis (slowest, middle, fastest): rfftn / fftn over the
+    other axes, the batch axis whole on every rank, each slice equal to a one-field plan."""
+    for dtype in (np.float64, np.complex128):
+        shape = (3, 8, 6) if batch_axis == 0 else (8, 3, 6) if batch_axis == 1 else (8, 6, 3)
+        b = batch_axis % 3
+        axes = tuple(a for a in range(3) if a != b)
+        g = global_array(shape, dtype)
+        ref = np.fft.rfftn(g, axes=axes) if dtype == np.float64 else np.fft.fftn(g, axes=axes)
+        with nbfft.NdPlan(COMM, shape, axes=axes if dtype == np.float64 else None, dtype=dtype,
+                          batch_axis=batch_axis, transport="pairwise:2@caller") as p:   # None: all but the batch
+            assert p.batch_axis == b and p.grid[b] == 1 and p.in_shape[b] == shape[b]
+            assert "batch axis {}".format(b) in p.describe()
+            u = p.scatter(g if COMM.rank == 0 else None)
+            U = p.forward(u)
+            assert all_ranks(np.abs(U - ref[p.out_slices]).max(initial=0) < 1e-12 * np.abs(ref).max()), p.describe()
+            assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < 1e-12)
+            kb = p.wavenumbers()[b]
+            assert kb is None
+            field_shape = tuple(n for a, n in enumerate(shape) if a != b)
+            field_axes = tuple(a - (a > b) for a in axes)
+            grid = tuple(n for a, n in enumerate(p.grid) if a != b)
+            with nbfft.NdPlan(COMM, field_shape, axes=field_axes, dtype=dtype, grid=grid) as q:
+                for j in range(shape[b]):
+                    Uj = q.forward(np.ascontiguousarray(np.take(u, j, axis=b)))
+                    assert all_ranks(np.array_equal(Uj, np.take(U, j, axis=b)))
+
+
 def test_errors_on_every_rank():
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(0, 2)))
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(1, -1)))
@@ -178,7 +232,15 @@ def test_errors_on_every_rank():
         raises_everywhere(nbfft.InvalidArgument, lambda: p.gather(u, space="spectrum"))
         g = np.zeros((6, 8) if COMM.rank else (8, 6))
         raises_everywhere(nbfft.InvalidArgument, lambda: p.scatter(g, root=0))
+        raises_everywhere(nbfft.InvalidArgument, lambda: p.forward_many([u, bad]))
+        raises_everywhere(nbfft.InvalidArgument, lambda: p.forward_many([u, u], out=[p.forward(u)]))
+        raises_everywhere(nbfft.ArgumentTypeError, lambda: p.forward_many(u.tolist()[0][0]))
     raises_everywhere(nbfft.InvalidState, lambda: p.forward(u))
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4, 5), axes=(0, 2), batch_axis=2))
+    assert "batch axis" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4, 5), batch_axis=0, fields_in_flight=0))
+    assert "fields_in_flight" in str(e)
+    raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (3, 4, 5), batch_axis="0"))
 
 
 def test_docs_examples(capsys):
