@@ -19,6 +19,12 @@ from ._mpi import MPI, comm_problem, handle_of
 __all__ = ["NdPlan"]
 
 _NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
+# dtype -> (kind: 0 r2c / 1 c2c, precision: 0 double / 1 single)
+_DTYPES = {np.dtype(np.float64): (0, 0), np.dtype(np.float32): (0, 1), np.dtype(np.complex128): (1, 0),
+           np.dtype(np.complex64): (1, 1)}
+_KINDS = ("periodic", "dct1", "dct2", "dct3", "dct4", "dst1", "dst2", "dst3", "dst4")
+# Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
+_R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
 _EFFORTS = {"estimate": 0, "measure": 1, "patient": 2, "exhaustive": 3}
 _Problem = Optional[Tuple[Type[Error], str]]
 
@@ -42,8 +48,14 @@ class NdPlan:
     axes : sequence of int or None
         The axes to transform (None: all, but the batch axis). With real input the last one
         listed is the r2c axis (its extent becomes ``n // 2 + 1``), as ``numpy.fft.rfftn``.
-    dtype : numpy.float64 or numpy.complex128
-        The input: real (r2c, as rfftn) or complex (c2c, as fftn).
+    dtype : numpy.float64, float32, complex128 or complex64
+        The input: real (r2c, as rfftn) or complex (c2c, as fftn); 32-bit types run in
+        single precision (spectrum complex64).
+    kinds : sequence of str or None
+        The forward transform of each listed axis, in the order of ``axes``: 'periodic' (the
+        DFT) or an r2r kind 'dct1'..'dct4', 'dst1'..'dst4' (FFTW's REDFT/RODFT; backward runs
+        the inverse kind). With real input the r2c axis is the last listed periodic one; with
+        every axis r2r the spectrum is real (``out_dtype`` float). None: all periodic.
     norm : str
         'backward' (numpy's default: 1/N on backward), 'forward', 'ortho' or 'none'.
     grid : sequence of int or None
@@ -83,7 +95,7 @@ class NdPlan:
     def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], axes: Optional[Sequence[int]] = None,
                  dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
                  transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
-                 fields_in_flight: int = 2) -> None:
+                 fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -105,19 +117,29 @@ class NdPlan:
             ax = list(range(len(n)))
             if isinstance(batch_axis, (int, np.integer)) and -len(n) <= batch_axis < len(n):
                 ax.remove(int(batch_axis) % len(n))  # every axis but the batch
-        kind = 0
+        kind = precision = 0
         try:
             dt = np.dtype(dtype)
         except TypeError:
             dt = None
         if problem is None:
-            if dt == np.float64:
-                kind = 0
-            elif dt == np.complex128:
-                kind = 1
+            if dt in _DTYPES:
+                kind, precision = _DTYPES[dt]
             else:
-                problem = InvalidArgument, "{}: dtype must be float64 (r2c) or complex128 (c2c), got {!r}".format(
-                    what, dtype)
+                problem = InvalidArgument, ("{}: dtype must be float64 or float32 (r2c), complex128 or complex64 "
+                                            "(c2c), got {!r}").format(what, dtype)
+        kk: List[str] = []
+        if problem is None and kinds is not None:
+            given = kinds.split(",") if isinstance(kinds, str) else kinds
+            items: List[Any] = list(given) if isinstance(given, (list, tuple)) else [None]
+            words = [k.strip().lower() for k in items if isinstance(k, str)]
+            if len(words) != len(items):
+                problem = ArgumentTypeError, "{}: kinds must be a sequence of str, got {!r}".format(what, kinds)
+            else:
+                kk = words
+            bad = [k for k in kk if k not in _KINDS]
+            if problem is None and bad:
+                problem = InvalidArgument, "{}: kind {!r} is not one of {}".format(what, bad[0], ", ".join(_KINDS))
         for word, given, table in (("norm", norm, _NORMS), ("effort", effort, _EFFORTS)):
             if problem is None and (not isinstance(given, str) or given.lower() not in table):
                 problem = InvalidArgument, "{}: {} must be one of {}, got {!r}".format(
@@ -133,10 +155,15 @@ class NdPlan:
             problem = ArgumentTypeError, "{}: fields_in_flight must be an int, got None".format(what)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
-                               transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight))
+                               transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
+                               precision, ",".join(kk))
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
-        self._in_dtype = np.dtype(np.float64 if kind == 0 else np.complex128)
+        self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
+        self._in_dtype = dt
+        real_out = kind == 0 and all(k != "periodic" for k in self._kinds)
+        self._out_dtype = np.dtype((np.float32 if precision else np.float64) if real_out else
+                                   (np.complex64 if precision else np.complex128))
         lo, sz = self._p.in_box(-1)
         self._in = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
         lo, sz = self._p.out_box(-1)
@@ -178,6 +205,22 @@ class NdPlan:
     def exchanges(self) -> int:
         """How many exchanges one transform makes (0: purely local)."""
         return int(self._get().exchanges)
+
+    @property
+    def in_dtype(self) -> "np.dtype[Any]":
+        """The input's dtype (as given)."""
+        return self._in_dtype
+
+    @property
+    def out_dtype(self) -> "np.dtype[Any]":
+        """The spectrum's dtype: complex of the input's precision, or real when every listed
+        axis is r2r on real input."""
+        return self._out_dtype
+
+    @property
+    def kinds(self) -> Tuple[str, ...]:
+        """The kind of each listed axis, in the order of ``axes``."""
+        return self._kinds
 
     @property
     def batch_axis(self) -> Optional[int]:
@@ -245,9 +288,9 @@ class NdPlan:
 
     def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
         p = self._get()
-        cplx = np.dtype(np.complex128)
-        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], cplx)
-        out_shape, out_dt = (self._out[1], cplx) if forward else (self._in[1], self._in_dtype)
+        spec = self._out_dtype
+        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], spec)
+        out_shape, out_dt = (self._out[1], spec) if forward else (self._in[1], self._in_dtype)
         if out is None:
             out = np.empty(out_shape, out_dt)
         problem = self._check(what, a, in_shape, in_dt, False, "input") or \
@@ -257,10 +300,10 @@ class NdPlan:
         return out
 
     def forward(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
-        """This rank's block of ``rfftn`` (float64 input) or ``fftn`` (complex128) along ``axes``.
+        """This rank's block of ``rfftn`` (real input) or ``fftn`` (complex) along ``axes``.
 
         ``a`` is this rank's C-contiguous input block (``in_shape``), left unchanged; ``out``
-        (``out_shape``, complex128) is filled and returned (a new array when None).
+        (``out_shape``, ``out_dtype``) is filled and returned (a new array when None).
 
         Raises
         ------
@@ -275,9 +318,9 @@ class NdPlan:
 
     def _many(self, what: str, fields: Any, out: Any, forward: bool) -> Any:
         p = self._get()
-        cplx = np.dtype(np.complex128)
-        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], cplx)
-        out_shape, out_dt = (self._out[1], cplx) if forward else (self._in[1], self._in_dtype)
+        spec = self._out_dtype
+        in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], spec)
+        out_shape, out_dt = (self._out[1], spec) if forward else (self._in[1], self._in_dtype)
         problem: _Problem = None
         stacked = isinstance(fields, np.ndarray)
         ins: List[Any] = []
@@ -400,7 +443,10 @@ class NdPlan:
         has the shape of the block's (kz, kx) planes. ``d=None``: integer wavenumbers
         (``fftfreq(n) * n``, ``rfftfreq`` on the r2c axis); ``d`` (a spacing, scalar or one per
         axis) gives ``numpy.fft.fftfreq(n, d)``; ``length`` (scalar or one per axis; not with
-        ``d``) gives ``2*pi/L * fftfreq(n) * n``. Local.
+        ``d``) gives ``2*pi/L * fftfreq(n) * n``. An r2r axis (``kinds``) gets ``pi/L`` times
+        k, k+1 or k+1/2 by kind (L: ``length``, default 2*pi, as the periodic axes'), so that
+        ``-k**2`` is the second derivative's eigenvalue on either; a spacing ``d`` is for
+        periodic axes only. Local.
 
         Examples
         --------
@@ -423,7 +469,12 @@ class NdPlan:
         if length is not None and not all(float(v) > 0 for v in ls):
             raise InvalidArgument("NdPlan.wavenumbers: length must be positive, got {!r}".format(length))
         axes = [int(a) for a in p.axes]
-        real_axis = axes[-1] if self._in_dtype == np.float64 else -1
+        kind_of = dict(zip(axes, self._kinds))
+        if d is not None and any(k != "periodic" for k in self._kinds):
+            raise InvalidArgument("NdPlan.wavenumbers: d (a sample spacing) is for periodic axes; kinds {} need "
+                                  "length (the box's length)".format(",".join(self._kinds)))
+        periodic = [a for a in axes if kind_of[a] == "periodic"]
+        real_axis = periodic[-1] if self._in_dtype.kind == "f" and periodic else -1
         lo, n = self.out_box
         out: List[Any] = []
         for a in range(nd):
@@ -432,7 +483,9 @@ class NdPlan:
                 continue
             full = int(p.shape[a])
             f = np.fft.rfftfreq if a == real_axis else np.fft.fftfreq
-            if ds[a] is not None:
+            if kind_of[a] != "periodic":
+                k = np.pi / (2 * np.pi if ls[a] is None else float(ls[a])) * (np.arange(full) + _R2R_SHIFT[kind_of[a]])
+            elif ds[a] is not None:
                 k = f(full, ds[a])
             else:
                 k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / float(ls[a]))
@@ -478,7 +531,7 @@ class NdPlan:
         p = self._get()
         problem, out = self._space("NdPlan.gather", space)
         if problem is None:
-            shape, dt = (self._out[1], np.dtype(np.complex128)) if out else (self._in[1], self._in_dtype)
+            shape, dt = (self._out[1], self._out_dtype) if out else (self._in[1], self._in_dtype)
             problem = self._check("NdPlan.gather", a, shape, dt, False, "a") or self._root_problem("NdPlan.gather", root)
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
         comm, me = self._comm, self._comm.rank
@@ -508,7 +561,7 @@ class NdPlan:
         """This rank's block of the global array ``g`` held on ``root`` (ignored elsewhere).
 
         ``space='input'``: ``g`` has ``global_shape`` and the input dtype; ``'output'``:
-        ``global_out_shape``, complex128. ``out`` (this rank's block, C-contiguous, writable;
+        ``global_out_shape``, ``out_dtype``. ``out`` (this rank's block, C-contiguous, writable;
         allocated when None) is filled and returned. Collective.
 
         Raises
@@ -527,7 +580,7 @@ class NdPlan:
             problem = self._root_problem("NdPlan.scatter", root)
             if problem is None and root is None:
                 problem = InvalidArgument, "NdPlan.scatter: root must be a rank (the one holding g), got None"
-        shape, dt = (self._out[1], np.dtype(np.complex128)) if sp_out else (self._in[1], self._in_dtype)
+        shape, dt = (self._out[1], self._out_dtype) if sp_out else (self._in[1], self._in_dtype)
         if problem is None and me == root:
             gshape = tuple(int(v) for v in (p.out_shape if sp_out else p.shape))
             if not isinstance(g, np.ndarray):

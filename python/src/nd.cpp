@@ -3,6 +3,7 @@
 // only the pointers are taken, with the GIL released.
 #include "common.hpp"
 
+#include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
 
 #include <nanobind/ndarray.h>
@@ -30,11 +31,24 @@ std::vector<T*> as(const std::vector<P>& v) {
   return r;
 }
 
+// Calls f(In{}, Out{}) with the plan's forward element types.
+template <typename F>
+void with_types(const nd::Plan& p, F&& f) {
+  using cplxf = std::complex<float>;
+  const bool single = p.precision() == fft::Precision::Single;
+  if (p.real_spectrum())
+    single ? f(float{}, float{}) : f(double{}, double{});
+  else if (p.kind() == nd::Kind::R2C)
+    single ? f(float{}, cplxf{}) : f(double{}, cplx{});
+  else
+    single ? f(cplxf{}, cplxf{}) : f(cplx{}, cplx{});
+}
+
 class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
            int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
-           int fields_in_flight) {
+           int fields_in_flight, int single, const std::string& kinds) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
@@ -45,6 +59,8 @@ class PyNdPlan {
     o.transport = transport;
     o.batch_axis = batch_axis;
     o.fields_in_flight = fields_in_flight;
+    o.precision = single ? fft::Precision::Single : fft::Precision::Double;
+    if (!kinds.empty()) nd::set_option(o, "kinds", kinds);  // words checked by nbfft.NdPlan on every rank
     nb::gil_scoped_release release;  // collective
     p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), o);
   }
@@ -57,24 +73,27 @@ class PyNdPlan {
     return *p_;
   }
 
-  // in: the input's bytes; out: the output's (element sizes follow the plan's kind).
+  // in: the input's bytes; out: the output's (element types follow the plan's kind,
+  // precision and kinds).
   void forward(ConstBytes in, Bytes out) const {
     const nd::Plan& p = get();
-    auto* o = reinterpret_cast<cplx*>(out.data());
     nb::gil_scoped_release release;
-    if (p.kind() == nd::Kind::R2C)
-      p.forward(reinterpret_cast<const double*>(in.data()), in.size() / sizeof(double), o, out.size() / sizeof(cplx));
-    else
-      p.forward(reinterpret_cast<const cplx*>(in.data()), in.size() / sizeof(cplx), o, out.size() / sizeof(cplx));
+    with_types(p, [&](auto i, auto o) {
+      using In = decltype(i);
+      using Out = decltype(o);
+      p.forward(reinterpret_cast<const In*>(in.data()), in.size() / sizeof(In), reinterpret_cast<Out*>(out.data()),
+                out.size() / sizeof(Out));
+    });
   }
   void backward(ConstBytes in, Bytes out) const {
     const nd::Plan& p = get();
-    auto* i = reinterpret_cast<const cplx*>(in.data());
     nb::gil_scoped_release release;
-    if (p.kind() == nd::Kind::R2C)
-      p.backward(i, in.size() / sizeof(cplx), reinterpret_cast<double*>(out.data()), out.size() / sizeof(double));
-    else
-      p.backward(i, in.size() / sizeof(cplx), reinterpret_cast<cplx*>(out.data()), out.size() / sizeof(cplx));
+    with_types(p, [&](auto i, auto o) {
+      using In = decltype(i);
+      using Out = decltype(o);
+      p.backward(reinterpret_cast<const Out*>(in.data()), in.size() / sizeof(Out), reinterpret_cast<In*>(out.data()),
+                 out.size() / sizeof(In));
+    });
   }
   // Several fields: the arrays' bytes, as forward / backward, one list per side.
   void many(bool fwd, const std::vector<ConstBytes>& in, const std::vector<Bytes>& out) const {
@@ -91,15 +110,14 @@ class PyNdPlan {
       out_b = std::min<std::size_t>(out_b, a.size());
     }
     nb::gil_scoped_release release;
-    const bool r2c = p.kind() == nd::Kind::R2C;
-    if (fwd && r2c)
-      p.forward_many(as<const double>(ip), in_b / sizeof(double), as<cplx>(op), out_b / sizeof(cplx));
-    else if (fwd)
-      p.forward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<cplx>(op), out_b / sizeof(cplx));
-    else if (r2c)
-      p.backward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<double>(op), out_b / sizeof(double));
-    else
-      p.backward_many(as<const cplx>(ip), in_b / sizeof(cplx), as<cplx>(op), out_b / sizeof(cplx));
+    with_types(p, [&](auto i, auto o) {
+      using In = decltype(i);
+      using Out = decltype(o);
+      if (fwd)
+        p.forward_many(as<const In>(ip), in_b / sizeof(In), as<Out>(op), out_b / sizeof(Out));
+      else
+        p.backward_many(as<const Out>(ip), in_b / sizeof(Out), as<In>(op), out_b / sizeof(In));
+    });
   }
 
  private:
@@ -114,9 +132,9 @@ void bind_nd(nb::module_& m) {
   using namespace nb::literals;
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
-                    const std::string&, std::optional<int>, int>(),
+                    const std::string&, std::optional<int>, int, int, const std::string&>(),
            "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
-           "batch_axis"_a.none(), "fields_in_flight"_a)
+           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a)
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })

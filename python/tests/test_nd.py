@@ -2,7 +2,8 @@
 rank count the suite runs: 2-D, 3-D over two axes (the channel case), 4-D over three, 5-D
 over two, r2c and c2c, every transport (rotated over the cases and rank counts, so each
 case is small and each transport runs at every rank count); forward_many / backward_many
-and a batch axis (bit for bit against one field at a time, and against numpy); gather /
+and a batch axis (bit for bit against one field at a time, and against numpy); single
+precision and sine/cosine kinds (against scipy's dct/dst); gather /
 scatter, wavenumbers and boxes; and its errors."""
 
 import numpy as np
@@ -211,10 +212,71 @@ def test_batch_axis_against_numpy(batch_axis):
                     assert all_ranks(np.array_equal(Uj, np.take(U, j, axis=b)))
 
 
+def r2r_reference(g, axes, kinds):
+    """The forward transform of g along each listed axis: numpy's DFT or scipy's r2r kind."""
+    import scipy.fft
+    out = g.astype(np.complex128)
+    for a, k in zip(axes, kinds):
+        if k == "periodic":
+            out = np.fft.fft(out, axis=a)
+        else:
+            f, t = (scipy.fft.dct if k.startswith("dct") else scipy.fft.dst), int(k[3])
+            out = f(out.real, type=t, axis=a) + 1j * f(out.imag, type=t, axis=a)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64, np.complex128])
+def test_single_precision_and_kinds(dtype):
+    """float32 / complex64 run in single precision; kinds per listed axis against scipy's
+    dct/dst (a real spectrum when every listed axis is r2r on real input); every dtype with
+    forward_many and a batch axis."""
+    tol = 2e-5 if np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64)) else 1e-12
+    real = np.dtype(dtype).kind == "f"
+    cases = [((7, 6), (0, 1), None), ((6, 5, 8), (0, 2), ("dst2", "periodic")),
+             ((5, 3, 6), (0, 2), ("dct1", "dst3")), ((4, 5, 3, 6), (1, 3, 0), ("periodic", "dct2", "periodic"))]
+    for k, (shape, axes, kinds) in enumerate(cases):
+        g = global_array(shape, dtype)
+        full = r2r_reference(g, axes, kinds or ("periodic",) * len(axes))
+        kk = kinds or ("periodic",) * len(axes)
+        periodic = [a for a, w in zip(axes, kk) if w == "periodic"]
+        if real and periodic:
+            cut = [slice(None)] * len(shape)
+            cut[periodic[-1]] = slice(0, shape[periodic[-1]] // 2 + 1)
+            full = full[tuple(cut)]
+        elif real:
+            full = full.real
+        transport = ["blocking", "pairwise:2@caller", "thread"][(k + P) % 3]
+        with nbfft.NdPlan(COMM, shape, axes=axes, dtype=dtype, kinds=kinds, transport=transport) as p:
+            assert p.in_dtype == np.dtype(dtype) and p.kinds == kk
+            assert p.out_dtype.kind == ("f" if real and not periodic else "c")
+            assert p.out_dtype.itemsize == (np.dtype(dtype).itemsize * (1 if not real or not periodic else 2))
+            u = p.scatter(g if COMM.rank == 0 else None)
+            U = p.forward(u)
+            scale = max(1.0, np.abs(full).max())
+            assert all_ranks(np.abs(U - full[p.out_slices]).max(initial=0) < tol * scale), (p.describe(), dtype)
+            assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < tol * max(1.0, np.abs(g).max()))
+            assert all_ranks(all(np.array_equal(a, p.forward(b)) for a, b in zip(p.forward_many([u, 2 * u]), [u, 2 * u])))
+    g = global_array((2, 7, 6), dtype)
+    with nbfft.NdPlan(COMM, (2, 7, 6), dtype=dtype, batch_axis=0, kinds=("dct2", "periodic"),
+                      transport="pairwise:2@caller") as p:
+        full = r2r_reference(g, (1, 2), ("dct2", "periodic"))
+        if real:
+            full = full[:, :, :4]
+        U = p.forward(p.scatter(g if COMM.rank == 0 else None))
+        assert all_ranks(np.abs(U - full[p.out_slices]).max(initial=0) < tol * np.abs(full).max())
+        _, ky, kx = p.wavenumbers(length=(1.0, 3.0, 2.0))
+        assert all_ranks(np.allclose(ky.ravel(), np.pi / 3.0 * np.arange(7)[p.out_slices[1]]))
+        with pytest.raises(nbfft.InvalidArgument):
+            p.wavenumbers(d=0.5)
+
+
 def test_errors_on_every_rank():
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(0, 2)))
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(1, -1)))
-    raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), dtype=np.float32))
+    raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), dtype=np.int32))
+    raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), kinds=("dct9", "periodic")))
+    raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), kinds=("dct2",)))
+    raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (4, 5), kinds=(2, 3)))
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), norm="sideways"))
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (8, 8), grid=(P, 2)))
     raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (4, "x")))
