@@ -507,7 +507,7 @@ std::string Plan::describe() const {
          << " ranks (" << m.opt.transport << ")";
     }
   }
-  if (m.sch.exchanges() > 0) os << "; " << m.in_flight << " field" << (m.in_flight > 1 ? "s" : "") << " in flight";
+  if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";
   return os.str();
 }
 

@@ -32,6 +32,8 @@ typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
  *   kind r2c|c2c   norm backward|forward|ortho|none   effort estimate|measure|...
  *   grid auto|AxBx...  (ranks per axis, axis 0 first)   transport blocking|pairwise:4@thread|...
  *   precision double|single   kinds periodic|K1,K2,... (one per listed axis: periodic, dct1..dst4)
+ *   batch_axis none|A  (a batch of fields along axis A, numpy order: each slice a field,
+ *                       whole on every rank, pipelined; not among axes)   fields_in_flight N
  * An unknown key or value, an axis out of range or repeated, a shape that cannot be split
  * over the ranks: NBFFT_INVALID_ARGUMENT on every rank naming it; ranks passing different
  * arguments: NBFFT_RANKS_DISAGREE. */

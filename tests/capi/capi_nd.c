@@ -251,6 +251,9 @@ int main(int argc, char** argv) {
     snprintf(grid, sizeof grid, "grid=%dx1x1 kind=c2c", size);
     snprintf(grid_made, sizeof grid_made, "grid=%dx1x1", size);
     run_case("3-D c2c over (0, 2), grid Px1x1", 3, s3, 2, a3, grid);
+    /* A batch axis through the options: every slice a field, whole on every rank. */
+    run_case("4-D r2c over (1, 2, 3), batch axis 0", 4, s4, 3, a4, "batch_axis=0 transport=pairwise:2@caller");
+    run_case("3-D c2c over (0, 2), batch axis 1", 3, s3, 2, a3, "kind=c2c batch_axis=-2 fields_in_flight=3 transport=caller");
     run_kinds();
     run_single();
 
