@@ -87,8 +87,16 @@ void Plan::many(bool fwd, fft::Element in_type, fft::Element out_type, std::size
       ->pump(true);
 }
 
+// Destroying an active Pending (or assigning over it) completes its transform here.
 struct Plan::Pending::Impl {
   std::unique_ptr<detail::Run> run;
+  ~Impl() {
+    try {
+      if (run) run->pump(true);
+    } catch (...) {
+      // A destructor must not throw; a failed exchange reports through the next collective.
+    }
+  }
 };
 
 Plan::Pending Plan::start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n,
@@ -102,28 +110,9 @@ Plan::Pending Plan::start(bool fwd, fft::Element in_type, fft::Element out_type,
 }
 
 Plan::Pending::Pending() = default;
+Plan::Pending::~Pending() = default;
 Plan::Pending::Pending(Pending&&) noexcept = default;
-Plan::Pending& Plan::Pending::operator=(Pending&& o) noexcept {
-  if (this != &o) {
-    if (active()) {
-      try {
-        wait();
-      } catch (...) {
-      }
-    }
-    impl_ = std::move(o.impl_);
-  }
-  return *this;
-}
-Plan::Pending::~Pending() {
-  if (!active()) return;
-  try {
-    wait();
-  } catch (...) {
-    // A destructor must not throw; a failed exchange reports through the next collective.
-  }
-}
-
+Plan::Pending& Plan::Pending::operator=(Pending&&) noexcept = default;
 bool Plan::Pending::active() const { return static_cast<bool>(impl_); }
 
 namespace {
@@ -147,7 +136,8 @@ bool Plan::Pending::test() {
 void Plan::Pending::wait() {
   need_active(active(), "wait");
   auto p = std::move(impl_);
-  p->run->pump(true);
+  auto run = std::move(p->run);  // a failing wait leaves nothing for the destructor to finish
+  run->pump(true);
 }
 
 using cplx = std::complex<double>;

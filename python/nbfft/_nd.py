@@ -33,6 +33,19 @@ def _bytes(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
     return a.reshape(-1).view(np.uint8)
 
 
+def _fields(what: str, name: str, value: Any, ndim: int) -> Tuple[List[Any], _Problem]:
+    """The arrays of a list / tuple, or of a stacked array (fields first), and any problem."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != ndim + 1:
+            return [], (InvalidArgument, "{}: a stacked {} needs {} dimensions (fields first), got shape {}".format(
+                what, name, ndim + 1, tuple(value.shape)))
+        return list(value), None
+    if isinstance(value, (list, tuple)):
+        return list(value), None
+    return [], (ArgumentTypeError, "{}: {} must be a list of arrays or a stacked array, got {}".format(
+        what, name, type(value).__name__))
+
+
 class NdPlan:
     """A distributed FFT of an N-D array along ``axes`` (numpy's ``rfftn`` / ``fftn``).
 
@@ -321,34 +334,15 @@ class NdPlan:
         spec = self._out_dtype
         in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], spec)
         out_shape, out_dt = (self._out[1], spec) if forward else (self._in[1], self._in_dtype)
-        problem: _Problem = None
-        stacked = isinstance(fields, np.ndarray)
-        ins: List[Any] = []
-        if stacked:
-            if fields.ndim != len(in_shape) + 1:
-                problem = InvalidArgument, "{}: a stacked input must have shape (nv,) + {}, got {}".format(
-                    what, in_shape, tuple(fields.shape))
-            else:
-                ins = list(fields)
-        elif isinstance(fields, (list, tuple)):
-            ins = list(fields)
-        else:
-            problem = ArgumentTypeError, "{}: fields must be a list of arrays or a stacked array, got {}".format(
-                what, type(fields).__name__)
-        nv = len(ins)
+        ins, problem = _fields(what, "fields", fields, len(in_shape))
+        stacked, nv = isinstance(fields, np.ndarray), len(ins)
         outs: List[Any] = []
-        if problem is None:
-            if out is None:
-                made = np.empty((nv,) + out_shape, out_dt)
-                outs = list(made)
-                out = made if stacked else outs
-            elif isinstance(out, np.ndarray) and out.ndim == len(out_shape) + 1:
-                outs = list(out)
-            elif isinstance(out, (list, tuple)):
-                outs = list(out)
-            else:
-                problem = ArgumentTypeError, "{}: out must be a list of arrays or a stacked array, got {!r}".format(
-                    what, type(out).__name__)
+        if problem is None and out is None:
+            made = np.empty((nv,) + out_shape, out_dt)
+            outs = list(made)
+            out = made if stacked else outs
+        elif problem is None:
+            outs, problem = _fields(what, "out", out, len(out_shape))
         if problem is None and len(outs) != nv:
             problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, nv, len(outs))
         for k in range(nv if problem is None else 0):

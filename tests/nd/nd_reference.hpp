@@ -1,10 +1,12 @@
 // The serial reference of the N-D plan tests: a naive transform of the whole array (axis by
-// axis, no FFTW) and the boxes of every rank gathered into it.
+// axis, no FFTW) and the boxes of every rank gathered into it; and their error check.
 #pragma once
 
+#include "nbfft/error.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
 #include "nbfft/nd/plan.hpp"
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace nbfft::nd::test {
@@ -93,6 +96,18 @@ inline std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std:
     x.swap(y);
   }
   return x;
+}
+
+// f() throws an nbfft::Error of `code` whose message holds `words`.
+template <typename F>
+void expect_error(F&& f, nbfft::ErrorCode code, const std::string& words) {
+  try {
+    f();
+    ADD_FAILURE() << "no error (expected: " << words << ")";
+  } catch (const nbfft::Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace nbfft::nd::test

@@ -24,6 +24,7 @@ using nbfft::fft::test::world_size;
 using nbfft::nd::Kind;
 using nbfft::nd::Plan;
 using nbfft::nd::test::cplx;
+using nbfft::nd::test::expect_error;
 using nbfft::nd::test::Shape;
 using cplxf = std::complex<float>;
 
@@ -331,17 +332,6 @@ TEST(NdPipeline, BatchAxis) {
   c.single = true;
   c.batch = 2;
   check_batch(c, "blocking", 2);
-}
-
-template <typename F>
-void expect_error(F&& f, nbfft::ErrorCode code, const std::string& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error (expected: " << words << ")";
-  } catch (const nbfft::Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
 }
 
 TEST(NdPipeline, Errors) {

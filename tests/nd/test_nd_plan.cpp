@@ -27,6 +27,7 @@ using nbfft::nd::Box;
 using nbfft::nd::Kind;
 using nbfft::nd::Plan;
 using nbfft::nd::test::dft;
+using nbfft::nd::test::expect_error;
 using nbfft::nd::test::for_each;
 using nbfft::nd::test::gather;
 using nbfft::nd::test::Shape;
@@ -284,17 +285,6 @@ TEST(NdPlan, SineCosineKinds) {
     c = {{4, 6, 5, 3}, {0, 1, 2, 3}, Kind::R2C, {2, 2, 1, 1}};
     c.kinds = {K::Dct2, K::Dst2, K::Dct1, K::Dst4};
     check(c);
-  }
-}
-
-template <typename F>
-void expect_error(F&& f, nbfft::ErrorCode code, const std::string& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error (expected: " << words << ")";
-  } catch (const nbfft::Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
   }
 }
 
