@@ -182,6 +182,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  nbfft::bench::Compute compute(nbfft::bench::ComputeKind::Cache);
   for (Run& r : runs) {
     const Box3& b = r.plan->in_box();
     r.u.assign(static_cast<std::size_t>(fields), std::vector<double>(static_cast<std::size_t>(b.count())));
@@ -196,13 +197,14 @@ int main(int argc, char** argv) {
     r.U.assign(r.u.size(), std::vector<C>(static_cast<std::size_t>(r.plan->out_count())));
     forward_all(r, nullptr);  // warm-up
     backward_all(r, nullptr);
-    if (split && r.plan->reshapes())
+    if (split && r.plan->reshapes()) {
       for (int k = 0; k < fields; ++k) r.ws.push_back(r.plan->make_workspace());
+      split_forward(r, compute, 0, 1);  // warm-up: the workspaces' first touch
+    }
   }
   // The compute of the split measure: about one split forward of all fields on the first
-  // bricks run, the fastest of three (the first touches the workspaces' pages); rank 0's
+  // bricks run, the fastest of three; rank 0's
   // calibration, broadcast: every rank computes alike.
-  nbfft::bench::Compute compute(nbfft::bench::ComputeKind::Cache);
   long units = 0;
   if (split) {
     const double unit = compute.calibrate();
