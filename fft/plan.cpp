@@ -19,6 +19,7 @@
 #include <sstream>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -59,6 +60,11 @@ struct Plan::Impl {
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's own calls (under busy)
   bool reshapes() const { return layout && !layout->passes(); }
   void complete_pending(const char* why) const;
+  // Runs the next phase of every other split-phase transform in flight on this plan that
+  // this thread started and that goes in phases (user boxes that exchange): called by the
+  // plan's collective split-phase calls, where every rank has the same transforms at the
+  // same phases.
+  void pump(const Pending::Impl* except) const;
   ~Impl() {
     complete_pending("the plan was destroyed (or assigned over) while this transform was in flight; its "
                      "destructor completed the transform");
@@ -487,7 +493,13 @@ Plan::Workspace Plan::make_workspace() const {
 struct Plan::Pending::Impl {
   std::atomic<bool>* busy = nullptr;  // the workspace's, held from start to wait
   std::vector<coll::Request> col;     // the COL exchange in flight
-  std::function<void(std::vector<coll::Request>&)> complete;
+  std::function<void(std::vector<coll::Request>&)> complete;  // the rest of the transform
+  // A transform in phases (user boxes that exchange; start_bytes): step() runs the next
+  // phase, collective, true once the transform is done; poll() (local) unpacks a reshape
+  // that has arrived and says whether nothing is in flight. Empty otherwise.
+  std::function<bool()> step;
+  std::function<bool()> poll;
+  std::thread::id thread = std::this_thread::get_id();  // only this thread's calls pump it
   const Plan::Impl* plan = nullptr;   // registered there while active
   Plan::Workspace::Impl* ws = nullptr;
   bool collective_wait = false;       // backward: wait() runs the ROW exchange (or a reshape)
@@ -530,6 +542,16 @@ void Plan::Impl::complete_pending(const char* why) const {
   }
 }
 
+void Plan::Impl::pump(const Pending::Impl* except) const {
+  std::vector<Pending::Impl*> v;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex);
+    v = pending;  // in start order, the same on every rank
+  }
+  for (Pending::Impl* p : v)
+    if (p != except && p->step && p->thread == std::this_thread::get_id()) p->step();
+}
+
 Plan::Workspace::Impl::~Impl() {
   if (user)
     user->orphan("the workspace was destroyed while this transform was in flight; its destructor completed the "
@@ -568,10 +590,12 @@ void Plan::Pending::progress() {
   if (!active()) throw Error("Pending::progress: the transform is not active (never started, or already waited for)",
                              ErrorCode::InvalidState);
   coll::progress_all();
+  if (impl_->poll) impl_->poll();
 }
 
 bool Plan::Pending::test() {
   progress();
+  if (impl_->poll) return impl_->poll();
   auto& q = impl_->col;
   q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
   return q.empty();
@@ -590,6 +614,7 @@ void Plan::Pending::wait() {
     Impl& p;
     ~Release() { p.release(); }
   } release{*impl_};
+  if (impl_->step) impl_->plan->pump(impl_.get());  // the others' next phases travel while this one ends
   impl_->complete(impl_->col);
 }
 
@@ -620,8 +645,10 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
                                      forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
                                      typed.tr->rebinds(d, 1, &bound, &w, 1)));
     });
-    // Backward waits run the ROW exchange; with user boxes a wait may reshape across ranks.
-    p.impl_->collective_wait = !forward || (L && L->finish_exchanges(d));
+    // Backward waits run the ROW exchange; with user boxes that exchange, waits run the
+    // phases left (and pump the other transforms in flight): collective both ways.
+    const bool phased = L && L->exchanges();
+    p.impl_->collective_wait = !forward || phased;
     p.impl_->wait_name = forward ? "forward wait" : "backward wait";
     p.impl_->ws = ws.impl_.get();
     ws.impl_->user = p.impl_.get();
@@ -643,12 +670,54 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       }
       const void* tin = nullptr;
       void* tout = nullptr;
-      L->before(d, in, out, *lb, 0, &tin, &tout, t);
-      tr->start(d, tin, tout, *w, p.impl_->col, true, t);
-      p.impl_->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
-        tr->complete(d, tin, tout, *w, col, true, t);
-        L->after(d, out, *lb, 0, t);
+      if (!phased) {  // local copies only: as without boxes
+        L->before(d, in, out, *lb, 0, &tin, &tout, t);
+        tr->start(d, tin, tout, *w, p.impl_->col, true, t);
+        p.impl_->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
+          tr->complete(d, tin, tout, *w, col, true, t);
+          L->after(d, out, *lb, 0, t);
+        };
+        return;
+      }
+      // In phases: 0 the input reshape travels (posted here, so the caller's compute until
+      // wait hides it), 1 the stages up to the COL exchange ran and it travels, 2 the rest
+      // ran and the output reshape travels, 3 done. wait() runs the phases left; the plan's
+      // later starts and waits run one phase of this one each, so with several transforms
+      // in flight every exchange has work to hide behind.
+      L->arrays(d, in, out, *lb, 0, &tin, &tout);
+      auto phase = std::make_shared<int>(0);
+      Pending::Impl* pi = p.impl_.get();
+      p.impl_->step = [tr, d, in, tin, tout, out, w, t, L, lb, phase, pi]() {
+        switch (*phase) {
+          case 0:
+            L->finish_in(d, *lb, t);
+            tr->start(d, tin, tout, *w, pi->col, true, t);
+            break;
+          case 1:
+            tr->complete(d, tin, tout, *w, pi->col, true, t);
+            L->post_out(d, out, *lb, 0, t);
+            break;
+          case 2:
+            L->finish_out(d, *lb, t);
+            break;
+          default:
+            return true;
+        }
+        return ++*phase == 3;
       };
+      p.impl_->poll = [L, d, lb, pi]() {
+        const bool reshaped = L->arrived(d, *lb);
+        auto& q = pi->col;
+        q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
+        return reshaped && q.empty();
+      };
+      p.impl_->complete = [pi](std::vector<coll::Request>&) {
+        while (!pi->step()) {
+        }
+      };
+      L->post_in(d, in, *lb, 0, t);
+      if (!L->first_exchanges(d)) pi->step();  // a local copy: on to the COL exchange now
+      impl().pump(pi);
     });
   } catch (...) {
     p.impl_->release();
@@ -716,19 +785,32 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
                                 rebinds));
   });
   if (nv_in == 0) return;
+  const Dir d = dir_of(dir);
+  const int nv = static_cast<int>(nv_in);
   std::vector<const void*> tin(in, in + nv_in);
   std::vector<void*> tout(out, out + nv_in);
+  // User boxes: the reshapes ride the fields' pipeline (Transform::FieldHooks). Field j+1's
+  // input reshape travels while field j is transformed, field j's output reshape while
+  // field j+1 completes; each is finished just before its staging is needed again.
+  FieldHooks hooks;
   if (L) {
     UserLayout::Buffers& lb = *impl().layout_bufs;
-    for (std::size_t k = 0; k < nv_in; ++k)
-      L->before(dir_of(dir), in[k], out[k], lb, static_cast<int>(k), &tin[k], &tout[k], t);
+    for (int k = 0; k < nv; ++k) L->arrays(d, in[k], out[k], lb, k, &tin[k], &tout[k]);
+    hooks.before = [&, L](int j) {
+      if (j == 0) L->post_in(d, in[0], lb, 0, t, false);
+      L->finish_in(d, lb, t, false);
+      if (j + 1 < nv) L->post_in(d, in[j + 1], lb, j + 1, t, false);
+    };
+    hooks.after = [&, L](int j) {
+      L->finish_out(d, lb, t, false);
+      L->post_out(d, out[j], lb, j, t, false);
+    };
   }
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();
-    p.tr->run(dir_of(dir), static_cast<int>(nv_in), tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t);
+    p.tr->run(d, nv, tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t, L ? &hooks : nullptr);
   });
-  if (L)
-    for (std::size_t k = 0; k < nv_in; ++k) L->after(dir_of(dir), out[k], *impl().layout_bufs, static_cast<int>(k), t);
+  if (L) L->finish_out(d, *impl().layout_bufs, t);  // the last field's, after run's own total
 }
 
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {

@@ -126,6 +126,11 @@ std::unique_ptr<Reshape::Staging> Reshape::staging(const coll::Comm& comm, const
 }
 
 void Reshape::run(const void* src, void* dst, Staging& s) const {
+  post(src, dst, s);
+  finish(s);
+}
+
+void Reshape::post(const void* src, void* dst, Staging& s) const {
   const Box3 &f = from(), &t = to();
   if (kind_ != Exchange) {
     copy_region(src, f, dst, t, t, elem_);
@@ -136,13 +141,33 @@ void Reshape::run(const void* src, void* dst, Staging& s) const {
     if (p != me_ && send_counts_[p] > 0)
       copy_region(src, f, s.send.data() + static_cast<std::size_t>(send_displs_[p]) * elem_, send_blk_[p],
                   send_blk_[p], elem_);
-  coll::Request r = s.coll.front().start();
+  s.req = s.coll.front().start();
+  s.dst = dst;
+  s.posted = true;
   copy_region(src, f, dst, t, send_blk_[me_], elem_);  // the own block, while the rest travels
-  r.wait();
+}
+
+bool Reshape::arrived(Staging& s) const {
+  if (!s.posted) return true;
+  if (!s.req.test()) return false;
+  unpack(s);
+  return true;
+}
+
+void Reshape::finish(Staging& s) const {
+  if (!s.posted) return;
+  s.req.wait();
+  unpack(s);
+}
+
+void Reshape::unpack(Staging& s) const {
+  const int m = static_cast<int>(from_.size());
   for (int p = 0; p < m; ++p)
     if (p != me_ && recv_counts_[p] > 0)
-      copy_region(s.recv.data() + static_cast<std::size_t>(recv_displs_[p]) * elem_, recv_blk_[p], dst, t,
+      copy_region(s.recv.data() + static_cast<std::size_t>(recv_displs_[p]) * elem_, recv_blk_[p], s.dst, to(),
                   recv_blk_[p], elem_);
+  s.dst = nullptr;
+  s.posted = false;
 }
 
 }  // namespace nbfft::fft

@@ -17,6 +17,11 @@
 //
 // Staging (the packed send and receive blocks and the collective bound to them) belongs to
 // whoever runs the reshape: a workspace per transform in flight, as for the exchanges.
+//
+// Split phase (what lets the plan overlap a reshape with other work): post() packs, starts
+// the alltoallv and copies the own block while the rest travels; arrived() (local) unpacks
+// once the exchange has completed; finish() waits and unpacks. run() is post + finish. One
+// reshape in flight per Staging.
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
@@ -50,6 +55,9 @@ class Reshape {
   struct Staging {
     std::vector<unsigned char> send, recv;
     std::vector<coll::Collective> coll;  // empty unless kind() == Exchange
+    coll::Request req;                   // the exchange in flight (between post and unpack)
+    void* dst = nullptr;                 // where it unpacks (null for an empty box)
+    bool posted = false;                 // from post to unpack
     std::size_t bytes() const { return send.size() + recv.size(); }
   };
   // Collective over comm when kind() == Exchange (every rank calls it), else local.
@@ -58,12 +66,23 @@ class Reshape {
   // src (this rank's `from` box) -> dst (its `to` box). Collective when kind() == Exchange.
   // src and dst must not overlap. Identity: a plain copy (callers skip it).
   void run(const void* src, void* dst, Staging& s) const;
+  // The same in two halves. post: src is read in full before it returns (free to change
+  // after it); dst receives the own block now and the rest at arrived() or finish(). Without
+  // an exchange post does the whole copy. Collective when kind() == Exchange, like run.
+  void post(const void* src, void* dst, Staging& s) const;
+  // Local: whether the posted reshape is complete, unpacking it if it just arrived (true
+  // when nothing is posted).
+  bool arrived(Staging& s) const;
+  // Waits for the posted reshape and unpacks it (nothing when nothing is posted).
+  void finish(Staging& s) const;
 
   // Points this rank sends / receives (own block excluded): what the exchange moves.
   std::int64_t sent() const { return sent_; }
   std::int64_t received() const { return received_; }
 
  private:
+  void unpack(Staging& s) const;
+
   std::vector<Box3> from_, to_;
   int me_ = 0;
   std::size_t elem_ = 0;

@@ -587,20 +587,26 @@ void Transform<T, El>::complete(Dir d, const void* in, void* out, Workspace<T, E
 // field j); K = 1 runs the fields one after the other.
 template <typename T, typename El>
 void Transform<T, El>::run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, int nws,
-                       Timings* t) const {
+                       Timings* t, const FieldHooks* hooks) const {
   if (nv <= 0) return;
   PhaseClock total(t);
   const int K = workspaces_used(d, nv, nws);
   if (K > 1 && pipeline_row_ && path_[d].size() == 3) {
-    run_pencils(d, nv, in, out, ws, t);
+    run_pencils(d, nv, in, out, ws, t, hooks);
     total.mark(&Timings::total);
     return;
   }
   std::vector<InFlight> col(static_cast<std::size_t>(K));
   for (int j = 0; j < nv + K - 1; ++j) {
-    if (j < nv) start(d, in[j], out[j], *ws[j % K], col[static_cast<std::size_t>(j % K)], j >= K - 1 && K > 1, t);
+    if (j < nv) {
+      if (hooks) hooks->before(j);
+      start(d, in[j], out[j], *ws[j % K], col[static_cast<std::size_t>(j % K)], (j >= K - 1 && K > 1) || hooks, t);
+    }
     const int c = j - (K - 1);
-    if (c >= 0) complete(d, in[c], out[c], *ws[c % K], col[static_cast<std::size_t>(c % K)], c + 1 < nv && K > 1, t);
+    if (c >= 0) {
+      complete(d, in[c], out[c], *ws[c % K], col[static_cast<std::size_t>(c % K)], (c + 1 < nv && K > 1) || hooks, t);
+      if (hooks) hooks->after(c);
+    }
   }
   total.mark(&Timings::total);
 }
@@ -619,21 +625,23 @@ int Transform<T, El>::workspaces_used(Dir d, int nv, int nws) const {
 // next field's work up to it, with the ROW exchange blocking).
 template <typename T, typename El>
 void Transform<T, El>::run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws,
-                               Timings* t) const {
+                               Timings* t, const FieldHooks* hooks) const {
   const auto& p = path_[d];
   InFlight first[2], second[2];
   auto field = [&](int j) { return Field{in[j], out[j], ws[j % 2]}; };
   auto A = [&](int j, bool others) {
+    if (hooks) hooks->before(j);
     attach(*ws[j % 2], out[j]);
-    steps(d, 0, 1, field(j), first[j % 2], others, 0, t);
+    steps(d, 0, 1, field(j), first[j % 2], others || hooks, 0, t);
   };
   auto B = [&](int j) {
     finish(first[j % 2], phase(p[0].ex), t);
-    steps(d, 1, 2, field(j), second[j % 2], false, 1, t);
+    steps(d, 1, 2, field(j), second[j % 2], hooks != nullptr, 1, t);
   };
   auto C = [&](int j, bool others) {
     finish(second[j % 2], phase(p[1].ex), t);
-    steps(d, 2, 3, field(j), second[j % 2], others, kNone, t);
+    steps(d, 2, 3, field(j), second[j % 2], others || hooks, kNone, t);
+    if (hooks) hooks->after(j);
   };
   for (int j = 0; j < nv; ++j) {
     A(j, j > 0);

@@ -63,6 +63,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -103,6 +104,14 @@ struct Workspace {
     for (const auto& e : buf) b += e[0].bytes() + e[1].bytes();
     return b;
   }
+};
+
+// What a caller runs around each field of Transform::run (the plan's reshapes to and from
+// the user's boxes, fft/user_layout.hpp): before(j) just before field j's first stage,
+// after(j) right after its last, in field order. Whatever they leave in flight travels
+// during the other fields' stages, which then make progress calls throughout.
+struct FieldHooks {
+  std::function<void(int)> before, after;
 };
 
 // El: the element type of the planes and exchanges: std::complex<T>, or T for real data
@@ -158,7 +167,8 @@ class Transform {
   // nv fields in[k] -> out[k] in direction d (nv = 1: one transform) through nws
   // workspaces, up to nws fields in flight (seed 000 Fig. 4 for nws = 2). Backward never
   // modifies its input. Built from start() and complete() below.
-  void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, int nws, Timings* t) const;
+  void run(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, int nws, Timings* t,
+           const FieldHooks* hooks = nullptr) const;
   // Split phase: start() runs the stages up to the COL exchange and leaves that exchange in
   // flight in `col`; complete() waits for it and runs the stages after it. Between them the
   // workspace belongs to this field. `progress`: cut the stages into progress_chunks pieces
@@ -197,7 +207,8 @@ class Transform {
   int workspaces_used(Dir d, int nv, int nws) const;
   // The array attach() binds for `user` (ranks with empty boxes pass null).
   static const void* bound_array(const Workspace<T, El>& w, const void* user) { return user ? user : w.stand_in.get(); }
-  void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, Timings* t) const;
+  void run_pencils(Dir d, int nv, const void* const* in, void* const* out, Workspace<T, El>* const* ws, Timings* t,
+                   const FieldHooks* hooks) const;
   void run_stage(Stage s, const Field& f, std::int64_t u0, std::int64_t u1, bool progress, bool reverse,
                  Timings* t) const;
   void make_exchanges(const Decomposition& d, const Options& o, const coll::Comm& row, const coll::Comm& col,

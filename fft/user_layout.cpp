@@ -59,46 +59,67 @@ void UserLayout::ensure_fields(Buffers& b, int fields) const {
   while (static_cast<int>(b.b.size()) < fields) b.b.emplace_back(b_bytes_);
 }
 
-// Adds the seconds since its start to a phase and to the total of the call.
+// Adds the seconds since its start to a phase and, unless the caller's own clock covers
+// them, to the total of the call.
 struct ReshapeClock {
   Timings* t;
   double Timings::*phase;
+  bool in_total;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   ~ReshapeClock() {
     if (!t) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     t->*phase += s;
-    t->total += s;
+    if (in_total) t->total += s;
   }
 };
 
+void UserLayout::arrays(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout) const {
+  void* B = passes() ? nullptr : b.b[static_cast<std::size_t>(k)].get();
+  *tin = first_runs(d) ? B : in;
+  *tout = last_runs(d) ? B : out;
+}
+
+void UserLayout::post_in(Dir d, const void* in, Buffers& b, int k, Timings* t, bool in_total) const {
+  if (!first_runs(d)) return;
+  ReshapeClock clock{t, &Timings::pack, in_total};
+  first(d).post(in, b.b[static_cast<std::size_t>(k)].get(), first_staging(d, b));  // identity (lean): one memcpy
+}
+
+void UserLayout::finish_in(Dir d, Buffers& b, Timings* t, bool in_total) const {
+  if (!first_runs(d)) return;
+  ReshapeClock clock{t, &Timings::pack, in_total};
+  first(d).finish(first_staging(d, b));
+}
+
+void UserLayout::post_out(Dir d, void* out, Buffers& b, int k, Timings* t, bool in_total) const {
+  if (!last_runs(d)) return;
+  ReshapeClock clock{t, &Timings::unpack, in_total};
+  last(d).post(b.b[static_cast<std::size_t>(k)].get(), out, last_staging(d, b));
+}
+
+void UserLayout::finish_out(Dir d, Buffers& b, Timings* t, bool in_total) const {
+  if (!last_runs(d)) return;
+  ReshapeClock clock{t, &Timings::unpack, in_total};
+  last(d).finish(last_staging(d, b));
+}
+
+bool UserLayout::arrived(Dir d, Buffers& b) const {
+  if (passes()) return true;
+  const bool in = first(d).arrived(first_staging(d, b));  // both: each unpacks what has come
+  return last(d).arrived(last_staging(d, b)) && in;
+}
+
 void UserLayout::before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout,
                         Timings* t) const {
-  const bool fwd = d == kForward;
-  const Reshape& first = fwd ? in_fwd_ : out_bwd_;
-  const Reshape& last = fwd ? out_fwd_ : in_bwd_;
-  if (passes()) {
-    *tin = in;
-    *tout = out;
-    return;
-  }
-  void* B = b.b[static_cast<std::size_t>(k)].get();
-  ReshapeClock clock{t, &Timings::pack};
-  if (first.identity() && !lean_) {
-    *tin = in;
-  } else {
-    first.run(in, B, *b.staging[fwd ? 0 : 3]);  // identity (lean): one memcpy
-    *tin = B;
-  }
-  *tout = last.identity() && !lean_ ? out : B;
+  arrays(d, in, out, b, k, tin, tout);
+  post_in(d, in, b, k, t);
+  finish_in(d, b, t);
 }
 
 void UserLayout::after(Dir d, void* out, Buffers& b, int k, Timings* t) const {
-  const bool fwd = d == kForward;
-  const Reshape& last = fwd ? out_fwd_ : in_bwd_;
-  if (passes() || (last.identity() && !lean_)) return;
-  ReshapeClock clock{t, &Timings::unpack};
-  last.run(b.b[static_cast<std::size_t>(k)].get(), out, *b.staging[fwd ? 2 : 1]);
+  post_out(d, out, b, k, t);
+  finish_out(d, b, t);
 }
 
 void UserLayout::describe(std::ostream& os) const {

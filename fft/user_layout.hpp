@@ -12,6 +12,12 @@
 // call one B per field (made on the first call with that many fields, then kept). With
 // the lean workspace (transforms in place only) every side goes through B when any side
 // reshapes: a passing side then costs one memcpy.
+//
+// The reshapes overlap other work (docs/fft.md "Your own layout"): each is posted and
+// finished in two calls, so a multi-field call keeps field j+1's input reshape and field
+// j-1's output reshape in flight while field j is transformed (fft/plan.cpp many_bytes,
+// on Transform's FieldHooks; one in flight per staging: the next is posted only after the
+// previous one finished), and a split-phase start leaves its input reshape in flight.
 #pragma once
 
 #include "nbfft/coll/comm.hpp"
@@ -66,13 +72,30 @@ class UserLayout {
   // Grows to `fields` Bs (local: every rank of a multi-field call has agreed on the count).
   void ensure_fields(Buffers& b, int fields) const;
 
-  // The arrays the internal transform of field k reads and writes for the user's in / out,
-  // after reshaping the user's input into B where needed (collective when that reshape
-  // exchanges).
-  // The reshape's time adds to t->pack and t->total (after's: t->unpack and t->total).
+  // The arrays the internal transform of field k reads and writes for the user's in / out
+  // (no work: field k's B where a side reshapes).
+  void arrays(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout) const;
+  // The reshape of field k's input into what the transform reads (the user's `in` into its
+  // B), in two halves (fft/reshape.hpp: post reads `in` in full; finish completes it);
+  // collective when it exchanges, nothing when that side passes. One in flight per Buffers
+  // and direction. Timed into t->pack (and t->total unless `in_total`: a caller whose own
+  // clock covers it).
+  void post_in(Dir d, const void* in, Buffers& b, int k, Timings* t, bool in_total = true) const;
+  void finish_in(Dir d, Buffers& b, Timings* t, bool in_total = true) const;
+  // The reshape of field k's B into the user's `out`, the same way (t->unpack).
+  void post_out(Dir d, void* out, Buffers& b, int k, Timings* t, bool in_total = true) const;
+  void finish_out(Dir d, Buffers& b, Timings* t, bool in_total = true) const;
+  // Local: unpacks those of direction d's reshapes in flight that have arrived; true when
+  // none is left in flight.
+  bool arrived(Dir d, Buffers& b) const;
+  // Whether some reshape exchanges data (else each is a local copy or nothing).
+  bool exchanges() const { return first_exchanges(kForward) || first_exchanges(kBackward) || finish_exchanges(kForward); }
+  // Whether direction d's first (input) reshape exchanges data.
+  bool first_exchanges(Dir d) const { return (d == kForward ? in_fwd_ : out_bwd_).kind() == Reshape::Exchange; }
+
+  // arrays, then the input reshape done (post + finish); after: the output reshape done.
   void before(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout,
               Timings* t = nullptr) const;
-  // Reshapes B into the user's output where needed (collective when that reshape exchanges).
   void after(Dir d, void* out, Buffers& b, int k, Timings* t = nullptr) const;
   // Field k's B (what a lean transform binds instead of the user's array).
   void* internal(Buffers& b, int k) const { return b.b[static_cast<std::size_t>(k)].get(); }
@@ -81,6 +104,15 @@ class UserLayout {
   void describe(std::ostream& os) const;
 
  private:
+  // Direction d's input and output reshapes, and whether each runs (a side that passes
+  // hands the user's array to the transform: nothing to do).
+  const Reshape& first(Dir d) const { return d == kForward ? in_fwd_ : out_bwd_; }
+  const Reshape& last(Dir d) const { return d == kForward ? out_fwd_ : in_bwd_; }
+  bool first_runs(Dir d) const { return !passes() && (lean_ || !first(d).identity()); }
+  bool last_runs(Dir d) const { return !passes() && (lean_ || !last(d).identity()); }
+  static Reshape::Staging& first_staging(Dir d, Buffers& b) { return *b.staging[d == kForward ? 0 : 3]; }
+  static Reshape::Staging& last_staging(Dir d, Buffers& b) { return *b.staging[d == kForward ? 2 : 1]; }
+
   Reshape in_fwd_, in_bwd_, out_fwd_, out_bwd_;
   std::size_t b_bytes_ = 0;  // B: the larger internal pencil
   bool lean_ = false;        // every side through B (in place)

@@ -1,15 +1,28 @@
 // nbfft-bench-bricks: what user boxes cost. One interleaved run (round-robin over the
-// layouts, so drift of the machine hits them alike) of forward+backward r2c transforms with
+// layouts and transports, so drift of the machine hits them alike) of forward+backward r2c
+// transforms with
 //   native      nbfft's own pencils (no reshape)
 //   natural     output_order = natural (one local copy of the spectrum each way)
 //   bricks      bricks in and out (px x py x pz bricks of the grid and of the spectrum,
 //               x fastest): a reshape exchange before and after the transform
-// Prints, per layout, the median over rounds of the max over ranks of the time per
-// forward+backward, the reshape share (Timings pack/unpack beyond native's) and the round
-// trip's error (each layout checked: backward(forward(u)) == u).
+// each on every transport of --transport, over --fields F fields (F > 1: forward_many and
+// backward_many with fields_in_flight = 2, as nbfft-sine sets). Prints, per run, the median
+// and [min, max] over rounds of the max over ranks of the time per forward+backward of all
+// F fields, the reshape share (Timings pack/unpack) and the round trip's error (each run
+// checked: backward(forward(u)) == u, every field).
 //
-//   mpirun -n 2 nbfft-bench-bricks --grid 128 --rounds 7 --iters 5
+// --split adds, for the bricks layout on each transport, the split-phase forward overlapping
+// a compute (bench/common/compute.hpp, about the split transform's own time): F transforms
+// started one after another, each on its own workspace, the compute cut into --slices
+// pieces with progress() on every transform in flight between them, then every wait. Per
+// round: base (start + wait, nothing between), compute alone and both, and from them seed
+// 000's overlap % and the hidden % (bench/common/overlap_metrics.hpp, DESIGN.md "Measures").
+//
+//   mpirun -n 4 nbfft-bench-bricks --grid 128 --rounds 7 --iters 5 --fields 4
+//          --transport blocking,caller,thread --layouts native,bricks --split 1
 #include "brick_layout.hpp"
+#include "bench/common/compute.hpp"
+#include "bench/common/overlap_metrics.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/fft/fft.hpp"
 
@@ -23,6 +36,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,16 +45,74 @@ namespace {
 using namespace nbfft::fft;
 using nbfft::bench::brick;
 using nbfft::bench::brick_grid;
-using nbfft::bench::median;
+using nbfft::bench::Summary;
+using nbfft::bench::summarize;
+using C = std::complex<double>;
 
 struct Run {
-  std::string name;
+  std::string name, layout, transport;
   std::unique_ptr<Plan> plan;
-  std::vector<double> u, v;
-  std::vector<std::complex<double>> U;
-  std::vector<double> per_round;  // seconds per forward+backward, max over ranks
+  std::vector<std::vector<double>> u, v;  // per field
+  std::vector<std::vector<C>> U;
+  std::vector<double> per_round;  // seconds per forward+backward of all fields, max over ranks
   Timings t;
+  // --split (bricks only): per round, max over ranks
+  std::vector<Plan::Workspace> ws;
+  std::vector<double> base, alone, both, overhead;
 };
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, ',');)
+    if (!x.empty()) v.push_back(x);
+  return v;
+}
+
+double slowest(double t) { return nbfft::bench::reduce_max(t, MPI_COMM_WORLD); }
+
+std::string str(const Summary& s, double scale = 1e3) {
+  char b[96];
+  std::snprintf(b, sizeof b, "%8.2f [%.2f, %.2f]", scale * s.median, scale * s.min, scale * s.max);
+  return b;
+}
+
+void forward_all(Run& r, Timings* t) {
+  const int F = static_cast<int>(r.u.size());
+  if (F == 1) return r.plan->forward(r.u[0], r.U[0], t);
+  r.plan->forward_many(r.u, r.U, t);
+}
+
+void backward_all(Run& r, Timings* t) {
+  const int F = static_cast<int>(r.u.size());
+  if (F == 1) return r.plan->backward(r.U[0], r.v[0], t);
+  r.plan->backward_many(r.U, r.v, t);
+}
+
+// F split-phase forwards started one after the other; between the starts (and after the
+// last) `units` of compute in `slices` pieces with progress() on every transform in flight.
+// Returns the seconds inside nbfft calls (start, progress, wait).
+double split_forward(Run& r, nbfft::bench::Compute& compute, long units, int slices) {
+  const int F = static_cast<int>(r.u.size());
+  std::vector<Plan::Pending> p;
+  double in_calls = 0;
+  const long per = units / F;
+  for (int k = 0; k < F; ++k) {
+    double a = MPI_Wtime();
+    p.push_back(r.plan->forward_start(r.u[k].data(), r.u[k].size(), r.U[k].data(), r.U[k].size(),
+                                      r.ws[static_cast<std::size_t>(k)]));
+    in_calls += MPI_Wtime() - a;
+    for (int s = 0; units > 0 && s < slices; ++s) {
+      compute.run(per / slices + (s < per % slices ? 1 : 0));
+      a = MPI_Wtime();
+      for (auto& q : p) q.progress();
+      in_calls += MPI_Wtime() - a;
+    }
+  }
+  const double a = MPI_Wtime();
+  for (auto& q : p) q.wait();
+  return in_calls + MPI_Wtime() - a;
+}
 
 }  // namespace
 
@@ -51,81 +123,164 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   std::int64_t n = 128;
-  int rounds = 7, iters = 5;
-  std::string transport = "blocking", effort = "measure";
+  int rounds = 7, iters = 5, fields = 1, split = 0, slices = 16;
+  std::string transports = "blocking", effort = "measure", layouts = "native,natural,bricks";
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--grid") n = std::atoll(v.c_str());
     else if (k == "--rounds") rounds = std::atoi(v.c_str());
     else if (k == "--iters") iters = std::atoi(v.c_str());
-    else if (k == "--transport") transport = v;
+    else if (k == "--transport") transports = v;
     else if (k == "--effort") effort = v;
+    else if (k == "--fields") fields = std::atoi(v.c_str());
+    else if (k == "--layouts") layouts = v;
+    else if (k == "--split") split = std::atoi(v.c_str());
+    else if (k == "--slices") slices = std::atoi(v.c_str());
     else {
-      if (rank == 0) std::fprintf(stderr, "nbfft-bench-bricks: unknown option %s (--grid --rounds --iters --transport --effort)\n", k.c_str());
+      if (rank == 0)
+        std::fprintf(stderr, "nbfft-bench-bricks: unknown option %s (--grid --rounds --iters --transport --effort "
+                     "--fields --layouts --split --slices)\n", k.c_str());
       MPI_Finalize();
       return 2;
     }
   }
+  if (fields < 1 || rounds < 1 || iters < 1 || slices < 1) {
+    if (rank == 0) std::fprintf(stderr, "nbfft-bench-bricks: --fields, --rounds, --iters and --slices must be >= 1\n");
+    MPI_Finalize();
+    return 2;
+  }
   const std::array<std::int64_t, 3> N{n, n, n}, S{n / 2 + 1, n, n};
-  Options o;
-  o.effort = parse_effort(effort);
-  o.transport(transport);
   const auto bg = brick_grid(P);
-  std::vector<Run> runs(3);
+  const std::string bricks_name = "bricks " + std::to_string(bg[0]) + "x" + std::to_string(bg[1]) + "x" +
+                                  std::to_string(bg[2]);
+  std::vector<Run> runs;
   try {
-    runs[0].name = "native";
-    runs[0].plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
-    Options nat = o;
-    nat.output_order = OutputOrder::Natural;
-    runs[1].name = "natural";
-    runs[1].plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, nat);
-    runs[2].name = "bricks " + std::to_string(bg[0]) + "x" + std::to_string(bg[1]) + "x" + std::to_string(bg[2]);
-    runs[2].plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, brick(N, bg, rank), brick(S, bg, rank), o);
+    for (const std::string& tr : split_list(transports))
+      for (const std::string& lay : split_list(layouts)) {
+        Options o;
+        o.effort = parse_effort(effort);
+        o.transport(tr);
+        o.fields_in_flight = fields > 1 ? 2 : 1;
+        Run r;
+        r.layout = lay;
+        r.transport = tr;
+        if (lay == "native") {
+          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
+        } else if (lay == "natural") {
+          o.output_order = OutputOrder::Natural;
+          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
+        } else if (lay == "bricks") {
+          r.layout = bricks_name;
+          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, brick(N, bg, rank), brick(S, bg, rank), o);
+        } else {
+          throw std::runtime_error("--layouts: unknown layout '" + lay + "' (native, natural, bricks)");
+        }
+        r.name = r.layout + " " + tr;
+        runs.push_back(std::move(r));
+      }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  nbfft::bench::Compute compute(nbfft::bench::ComputeKind::Cache);
   for (Run& r : runs) {
     const Box3& b = r.plan->in_box();
-    r.u.resize(static_cast<std::size_t>(b.count()));
-    for (std::int64_t z = 0; z < b.n[2]; ++z)
-      for (std::int64_t y = 0; y < b.n[1]; ++y)
-        for (std::int64_t x = 0; x < b.n[0]; ++x)
-          r.u[b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z)] =
-              std::sin(2 * M_PI * (b.lo[0] + x) / n) * std::cos(4 * M_PI * (b.lo[1] + y) / n) + 0.01 * (b.lo[2] + z);
-    r.v.resize(r.u.size());
-    r.U.resize(static_cast<std::size_t>(r.plan->out_count()));
-    r.plan->forward(r.u, r.U);  // warm-up
-    r.plan->backward(r.U, r.v);
+    r.u.assign(static_cast<std::size_t>(fields), std::vector<double>(static_cast<std::size_t>(b.count())));
+    for (int f = 0; f < fields; ++f)
+      for (std::int64_t z = 0; z < b.n[2]; ++z)
+        for (std::int64_t y = 0; y < b.n[1]; ++y)
+          for (std::int64_t x = 0; x < b.n[0]; ++x)
+            r.u[f][b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z)] =
+                std::sin(2 * M_PI * (b.lo[0] + x) / n + f) * std::cos(4 * M_PI * (b.lo[1] + y) / n) +
+                0.01 * (b.lo[2] + z) * (f + 1);
+    r.v.assign(r.u.size(), std::vector<double>(r.u[0].size()));
+    r.U.assign(r.u.size(), std::vector<C>(static_cast<std::size_t>(r.plan->out_count())));
+    forward_all(r, nullptr);  // warm-up
+    backward_all(r, nullptr);
+    if (split && r.plan->reshapes()) {
+      for (int k = 0; k < fields; ++k) r.ws.push_back(r.plan->make_workspace());
+      split_forward(r, compute, 0, 1);  // warm-up: the workspaces' first touch
+    }
+  }
+  // The compute of the split measure: about one split forward of all fields on the first
+  // bricks run, the fastest of three; rank 0's
+  // calibration, broadcast: every rank computes alike.
+  long units = 0;
+  if (split) {
+    const double unit = compute.calibrate();
+    double t_split = 0;
+    for (Run& r : runs)
+      if (!r.ws.empty()) {
+        for (int k = 0; k < 3; ++k) {
+          MPI_Barrier(MPI_COMM_WORLD);
+          const double t0 = MPI_Wtime();
+          split_forward(r, compute, 0, 1);
+          const double t = slowest(MPI_Wtime() - t0);
+          t_split = k == 0 ? t : std::min(t_split, t);
+        }
+        break;
+      }
+    units = std::max<long>(1, static_cast<long>(t_split / unit));
+    MPI_Bcast(&units, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   }
   for (int round = 0; round < rounds; ++round)
     for (Run& r : runs) {
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
       for (int i = 0; i < iters; ++i) {
-        r.plan->forward(r.u, r.U, &r.t);
-        r.plan->backward(r.U, r.v, &r.t);
+        forward_all(r, &r.t);
+        backward_all(r, &r.t);
       }
-      double dt = (MPI_Wtime() - t0) / iters, mx = 0;
-      MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      r.per_round.push_back(mx);
+      r.per_round.push_back(slowest((MPI_Wtime() - t0) / iters));
+      if (r.ws.empty()) continue;
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t1 = MPI_Wtime();
+      split_forward(r, compute, 0, 1);
+      r.base.push_back(slowest(MPI_Wtime() - t1));
+      MPI_Barrier(MPI_COMM_WORLD);
+      t1 = MPI_Wtime();
+      compute.run(units);
+      r.alone.push_back(slowest(MPI_Wtime() - t1));
+      MPI_Barrier(MPI_COMM_WORLD);
+      t1 = MPI_Wtime();
+      const double in_calls = split_forward(r, compute, units, slices);
+      r.both.push_back(slowest(MPI_Wtime() - t1));
+      r.overhead.push_back(slowest(in_calls));
     }
   if (rank == 0)
-    std::printf("grid %lld^3 r2c double on %d ranks, %s, %d rounds x %d iterations, interleaved\n"
-                "layout              median ms   vs native   pack+unpack ms   max round-trip error\n",
-                static_cast<long long>(n), P, transport.c_str(), rounds, iters);
-  const double base = median(runs[0].per_round);
+    std::printf("grid %lld^3 r2c double on %d ranks, %d field(s), %d rounds x %d iterations, interleaved\n"
+                "%-30s %-26s %-10s %-15s %s\n",
+                static_cast<long long>(n), P, fields, rounds, iters, "run", "median [min, max] ms", "vs first",
+                "pack+unpack ms", "max round-trip error");
+  const double first = summarize(runs.front().per_round).median;
   int bad = 0;
   for (Run& r : runs) {
     double err = 0;
-    for (std::size_t k = 0; k < r.u.size(); ++k) err = std::max(err, std::abs(r.u[k] - r.v[k]));
-    double e = 0, pu = (r.t.pack + r.t.unpack) / (rounds * iters), mpu = 0;
-    MPI_Allreduce(&err, &e, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&pu, &mpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (std::size_t f = 0; f < r.u.size(); ++f)
+      for (std::size_t k = 0; k < r.u[f].size(); ++k) err = std::max(err, std::abs(r.u[f][k] - r.v[f][k]));
+    const double e = slowest(err), mpu = slowest((r.t.pack + r.t.unpack) / (rounds * iters));
     if (e > 1e-9) ++bad;
+    const Summary s = summarize(r.per_round);
     if (rank == 0)
-      std::printf("%-18s %10.2f %10.3fx %16.2f   %.1e\n", r.name.c_str(), 1e3 * median(r.per_round),
-                  median(r.per_round) / base, 1e3 * mpu, e);
+      std::printf("%-30s %-26s %8.3fx %12.2f   %.1e\n", r.name.c_str(), str(s).c_str(), s.median / first, 1e3 * mpu, e);
+  }
+  if (split && rank == 0) {
+    std::printf("split-phase forward of %d field(s) overlapping a compute (%ld units, %d slices with progress()):\n",
+                fields, units, slices);
+    for (Run& r : runs) {
+      if (r.base.empty()) continue;
+      std::vector<double> ov, hid;
+      for (std::size_t k = 0; k < r.base.size(); ++k) {
+        const auto m = nbfft::bench::overlap_metrics(r.base[k], r.both[k], r.overhead[k], r.alone[k]);
+        ov.push_back(m.overlap_pct);
+        hid.push_back(m.hidden_pct);
+      }
+      const Summary o = summarize(ov), h = summarize(hid);
+      std::printf("  %-28s split alone %s  compute %s  both %s ms  overlap %5.1f%% [%5.1f, %5.1f]  hidden %6.1f%% "
+                  "[%6.1f, %6.1f]\n",
+                  r.name.c_str(), str(summarize(r.base)).c_str(), str(summarize(r.alone)).c_str(),
+                  str(summarize(r.both)).c_str(), o.median, o.min, o.max, h.median, h.min, h.max);
+    }
   }
   runs.clear();
   MPI_Finalize();

@@ -1,5 +1,7 @@
 // User boxes in and out (Plan's box constructor) and the natural output order: every
-// layout verified against a serial FFTW transform of the whole field, at any rank count.
+// layout verified against a serial FFTW transform of the whole field, at any rank count;
+// the reshapes pipelined with multi-field and split-phase calls (fields of their own
+// data, each checked against FFTW and against the one-field call bit for bit).
 // Bricks in and a different decomposition out, an uneven split, empty boxes, memory
 // orders other than x fastest; r2c and c2c, double and single, several transports (the
 // thread engine included), split-phase and multi-field calls; and the bad boxes, each an
@@ -303,6 +305,171 @@ TEST(UserBoxes, NaturalOrderOption) {
     os << plan;
     EXPECT_NE(os.str().find(copy ? "local copy" : "the internal pencil (no copy)"), std::string::npos) << os.str();
   }
+}
+
+// The brick layouts the pipelined calls run: bricks_2d (2x2x1 on 4 ranks, 3x1x1 on 3) in and
+// z slabs out; the y axis split unevenly (10 = 4+3+3 on 3 ranks) in, bricks out stored z
+// fastest; empty boxes (the last rank holds no input, rank 0 the whole spectrum).
+std::vector<Boxes> pipeline_layouts(const std::array<std::int64_t, 3>& s) {
+  const int P = world_size(), r = world_rank();
+  std::vector<Boxes> v = layouts(kN, s);
+  v.erase(v.begin() + 1);  // uneven z in: replaced by the uneven y split below
+  v.pop_back();            // the natural order: no exchange to pipeline
+  v.push_back({"uneven_y_in_bricks_out", brick(kN, {1, P, 1}, r), brick(s, bricks_2d(P), r, {2, 0, 1})});
+  return v;
+}
+
+// Field k of a multi-field test: a field of its own (not a multiple of another), so a
+// field's reshape dropped or taken from a neighbour shows as a mismatch.
+std::vector<double> field_k(int k, int comps) { return global_field(kN, comps, 101 + 17 * static_cast<std::uint64_t>(k)); }
+
+struct PipeCase {
+  std::string transport;
+  int in_flight;      // fields_in_flight
+  bool lean = false;  // in place per field
+  int m1 = 0, m2 = 0;
+  bool pipeline_row = false;
+};
+
+// Multi-field calls on bricks: the reshapes ride the fields' pipeline (field j+1's input
+// reshape in flight while field j is transformed, field j's output reshape while field j+1
+// completes). Five fields of different data, each checked against serial FFTW and bit for
+// bit against the one-field call on the same plan; backward gives each field back.
+TEST(UserBoxes, ManyFieldsPipelineTheReshapes) {
+  const int P = world_size();
+  std::vector<PipeCase> cases = {{"blocking", 2}, {"pairwise:1@caller", 2}, {"caller", 1},
+                                 {"thread", 2},   {"pairwise:2@caller", 3}, {"caller", 2, true}};
+  if (P == 4) cases.push_back({"pairwise:1@caller", 2, false, 2, 2, true});  // pencils, both exchanges pipelined
+  const std::array<std::int64_t, 3> s = {kN[0] / 2 + 1, kN[1], kN[2]};
+  const int nv = 5;
+  for (const PipeCase& c : cases)
+    for (const Boxes& L : pipeline_layouts(s)) {
+      Options o;
+      o.effort = Effort::Estimate;
+      o.transport(c.transport);
+      o.fields_in_flight = c.in_flight;
+      o.lean_workspace = c.lean;
+      o.m1 = c.m1;
+      o.m2 = c.m2;
+      o.pipeline_row = c.pipeline_row;
+      Plan plan(MPI_COMM_WORLD, kN, L.in, L.out, o);
+      const std::string what = L.name + " " + c.transport + " in_flight=" + std::to_string(c.in_flight) +
+                               (c.lean ? " lean" : "") + (c.pipeline_row ? " 2x2 pipeline_row" : "");
+      ASSERT_TRUE(plan.reshapes()) << what;
+      const std::size_t nu = static_cast<std::size_t>(plan.in_count()), nU = static_cast<std::size_t>(plan.out_count());
+      // In place per field (one array of inplace_bytes each) for the lean case.
+      const std::size_t cap = c.lean ? plan.inplace_bytes() / sizeof(double) : 0;
+      std::vector<std::vector<double>> u(nv), arr(nv), back(nv);
+      std::vector<std::vector<std::complex<double>>> U(nv), one(nv);
+      std::vector<const void*> in;
+      std::vector<void*> out;
+      for (int k = 0; k < nv; ++k) {
+        u[k] = take<double>(field_k(k, 1), kN, plan.in_box(), 1);
+        U[k].assign(nU, {});
+        one[k].assign(nU, {});
+        back[k].assign(nu, 0.0);
+        if (c.lean) {
+          arr[k].assign(cap, 0.0);
+          std::copy(u[k].begin(), u[k].end(), arr[k].begin());
+          in.push_back(arr[k].data());
+          out.push_back(arr[k].data());
+        } else {
+          in.push_back(u[k].data());
+          out.push_back(U[k].data());
+        }
+      }
+      const std::size_t in_b = c.lean ? cap * sizeof(double) : nu * sizeof(double);
+      const std::size_t out_b = c.lean ? cap * sizeof(double) : nU * sizeof(std::complex<double>);
+      plan.forward_many_bytes(nv, in.data(), in_b, out.data(), out_b);
+      if (c.lean)
+        for (int k = 0; k < nv; ++k)
+          std::memcpy(static_cast<void*>(U[k].data()), arr[k].data(), nU * sizeof(std::complex<double>));
+      for (int k = 0; k < nv; ++k) {
+        const auto ref = take<double>(serial_forward(field_k(k, 1), kN, true), s, plan.out_box(), 2);
+        std::vector<double> got(reinterpret_cast<const double*>(U[k].data()),
+                                reinterpret_cast<const double*>(U[k].data()) + 2 * nU);
+        EXPECT_LT(max_diff(got, ref) / (12.0 * 10 * 9), 1e-9) << what << " field " << k;
+        if (!c.lean) {  // the one-field call on the same plan: the same bits
+          plan.forward(u[k], one[k]);
+          int same = one[k] == U[k], all = 0;
+          MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+          EXPECT_TRUE(all) << what << " field " << k << ": not bit for bit the one-field forward";
+        }
+      }
+      if (c.lean) {
+        plan.backward_many_bytes(nv, out.data(), out_b, out.data(), out_b);
+        for (int k = 0; k < nv; ++k) std::copy(arr[k].begin(), arr[k].begin() + static_cast<std::ptrdiff_t>(nu), back[k].begin());
+      } else {
+        std::vector<const void*> spec(out.begin(), out.end());
+        std::vector<void*> res;
+        for (auto& b : back) res.push_back(b.data());
+        plan.backward_many_bytes(nv, spec.data(), out_b, res.data(), nu * sizeof(double));
+      }
+      for (int k = 0; k < nv; ++k) EXPECT_LT(max_diff(back[k], u[k]), 1e-9) << what << " backward field " << k;
+    }
+}
+
+// Split-phase transforms on bricks, several in flight on one plan: the input reshape
+// travels from start to the first call that needs it, and each start or wait runs one
+// phase of the other transforms in flight. Forward and backward mixed, waited out of start
+// order, with progress() and test() between; each result against serial FFTW.
+TEST(UserBoxes, SplitPhaseInFlightTogether) {
+  const std::array<std::int64_t, 3> s = {kN[0] / 2 + 1, kN[1], kN[2]};
+  for (const std::string transport : {"blocking", "pairwise:1@caller", "thread"})
+    for (const Boxes& L : pipeline_layouts(s)) {
+      Options o;
+      o.effort = Effort::Estimate;
+      o.transport(transport);
+      Plan plan(MPI_COMM_WORLD, kN, L.in, L.out, o);
+      const std::string what = L.name + " " + transport;
+      const std::size_t nu = static_cast<std::size_t>(plan.in_count()), nU = static_cast<std::size_t>(plan.out_count());
+      std::vector<Plan::Workspace> ws;
+      for (int k = 0; k < 4; ++k) ws.push_back(plan.make_workspace());
+      // Fields 0, 2, 3 forward; field 1 backward from its exact spectrum.
+      std::vector<std::vector<double>> u(4), v(4);
+      std::vector<std::vector<std::complex<double>>> U(4);
+      std::vector<std::vector<double>> ref(4);
+      for (int k = 0; k < 4; ++k) {
+        u[k] = take<double>(field_k(k, 1), kN, plan.in_box(), 1);
+        ref[k] = take<double>(serial_forward(field_k(k, 1), kN, true), s, plan.out_box(), 2);
+        U[k].assign(nU, {});
+        v[k].assign(nu, 0.0);
+      }
+      for (std::size_t i = 0; i < nU; ++i) U[1][i] = {ref[1][2 * i], ref[1][2 * i + 1]};
+      std::vector<Plan::Pending> p(4);
+      p[0] = plan.forward_start(u[0].data(), nu, U[0].data(), nU, ws[0]);
+      p[0].progress();
+      p[1] = plan.backward_start(U[1].data(), nU, v[1].data(), nu, ws[1]);
+      for (int i = 0; i < 3; ++i) p[1].test();
+      p[2] = plan.forward_start(u[2].data(), nu, U[2].data(), nU, ws[2]);
+      p[1].wait();
+      p[3] = plan.forward_start(u[3].data(), nu, U[3].data(), nU, ws[3]);
+      // The caller may change its input once start returned: the input reshape read it.
+      std::fill(u[3].begin(), u[3].end(), -1.0);
+      p[2].wait();
+      while (!p[0].test()) {
+      }
+      p[0].wait();
+      p[3].wait();
+      const double n3 = 12.0 * 10 * 9;
+      for (int k : {0, 2, 3}) {
+        std::vector<double> got(reinterpret_cast<const double*>(U[k].data()),
+                                reinterpret_cast<const double*>(U[k].data()) + 2 * nU);
+        EXPECT_LT(max_diff(got, ref[k]) / n3, 1e-9) << what << " forward field " << k;
+      }
+      const auto u1 = take<double>(field_k(1, 1), kN, plan.in_box(), 1);
+      EXPECT_LT(max_diff(v[1], u1), 1e-9) << what << " backward field 1";
+      // A single transform, started and waited alone (the input reshape hidden by the
+      // compute between), still gives the plain call's bits.
+      std::vector<std::complex<double>> plain(nU), split(nU);
+      const auto u0 = take<double>(field_k(0, 1), kN, plan.in_box(), 1);
+      plan.forward(u0, plain);
+      Plan::Pending q = plan.forward_start(u0.data(), nu, split.data(), nU, ws[0]);
+      q.wait();
+      int same = plain == split, all = 0;
+      MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+      EXPECT_TRUE(all) << what << ": split-phase forward not bit for bit the plain one";
+    }
 }
 
 // Every bad layout fails on every rank with the same message naming the conflict.
