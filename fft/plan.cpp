@@ -792,8 +792,14 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
   // User boxes: the reshapes ride the fields' pipeline (Transform::FieldHooks). Field j+1's
   // input reshape travels while field j is transformed, field j's output reshape while
   // field j+1 completes; each is finished just before its staging is needed again.
+  // A blocking transport moves nothing while the fields compute: there the reshapes run
+  // one after another around the transform, without the progress calls the hooks turn on.
   FieldHooks hooks;
-  if (L) {
+  const bool ride = L && impl().opt.col_transport.algorithm.name != "blocking";
+  if (L && !ride) {
+    UserLayout::Buffers& lb = *impl().layout_bufs;
+    for (int k = 0; k < nv; ++k) L->before(d, in[k], out[k], lb, k, &tin[k], &tout[k], t);
+  } else if (L) {
     UserLayout::Buffers& lb = *impl().layout_bufs;
     for (int k = 0; k < nv; ++k) L->arrays(d, in[k], out[k], lb, k, &tin[k], &tout[k]);
     hooks.before = [&, L](int j) {
@@ -808,9 +814,11 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
   }
   impl().visit([&](const auto& p) {
     const auto ws = p.ptrs();
-    p.tr->run(d, nv, tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t, L ? &hooks : nullptr);
+    p.tr->run(d, nv, tin.data(), tout.data(), ws.data(), static_cast<int>(ws.size()), t, ride ? &hooks : nullptr);
   });
-  if (L) L->finish_out(d, *impl().layout_bufs, t);  // the last field's, after run's own total
+  if (ride) L->finish_out(d, *impl().layout_bufs, t);  // the last field's, after run's own total
+  else if (L)
+    for (int k = 0; k < nv; ++k) L->after(d, out[k], *impl().layout_bufs, k, t);
 }
 
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
