@@ -42,6 +42,8 @@ namespace {
 
 constexpr const char* kFormat = "nbfft fields 1";  // root attribute nbfft_format
 constexpr const char* kTmpSuffix = ".nbfft-tmp";
+// Disk room claimed beyond a file's data for the metadata HDF5 writes when it closes.
+constexpr std::uint64_t kMetadataRoom = std::uint64_t(256) << 10;
 
 // HDF5's helpers (io/h5util.hpp): one copy for the whole io layer.
 using h5::check;
@@ -409,6 +411,23 @@ void H5File::close() {
   if (!is_open()) return;
   detail::background_settle(impl_->bg, true, false);  // every write in flight is in the file first
   detail::background_guard("H5File::close");
+  // Background writes only checked their room (io/room.hpp); the metadata's is claimed now,
+  // with nothing in flight, before HDF5's closing flush needs it.
+  if (impl_->bg && !impl_->broken) {
+    Impl& m = *impl_;
+    try {
+      agree(m.comm, [&] {
+        if (comm_rank(m.comm) != 0) return;
+        const std::string why = detail::claim_room(m.target(), kMetadataRoom);
+        if (!why.empty())
+          throw Error(ErrorCode::Io, "H5File::close: no room for the metadata of '" + m.target() + "': " + why);
+      });
+    } catch (...) {
+      m.broken = true;
+      m.finish(false);
+      throw;
+    }
+  }
   if (impl_->broken && impl_->mode == Mode::Create) {
     impl_->finish(false);
     throw Error(ErrorCode::Io, "H5File::close: a write to '" + impl_->tmp + "' failed earlier; it is removed, and " +
@@ -609,9 +628,10 @@ Id collective_transfer() {
 namespace {
 // The collective first half of a write: the checks every rank agrees on, then /field/step
 // created (contiguous or chunked, allocated at once, never filled) with its attributes.
-// write() moves the data into it next; write_start() hands its bytes to MPI-IO.
+// write() moves the data into it next; write_start() hands its bytes to MPI-IO. `reserve`:
+// the disk room is claimed (write), or only checked (false: write_start; io/room.hpp says why).
 Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space space, const std::string& field,
-               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group) {
+               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
   const auto& d = plan.decomposition();
   const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
   agree_call(m.comm, "H5File::write",
@@ -622,7 +642,8 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
 
   // The room for the data and the close's metadata, claimed before the dataset is made
   // (io/room.hpp): a full disk or a file size limit is an error here, on every rank, while
-  // HDF5 has allocated nothing it would have to write at close.
+  // HDF5 has allocated nothing it would have to write at close. A background write only
+  // checks it; close() then claims the metadata's room once its writes are done.
   const auto claim = [&] {
     if (comm_rank(m.comm) != 0) return;
     std::uint64_t bytes = elem_size(dtype);
@@ -630,7 +651,8 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
       const std::uint64_t c = m.options.chunk[a] ? std::min<std::uint64_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a])) : 0;
       bytes *= c ? (l.dims[a] + c - 1) / c * c : l.dims[a];  // whole chunks
     }
-    const std::string why = detail::claim_room(m.target(), bytes + (std::uint64_t(256) << 10));
+    const std::uint64_t need = bytes + kMetadataRoom;
+    const std::string why = reserve ? detail::claim_room(m.target(), need) : detail::check_room(m.target(), need);
     if (!why.empty())
       throw Error(ErrorCode::Io, "H5File::write: no room for " + where + " (" + std::to_string(bytes) + " bytes) in '" +
                                      m.target() + "': " + why);
@@ -704,7 +726,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   std::uint64_t mine = 0;
@@ -740,7 +762,7 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   Impl& m = *this;
   const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, false);
   const std::string where = "/" + field + "/" + std::to_string(step);
   detail::Placement p;
   p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
@@ -771,9 +793,26 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   return p;
 }
 
-void detail::stage_box(const fft::Box3& b, std::size_t es, const void* src, void* dst) {
-  if (b.empty()) return;
-  reorder(b, 0, b.n[2], es, static_cast<const char*>(src), static_cast<char*>(dst), true);
+std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) {
+  const fft::Box3& b = p.box;
+  if (b.empty()) return 0;
+  const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(p.es);  // bytes of a z plane of the box
+  const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(256) << 10) / plane);
+  const char* s = static_cast<const char*>(src);
+  char* t = static_cast<char*>(dst);
+  std::uint64_t sum = 0;
+  for (std::int64_t z0 = 0; z0 < b.n[2]; z0 += step) {
+    const std::int64_t nz = std::min(step, b.n[2] - z0);
+    const char* piece = s + z0 * plane;  // the natural order's planes z0 ..
+    if (t) {
+      if (p.natural) std::memcpy(t + z0 * plane, piece, std::size_t(nz * plane));
+      else reorder(b, z0, nz, p.es, s, t + z0 * plane, true);
+      piece = t + z0 * plane;
+    }
+    const std::int64_t start[3] = {p.start[0] + z0, p.start[1], p.start[2]}, count[3] = {nz, p.count[1], p.count[2]};
+    sum += block_checksum(start, count, p.dims.data(), p.dtype, piece);
+  }
+  return sum;
 }
 
 namespace {

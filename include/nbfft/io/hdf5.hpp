@@ -175,7 +175,7 @@ class H5File {
   //
   // HDF5 makes the dataset at the start, exactly as write() does (so write()'s errors are
   // the start's, on every rank); this rank's box then goes to the dataset's file offset by
-  // non-blocking collective MPI-IO. Any MPI thread level. Contiguous datasets only (a file
+  // non-blocking MPI-IO. Any MPI thread level. Contiguous datasets only (a file
   // with H5Options::chunk: an Unavailable error). Stage::Copy (the default) copies this
   // rank's box at start (one box of memory per write in flight; the buffer is free at
   // once); Stage::Borrow copies nothing (a spectrum is still staged into the file's order)
@@ -217,6 +217,11 @@ class H5File {
   }
   Pending write_start_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                             double time, Dtype dtype, const void* data, std::size_t bytes, Stage stage = Stage::Copy);
+  // The staging buffers of Stage::Copy (and of a spectrum's reordering) outlive their file:
+  // those the last closed file used wait for the next file's background writes, since a
+  // checkpoint is a new file each time and a fresh buffer's first touch costs page faults.
+  // This frees them (local; the next background write allocates anew).
+  static void release_staging();
 
   std::vector<std::string> fields() const;                  // sorted
   std::vector<std::int64_t> steps(const std::string& field) const;  // ascending
