@@ -1,17 +1,26 @@
 // Background writes (H5File::write_start): HDF5 makes the dataset on the caller's thread,
 // exactly as write() does (same checks, attributes, contiguous layout, allocated at once
 // and never filled), and gives its file offset; the rank's box, in the file's (z, y, x)
-// order, then goes there by MPI_File_iwrite_at_all on a second MPI-IO handle of the same
-// file, through a subarray view, while the caller keeps computing. wait() completes it and
-// does what write() does after the data (detail::after_data: series, XDMF).
+// order, then goes there by non-blocking MPI-IO on a second handle of the same file while
+// the caller keeps computing. wait() completes it and does what write() does after the
+// data (detail::after_data: checksum attributes, series, XDMF).
 //
-// Why not an I/O thread making write()'s HDF5 calls (this file's previous design):
-// measured (docs/io.md "Writing in the background", bench/iobg) the thread needs
-// MPI_THREAD_MULTIPLE and, with every core running a rank, its collective MPI-IO competes
-// with the solver: it hid 42% of a 256^3 write with the steps a third slower. Open MPI's
-// OMPIO hands a non-blocking write to glibc's POSIX AIO threads, which progress without
-// any MPI call; MPICH's ROMIO progresses it inside MPI_Test/MPI_Wait (Pending::test()
-// drives it). No thread of ours, so any MPI thread level does.
+// One stream per file. A box whose file runs are long (the physical field's rows of whole
+// (y, x) planes, a slab's one block) goes out as MPI_File_iwrite_at requests of at most
+// 1 MiB on one handle per file with the default view, opened at the file's first
+// background write: Open MPI's OMPIO and MPICH's ROMIO hand them to glibc's POSIX AIO,
+// which serves one file descriptor with one thread, in order, with no MPI call needed.
+// Measured (docs/io.md "Writing in the background"): every rank's AIO thread writes into
+// the same file, and whole 64 MiB boxes in one system call each cost up to 5x the system
+// time of the same bytes in 1 MiB calls; and a handle opened per write while another was
+// in flight cost 20-30 ms of the start. A box of short runs (a pencil spectrum split along
+// kx: a row of a few KiB per (z, y)) instead takes a handle of its own with a subarray
+// view and one collective MPI_File_iwrite_at_all (ROMIO aggregates the rows; a view
+// cannot change while a write on its handle is pending).
+//
+// Why not an I/O thread making write()'s HDF5 calls (an earlier design): it needs
+// MPI_THREAD_MULTIPLE and, measured, hid less (42% of a 256^3 write, the steps a third
+// slower). No thread of ours, so any MPI thread level does.
 //
 // Chunked datasets are refused (their bytes are not one run of the file). HDF5's metadata
 // never overlaps the allocated data, so its writes and ours meet nowhere; our handles are
@@ -21,12 +30,13 @@
 // (a duplicate of the file's communicator), the write's MPI-IO error at wait(), which is
 // therefore collective, in start order on every rank.
 #include "background.hpp"
-#include "checksum.hpp"
 
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -35,10 +45,13 @@ namespace nbfft::io {
 
 struct H5File::Pending::Impl {
   std::shared_ptr<detail::Background> bg;
-  MPI_File fh = MPI_FILE_NULL;  // taken from bg->handles, given back once waited
-  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_File fh = MPI_FILE_NULL;  // a view write's own handle (from bg->handles, given back once waited)
+  std::vector<MPI_Request> reqs;  // one per run (the stream), or the view write's one
+  std::vector<int> want;          // the values each request writes
+  std::size_t first = 0;          // requests before it have completed on this rank
   MPI_Datatype etype = MPI_DATATYPE_NULL, ftype = MPI_DATATYPE_NULL;  // etype: predefined, never freed
-  std::int64_t reals = 0;  // elements of etype this rank writes
+  std::int64_t reals = 0;    // elements of etype this rank writes
+  std::int64_t written = 0;  // of them, reported written by completed requests
   const void* src = nullptr;     // what MPI-IO writes: the caller's buffer or `copy`
   std::unique_ptr<char[]> copy;  // the staged box (Stage::Copy, or the spectrum's order)
   std::size_t copy_bytes = 0;
@@ -57,15 +70,23 @@ namespace detail {
 
 using Job = H5File::Pending::Impl;
 
+// A staging buffer: its bytes, its size, whether a write of this file has used it.
+struct Buffer {
+  std::unique_ptr<char[]> bytes;
+  std::size_t size = 0;
+  bool used = false;
+};
+
 struct Background {
   MPI_Comm ctl = MPI_COMM_NULL;
   std::string path;
-  std::vector<MPI_File> handles;              // open on the file, no write pending
+  MPI_File stream = MPI_FILE_NULL;            // the runs' handle (default view), opened at its first use
+  std::vector<MPI_File> handles;              // view writes': open on the file, no write pending
   std::vector<MPI_File> all;                  // every handle opened, closed at settle
   std::vector<std::shared_ptr<Job>> unwaited;  // started, not yet waited for (start order)
-  // Staging buffers of finished writes, kept until the file closes: a fresh buffer costs
-  // a page fault per 4 KiB on its first touch, as much as the copy.
-  std::vector<std::pair<std::unique_ptr<char[]>, std::size_t>> spare;
+  // Staging buffers of finished writes, for the next ones (and, once the file closes, for
+  // the next file's: g_pool).
+  std::vector<Buffer> spare;
 };
 
 namespace {
@@ -74,6 +95,11 @@ namespace {
 std::mutex g_mu;
 int g_in_flight = 0;
 std::weak_ptr<Background> g_owner;
+// The staging buffers the last closed file used, for the next file's background writes: a
+// checkpoint is a new file each time, and a fresh buffer costs a page fault per 4 KiB on
+// its first touch (measured in write_start at 256^3: 32 ms for a 64 MiB box, 13 ms reused).
+// H5File::release_staging() frees them.
+std::vector<Buffer> g_pool;
 
 std::string mpi_reason(int code) {
   char s[MPI_MAX_ERROR_STRING];
@@ -82,42 +108,66 @@ std::string mpi_reason(int code) {
   return std::string(s, std::size_t(n));
 }
 
-// Whether the job's MPI-IO request has completed on this rank (local; drives it once).
+// Whether the job's MPI-IO requests have completed on this rank (local; drives them once).
 // Under Open MPI by MPI_Request_get_status, not MPI_Test/MPI_Wait: on a failed write Open
 // MPI 4.1's MPI_Test and MPI_Wait crash in ompi_errhandler_request_invoke (an OMPIO request
 // carries no file for its error handler: a null dereference); get_status reports the same
 // completion and error without the handler, and the request is then freed. Elsewhere
-// MPI_Test (MPICH's ROMIO progresses its generalized requests there).
+// MPI_Test (MPICH's ROMIO progresses its requests there). The requests complete in order
+// (one AIO stream), so only the first one still open is asked.
 bool poll(Job& j) {
   if (j.done) return true;
-  int flag = 0;
-  MPI_Status st;
-  st.MPI_ERROR = MPI_SUCCESS;
+  while (j.first < j.reqs.size()) {
+    MPI_Request& r = j.reqs[j.first];
+    int flag = 0;
+    MPI_Status st;
+    st.MPI_ERROR = MPI_SUCCESS;
 #if defined(OPEN_MPI)
-  const int rc = MPI_Request_get_status(j.req, &flag, &st);
-  if (rc == MPI_SUCCESS && flag) MPI_Request_free(&j.req);
-  const int err = rc != MPI_SUCCESS ? rc : flag ? st.MPI_ERROR : MPI_SUCCESS;
+    const int rc = MPI_Request_get_status(r, &flag, &st);
+    if (rc == MPI_SUCCESS && flag) MPI_Request_free(&r);
+    const int err = rc != MPI_SUCCESS ? rc : flag ? st.MPI_ERROR : MPI_SUCCESS;
 #else
-  const int rc = MPI_Test(&j.req, &flag, &st);
-  const int err = rc;
+    const int rc = MPI_Test(&r, &flag, &st);
+    const int err = rc;
 #endif
-  if (rc != MPI_SUCCESS) flag = 1;  // no use asking again
-  if (!flag) return false;
-  if (err != MPI_SUCCESS) {
-    j.error = "H5File::write_start: writing " + j.what + ": " + mpi_reason(err);
-  } else {
+    if (rc != MPI_SUCCESS) flag = 1;  // no use asking again
+    if (!flag) return false;
+    if (err != MPI_SUCCESS && j.error.empty())
+      j.error = "H5File::write_start: writing " + j.what + ": " + mpi_reason(err);
     // Open MPI 4.1's OMPIO reports a write cut short by a full disk or a file size limit as
     // a success with a short count: only the count tells.
     int count = 0;
-    if (MPI_Get_count(&st, j.etype, &count) == MPI_SUCCESS && count != MPI_UNDEFINED && count < j.reals)
-      j.error = "H5File::write_start: writing " + j.what + ": only " + std::to_string(count) + " of " +
-                std::to_string(j.reals) + " values were written (a full disk, or the file size limit?)";
+    if (err == MPI_SUCCESS && MPI_Get_count(&st, j.etype, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
+      j.written += std::min(count, j.want[j.first]);
+    ++j.first;
   }
+  if (j.error.empty() && j.written < j.reals)
+    j.error = "H5File::write_start: writing " + j.what + ": only " + std::to_string(j.written) + " of " +
+              std::to_string(j.reals) + " values were written (a full disk, or the file size limit?)";
   j.done = true;
   return true;
 }
 
-// Completes the job's MPI-IO request on this rank (local).
+// A box is streamed when it has at most this many runs, ...
+constexpr std::int64_t kMaxRuns = 16384;
+// ... each written in requests of at most this many bytes. Every rank's AIO thread writes
+// into the same file, and a buffered write holds the file's inode lock for its whole
+// system call: two processes writing 3 x 64 MiB each into one file on this machine spent
+// 0.4-1.0 s of system time in 64 MiB calls, 0.16-0.19 s in 1 MiB calls (0.10 s into two
+// files); in the 256^3 solver loop the steps slowed 24% with whole boxes, 10% in 1 MiB
+// pieces (docs/io.md).
+constexpr std::int64_t kPieceBytes = std::int64_t(1) << 20;
+
+// Opens `file` for writing on every rank of bg.ctl (inside agree: throws on failure).
+MPI_File open_handle(Background& bg, const std::string& file) {
+  MPI_File fh = MPI_FILE_NULL;
+  const int rc = MPI_File_open(bg.ctl, file.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS)
+    throw Error(ErrorCode::Io, "H5File::write_start: opening '" + file + "' for MPI-IO: " + mpi_reason(rc));
+  return fh;
+}
+
+// Completes the job's MPI-IO requests on this rank (local).
 void complete(Job& j) {
   while (!poll(j)) {
   }
@@ -127,7 +177,7 @@ void release(Background& bg, Job& j) {
   if (j.ftype != MPI_DATATYPE_NULL) MPI_Type_free(&j.ftype);
   if (j.fh != MPI_FILE_NULL) bg.handles.push_back(j.fh);
   j.fh = MPI_FILE_NULL;
-  if (j.copy) bg.spare.emplace_back(std::move(j.copy), j.copy_bytes);
+  if (j.copy) bg.spare.push_back({std::move(j.copy), j.copy_bytes, true});
 }
 
 // Counts a job out of the writes in flight (each job once).
@@ -165,6 +215,9 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   if (!bg) {
     bg = std::make_shared<Background>();
     bg->path = path;
+    std::lock_guard<std::mutex> g(g_mu);
+    bg->spare = std::move(g_pool);
+    g_pool.clear();
   }
   if (bg->ctl == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(comm, &bg->ctl), "MPI_Comm_dup");
   agree(bg->ctl, [&] {
@@ -195,15 +248,11 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   const std::size_t need = std::size_t(n) * p.es;
   try {
   agree(bg->ctl, [&] {
-    if (2 * n > INT_MAX)
-      throw Error(ErrorCode::Unavailable, "H5File::write_start: this rank's box has " + std::to_string(n) +
-                                              " elements, more than one MPI-IO call takes; use H5File::write");
-    const void* src = data;
     if (stage == H5File::Stage::Copy || !p.natural) {
       for (auto it = bg->spare.begin(); it != bg->spare.end(); ++it)
-        if (it->second >= need) {
-          j->copy = std::move(it->first);
-          j->copy_bytes = it->second;
+        if (it->size >= need) {
+          j->copy = std::move(it->bytes);
+          j->copy_bytes = it->size;
           bg->spare.erase(it);
           break;
         }
@@ -211,60 +260,113 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
         j->copy.reset(new char[std::max<std::size_t>(1, need)]);
         j->copy_bytes = need;
       }
-      if (p.natural) {
-        if (need) std::memcpy(j->copy.get(), data, need);
-      } else {
-        stage_box(p.box, p.es, data, j->copy.get());
-      }
-      src = j->copy.get();
     }
-    // The checksum terms now, from the bytes in the file's order (the copy or the caller's
+    // The checksum terms now, from the bytes in the file's order (the copy, or the caller's
     // natural-order array, which Borrow leaves unchanged until wait): written at wait.
-    if (n > 0) j->sum = block_checksum(p.start.data(), p.count.data(), p.dims.data(), p.dtype, src);
-    // The element as MPI's real type (a complex one as two reals along x): OMPIO takes a
-    // predefined element type faster than a derived one.
-    const bool cplx = p.es == 2 * p.real_es;
-    j->etype = p.real_es == 8 ? MPI_DOUBLE : MPI_FLOAT;
-    j->reals = n * (cplx ? 2 : 1);
-    if (n > 0) {
-      int sizes[3], sub[3], starts[3];
-      for (int a = 0; a < 3; ++a) {
-        const std::int64_t k = a == 2 && cplx ? 2 : 1;
-        sizes[a] = int(p.dims[a] * k);
-        sub[a] = int(p.count[a] * k);
-        starts[a] = int(p.start[a] * k);
+    j->sum = stage_box(p, data, j->copy.get());
+    j->src = j->copy ? j->copy.get() : data;
+  });
+  // The element as MPI's real type (a complex one as two reals along x): OMPIO takes a
+  // predefined element type faster than a derived one.
+  const bool cplx = p.es == 2 * p.real_es;
+  j->etype = p.real_es == 8 ? MPI_DOUBLE : MPI_FLOAT;
+  j->reals = n * (cplx ? 2 : 1);
+  std::int64_t dims[3], start[3], count[3];  // in reals, (z, y, x)
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t k = a == 2 && cplx ? 2 : 1;
+    dims[a] = p.dims[a] * k;
+    start[a] = p.start[a] * k;
+    count[a] = p.count[a] * k;
+  }
+  // The box's runs in the file: whole planes merge into one block, whole rows into one run
+  // per z, else one run per (z, y) row. Long runs go to the file's stream; short ones, many,
+  // through a view (agreed: a view write is collective).
+  const std::int64_t run = count[2] < dims[2] ? count[2] : count[1] < dims[1] ? count[1] * count[2] : j->reals;
+  const std::int64_t runs = run > 0 ? j->reals / run : 0;
+  const char* env = std::getenv("NBFFT_IO_BG_RUN_BYTES");  // the shortest average run streamed (tests)
+  const std::int64_t min_run = env ? std::atoll(env) : std::int64_t(64) << 10;
+  int stream_ok = runs <= kMaxRuns && run * std::int64_t(p.real_es) >= min_run ? 1 : 0;
+  if (n == 0) stream_ok = 1;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &stream_ok, 1, MPI_INT, MPI_MIN, bg->ctl), "MPI_Allreduce");
+  if (stream_ok) {
+    agree(bg->ctl, [&] {
+      if (bg->stream == MPI_FILE_NULL) {
+        bg->stream = open_handle(*bg, p.file);
+        bg->all.push_back(bg->stream);
       }
-      check_mpi(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, j->etype, &j->ftype),
-                "MPI_Type_create_subarray");
-      check_mpi(MPI_Type_commit(&j->ftype), "MPI_Type_commit");
+    });
+    // Independent writes, each rank's own: nothing left to agree on until wait().
+    const char* mem = static_cast<const char*>(j->src);
+    std::string err;
+    for (std::int64_t r = 0; r < runs && err.empty(); ++r) {
+      const std::int64_t q = r * run;  // the run's first real in the box, (z, y, x) order
+      std::int64_t z = 0, y = 0;
+      if (run == count[1] * count[2]) z = q / run;
+      else if (run == count[2]) z = q / (count[1] * count[2]), y = (q / count[2]) % count[1];
+      const std::int64_t at = ((start[0] + z) * dims[1] + start[1] + y) * dims[2] + start[2];
+      for (std::int64_t done = 0; done < run && err.empty();) {
+        const int len = int(std::min<std::int64_t>(run - done, kPieceBytes / std::int64_t(p.real_es)));
+        j->reqs.push_back(MPI_REQUEST_NULL);
+        j->want.push_back(len);
+        const int rc = MPI_File_iwrite_at(bg->stream, p.offset + MPI_Offset((at + done) * std::int64_t(p.real_es)),
+                                          mem + (q + done) * std::int64_t(p.real_es), len, j->etype, &j->reqs.back());
+        if (rc != MPI_SUCCESS) {
+          j->reqs.pop_back();
+          j->want.pop_back();
+          err = "H5File::write_start: starting " + j->what + ": " + mpi_reason(rc);
+        }
+        done += len;
+      }
     }
-    j->src = src;
-  });
-  // A handle with no write pending (a view is set only on such), or a new one: the same on
-  // every rank, since handles come back only at collective waits.
-  agree(bg->ctl, [&] {
-    if (bg->handles.empty()) {
-      MPI_File fh = MPI_FILE_NULL;
-      const int rc = MPI_File_open(bg->ctl, p.file.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    // A run that did not start leaves the earlier ones going: their buffer stays ours until
+    // they complete; the failure is the write's, reported at wait() on every rank.
+    if (!err.empty()) j->error = err;
+    if (j->reqs.empty()) j->done = true;
+  } else {
+    agree(bg->ctl, [&] {
+      if (2 * n > INT_MAX)
+        throw Error(ErrorCode::Unavailable, "H5File::write_start: this rank's box has " + std::to_string(n) +
+                                                " elements in rows too short to stream, more than one MPI-IO call "
+                                                "takes; use H5File::write");
+      if (n > 0) {
+        int sizes[3], sub[3], starts[3];
+        for (int a = 0; a < 3; ++a) {
+          sizes[a] = int(dims[a]);
+          sub[a] = int(count[a]);
+          starts[a] = int(start[a]);
+        }
+        check_mpi(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, j->etype, &j->ftype),
+                  "MPI_Type_create_subarray");
+        check_mpi(MPI_Type_commit(&j->ftype), "MPI_Type_commit");
+      }
+    });
+    // A handle with no write pending (a view is set only on such), or a new one: the same on
+    // every rank, since handles come back only at collective waits.
+    agree(bg->ctl, [&] {
+      if (bg->handles.empty()) {
+        bg->handles.push_back(open_handle(*bg, p.file));
+        bg->all.push_back(bg->handles.back());
+      }
+      j->fh = bg->handles.back();
+      bg->handles.pop_back();
+    });
+    agree(bg->ctl, [&] {
+      const MPI_Datatype view = n > 0 ? j->ftype : j->etype;
+      int rc = MPI_File_set_view(j->fh, p.offset, j->etype, view, "native", MPI_INFO_NULL);
       if (rc != MPI_SUCCESS)
-        throw Error(ErrorCode::Io, "H5File::write_start: opening '" + p.file + "' for MPI-IO: " + mpi_reason(rc));
-      bg->handles.push_back(fh);
-      bg->all.push_back(fh);
-    }
-    j->fh = bg->handles.back();
-    bg->handles.pop_back();
-  });
-  agree(bg->ctl, [&] {
-    const MPI_Datatype view = n > 0 ? j->ftype : j->etype;
-    int rc = MPI_File_set_view(j->fh, p.offset, j->etype, view, "native", MPI_INFO_NULL);
-    if (rc != MPI_SUCCESS)
-      throw Error(ErrorCode::Io, "H5File::write_start: the MPI-IO view of " + j->what + ": " + mpi_reason(rc));
-    rc = MPI_File_iwrite_at_all(j->fh, 0, j->src, int(j->reals), j->etype, &j->req);
-    if (rc != MPI_SUCCESS)
-      throw Error(ErrorCode::Io, "H5File::write_start: starting " + j->what + ": " + mpi_reason(rc));
-  });
+        throw Error(ErrorCode::Io, "H5File::write_start: the MPI-IO view of " + j->what + ": " + mpi_reason(rc));
+      j->reqs.push_back(MPI_REQUEST_NULL);
+      j->want.push_back(int(j->reals));
+      rc = MPI_File_iwrite_at_all(j->fh, 0, j->src, int(j->reals), j->etype, &j->reqs.back());
+      if (rc != MPI_SUCCESS) {
+        j->reqs.clear();
+        j->want.clear();
+        throw Error(ErrorCode::Io, "H5File::write_start: starting " + j->what + ": " + mpi_reason(rc));
+      }
+    });
+  }
   } catch (...) {
-    if (j->req == MPI_REQUEST_NULL) release(*bg, *j);  // nothing pending on its buffer or handle
+    if (j->reqs.empty()) release(*bg, *j);  // nothing pending on its buffer or handle
     throw;
   }
   bg->unwaited.push_back(j);
@@ -310,7 +412,14 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
   if (!finalized)
     for (MPI_File& fh : bg->all) MPI_File_close(&fh);
   bg->all.clear();
+  bg->stream = MPI_FILE_NULL;
   bg->handles.clear();
+  {  // the buffers this file used wait for the next file's writes; the others are freed
+    std::lock_guard<std::mutex> g(g_mu);
+    g_pool.clear();
+    for (auto& b : bg->spare)
+      if (b.used) g_pool.push_back({std::move(b.bytes), b.size, false});
+  }
   bg->spare.clear();
   if (bg->ctl != MPI_COMM_NULL && !finalized) MPI_Comm_free(&bg->ctl);
   bg->ctl = MPI_COMM_NULL;
@@ -318,6 +427,11 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
 }
 
 }  // namespace detail
+
+void H5File::release_staging() {
+  std::lock_guard<std::mutex> g(detail::g_mu);
+  detail::g_pool.clear();
+}
 
 H5File::Pending::Pending() = default;
 H5File::Pending::Pending(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -1,6 +1,6 @@
 // The hooks between H5File (io/hdf5.cpp) and its background writes (io/background.cpp):
 // the dataset made by HDF5 on the caller's thread, its bytes written by non-blocking
-// collective MPI-IO at the dataset's file offset, and the process-wide rule that keeps
+// MPI-IO at the dataset's file offset, and the process-wide rule that keeps
 // every other H5File call out until they are waited for.
 #pragma once
 
@@ -28,8 +28,11 @@ struct Placement {
   Dtype dtype = Dtype::Float64;
 };
 
-// Copies a whole box from its memory order into the file's (z, y, x) order.
-void stage_box(const fft::Box3& b, std::size_t es, const void* src, void* dst);
+// Copies this rank's box from its memory order into the file's (z, y, x) order at `dst` (or,
+// dst null, leaves `src`, already in that order, where it is), a few z planes at a time,
+// and returns the box's checksum terms (io/checksum.hpp), each piece summed while it is
+// still in cache: one pass over memory where a copy then a sum made two.
+std::uint64_t stage_box(const Placement& p, const void* src, void* dst);
 
 // What every write does once the step's data is in the file (series, XDMF). Collective on
 // the file's communicator.
@@ -43,7 +46,7 @@ void put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, 
 void background_guard(const char* op);
 
 // Starts a write of `file`: agreed checks, then place() (collective HDF5 calls making the
-// dataset), the staging and MPI_File_iwrite_at_all. `after` runs at wait (collective);
+// dataset), the staging and the non-blocking MPI-IO requests. `after` runs at wait (collective);
 // `failed` instead when the write failed (on every rank: the file then holds a hole).
 std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
                                                         const std::string& path, bool writable, bool chunked,

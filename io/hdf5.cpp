@@ -11,6 +11,7 @@
 #include "checksum.hpp"
 #include "h5util.hpp"
 #include "room.hpp"
+#include "stored.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/version.h"
@@ -42,6 +43,8 @@ namespace {
 
 constexpr const char* kFormat = "nbfft fields 1";  // root attribute nbfft_format
 constexpr const char* kTmpSuffix = ".nbfft-tmp";
+// Disk room claimed beyond a file's data for the metadata HDF5 writes when it closes.
+constexpr std::uint64_t kMetadataRoom = std::uint64_t(256) << 10;
 
 // HDF5's helpers (io/h5util.hpp): one copy for the whole io layer.
 using h5::check;
@@ -87,32 +90,6 @@ Id h5type(Dtype d, bool file) {
   check(H5Tinsert(t, "r", 0, real), "H5Tinsert");
   check(H5Tinsert(t, "i", real_size(d), real), "H5Tinsert");
   return t;
-}
-
-// What a dataset's type is to nbfft, or "" with `why` set when it is none of its four.
-bool dtype_of_file(hid_t t, Dtype& out, std::string& why) {
-  const H5T_class_t cls = H5Tget_class(t);
-  if (cls == H5T_FLOAT) {
-    const std::size_t s = H5Tget_size(t);
-    if (s == 8 || s == 4) {
-      out = s == 8 ? Dtype::Float64 : Dtype::Float32;
-      return true;
-    }
-  } else if (cls == H5T_COMPOUND && H5Tget_nmembers(t) == 2) {
-    char* n0 = H5Tget_member_name(t, 0);
-    char* n1 = H5Tget_member_name(t, 1);
-    const bool ri = n0 && n1 && std::strcmp(n0, "r") == 0 && std::strcmp(n1, "i") == 0;
-    H5free_memory(n0);
-    H5free_memory(n1);
-    Id m0(H5Tget_member_type(t, 0), H5Tclose), m1(H5Tget_member_type(t, 1), H5Tclose);
-    if (ri && H5Tget_class(m0) == H5T_FLOAT && H5Tget_class(m1) == H5T_FLOAT && H5Tget_size(m0) == H5Tget_size(m1) &&
-        (H5Tget_size(m0) == 8 || H5Tget_size(m0) == 4)) {
-      out = H5Tget_size(m0) == 8 ? Dtype::Complex128 : Dtype::Complex64;
-      return true;
-    }
-  }
-  why = "an element type nbfft does not read (it reads IEEE floats and the compound {r, i} of two)";
-  return false;
 }
 
 // The field's global array in the file (z, y, x order) and this rank's box of it.
@@ -409,6 +386,23 @@ void H5File::close() {
   if (!is_open()) return;
   detail::background_settle(impl_->bg, true, false);  // every write in flight is in the file first
   detail::background_guard("H5File::close");
+  // Background writes only checked their room (io/room.hpp); the metadata's is claimed now,
+  // with nothing in flight, before HDF5's closing flush needs it.
+  if (impl_->bg && !impl_->broken) {
+    Impl& m = *impl_;
+    try {
+      agree(m.comm, [&] {
+        if (comm_rank(m.comm) != 0) return;
+        const std::string why = detail::claim_room(m.target(), kMetadataRoom);
+        if (!why.empty())
+          throw Error(ErrorCode::Io, "H5File::close: no room for the metadata of '" + m.target() + "': " + why);
+      });
+    } catch (...) {
+      m.broken = true;
+      m.finish(false);
+      throw;
+    }
+  }
   if (impl_->broken && impl_->mode == Mode::Create) {
     impl_->finish(false);
     throw Error(ErrorCode::Io, "H5File::close: a write to '" + impl_->tmp + "' failed earlier; it is removed, and " +
@@ -609,9 +603,10 @@ Id collective_transfer() {
 namespace {
 // The collective first half of a write: the checks every rank agrees on, then /field/step
 // created (contiguous or chunked, allocated at once, never filled) with its attributes.
-// write() moves the data into it next; write_start() hands its bytes to MPI-IO.
+// write() moves the data into it next; write_start() hands its bytes to MPI-IO. `reserve`:
+// the disk room is claimed (write), or only checked (false: write_start; io/room.hpp says why).
 Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space space, const std::string& field,
-               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group) {
+               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
   const auto& d = plan.decomposition();
   const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
   agree_call(m.comm, "H5File::write",
@@ -622,7 +617,8 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
 
   // The room for the data and the close's metadata, claimed before the dataset is made
   // (io/room.hpp): a full disk or a file size limit is an error here, on every rank, while
-  // HDF5 has allocated nothing it would have to write at close.
+  // HDF5 has allocated nothing it would have to write at close. A background write only
+  // checks it; close() then claims the metadata's room once its writes are done.
   const auto claim = [&] {
     if (comm_rank(m.comm) != 0) return;
     std::uint64_t bytes = elem_size(dtype);
@@ -630,7 +626,8 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
       const std::uint64_t c = m.options.chunk[a] ? std::min<std::uint64_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a])) : 0;
       bytes *= c ? (l.dims[a] + c - 1) / c * c : l.dims[a];  // whole chunks
     }
-    const std::string why = detail::claim_room(m.target(), bytes + (std::uint64_t(256) << 10));
+    const std::uint64_t need = bytes + kMetadataRoom;
+    const std::string why = reserve ? detail::claim_room(m.target(), need) : detail::check_room(m.target(), need);
     if (!why.empty())
       throw Error(ErrorCode::Io, "H5File::write: no room for " + where + " (" + std::to_string(bytes) + " bytes) in '" +
                                      m.target() + "': " + why);
@@ -704,7 +701,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   std::uint64_t mine = 0;
@@ -740,7 +737,7 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   Impl& m = *this;
   const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group);
+  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, false);
   const std::string where = "/" + field + "/" + std::to_string(step);
   detail::Placement p;
   p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
@@ -771,27 +768,89 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   return p;
 }
 
-void detail::stage_box(const fft::Box3& b, std::size_t es, const void* src, void* dst) {
-  if (b.empty()) return;
-  reorder(b, 0, b.n[2], es, static_cast<const char*>(src), static_cast<char*>(dst), true);
+std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) {
+  const fft::Box3& b = p.box;
+  if (b.empty()) return 0;
+  const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(p.es);  // bytes of a z plane of the box
+  const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(256) << 10) / plane);
+  const char* s = static_cast<const char*>(src);
+  char* t = static_cast<char*>(dst);
+  std::uint64_t sum = 0;
+  for (std::int64_t z0 = 0; z0 < b.n[2]; z0 += step) {
+    const std::int64_t nz = std::min(step, b.n[2] - z0);
+    const char* piece = s + z0 * plane;  // the natural order's planes z0 ..
+    if (t) {
+      if (p.natural) std::memcpy(t + z0 * plane, piece, std::size_t(nz * plane));
+      else reorder(b, z0, nz, p.es, s, t + z0 * plane, true);
+      piece = t + z0 * plane;
+    }
+    const std::int64_t start[3] = {p.start[0] + z0, p.start[1], p.start[2]}, count[3] = {nz, p.count[1], p.count[2]};
+    sum += block_checksum(start, count, p.dims.data(), p.dtype, piece);
+  }
+  return sum;
 }
 
-namespace {
-// Opens /<field>/<step>, or throws naming what the file has instead.
-Id open_step(const H5File::Impl& m, const std::string& field, std::int64_t step, const char* op) {
+Id detail::open_step(hid_t file, const std::string& path, const std::string& field, std::int64_t step,
+                     const char* op) {
   const std::string where = "/" + field + "/" + std::to_string(step);
-  if (check(H5Lexists(m.file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
-    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + m.path + "' has no field '" + field +
-                                                "' (its fields: " + join(children(m.file, "listing /")) + ")");
-  Id group = make(H5Gopen2(m.file, field.c_str(), H5P_DEFAULT), H5Gclose, std::string(op) + ": opening /" + field);
+  if (check(H5Lexists(file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + path + "' has no field '" + field +
+                                                "' (its fields: " + join(children(file, "listing /")) + ")");
+  Id group = make(H5Gopen2(file, field.c_str(), H5P_DEFAULT), H5Gclose, std::string(op) + ": opening /" + field);
   if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
-    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + m.path + "' has no step " + std::to_string(step) +
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + path + "' has no step " + std::to_string(step) +
                                                 " of field '" + field + "' (its steps: " +
                                                 join(children(group, "listing /" + field)) + ")");
   return make(H5Dopen2(group, std::to_string(step).c_str(), H5P_DEFAULT), H5Dclose,
-              std::string(op) + ": opening " + where + " in '" + m.path + "'");
+              std::string(op) + ": opening " + where + " in '" + path + "'");
 }
-}  // namespace
+
+bool detail::dtype_of_file(hid_t t, Dtype& out, std::string& why) {
+  const H5T_class_t cls = H5Tget_class(t);
+  if (cls == H5T_FLOAT) {
+    const std::size_t s = H5Tget_size(t);
+    if (s == 8 || s == 4) {
+      out = s == 8 ? Dtype::Float64 : Dtype::Float32;
+      return true;
+    }
+  } else if (cls == H5T_COMPOUND && H5Tget_nmembers(t) == 2) {
+    char* n0 = H5Tget_member_name(t, 0);
+    char* n1 = H5Tget_member_name(t, 1);
+    const bool ri = n0 && n1 && std::strcmp(n0, "r") == 0 && std::strcmp(n1, "i") == 0;
+    H5free_memory(n0);
+    H5free_memory(n1);
+    Id m0(H5Tget_member_type(t, 0), H5Tclose), m1(H5Tget_member_type(t, 1), H5Tclose);
+    if (ri && H5Tget_class(m0) == H5T_FLOAT && H5Tget_class(m1) == H5T_FLOAT && H5Tget_size(m0) == H5Tget_size(m1) &&
+        (H5Tget_size(m0) == 8 || H5Tget_size(m0) == 4)) {
+      out = H5Tget_size(m0) == 8 ? Dtype::Complex128 : Dtype::Complex64;
+      return true;
+    }
+  }
+  why = "an element type nbfft does not read (it reads IEEE floats and the compound {r, i} of two)";
+  return false;
+}
+
+bool detail::stored_checksum(hid_t ds, const std::string& where, const char* op, std::uint64_t& sum,
+                             ChecksumMethod& method) {
+  if (check(H5Aexists(ds, "checksum"), "H5Aexists") <= 0) return false;
+  const std::string name_of = get_string(ds, "checksum_method");
+  if (!checksum_method_of(name_of, method))
+    throw Error(ErrorCode::Io, std::string(op) + ": " + where + " has a checksum of method '" + name_of +
+                                   "'; this nbfft checks '" + name(ChecksumMethod::V1) + "' and '" +
+                                   name(ChecksumMethod::V2) + "'");
+  Id a = make(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose, "attribute checksum");
+  check(H5Aread(a, H5T_NATIVE_UINT64, &sum), std::string(op) + ": attribute checksum of " + where);
+  return true;
+}
+
+void detail::verify_checksum(MPI_Comm comm, std::uint64_t mine, std::uint64_t stored, const std::string& where,
+                             const char* op) {
+  const std::uint64_t sum = global_checksum(mine, comm);  // the same on every rank: so is the verdict
+  if (sum != stored)
+    throw Error(ErrorCode::Io, std::string(op) + ": " + where + " fails its checksum (stored " + hex64(stored) +
+                                   ", read " + hex64(sum) + "): the file was damaged after it was written; the data "
+                                   "read is not what was written");
+}
 
 void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
                         void* data, std::size_t bytes) const {
@@ -809,7 +868,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
   std::uint64_t stored = 0;
   detail::ChecksumMethod sum_method = detail::kChecksumMethod;
   Id dset = agree(m.comm, [&] {
-    Id ds = open_step(m, field, step, "H5File::read");
+    Id ds = detail::open_step(m.file, m.path, field, step, "H5File::read");
     const std::string s = get_string(ds, "space");
     if (s != name(space))
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + (s.empty() ? "undescribed" : s) +
@@ -817,7 +876,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
     Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
     Dtype fd{};
     std::string why;
-    if (!dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
+    if (!detail::dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
     if (fd != dtype)
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " holds " + name(fd) + ", the plan reads " +
                                                   name(dtype) + " (another precision or transform)");
@@ -830,27 +889,13 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(dims) +
                                                   " (z, y, x) array; this plan's " + name(space) + " field is " +
                                                   shape_text(l.dims) + " (another grid)");
-    if (check(H5Aexists(ds, "checksum"), "H5Aexists") > 0) {
-      const std::string method = get_string(ds, "checksum_method");
-      if (!detail::checksum_method_of(method, sum_method))
-        throw Error(ErrorCode::Io, "H5File::read: " + where + " has a checksum of method '" + method +
-                                       "'; this nbfft checks '" + detail::name(detail::ChecksumMethod::V1) + "' and '" +
-                                       detail::name(detail::ChecksumMethod::V2) + "'");
-      Id a = make(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose, "attribute checksum");
-      check(H5Aread(a, H5T_NATIVE_UINT64, &stored), "H5File::read: attribute checksum of " + where);
-      verify = true;
-    }
+    verify = detail::stored_checksum(ds, where, "H5File::read", stored, sum_method);
     return ds;
   });
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   const std::uint64_t mine =
       agree(m.comm, [&] { return move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where, sum_method); });
-  if (!verify) return;
-  const std::uint64_t sum = global_checksum(mine, m.comm);  // the same on every rank: so is the verdict
-  if (sum != stored)
-    throw Error(ErrorCode::Io, "H5File::read: " + where + " fails its checksum (stored " + hex64(stored) + ", read " +
-                                   hex64(sum) + "): the file was damaged after it was written; the data read is not "
-                                   "what was written");
+  if (verify) detail::verify_checksum(m.comm, mine, stored, where, "H5File::read");
 }
 
 std::vector<std::string> H5File::fields() const {
@@ -891,7 +936,7 @@ double H5File::time(const std::string& field, std::int64_t step) const {
   agree_call(impl_->comm, "H5File", {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}},
              check_field_name(field));
   return agree(impl_->comm, [&] {
-    Id ds = open_step(*impl_, field, step, "H5File::time");
+    Id ds = detail::open_step(impl_->file, impl_->path, field, step, "H5File::time");
     if (check(H5Aexists(ds, "time"), "H5Aexists") <= 0)
       throw Error(ErrorCode::Io, "H5File::time: /" + field + "/" + std::to_string(step) + " has no time attribute");
     Id a = make(H5Aopen(ds, "time", H5P_DEFAULT), H5Aclose, "attribute time");

@@ -49,6 +49,14 @@ void H5File::write_subsampled_bytes(const fft::Plan&, Space, const std::string&,
                                     std::array<std::int64_t, 3>, Dtype, const void*, std::size_t) {
   missing();
 }
+void H5File::read_plane_bytes(const fft::Plan&, Space, const std::string&, std::int64_t, Axis, std::int64_t, Dtype,
+                              void*, std::size_t) const {
+  missing();
+}
+void H5File::read_subsampled_bytes(const fft::Plan&, Space, const std::string&, std::int64_t,
+                                   std::array<std::int64_t, 3>, Dtype, void*, std::size_t) const {
+  missing();
+}
 std::array<double, 3> H5File::box_lengths() const { missing(); }
 std::string H5File::xdmf_path() const { missing(); }
 

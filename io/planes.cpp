@@ -3,9 +3,12 @@
 // (per axis a start, a stride and a count), each rank copies the selected points of its
 // own box into a small block in the file's (z, y, x) order and writes that block into its
 // place, in one collective transfer. A rank with no selected point selects nothing and
-// still takes part.
+// still takes part. The dataset carries the checksum of a whole field's (io/checksum.hpp:
+// its terms are keyed by the reduced dataset's own indices), and read_plane /
+// read_subsampled read each rank's points back the same way, checking it.
 #include "background.hpp"
 #include "h5util.hpp"
+#include "stored.hpp"
 #include "nbfft/agree.hpp"
 #include "series.hpp"
 
@@ -53,65 +56,135 @@ std::string shape(const std::array<std::int64_t, 3>& xyz) {
   return std::to_string(xyz[2]) + "x" + std::to_string(xyz[1]) + "x" + std::to_string(xyz[0]);
 }
 
-void write_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, const std::string& field,
-               std::int64_t step, double time, const char* kind, const Cut& cut, const std::string& cut_text,
-               const std::string& bad_cut, Axis axis, std::int64_t index, Dtype dtype, const void* data,
-               std::size_t bytes) {
-  const detail::Handle h = detail::handle_of(impl);
-  const std::string op = std::string("H5File::write_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
+// This rank's part of a cut: per axis x, y, z the first selected index in its box (in the
+// cut's own numbering) and how many there are.
+struct Part {
+  std::array<std::int64_t, 3> j0{}, nj{};
+  std::int64_t count() const { return nj[0] * nj[1] * nj[2]; }
+};
+Part part_of(const fft::Box3& box, const Cut& cut) {
+  Part p;
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t lo = box.lo[a], hi = box.lo[a] + box.n[a];
+    const std::int64_t s = cut.start[a], k = cut.stride[a];
+    const std::int64_t first = lo <= s ? 0 : (lo - s + k - 1) / k;
+    const std::int64_t last = hi - 1 < s ? -1 : std::min(cut.count[a] - 1, (hi - 1 - s) / k);
+    p.j0[a] = first;
+    p.nj[a] = std::max<std::int64_t>(0, last - first + 1);
+  }
+  return p;
+}
+
+// Copies the part's points between the box (its memory order) and a block in the file's
+// (z, y, x) order: into the block (to_block) or back into the box.
+void move_points(const fft::Box3& box, const Cut& cut, const Part& part, std::size_t es, char* boxmem, char* block,
+                 bool to_block) {
+  char* b = block;
+  for (std::int64_t z = 0; z < part.nj[2] && part.count(); ++z)
+    for (std::int64_t y = 0; y < part.nj[1]; ++y)
+      for (std::int64_t x = 0; x < part.nj[0]; ++x) {
+        const std::int64_t g[3] = {cut.start[0] + (part.j0[0] + x) * cut.stride[0],
+                                   cut.start[1] + (part.j0[1] + y) * cut.stride[1],
+                                   cut.start[2] + (part.j0[2] + z) * cut.stride[2]};
+        char* m = boxmem + es * std::size_t(box.index(g[0], g[1], g[2]));
+        std::memcpy(to_block ? b : m, to_block ? m : b, es);
+        b += es;
+      }
+}
+
+// This rank's checksum terms of its block of the cut's dataset (keyed by the dataset's own
+// indices, so a plane's checksum is that of a whole field of its shape).
+std::uint64_t part_sum(const Cut& cut, const Part& part, Dtype dtype, const char* block,
+                       detail::ChecksumMethod method = detail::kChecksumMethod) {
+  if (part.count() == 0) return 0;
+  const std::int64_t start[3] = {part.j0[2], part.j0[1], part.j0[0]}, count[3] = {part.nj[2], part.nj[1], part.nj[0]};
+  const std::int64_t dims[3] = {cut.count[2], cut.count[1], cut.count[0]};
+  return detail::block_checksum(start, count, dims, dtype, block, method);
+}
+
+// Moves this rank's block of the dataset, one collective transfer (a rank with no point
+// selects none).
+void transfer(hid_t dset, const Part& part, Dtype dtype, char* block, bool writing, const std::string& what) {
+  Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
+  const hsize_t count[3] = {hsize_t(part.nj[2]), hsize_t(part.nj[1]), hsize_t(part.nj[0])};
+  Id memspace;
+  if (part.count() == 0) {
+    check(H5Sselect_none(filespace), "H5Sselect_none");
+    const hsize_t one = 1;
+    memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
+    check(H5Sselect_none(memspace), "H5Sselect_none");
+  } else {
+    const hsize_t start[3] = {hsize_t(part.j0[2]), hsize_t(part.j0[1]), hsize_t(part.j0[0])};
+    check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
+    memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+  }
+  Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
+  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  Id mtype = file_type(dtype, false);
+  check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, block)
+                : H5Dread(dset, mtype, memspace, filespace, dxpl, block),
+        what);
+}
+
+// The checks every rank of a cut's write or read makes first ("" = none failed).
+std::string cut_checks(const std::string& op, const detail::Handle& h, const fft::Plan& plan, Space space,
+                       const std::string& field, const std::string& bad_cut, Dtype dtype, std::size_t bytes,
+                       bool writing) {
   const auto& d = plan.decomposition();
   const fft::Plan::Shape sh = plan.shape(fft::Direction::Forward);
   const fft::Element el = space == Space::Physical ? sh.in : sh.out;
   const bool dbl = el.precision == fft::Precision::Double;
   const Dtype want = el.real ? (dbl ? Dtype::Float64 : Dtype::Float32) : (dbl ? Dtype::Complex128 : Dtype::Complex64);
   const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
-
   int rank = 0, size = 0;
   MPI_Comm_rank(h.comm, &rank);
   MPI_Comm_size(h.comm, &size);
-  std::string local;
   if (field.empty() || field.find('/') != std::string::npos || field == "." || field == "..")
-    local = op + ": the field name '" + field + "' is not a name (empty, '.', '..' or with '/')";
-  else if (h.mode == H5File::Mode::Read)
-    local = op + ": '" + h.path + "' was opened for reading";
-  else if (size != d.m1 * d.m2 || rank != d.rank)
-    local = op + ": the plan was made on another communicator than the file's";
-  else if (!bad_cut.empty())
-    local = op + ": " + bad_cut;
-  else if (dtype != want)
-    local = op + ": the plan's " + name(space) + " field is " + name(want) + ", the data passed is " + name(dtype);
-  else if (bytes < std::size_t(box.count()) * elem_bytes(dtype))
-    local = op + ": the buffer holds " + std::to_string(bytes / elem_bytes(dtype)) + " elements, this rank's box " +
-            std::to_string(box.count());
+    return op + ": the field name '" + field + "' is not a name (empty, '.', '..' or with '/')";
+  if (writing && h.mode == H5File::Mode::Read) return op + ": '" + h.path + "' was opened for reading";
+  if (size != d.m1 * d.m2 || rank != d.rank) return op + ": the plan was made on another communicator than the file's";
+  if (!bad_cut.empty()) return op + ": " + bad_cut;
+  if (dtype != want)
+    return op + ": the plan's " + name(space) + " field is " + name(want) + ", the data passed is " + name(dtype);
+  if (bytes < std::size_t(box.count()) * elem_bytes(dtype))
+    return op + ": the buffer holds " + std::to_string(bytes / elem_bytes(dtype)) + " elements, this rank's box " +
+           std::to_string(box.count());
+  return "";
+}
+
+// What a dataset's attributes say it is: "the plane z = 4", "subsampled by 3,2,4 (x, y, z)",
+// "a whole field".
+std::string cut_of(hid_t dset) {
+  const std::string kind = h5::get_string(dset, "kind");
+  if (kind == "plane") {
+    const auto i = h5::get_int64s(dset, "plane_index", 1);
+    return "the plane " + h5::get_string(dset, "plane_axis") + " = " + (i.empty() ? "?" : std::to_string(i[0]));
+  }
+  if (kind == "subsampled") {
+    const auto k = h5::get_int64s(dset, "stride", 3);  // (z, y, x)
+    return k.empty() ? "subsampled" : "subsampled by " + std::to_string(k[2]) + "," + std::to_string(k[1]) + "," +
+                                          std::to_string(k[0]) + " (x, y, z)";
+  }
+  return kind.empty() ? "a whole field" : "a '" + kind + "' dataset";
+}
+
+void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+               double time, const char* kind, const Cut& cut, const std::string& cut_text, const std::string& bad_cut,
+               Axis axis, std::int64_t index, Dtype dtype, const void* data, std::size_t bytes) {
+  const detail::Handle h = detail::handle_of(impl);
+  const std::string op = std::string("H5File::write_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
+  const auto& d = plan.decomposition();
+  const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
   agree_call(h.comm, "H5File::write",
              {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"time", exact(time)},
               {"space", name(space)}, {"dtype", name(dtype)}, {"cut", cut_text}},
-             local);
+             cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, true));
 
-  // This rank's part of the selection: per axis the first selected point in its box and
-  // how many there are.
-  std::array<std::int64_t, 3> j0{}, nj{};
-  for (int a = 0; a < 3; ++a) {
-    const std::int64_t lo = box.lo[a], hi = box.lo[a] + box.n[a];
-    const std::int64_t s = cut.start[a], k = cut.stride[a];
-    const std::int64_t first = lo <= s ? 0 : (lo - s + k - 1) / k;
-    const std::int64_t last = hi - 1 < s ? -1 : std::min(cut.count[a] - 1, (hi - 1 - s) / k);
-    j0[a] = first;
-    nj[a] = std::max<std::int64_t>(0, last - first + 1);
-  }
-  const std::int64_t mine = nj[0] * nj[1] * nj[2];
+  const Part part = part_of(box, cut);
   const std::size_t es = elem_bytes(dtype);
-  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, mine)) * es]);
-  const char* src = static_cast<const char*>(data);
-  char* out = block.get();
-  for (std::int64_t z = 0; z < nj[2] && mine; ++z)
-    for (std::int64_t y = 0; y < nj[1]; ++y)
-      for (std::int64_t x = 0; x < nj[0]; ++x) {
-        const std::int64_t g[3] = {cut.start[0] + (j0[0] + x) * cut.stride[0], cut.start[1] + (j0[1] + y) * cut.stride[1],
-                                   cut.start[2] + (j0[2] + z) * cut.stride[2]};
-        std::memcpy(out, src + es * std::size_t(box.index(g[0], g[1], g[2])), es);
-        out += es;
-      }
+  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, part.count())) * es]);
+  move_points(box, cut, part, es, const_cast<char*>(static_cast<const char*>(data)), block.get(), true);
+  const std::uint64_t mine = part_sum(cut, part, dtype, block.get());
 
   const std::string where = "/" + field + "/" + std::to_string(step);
   const hsize_t dims[3] = {hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
@@ -153,36 +226,104 @@ void write_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, con
       h5::put_int64s(dset, "plane_index", {index});
     }
   });
-  agree(h.comm, [&] {
-    Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
-    const hsize_t count[3] = {hsize_t(nj[2]), hsize_t(nj[1]), hsize_t(nj[0])};
-    Id memspace;
-    if (mine == 0) {
-      check(H5Sselect_none(filespace), "H5Sselect_none");
-      const hsize_t one = 1;
-      memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
-      check(H5Sselect_none(memspace), "H5Sselect_none");
-    } else {
-      const hsize_t start[3] = {hsize_t(j0[2]), hsize_t(j0[1]), hsize_t(j0[0])};
-      check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
-      memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
-    }
-    Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
-    check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-    Id mtype = file_type(dtype, false);
-    check(H5Dwrite(dset, mtype, memspace, filespace, dxpl, block.get()),
-          op + ": writing " + where + " in '" + h.path + "'");
-  });
+  agree(h.comm, [&] { transfer(dset, part, dtype, block.get(), true, op + ": writing " + where + " in '" + h.path + "'"); });
   std::string err;
   if (dset.reset() < 0 || group.reset() < 0) err = op + ": closing " + where + ": " + h5::reason();
   agree_message(h.comm, err, ErrorCode::Io);
+  detail::put_checksum(impl, field, step, mine);
   h.series->wrote(plan, field, step);
+}
+
+void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, const std::string& field,
+              std::int64_t step, const char* kind, const Cut& cut, const std::string& cut_text,
+              const std::string& cut_name, const std::string& bad_cut, Dtype dtype, void* data, std::size_t bytes) {
+  const detail::Handle h = detail::handle_of(impl);
+  const std::string op = std::string("H5File::read_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
+  const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
+  agree_call(h.comm, "H5File::read",
+             {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
+              {"dtype", name(dtype)}, {"cut", cut_text}},
+             cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, false));
+  const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + h.path + "'";
+  bool verify = false;
+  std::uint64_t stored = 0;
+  detail::ChecksumMethod method = detail::kChecksumMethod;
+  Id dset = agree(h.comm, [&] {
+    Id ds = detail::open_step(h.file, h.path, field, step, op.c_str());
+    const std::string s = h5::get_string(ds, "space");
+    if (s != name(space))
+      throw Error(ErrorCode::InvalidArgument, op + ": " + where + " is " + (s.empty() ? "undescribed" : "a " + s + " dataset") +
+                                                  "; asked for a " + name(space) + " one");
+    // The dataset is the cut asked for: its kind, and its start, stride and shape (z, y, x).
+    const std::vector<std::int64_t> start{cut.start[2], cut.start[1], cut.start[0]},
+        stride{cut.stride[2], cut.stride[1], cut.stride[0]};
+    Id fs = make(H5Dget_space(ds), H5Sclose, "H5Dget_space");
+    std::array<hsize_t, 3> dims{};
+    const bool is3 = H5Sget_simple_extent_ndims(fs) == 3;
+    if (is3) H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
+    const std::array<hsize_t, 3> want{hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
+    if (h5::get_string(ds, "kind") != kind || h5::get_int64s(ds, "start", 3) != start ||
+        h5::get_int64s(ds, "stride", 3) != stride || !is3 || dims != want)
+      throw Error(ErrorCode::InvalidArgument, op + ": " + where + " is " + cut_of(ds) + " of a " +
+                                                  (is3 ? std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
+                                                             "x" + std::to_string(dims[2]) + " (z, y, x) array"
+                                                       : std::string("non-3-D array")) +
+                                                  "; asked for " + cut_name + " (" + shape(cut.count) +
+                                                  ") of this plan's " + name(space) + " grid");
+    Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
+    Dtype fd{};
+    std::string why;
+    if (!detail::dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, op + ": " + where + " has " + why);
+    if (fd != dtype)
+      throw Error(ErrorCode::InvalidArgument, op + ": " + where + " holds " + name(fd) + ", the plan reads " +
+                                                  name(dtype) + " (another precision or transform)");
+    verify = detail::stored_checksum(ds, where, op.c_str(), stored, method);
+    return ds;
+  });
+  const Part part = part_of(box, cut);
+  const std::size_t es = elem_bytes(dtype);
+  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, part.count())) * es]);
+  agree(h.comm, [&] { transfer(dset, part, dtype, block.get(), false, op + ": reading " + where); });
+  if (verify) detail::verify_checksum(h.comm, part_sum(cut, part, dtype, block.get(), method), stored, where, op.c_str());
+  move_points(box, cut, part, es, static_cast<char*>(data), block.get(), false);
 }
 
 // The full grid of a space, per axis x, y, z.
 std::array<std::int64_t, 3> full_grid(const fft::Plan& plan, Space space) {
   const auto& d = plan.decomposition();
   return space == Space::Physical ? d.m : std::array<std::int64_t, 3>{d.xc, d.n[1], d.n[2]};
+}
+
+std::string stride_text(const std::array<std::int64_t, 3>& s) {
+  return std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]);
+}
+
+// The plane axis = index of a space's grid, or why it is none.
+std::string plane_cut(const fft::Plan& plan, Space space, Axis axis, std::int64_t index, Cut& cut) {
+  const std::array<std::int64_t, 3> n = full_grid(plan, space);
+  const int a = axis == Axis::X ? 0 : axis == Axis::Y ? 1 : 2;
+  cut.count = n;
+  cut.start[a] = index;
+  cut.count[a] = 1;
+  if (index < 0 || index >= n[a])
+    return "the plane " + std::string(name(axis)) + " = " + std::to_string(index) + " is outside the " + name(space) +
+           " grid " + shape(n) + " (z, y, x): " + name(axis) + " runs 0.." + std::to_string(n[a] - 1);
+  return "";
+}
+
+// Every stride-th point per axis (x, y, z) of a space's grid, or why the stride is none.
+std::string subsample_cut(const fft::Plan& plan, Space space, std::array<std::int64_t, 3> stride, Cut& cut) {
+  const std::array<std::int64_t, 3> n = full_grid(plan, space);
+  std::string bad;
+  for (int a = 0; a < 3; ++a) {
+    if (stride[a] < 1) {
+      bad = "the stride " + stride_text(stride) + " (x, y, z) must be at least 1 along every axis";
+      stride[a] = 1;
+    }
+    cut.stride[a] = stride[a];
+    cut.count[a] = (n[a] + stride[a] - 1) / stride[a];
+  }
+  return bad;
 }
 
 }  // namespace
@@ -192,16 +333,8 @@ void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::st
                                std::size_t bytes) {
   detail::background_guard("H5File::write_plane");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_plane: the file is closed");
-  const std::array<std::int64_t, 3> n = full_grid(plan, space);
-  const int a = axis == Axis::X ? 0 : axis == Axis::Y ? 1 : 2;
   Cut cut;
-  cut.count = n;
-  cut.start[a] = index;
-  cut.count[a] = 1;
-  std::string bad;
-  if (index < 0 || index >= n[a])
-    bad = "the plane " + std::string(name(axis)) + " = " + std::to_string(index) + " is outside the " + name(space) +
-          " grid " + shape(n) + " (z, y, x): " + name(axis) + " runs 0.." + std::to_string(n[a] - 1);
+  const std::string bad = plane_cut(plan, space, axis, index, cut);
   write_cut(*impl_, plan, space, field, step, time, "plane", cut, std::string(name(axis)) + "=" + std::to_string(index),
             bad, axis, index, dtype, data, bytes);
 }
@@ -211,19 +344,31 @@ void H5File::write_subsampled_bytes(const fft::Plan& plan, Space space, const st
                                     std::size_t bytes) {
   detail::background_guard("H5File::write_subsampled");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_subsampled: the file is closed");
-  const std::array<std::int64_t, 3> n = full_grid(plan, space);
   Cut cut;
-  std::string bad;
-  const std::string text = std::to_string(stride[0]) + "," + std::to_string(stride[1]) + "," + std::to_string(stride[2]);
-  for (int a = 0; a < 3; ++a) {
-    if (stride[a] < 1) {
-      bad = "the stride " + text + " (x, y, z) must be at least 1 along every axis";
-      stride[a] = 1;
-    }
-    cut.stride[a] = stride[a];
-    cut.count[a] = (n[a] + stride[a] - 1) / stride[a];
-  }
-  write_cut(*impl_, plan, space, field, step, time, "subsampled", cut, text, bad, Axis::X, 0, dtype, data, bytes);
+  const std::string bad = subsample_cut(plan, space, stride, cut);
+  write_cut(*impl_, plan, space, field, step, time, "subsampled", cut, stride_text(stride), bad, Axis::X, 0, dtype,
+            data, bytes);
+}
+
+void H5File::read_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                              Axis axis, std::int64_t index, Dtype dtype, void* data, std::size_t bytes) const {
+  detail::background_guard("H5File::read_plane");
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read_plane: the file is closed");
+  Cut cut;
+  const std::string bad = plane_cut(plan, space, axis, index, cut);
+  read_cut(*impl_, plan, space, field, step, "plane", cut, std::string(name(axis)) + "=" + std::to_string(index),
+           "the plane " + std::string(name(axis)) + " = " + std::to_string(index), bad, dtype, data, bytes);
+}
+
+void H5File::read_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                                   std::array<std::int64_t, 3> stride, Dtype dtype, void* data,
+                                   std::size_t bytes) const {
+  detail::background_guard("H5File::read_subsampled");
+  if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read_subsampled: the file is closed");
+  Cut cut;
+  const std::string bad = subsample_cut(plan, space, stride, cut);
+  read_cut(*impl_, plan, space, field, step, "subsampled", cut, stride_text(stride),
+           "subsampled by " + stride_text(stride) + " (x, y, z)", bad, dtype, data, bytes);
 }
 
 }  // namespace nbfft::io

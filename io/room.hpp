@@ -24,6 +24,14 @@ namespace nbfft::io::detail {
 // ahead), else why not.
 std::string claim_room(const std::string& path, std::uint64_t bytes);
 
+// The same limits as claim_room, checked without claiming anything: the file system's free
+// space (statvfs) and this process's file size limit. For background writes: fallocate
+// takes the file's inode lock, which a buffered write in flight on the same file holds for
+// the whole of its system call, so a claim made while one is in flight waits for it (a
+// 256^3 write_start of three fields spent 0.9 s of its loop there). What this cannot
+// foresee fails the write itself, which a background write reports at wait().
+std::string check_room(const std::string& path, std::uint64_t bytes);
+
 // Truncates `path` to nothing (a file about to be discarded): its blocks are free again.
 void give_back_room(const std::string& path);
 

@@ -13,6 +13,9 @@
 //   blocking    H5File::write of the three fields at each write step
 //   background  H5File::write_start (--stage, Copy by default) of the three; they
 //               are waited for at the next write step or at the end of the loop (timed)
+//   iwrite      the bound for this design: MPI_File_iwrite_at_all of staged copies into a
+//               raw file, one handle opened outside the loop (below)
+//   iwrite3     (--raw-handles 3) the same with one handle per field
 // Per round, the loop time is the slowest rank's. Reported, medians over rounds:
 //   write cost  W = blocking - none: what the writes cost the loop when they block
 //   hidden      (blocking - background) / W: the honest share: whatever the background
@@ -22,6 +25,8 @@
 //               calls (it ignores the solver's slowdown)
 //   slowdown    (background loop - its io calls) / none - 1: how much the steps themselves
 //               slowed while the bytes went to disk
+//   cpu         user and system CPU seconds of the loop, summed over ranks and their threads
+//               (MPI-IO's AIO threads too): what the write costs in CPU, whoever pays it
 #include "bench/common/clock.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
@@ -29,6 +34,7 @@
 #include "nbfft/io/hdf5.hpp"
 
 #include <mpi.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +62,7 @@ struct Args {
   // over the last loop's, whose pages are still in the page cache: far cheaper for the
   // kernel than new ones, so a flattering bound).
   bool fresh_raw = true;
+  int raw_handles = 1;    // 3: also the sketch with one MPI-IO handle per field (iwrite3), as write_start opens
   bool spectral = false;  // write the spectra U (unchanged by the loop) instead of the velocities u
   H5File::Stage stage = H5File::Stage::Copy;
 };
@@ -72,11 +79,21 @@ void term(const std::vector<double>& a, const std::vector<double>& b, std::vecto
 
 struct Times {
   double loop = 0, io = 0;  // slowest rank's
+  double start = 0, test = 0, wait = 0;  // io split: in write_start (or write), test, wait (slowest rank's each)
+  double user = 0, sys = 0;  // CPU seconds of the loop, every thread of every rank (AIO threads included)
 };
 
-enum class Variant { None, Blocking, Background, IWrite };
+// This process's CPU time so far, user and system, all its threads.
+std::pair<double, double> cpu_seconds() {
+  struct rusage r {};
+  getrusage(RUSAGE_SELF, &r);
+  return {double(r.ru_utime.tv_sec) + 1e-6 * double(r.ru_utime.tv_usec),
+          double(r.ru_stime.tv_sec) + 1e-6 * double(r.ru_stime.tv_usec)};
+}
+
+enum class Variant { None, Blocking, Background, IWrite, IWrite3 };
 const char* name(Variant v) {
-  return v == Variant::None ? "none" : v == Variant::Blocking ? "blocking" : v == Variant::Background ? "background" : "iwrite";
+  return v == Variant::None ? "none" : v == Variant::Blocking ? "blocking" : v == Variant::Background ? "background" : v == Variant::IWrite ? "iwrite" : "iwrite3";
 }
 
 // The other design, measured for its data movement only: non-blocking collective MPI-IO
@@ -84,20 +101,25 @@ const char* name(Variant v) {
 // dataset at its H5Dget_offset), of a staged copy, progressed by MPI_Testall after every
 // forward transform and waited for at the next write step. A raw file: no HDF5 metadata.
 struct IWriter {
+  std::vector<MPI_File> fhs;
   MPI_File fh = MPI_FILE_NULL;
   MPI_Datatype box = MPI_DATATYPE_NULL;
   std::int64_t count = 0, written = 0, global = 0;
   std::vector<std::vector<double>> snap;
   std::vector<MPI_Request> req;
-  IWriter(const nbfft::fft::Plan& plan, const std::string& path) {
+  IWriter(const nbfft::fft::Plan& plan, const std::string& path, int handles) {
     const nbfft::fft::Box3 b = plan.in_box();  // x fastest: [z][y][x]
     const auto& d = plan.decomposition();
     int g[3] = {int(d.m[2]), int(d.m[1]), int(d.m[0])}, n[3] = {int(b.n[2]), int(b.n[1]), int(b.n[0])},
         lo[3] = {int(b.lo[2]), int(b.lo[1]), int(b.lo[0])};
     MPI_Type_create_subarray(3, g, n, lo, MPI_ORDER_C, MPI_DOUBLE, &box);
     MPI_Type_commit(&box);
-    MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
-    MPI_File_set_view(fh, 0, MPI_DOUBLE, box, "native", MPI_INFO_NULL);
+    for (int h = 0; h < handles; ++h) {
+      fhs.push_back(MPI_FILE_NULL);
+      MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fhs.back());
+      MPI_File_set_view(fhs.back(), 0, MPI_DOUBLE, box, "native", MPI_INFO_NULL);
+    }
+    fh = fhs[0];
     count = b.count();
     global = std::int64_t(g[0]) * g[1] * g[2];
     snap.assign(3, std::vector<double>(std::size_t(count)));
@@ -121,7 +143,7 @@ struct IWriter {
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
-    MPI_File_close(&fh);
+    for (auto& h : fhs) MPI_File_close(&h);
     MPI_Type_free(&box);
   }
   void start(const std::vector<std::vector<double>>& u) {
@@ -129,8 +151,9 @@ struct IWriter {
     for (int c = 0; c < 3; ++c) {
       std::copy(u[c].begin(), u[c].end(), snap[c].begin());
       req.emplace_back();
-      if (MPI_File_iwrite_at_all(fh, MPI_Offset(written++ * count), snap[c].data(), int(count), MPI_DOUBLE,
-                                 &req.back()) != MPI_SUCCESS)
+      // The fields take the handles in turn (iwrite3: one each, as write_start once did).
+      if (MPI_File_iwrite_at_all(fhs[std::size_t(c) % fhs.size()], MPI_Offset(written++ * count), snap[c].data(),
+                                 int(count), MPI_DOUBLE, &req.back()) != MPI_SUCCESS)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
@@ -152,18 +175,19 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
   std::unique_ptr<IWriter> iw;
   if (v == Variant::Blocking || v == Variant::Background)
     f = std::make_unique<H5File>(MPI_COMM_WORLD, path, H5File::Mode::Create);
-  if (v == Variant::IWrite) {
+  if (v == Variant::IWrite || v == Variant::IWrite3) {
     if (a.fresh_raw) {  // one rank deletes, then all open
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       if (rank == 0) std::remove((path + ".raw").c_str());
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    iw = std::make_unique<IWriter>(plan, path + ".raw");
+    iw = std::make_unique<IWriter>(plan, path + ".raw", v == Variant::IWrite3 ? 3 : 1);
   }
   std::vector<H5File::Pending> pending;
-  double io = 0;
+  double io = 0, in_start = 0, in_test = 0, in_wait = 0;
   MPI_Barrier(MPI_COMM_WORLD);
+  const auto c0 = cpu_seconds();
   const double t0 = now_seconds();
   for (int s = 1; s <= a.steps; ++s) {
     for (int c = 0; c < 3; ++c) plan.backward(U[c], u[c]);
@@ -172,6 +196,9 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
       const double i0 = now_seconds();
       for (auto& p : pending) p.wait();
       pending.clear();
+      if (iw) iw->wait();
+      const double i1 = now_seconds();
+      in_wait += i1 - i0;
       if (iw) iw->start(u);
       for (int c = 0; iw == nullptr && c < 3; ++c) {
         const std::string field = "u" + std::to_string(c);
@@ -185,6 +212,7 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
           pending.push_back(f->write_start(plan, Space::Physical, field, s, 0.01 * s, u[c], a.stage));
       }
       io += now_seconds() - i0;
+      in_start += now_seconds() - i1;
     }
     for (int c = 0; c < 3; ++c) {
       term(u[c], u[(c + 1) % 3], w[c], a.flops);
@@ -196,6 +224,7 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
         if (iw) iw->test();
         for (auto& p : pending) p.test();
         io += now_seconds() - i0;
+        in_test += now_seconds() - i0;
       }
     }
   }
@@ -203,12 +232,16 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
   for (auto& p : pending) p.wait();
   if (iw) iw->wait();
   io += now_seconds() - i0;
+  in_wait += now_seconds() - i0;
   Times t{now_seconds() - t0, io};
+  const auto c1 = cpu_seconds();
   if (f) f->close();
   iw.reset();
-  double mine[2] = {t.loop, t.io}, most[2];
-  MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return {most[0], most[1]};
+  double mine[5] = {t.loop, t.io, in_start, in_test, in_wait}, most[5];
+  MPI_Allreduce(mine, most, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double cpu[2] = {c1.first - c0.first, c1.second - c0.second}, sum[2];
+  MPI_Allreduce(cpu, sum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return {most[0], most[1], most[2], most[3], most[4], sum[0], sum[1]};
 }
 
 }  // namespace
@@ -230,12 +263,13 @@ int main(int argc, char** argv) {
     else if (k == "--dir") a.dir = val;
     else if (k == "--write" && (val == "u" || val == "U")) a.spectral = val == "U";
     else if (k == "--raw" && (val == "fresh" || val == "reuse")) a.fresh_raw = val == "fresh";
+    else if (k == "--raw-handles" && (val == "1" || val == "3")) a.raw_handles = std::atoi(val.c_str());
     else if (k == "--stage" && (val == "copy" || val == "borrow"))
       a.stage = val == "copy" ? H5File::Stage::Copy : H5File::Stage::Borrow;
     else {
       if (rank == 0)
         std::fprintf(stderr, "usage: nbfft-bench-iobg [--grid N] [--rounds R] [--steps S] [--every K] [--flops F] "
-                             "[--dir D] [--write u|U] [--stage copy|borrow] [--raw fresh|reuse]; bad option %s %s\n",
+                             "[--dir D] [--write u|U] [--stage copy|borrow] [--raw fresh|reuse] [--raw-handles 1|3]; bad option %s %s\n",
                      k.c_str(), val.c_str());
       MPI_Finalize();
       return 2;
@@ -264,9 +298,9 @@ int main(int argc, char** argv) {
     long pid = static_cast<long>(getpid());
     MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     const std::string path = a.dir + "/nbfft-bench-iobg-" + std::to_string(pid) + ".h5";
-    const Variant all[4] = {Variant::None, Variant::Blocking, Variant::Background, Variant::IWrite};
-    const int nv = a.spectral ? 3 : 4;  // the iwrite sketch writes the physical field
-    std::vector<Times> t[4];
+    const Variant all[5] = {Variant::None, Variant::Blocking, Variant::Background, Variant::IWrite, Variant::IWrite3};
+    const int nv = a.spectral ? 3 : a.raw_handles == 3 ? 5 : 4;  // the iwrite sketches write the physical field
+    std::vector<Times> t[5];
     run(a, Variant::Background, plan, U, u, w, W, path);  // warm-up: plans, page cache, the MPI-IO handles
     for (int r = 0; r < a.rounds; ++r)
       for (int k = 0; k < nv; ++k) {
@@ -281,9 +315,9 @@ int main(int argc, char** argv) {
         for (auto& e : t[vi]) x.push_back(e.loop);
         return x;
       };
-      auto ios = [&](int vi) {
+      auto ios = [&](int vi, double Times::*m = &Times::io) {
         std::vector<double> x;
-        for (auto& e : t[vi]) x.push_back(e.io);
+        for (auto& e : t[vi]) x.push_back(e.*m);
         return x;
       };
       const double field = a.spectral ? double(a.n * a.n * (a.n / 2 + 1)) * 16 : double(a.n * a.n * a.n) * 8;
@@ -295,8 +329,21 @@ int main(int argc, char** argv) {
                   a.fresh_raw ? "fresh" : "reused");
       for (int vi = 0; vi < nv; ++vi) {
         auto x = loop(vi);
-        std::printf("  %-10s loop %.3f s (min %.3f, max %.3f)   in io calls %.3f s\n", name(all[vi]), median(x),
-                    *std::min_element(x.begin(), x.end()), *std::max_element(x.begin(), x.end()), median(ios(vi)));
+        std::printf("  %-10s loop %.3f s (min %.3f, max %.3f)   in io calls %.3f s (start %.3f, test %.3f, wait %.3f)   "
+                    "cpu user %.2f + sys %.2f s\n",
+                    name(all[vi]), median(x), *std::min_element(x.begin(), x.end()),
+                    *std::max_element(x.begin(), x.end()), median(ios(vi)), median(ios(vi, &Times::start)),
+                    median(ios(vi, &Times::test)), median(ios(vi, &Times::wait)), median(ios(vi, &Times::user)),
+                    median(ios(vi, &Times::sys)));
+        // Each round's loop and system CPU time: a round where the ranks' writes meet on the
+        // file's inode lock shows as one with twice the system time.
+        std::string rounds;
+        for (auto& e : t[vi]) {
+          char r[48];
+          std::snprintf(r, sizeof r, " %.3f/%.2f", e.loop, e.sys);
+          rounds += r;
+        }
+        std::printf("             rounds (loop/sys s):%s\n", rounds.c_str());
       }
       const double none = median(loop(0)), blk = median(loop(1));
       const double blk_io = median(ios(1));

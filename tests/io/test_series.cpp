@@ -1,9 +1,11 @@
 // Time series and quick looks (nbfft/io/hdf5.hpp write_plane, write_subsampled, the run's
 // attributes and the XDMF beside the file) under real MPI at 1-3 ranks: every point of a
 // plane or subsample lands where a serial HDF5 read expects it, whichever rank owned it (most
-// ranks own none of a plane); the root says what run the file holds; the XDMF follows the
-// options; bad input is the same clear error on every rank. The XDMF's meaning to VTK's
+// ranks own none of a plane); they carry a whole field's checksum and read back at every
+// rank count, a flipped bit failing the read on every rank; the root says what run the
+// file holds; the XDMF follows the options; bad input is the same clear error on every rank. The XDMF's meaning to VTK's
 // reader is checked by tests/io/check_xdmf.py (make xdmf-test).
+#include "io/checksum.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
 #include "tests/io/io_test_util.hpp"
@@ -164,7 +166,231 @@ TEST_P(Cuts, PlanesAndSubsamplesHoldTheirPoints) {
   }
   remove_files(path);
 }
+// One quick look to write and read back: a plane (axis, index) or a subsample (stride).
+struct Look {
+  const char* field;
+  bool spectral, c2c, plane;
+  Axis axis;
+  std::int64_t index;
+  std::array<std::int64_t, 3> stride;  // x, y, z
+  std::array<std::int64_t, 3> start() const {  // x, y, z
+    std::array<std::int64_t, 3> s{0, 0, 0};
+    if (plane) s[axis == Axis::X ? 0 : axis == Axis::Y ? 1 : 2] = index;
+    return s;
+  }
+  bool selects(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    if (plane) return (axis == Axis::X ? x : axis == Axis::Y ? y : z) == index;
+    return x % stride[0] == 0 && y % stride[1] == 0 && z % stride[2] == 0;
+  }
+};
+const Look kLooks[] = {{"pz", false, false, true, Axis::Z, 4, {1, 1, 1}},  {"py", false, false, true, Axis::Y, 0, {1, 1, 1}},
+                       {"px", false, false, true, Axis::X, 6, {1, 1, 1}},  {"Py", true, false, true, Axis::Y, 5, {1, 1, 1}},
+                       {"sub", false, false, false, Axis::X, 0, {3, 2, 4}}, {"Sub", true, false, false, Axis::X, 0, {2, 5, 1}},
+                       {"wz", false, true, true, Axis::Z, 1, {1, 1, 1}},   {"Wsub", true, true, false, Axis::X, 0, {2, 2, 3}}};
+
+struct Plans {
+  Plan r2c, c2c;
+  Plans(MPI_Comm comm, std::array<std::int64_t, 3> n, std::pair<int, int> grid)
+      : r2c(comm, n, with_grid(opts(fft::TransformKind::R2C, fft::Precision::Double), grid)),
+        c2c(comm, n, with_grid(opts(fft::TransformKind::C2C, fft::Precision::Double), grid)) {}
+  static fft::Options with_grid(fft::Options o, std::pair<int, int> g) {
+    o.m1 = g.first;
+    o.m2 = g.second;
+    return o;
+  }
+  const Plan& of(const Look& l) const { return l.c2c ? c2c : r2c; }
+};
+
+// Writes every look of kLooks from the plans' boxes (each look's own field).
+void write_looks(H5File& f, const Plans& p) {
+  for (const Look& l : kLooks) {
+    const Plan& plan = p.of(l);
+    const Space space = l.spectral ? Space::Spectral : Space::Physical;
+    if (!l.spectral && !l.c2c) {
+      const auto u = fill<double>(plan.in_box());
+      if (l.plane) f.write_plane(plan, space, l.field, 0, 0.0, l.axis, l.index, u);
+      else f.write_subsampled(plan, space, l.field, 0, 0.0, l.stride, u);
+    } else {
+      const auto U = fill<std::complex<double>>(l.spectral ? plan.out_box() : plan.in_box());
+      if (l.plane) f.write_plane(plan, space, l.field, 0, 0.0, l.axis, l.index, U);
+      else f.write_subsampled(plan, space, l.field, 0, 0.0, l.stride, U);
+    }
+  }
+}
+
+// Reads a look back into a box filled with a sentinel: how many points are wrong (a
+// selected point not its value, another point not the sentinel).
+template <typename T>
+int misread(const H5File& f, const Plan& plan, const Look& l) {
+  const Space space = l.spectral ? Space::Spectral : Space::Physical;
+  const Box3 b = l.spectral ? plan.out_box() : plan.in_box();
+  const T sentinel = T(-7);
+  std::vector<T> v(std::size_t(b.count()), sentinel);
+  if (l.plane) f.read_plane(plan, space, l.field, 0, l.axis, l.index, v);
+  else f.read_subsampled(plan, space, l.field, 0, l.stride, v);
+  const std::vector<T> want = fill<T>(b);
+  int bad = 0;
+  for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
+    for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x) {
+        const std::size_t i = std::size_t(b.index(x, y, z));
+        bad += v[i] != (l.selects(x, y, z) ? want[i] : sentinel);
+      }
+  return bad;
+}
+int misread(const H5File& f, const Plans& p, const Look& l) {
+  return !l.spectral && !l.c2c ? misread<double>(f, p.of(l), l) : misread<std::complex<double>>(f, p.of(l), l);
+}
+
+// A plane or subsample carries the checksum a whole field of its shape would (a serial
+// read of the dataset sums to it) and reads back, at every rank count and the other
+// decompositions, into exactly its points of each rank's box.
+TEST_P(Cuts, PlanesAndSubsamplesCarryAChecksumAndReadBackAtAnyRankCount) {
+  int P = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const std::pair<int, int> grid = GetParam() == 0 ? std::pair{0, 0} : GetParam() == 1 ? std::pair{P, 1} : std::pair{2, 2};
+  if (grid.first * grid.second != 0 && grid.first * grid.second != P) GTEST_SKIP() << "needs 4 ranks";
+  const std::string path = temp_path("cutsum");
+  const std::array<std::int64_t, 3> n{7, 6, 5};
+  {
+    Plans p(MPI_COMM_WORLD, n, grid);
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    write_looks(f, p);
+    f.close();
+  }
+  if (world_rank() == 0) {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    for (const Look& l : kLooks) {
+      SCOPED_TRACE(l.field);
+      const Read r = read_serial(path, std::string(l.field) + "/0");
+      std::vector<double> words;  // the dataset's real words in order: r, or r then i per element
+      for (std::size_t k = 0; k < r.re.size(); ++k) {
+        words.push_back(r.re[k]);
+        if (!r.im.empty()) words.push_back(r.im[k]);
+      }
+      const std::int64_t dims[3] = {std::int64_t(r.dims[0]), std::int64_t(r.dims[1]), std::int64_t(r.dims[2])};
+      const std::int64_t zero[3] = {0, 0, 0};
+      hid_t d = H5Dopen2(file, (std::string(l.field) + "/0").c_str(), H5P_DEFAULT);
+      std::uint64_t stored = 0;
+      ASSERT_GT(H5Aexists(d, "checksum"), 0);
+      hid_t a = H5Aopen(d, "checksum", H5P_DEFAULT);
+      H5Aread(a, H5T_NATIVE_UINT64, &stored);
+      H5Aclose(a);
+      H5Dclose(d);
+      EXPECT_EQ(detail::block_checksum(zero, dims, dims, r.im.empty() ? Dtype::Float64 : Dtype::Complex128, words.data()),
+                stored);
+    }
+    H5Fclose(file);
+  }
+  for (int k = P; k >= 1; --k) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+    if (sub != MPI_COMM_NULL) {
+      SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
+      Plans p(sub, n, {0, 0});
+      H5File f(sub, path);
+      for (const Look& l : kLooks) EXPECT_EQ(misread(f, p, l), 0) << l.field;
+      MPI_Comm_free(&sub);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  remove_files(path);
+}
+
 INSTANTIATE_TEST_SUITE_P(Grids, Cuts, testing::Values(0, 1, 2));
+
+// One bit of a plane's and of a subsample's data flipped in the file, past HDF5: their
+// reads fail their checksum with the same Io error on every rank at every rank count;
+// the datasets beside them read as before.
+TEST(Series, AFlippedBitInAPlaneOrSubsampleFailsItsRead) {
+  int P = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const std::string path = temp_path("cutflip");
+  const std::array<std::int64_t, 3> n{7, 6, 5};
+  {
+    Plans p(MPI_COMM_WORLD, n, {0, 0});
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    write_looks(f, p);
+    f.close();
+  }
+  if (world_rank() == 0) {
+    for (const char* name : {"/px/0", "/Sub/0"}) {  // a real plane, a complex subsample
+      hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+      hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+      const haddr_t at = H5Dget_offset(d);
+      H5Dclose(d);
+      H5Fclose(file);
+      std::FILE* fp = std::fopen(path.c_str(), "r+b");
+      std::fseek(fp, long(at) + 8 * 3 + 5, SEEK_SET);
+      const int c = std::fgetc(fp);
+      std::fseek(fp, long(at) + 8 * 3 + 5, SEEK_SET);
+      std::fputc(c ^ 0x10, fp);
+      std::fclose(fp);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = P; k >= 1; --k) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+    if (sub != MPI_COMM_NULL) {
+      SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
+      Plans p(sub, n, {0, 0});
+      H5File f(sub, path);
+      std::vector<double> u(std::size_t(p.r2c.in_count()));
+      std::vector<std::complex<double>> U(std::size_t(p.r2c.out_count()));
+      expect_error([&] { f.read_plane(p.r2c, Space::Physical, "px", 0, Axis::X, 6, u); }, ErrorCode::Io,
+                   "H5File::read_plane: /px/0 of '" + path + "' fails its checksum");
+      expect_error([&] { f.read_subsampled(p.r2c, Space::Spectral, "Sub", 0, {2, 5, 1}, U); }, ErrorCode::Io,
+                   "H5File::read_subsampled: /Sub/0 of '" + path + "' fails its checksum");
+      for (const Look& l : kLooks)
+        if (std::string(l.field) != "px" && std::string(l.field) != "Sub") EXPECT_EQ(misread(f, p, l), 0) << l.field;
+      MPI_Comm_free(&sub);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  remove_files(path);
+}
+
+// Reading a quick look that is not the one asked for, or into the wrong buffer, is the same
+// clear error on every rank.
+TEST(Series, ReadingTheWrongQuickLookIsAClearError) {
+  const std::string path = temp_path("cutbad");
+  Plans p(MPI_COMM_WORLD, {7, 6, 5}, {0, 0});
+  {
+    H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create);
+    write_looks(f, p);
+    f.write(p.r2c, Space::Physical, "u", 0, 0.0, fill<double>(p.r2c.in_box()));
+    f.close();
+  }
+  H5File f(MPI_COMM_WORLD, path);
+  std::vector<double> u(std::size_t(p.r2c.in_count()));
+  std::vector<std::complex<double>> U(std::size_t(p.r2c.out_count()));
+  const std::string of = " of '" + path + "'";
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "pz", 0, Axis::Z, 3, u); }, ErrorCode::InvalidArgument,
+               "H5File::read_plane: /pz/0" + of + " is the plane z = 4 of a 1x6x7 (z, y, x) array; asked for the plane "
+               "z = 3 (1x6x7) of this plan's physical grid");
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "sub", 0, Axis::Z, 0, u); }, ErrorCode::InvalidArgument,
+               "/sub/0" + of + " is subsampled by 3,2,4 (x, y, z) of a 2x3x3 (z, y, x) array; asked for the plane z = 0");
+  expect_error([&] { f.read_subsampled(p.r2c, Space::Physical, "sub", 0, {3, 2, 2}, u); }, ErrorCode::InvalidArgument,
+               "asked for subsampled by 3,2,2 (x, y, z) (3x3x3)");
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "u", 0, Axis::Z, 0, u); }, ErrorCode::InvalidArgument,
+               "/u/0" + of + " is a whole field of a 5x6x7 (z, y, x) array");
+  expect_error([&] { f.read_plane(p.r2c, Space::Spectral, "pz", 0, Axis::Z, 4, U); }, ErrorCode::InvalidArgument,
+               "/pz/0" + of + " is a physical dataset; asked for a spectral one");
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "pz", 0, Axis::Z, 9, u); }, ErrorCode::InvalidArgument,
+               "the plane z = 9 is outside the physical grid 5x6x7 (z, y, x)");
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "pz", 1, Axis::Z, 4, u); }, ErrorCode::InvalidArgument,
+               "has no step 1 of field 'pz' (its steps: 0)");
+  expect_error([&] { f.read_plane(p.r2c, Space::Physical, "pz", 0, Axis::Z, 4, U); }, ErrorCode::InvalidArgument,
+               "the plan's physical field is float64, the data passed is complex128");
+  std::vector<double> short_u(1);
+  if (p.r2c.in_count() > 1) {  // every rank has more than one point here
+    expect_error([&] { f.read_plane(p.r2c, Space::Physical, "pz", 0, Axis::Z, 4, short_u); }, ErrorCode::InvalidArgument,
+                 "the buffer holds 1 elements");
+  }
+  f.close();
+  remove_files(path);
+}
 
 TEST(Series, RunAttributesBoxLengthsAndTheXdmf) {
   const std::string path = temp_path("run");

@@ -141,7 +141,8 @@ class H5File {
   // z order; the dataset has ceil(n/stride) points per axis). `data` is this rank's whole
   // box, as for write(); each rank writes only its points of the plane or subsample,
   // collectively, as /<field>/<step> with attributes kind ("plane", "subsampled"), start
-  // and stride (z, y, x). Physical or spectral, as write().
+  // and stride (z, y, x), and a checksum as write()'s datasets (read_plane and
+  // read_subsampled below check it). Physical or spectral, as write().
   template <typename T>
   void write_plane(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
                    Axis axis, std::int64_t index, const T* data, std::size_t n) {
@@ -163,6 +164,33 @@ class H5File {
     write_subsampled(plan, space, field, step, time, stride, data.data(), data.size());
   }
 
+  // Reads back what write_plane / write_subsampled wrote, with the same arguments: `data`
+  // is this rank's whole box, as for read(); the points of the plane or subsample inside it
+  // are set and the others left as they are (a rank whose box holds none reads nothing and
+  // still takes part). The dataset must be that plane or subsample of this plan's grid,
+  // space and element type, and its checksum is checked as read() checks a field's: a
+  // mismatch is the same Io error on every rank.
+  template <typename T>
+  void read_plane(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Axis axis,
+                  std::int64_t index, T* data, std::size_t n) const {
+    read_plane_bytes(plan, space, field, step, axis, index, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void read_plane(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Axis axis,
+                  std::int64_t index, std::vector<T>& data) const {
+    read_plane(plan, space, field, step, axis, index, data.data(), data.size());
+  }
+  template <typename T>
+  void read_subsampled(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                       std::array<std::int64_t, 3> stride, T* data, std::size_t n) const {
+    read_subsampled_bytes(plan, space, field, step, stride, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void read_subsampled(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                       std::array<std::int64_t, 3> stride, std::vector<T>& data) const {
+    read_subsampled(plan, space, field, step, stride, data.data(), data.size());
+  }
+
   // The run's box lengths along x, y, z (H5Options::box_lengths, or the file's).
   std::array<double, 3> box_lengths() const;
   // The XDMF file kept beside this one ("" when H5Options::xdmf is false or reading).
@@ -175,7 +203,7 @@ class H5File {
   //
   // HDF5 makes the dataset at the start, exactly as write() does (so write()'s errors are
   // the start's, on every rank); this rank's box then goes to the dataset's file offset by
-  // non-blocking collective MPI-IO. Any MPI thread level. Contiguous datasets only (a file
+  // non-blocking MPI-IO. Any MPI thread level. Contiguous datasets only (a file
   // with H5Options::chunk: an Unavailable error). Stage::Copy (the default) copies this
   // rank's box at start (one box of memory per write in flight; the buffer is free at
   // once); Stage::Borrow copies nothing (a spectrum is still staged into the file's order)
@@ -217,6 +245,11 @@ class H5File {
   }
   Pending write_start_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                             double time, Dtype dtype, const void* data, std::size_t bytes, Stage stage = Stage::Copy);
+  // The staging buffers of Stage::Copy (and of a spectrum's reordering) outlive their file:
+  // those the last closed file used wait for the next file's background writes, since a
+  // checkpoint is a new file each time and a fresh buffer's first touch costs page faults.
+  // This frees them (local; the next background write allocates anew).
+  static void release_staging();
 
   std::vector<std::string> fields() const;                  // sorted
   std::vector<std::int64_t> steps(const std::string& field) const;  // ascending
@@ -238,6 +271,10 @@ class H5File {
   void write_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                               double time, std::array<std::int64_t, 3> stride, Dtype dtype, const void* data,
                               std::size_t bytes);
+  void read_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Axis axis,
+                        std::int64_t index, Dtype dtype, void* data, std::size_t bytes) const;
+  void read_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+                             std::array<std::int64_t, 3> stride, Dtype dtype, void* data, std::size_t bytes) const;
 
   struct Impl;
 
