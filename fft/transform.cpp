@@ -117,7 +117,8 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
   // Real input: r2c on x when x is periodic; an r2r x (then every axis is r2r, E = T)
   // reads the reals as they are.
   const bool r2c = o.transform == TransformKind::R2C;
-  FftwBuffer plane(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
+  plane_elems_ = std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_});
+  FftwBuffer plane(sizeof(C) * plane_elems_);
   FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
   void* U = user.get();
   void* P = plane.get();
@@ -135,26 +136,32 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
   // common cases) is only copied to or from it row by row.
   fz_fwd_ = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
   fz_bwd_ = axis_fft<T>(k[2], false, FftKind::Backward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  // One rank: the path without copies, where the spectrum's z rows lie whole 32-byte units
-  // apart (AVX's vector): FFTW's SIMD codelets need that stride, and r2c's nx/2 + 1 columns
-  // (an odd count) ran the z FFT 1.9x slower on the spectrum than in the padded plane, more
-  // than the copies it saves (128^3 r2c double, 1 rank x 2 threads: 8.2 against 7.3 ms).
-  if (d.m1 * d.m2 == 1 && !d.padded() && static_cast<std::size_t>(zld_) * sizeof(C) % 32 == 0)
+  // One rank, forward out of place: the path with one copy to memory (below), for every
+  // kind of transform whose z axis is not padded.
+  if (d.m1 * d.m2 == 1 && !d.padded())
     make_local_path(o, flags, P);
 }
 
 // ---- The one-rank path ------------------------------------------------------------------
 //
 // With one rank the exchange moves nothing, yet the pencil path still copies every point
-// twice a direction (the slab stage packs each plane into the Z-pencil buffer, the z stage
-// copies its result out; backward the same the other way). Here the slab stage copies its
-// plane straight into the caller's spectrum and the z FFT runs there in place; backward,
-// the z FFT reads the caller's spectrum (kept unmodified) into the workspace in the same
-// layout, and the slab stage gathers its planes from there: one copy a direction, not two.
-// (Letting the y FFT write the spectrum's layout itself, its output strides doing the
-// transpose, was 3.3x slower than FFT then copy.) A forward in place (in == out) keeps the pencil path: the y FFT's
-// planes would overwrite input planes not yet read. Each unit goes through the same FFTW
-// plan whatever the lane, so any thread count gives the one-thread result.
+// twice forward (the slab stage packs each plane into the Z-pencil buffer, the z stage
+// copies its result out). Here the slab stage copies its plane straight into the caller's
+// spectrum, and the z stage runs each z group's FFT out of place from the spectrum into the
+// lane's plane P (padded rows) and copies it back scaled, a copy that stays in cache. The z
+// FFT in place on the spectrum (this path before) met rows a power of two apart (c2c), the
+// cache-set conflicts padded_ld avoids, or rows that are not whole SIMD vectors (r2c's
+// nx/2 + 1): on one thread, 128^3 c2c double forward, 14.6 ms in place, 13.3 out of place,
+// 17.2 on the pencil path. Backward keeps the pencil path (the spectrum's groups copied
+// into the padded Z-pencil buffer, the z FFT in place there): the z FFT reading the
+// spectrum into the workspace, as this path did before, took 17.9 ms against 12.8, and
+// reading it into the padded buffer (no copy) was slower too. Measured as a whole
+// (docs/performance.md "Threads inside each rank"): 1 rank x 2 threads, c2c double
+// 20.6-24.2 -> 18.1-18.6 ms. (Letting the y FFT write the spectrum's layout itself, its
+// output strides doing the transpose, was 3.3x slower than FFT then copy.) A forward in
+// place (in == out) keeps the pencil path: the y FFT's planes would overwrite input planes
+// not yet read. Each unit goes through the same FFTW plan whatever the lane, so any thread
+// count gives the one-thread result.
 template <typename T, typename El>
 void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* plane) {
   using T_ = Transform<T, El>;
@@ -172,28 +179,30 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
     zgroups_ = nyj_;
     zstep_ = zoff_;
   }
-  // The measuring planners write all over their arrays: a scratch as long as a z group
-  // reaches (a y slab, or the whole spectrum when natural). FFTW_ESTIMATE touches no array and needs none: it sees only the
-  // pointers (their alignment, and whether in == out), so S stands 64 bytes past P.
+  zld_p_ = padded_ld<C>(zcols_);
+  plane_elems_ = std::max(plane_elems_, nz_ * zld_p_);  // P holds a group's nz rows
+  // The measuring planner writes all over its arrays: a scratch as long as a z group
+  // reaches (a y slab, or the whole spectrum when natural), then P's. FFTW_ESTIMATE touches
+  // no array and needs none: it sees only the pointers (their alignment, and that in and out
+  // differ), so S stands 64 bytes past the plane buffer.
   const std::int64_t reach = (nz_ - 1) * zld_ + zcols_, lag = 64 / static_cast<std::int64_t>(sizeof(C));
+  const std::int64_t at_p = (reach + lag - 1) / lag * lag;  // P in the scratch: whole cache lines in
   const bool estimate = (flags & FFTW_ESTIMATE) != 0;
-  FftwBuffer scratch(estimate ? 0 : sizeof(C) * static_cast<std::size_t>(reach + lag));
+  FftwBuffer scratch(estimate ? 0 : sizeof(C) * static_cast<std::size_t>(at_p + nz_ * zld_p_));
   C* S = estimate ? static_cast<C*>(plane) + lag : static_cast<C*>(scratch.get());
+  C* Pz = estimate ? static_cast<C*>(plane) : S + at_p;
   constexpr bool cplx = !std::is_same_v<El, T>;
   const AxisKind* k = o.kinds.data();
   for (int g = 0; g < 2; ++g) {
     const std::int64_t w = g == 0 ? zcols_ : zlast_;
     if (g == 1 && zlast_ == zcols_) break;
-    lz_fwd_[g] = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, zld_, zld_}, {{w, 1, 1}}, S, S, flags);
-    // Out of place: S and S + lag overlap, which only the planner's timing runs see.
-    lz_bwd_[g] = axis_fft<T>(k[2], false, FftKind::Backward, cplx, {nz_, zld_, zld_}, {{w, 1, 1}}, S, S + lag,
+    // PRESERVE_INPUT: the planner may not use the caller's spectrum as scratch (it would
+    // be free to, as it is overwritten next; the plans it then picked were not faster).
+    lz_fwd_[g] = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, zld_, zld_p_}, {{w, 1, 1}}, S, Pz,
                              flags | FFTW_PRESERVE_INPUT);
   }
   local_ = true;
-  local_path_[kForward] = {{&T_::local_forward_xy, kCol, true, nzc_, false},
-                           {&T_::local_forward_z, kCol, true, zgroups_, false}};
-  local_path_[kBackward] = {{&T_::local_backward_z, kCol, true, zgroups_, false},
-                            {&T_::local_backward_xy, kCol, true, nzc_, false}};
+  local_path_ = {{&T_::local_forward_xy, kCol, true, nzc_, false}, {&T_::local_forward_z, kCol, true, zgroups_, false}};
 }
 
 // x and y FFTs of user plane z in P, copied into plane z of the spectrum.
@@ -214,51 +223,20 @@ void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, 
   }
 }
 
+// z FFT of each group of the spectrum into P, copied back scaled.
 template <typename T, typename El>
-void Transform<T, El>::local_forward_z(const void*, void* out, Workspace<T, El>&, std::int64_t g0, std::int64_t g1,
-                                       int, Timings* t) const {
+void Transform<T, El>::local_forward_z(const void*, void* out, Workspace<T, El>& ws, std::int64_t g0, std::int64_t g1,
+                                       int lane, Timings* t) const {
   C* o = static_cast<C*>(out);
+  C* P = ws.P(lane);
   PhaseClock clk(t);
   for (std::int64_t g = g0; g < g1; ++g) {
     const bool last = g == zgroups_ - 1 && !lz_fwd_[1].empty();
     C* c = o + g * zstep_;
-    (last ? lz_fwd_[1] : lz_fwd_[0]).execute(c, c);
-    scale(c, nzo_, zld_, last ? zlast_ : zcols_, fwd_scale_);
+    (last ? lz_fwd_[1] : lz_fwd_[0]).execute(c, P);  // PRESERVE_INPUT
     clk.mark(&Timings::fft_z);
-  }
-}
-
-// z FFT of the caller's spectrum into the same layout in the workspace (the Z-pencil
-// buffer, which holds a whole spectrum at one rank), the 1/N folded in there.
-template <typename T, typename El>
-void Transform<T, El>::local_backward_z(const void* in, void*, Workspace<T, El>& ws, std::int64_t g0, std::int64_t g1,
-                                        int, Timings* t) const {
-  const C* i = static_cast<const C*>(in);
-  C* W = ws.side[kCol][1];
-  PhaseClock clk(t);
-  for (std::int64_t g = g0; g < g1; ++g) {
-    const bool last = g == zgroups_ - 1 && !lz_bwd_[1].empty();
-    // PRESERVE_INPUT plans leave the input untouched, so dropping const is safe.
-    (last ? lz_bwd_[1] : lz_bwd_[0]).execute(const_cast<C*>(i + g * zstep_), W + g * zstep_);
-    scale(W + g * zstep_, nzo_, zld_, last ? zlast_ : zcols_, bwd_scale_);
-    clk.mark(&Timings::fft_z);
-  }
-}
-
-template <typename T, typename El>
-void Transform<T, El>::local_backward_xy(const void*, void* out, Workspace<T, El>& ws, std::int64_t z0,
-                                         std::int64_t z1, int lane, Timings* t) const {
-  char* dst = static_cast<char*>(out);
-  C* W = ws.side[kCol][1];
-  C* P = ws.P(lane);
-  PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    copy_rows(P, ldy_, W + z * zld_, zoff_, nyj_, nxi_);
+    copy_scaled(c, zld_, P, zld_p_, nzo_, last ? zlast_ : zcols_, fwd_scale_);
     clk.mark(&Timings::unpack);
-    fy_bwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    fx_bwd_.execute(P, dst + z * nyi_ * nx_ * in_elem_);
-    clk.mark(&Timings::fft_x);
   }
 }
 
@@ -306,7 +284,7 @@ template <typename T, typename El>
 std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
   auto w = std::make_unique<Workspace<T, El>>();
   for (int k = 0; k < lanes_->lanes(); ++k)
-    w->planes.emplace_back(sizeof(C) * std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_}));
+    w->planes.emplace_back(sizeof(C) * plane_elems_);
   if (lean_) {
     std::int64_t a = 0;
     for (ExchangeId e : {kRow, kCol})
@@ -372,6 +350,17 @@ void Transform<T, El>::scale(C* first, std::int64_t rows, std::int64_t ld, std::
   for (std::int64_t r = 0; r < rows; ++r) {
     C* p = first + r * ld;
     for (std::int64_t x = 0; x < w; ++x) p[x] *= s;
+  }
+}
+
+template <typename T, typename El>
+void Transform<T, El>::copy_scaled(C* dst, std::int64_t dst_ld, const C* src, std::int64_t src_ld, std::int64_t rows,
+                                   std::int64_t w, T s) {
+  if (s == T(1)) return copy_rows(dst, dst_ld, src, src_ld, rows, w);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    C* d = dst + r * dst_ld;
+    const C* p = src + r * src_ld;
+    for (std::int64_t x = 0; x < w; ++x) d[x] = p[x] * s;
   }
 }
 

@@ -223,6 +223,9 @@ class Transform {
   // rows x w elements, rows ld apart, scaled by s (nothing when s is 1): a plane's rows
   // (ld = ldy_) or a z group's columns (ld = zld_).
   static void scale(C* first, std::int64_t rows, std::int64_t ld, std::int64_t w, T s);
+  // rows x w elements from src to dst, scaled by s on the way.
+  static void copy_scaled(C* dst, std::int64_t dst_ld, const C* src, std::int64_t src_ld, std::int64_t rows,
+                          std::int64_t w, T s);
 
   // Stages on local planes [u0, u1).
   template <ExchangeId E>
@@ -238,21 +241,16 @@ class Transform {
   template <ExchangeId E>
   void backward_x(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                  Timings* t) const;
-  // One rank (transform.cpp, "The one-rank path"): no exchange, so one copy a direction: the
-  // slab stage copies into the spectrum's layout and the z FFT runs on it in place (forward),
-  // or reads the caller's spectrum into the workspace (backward, which keeps its input).
+  // One rank (transform.cpp, "The one-rank path"): no exchange, so forward out of place
+  // copies once into the spectrum's layout and runs the z FFT from there into P and back.
   void make_local_path(const Options& o, unsigned flags, void* plane);
   const std::vector<Step>& path(Dir d, const void* in, const void* out) const {
-    return local_ && (d == kBackward || in != out) ? local_path_[d] : path_[d];
+    return local_ && d == kForward && in != out ? local_path_ : path_[d];
   }
   void local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                         Timings* t) const;
   void local_forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                        Timings* t) const;
-  void local_backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
-                        Timings* t) const;
-  void local_backward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
-                         Timings* t) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
@@ -268,17 +266,19 @@ class Transform {
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
   LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
-  // The one-rank path: z FFTs on groups of columns of the spectrum layout (a y slab when transposed; zcols_ columns of the
-  // flattened (y, x) rows when natural, the last group zlast_ wide: [1] its plans).
+  // The one-rank path (forward): z FFTs on groups of columns of the spectrum layout (a y
+  // slab when transposed; zcols_ columns of the flattened (y, x) rows when natural, the
+  // last group zlast_ wide: [1] its plan) into P, whose rows are zld_p_ apart.
   bool local_ = false;
-  std::vector<Step> local_path_[2];
-  LocalFft<T> lz_fwd_[2], lz_bwd_[2];
-  std::int64_t zgroups_ = 0, zstep_ = 0, zcols_ = 0, zlast_ = 0;
+  std::vector<Step> local_path_;
+  LocalFft<T> lz_fwd_[2];
+  std::int64_t zgroups_ = 0, zstep_ = 0, zcols_ = 0, zlast_ = 0, zld_p_ = 0;
   // Unit geometry (elements): nx_, my_, nz_ physical lengths (the FFTs'), nzo_ the
   // spectrum's z (the user's output rows); the rest this rank's parts.
   std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;
   AxisPad pad_[3];  // x, y, z: padded plans' zero padding and truncation (fft/padding.hpp)
   std::int64_t ldx_, ldy_;  // padded row strides of P in the X stage and the Y/Z stages
+  std::int64_t plane_elems_ = 0;  // P's size, for every stage that uses it
   // The user's spectrum: offset of y plane y (y * zoff_) and stride of its z rows.
   // Transposed [ky][kz][kx]: nzo_ nxi_ and nxi_; natural [kz][ky][kx]: nxi_ and nyj_ nxi_.
   std::int64_t zoff_ = 0, zld_ = 0;

@@ -91,6 +91,8 @@ class Trials {
   // The fastest trial so far (nullptr when none ran). runoff_only: among the trials the
   // runoff re-timed (when it ran), so that a trial timed once cannot win on a lucky moment.
   const TuneTrial* best(bool runoff_only = false) const;
+  // The fastest trial whose options pass keep (nullptr when none ran).
+  const TuneTrial* best_of(bool (*keep)(const Options&)) const;
   // The `most` fastest trials (and the untuned one) timed again side by side.
   void runoff(int most);
 

@@ -168,9 +168,10 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
       trials.run(o, "threads");
     }
     // 6. the thread engine's core: shared with the compute threads or one of its own
-    // (Options::engine_own_core; the plan then runs at most CPUs - 1 compute threads).
-    Options o = trials.best()->options;
-    if (uses_engine_thread(o)) {
+    // (Options::engine_own_core; the plan then runs at most CPUs - 1 compute threads), on
+    // the fastest trial with the thread engine: its own core may make it the fastest.
+    if (const TuneTrial* t = trials.best_of(uses_engine_thread)) {
+      Options o = t->options;
       o.engine_own_core = !o.engine_own_core;
       o.threads = sp.max_threads;
       trials.run(o, "engine_core");

@@ -170,6 +170,13 @@ const TuneTrial* Trials::best(bool runoff_only) const {
   return b;
 }
 
+const TuneTrial* Trials::best_of(bool (*keep)(const Options&)) const {
+  const TuneTrial* b = nullptr;
+  for (const auto& t : r_.trials)
+    if (t.seconds >= 0 && keep(t.options) && (!b || t.seconds < b->seconds)) b = &t;
+  return b;
+}
+
 bool Trials::same(const Options& a, const Options& b) {
   return option_values(a, tuned_row) == option_values(b, tuned_row);
 }

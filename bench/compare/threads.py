@@ -16,6 +16,9 @@ spread (lowest-highest round). Jobs, in order within a round:
     default plan, slabs, blocking), FFTW-MPI on T ranks beside it.
 FFTW_MEASURE everywhere (FFTW wisdom kept per job kind in a temporary directory, so later rounds
 skip the planning); each job holds /tmp/cpu.lock when --lock is given (this shared machine).
+Every code transforms the same sine field and checks each round trip untimed. In single
+precision its spectrum reaches the subnormal range, where x86 arithmetic can be several times
+slower; --flush-subnormals passes the flag of that name to every job (FTZ/DAZ in every thread).
 """
 
 import argparse
@@ -46,6 +49,7 @@ def main():
     ap.add_argument("--mpirun", default="mpirun")
     ap.add_argument("--lock", default="", help="flock this file around each job")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--flush-subnormals", action="store_true", help="FTZ/DAZ in every code (x86)")
     ap.add_argument("--json", default="")
     ap.add_argument("--table", default="", help="print the table of a cut-short run's JSON.partial and exit")
     args = ap.parse_args()
@@ -70,7 +74,7 @@ def main():
                 for tr, pr in cases:
                     key = (n, tr, pr)
                     common = ["--grid", str(n), "--iters", str(iters), "--effort", args.effort, "--transform", tr,
-                              "--precision", pr]
+                              "--precision", pr] + (["--flush-subnormals"] if args.flush_subnormals else [])
                     js = os.path.join(tmp, "serial.json")
                     run(lock + [os.path.join(bin_, "nbfft-fftw-serial"), "--threads", str(T), "--json", js] + common,
                         args.timeout)

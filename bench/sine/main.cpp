@@ -16,6 +16,7 @@
 #include "bench/common/cli.hpp"
 #include "bench/common/json.hpp"
 #include "bench/common/main.hpp"
+#include "bench/common/subnormals.hpp"
 #include "bench/sine/measure.hpp"
 #include "bench/sine/memory.hpp"
 #include "bench/sine/options.hpp"
@@ -67,16 +68,19 @@ int main(int argc, char** argv) {
   // The thread engine needs MPI_THREAD_MULTIPLE; everything else runs at the default level.
   // The options are read once here only to choose the level (before MPI starts); they are
   // parsed for real, and agreed on by every rank, inside run_main.
+  // --flush-subnormals is set here too, before MPI or any plan starts a thread.
   int level = MPI_THREAD_MULTIPLE;
   try {
-    if (!nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential", "seed-run"})).needs_thread_multiple())
-      level = MPI_THREAD_FUNNELED;
+    const nbfft::sine::SineArgs pre =
+        nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential", "seed-run", "flush-subnormals"}));
+    if (!pre.needs_thread_multiple()) level = MPI_THREAD_FUNNELED;
+    if (pre.flush_subnormals) nbfft::bench::flush_subnormals();
   } catch (const std::exception&) {
     // Reported on every rank below.
   }
   return nbfft::bench::run_main("nbfft-sine", argc, argv, level, [&](MPI_Comm world) {
     const nbfft::sine::SineArgs args = nbfft::sine::parse_sine_args(
-        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential", "seed-run"}));
+        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential", "seed-run", "flush-subnormals"}));
     int rank = 0;
     MPI_Comm_rank(world, &rank);
     if (args.help) {

@@ -67,6 +67,10 @@ usage: mpirun -n P nbfft-sine [options]
                            with --fields > 1 two fields in flight), labelled seed-M1xM2
   --sequential             run each configuration's iterations back to back instead of
                            interleaving them round-robin
+  --flush-subnormals       x86: flush subnormal results and inputs to zero in every thread
+                           (FTZ/DAZ), nbfft's and FFTW-MPI's alike. Single-precision spectra
+                           of the sine field reach the subnormal range, where arithmetic can
+                           be several times slower (docs/performance.md)
   --autotune LIST          also run the configuration the plan-time tuner picks for this grid,
                            ranks and --fields with each effort (quick, thorough, exhaustive):
                            it prints what it tried and why; runs are labelled tuned-EFFORT,
@@ -160,7 +164,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
   std::vector<std::string> known = {"grid", "proc-grid", "precision", "transform", "transport", "row-transport",
                                     "fields", "progress-chunks", "chunk-planes", "iters", "warmup", "effort",
                                     "wisdom", "baseline", "sequential", "json", "autotune", "autotune-budget",
-                                    "autotune-wisdom", "autotune-log", "workspace", "seed-run", "help"};
+                                    "autotune-wisdom", "autotune-log", "workspace", "seed-run", "flush-subnormals", "help"};
   for (const auto& r : fft::option_rows())
     if (!own_word(r)) known.push_back(cli_word(r.key));
   args.allow_only(known);
@@ -171,6 +175,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.help = args.has("help") || !args.positional().empty();
   a.sequential = args.has("sequential");
   a.seed_run = args.has("seed-run");
+  a.flush_subnormals = args.has("flush-subnormals");
   a.n = bench::parse_grid(args);
   if (args.has("proc-grid")) {
     a.grids.clear();

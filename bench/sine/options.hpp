@@ -35,7 +35,8 @@ struct SineArgs {
   std::string tune_wisdom;  // the tuner's memory across runs
   int tune_log = 0;         // the tuner's stderr lines (the tune_log row)
   bool sequential = false, help = false;
-  bool seed_run = false;  // --seed-run: seed 000's configuration as one more run
+  bool seed_run = false;
+  bool flush_subnormals = false;  // --flush-subnormals (bench/common/subnormals.hpp)  // --seed-run: seed 000's configuration as one more run
   // Every other plan option of the option table given as --KEY VALUE (fft/option_table.hpp),
   // applied to every run after the run's own settings.
   std::vector<std::pair<std::string, std::string>> plan_extra;

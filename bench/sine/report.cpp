@@ -53,10 +53,10 @@ void Report::print() const {
   const Result* base = nullptr;
   for (const auto& r : results)
     if (r.baseline) base = &r;
-  std::printf("nbfft-sine: grid %lldx%lldx%lld, %d ranks, %s %s, %d field%s, %d iterations (+%d warm-up), %s\n",
+  std::printf("nbfft-sine: grid %lldx%lldx%lld, %d ranks, %s %s, %d field%s, %d iterations (+%d warm-up), %s%s\n",
               static_cast<long long>(a.n[0]), static_cast<long long>(a.n[1]), static_cast<long long>(a.n[2]), ranks,
               fft::name(a.precision), fft::name(a.transform), a.fields, a.fields == 1 ? "" : "s", a.iters, a.warmup,
-              a.sequential ? "runs back to back" : "runs interleaved");
+              a.sequential ? "runs back to back" : "runs interleaved", a.flush_subnormals ? ", subnormals flushed" : "");
   for (std::size_t k = 0; k < results.size(); ++k)
     std::printf("  [%zu] %-8s %-5s %-20s %s\n", k + 1, code(results[k]), results[k].runner->proc_grid().c_str(),
                 results[k].runner->transport().c_str(), results[k].runner->config().c_str());
@@ -175,7 +175,8 @@ std::vector<bench::JsonRecord> Report::records() const {
         .add_raw("peak_rss_bytes_per_rank", bytes_or_null(r.peak_rss))
         .add_raw("process_peak_rss_bytes_per_rank", bytes_or_null(process_peak_rss))
         .add("role", r.baseline ? "baseline" : r.role)
-        .add_raw("interleaved", a.sequential ? "false" : "true");
+        .add_raw("interleaved", a.sequential ? "false" : "true")
+        .add_raw("flush_subnormals", a.flush_subnormals ? "true" : "false");
     if (base) j.add("ratio_vs_fftw_mpi", r.total_s() / base->total_s());
     TableRow t;
     if (table_row_of(r, t)) {

@@ -86,3 +86,25 @@ def test_defaults_are_the_tables(comm):
         if r["key"] not in ("proc_grid", "threads"):  # the plan resolves auto and 0 (the environment's)
             assert all_ranks(o[r["key"]] == r["default"]), (r["key"], o[r["key"]], r["default"])
     assert all_ranks(o["threads"] >= 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_two_threads_give_the_one_thread_bytes(comm, dtype):
+    """threads=2 (docs/fft.md "Threads inside each rank") transforms bitwise as threads=1:
+    forward and backward, each round trip run twice, as the second finds the worker lane awake."""
+    shape = (48, 60, 64)  # planes big enough that both lanes take some
+    got = []
+    for threads in (1, 2):
+        with nbfft.Plan(comm, shape, dtype=dtype, effort="estimate", threads=threads) as plan:
+            assert plan.options.threads == threads
+            rng = np.random.default_rng(7 + comm.rank)
+            u = plan.empty_input()
+            u[...] = rng.standard_normal(u.shape)
+            if np.dtype(dtype).kind == "c":
+                u += 1j * rng.standard_normal(u.shape)
+            for _ in range(2):
+                U = plan.forward(u)
+                v = plan.backward(U)
+            got.append((U, v))
+    assert all_ranks(np.array_equal(got[0][0], got[1][0])), "the 2-thread spectrum differs from the 1-thread one"
+    assert all_ranks(np.array_equal(got[0][1], got[1][1])), "the 2-thread round trip differs from the 1-thread one"

@@ -165,15 +165,15 @@ TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
       }
 }
 
-// One rank runs the path without copies (fft/transform.cpp, "The one-rank path") where the
-// spectrum's rows are whole 32-byte units (c2c here), except forward in place, which keeps
-// the pencil path: both give the same spectrum (to rounding: FFTW's plans differ), the
-// round trip gives the input back, and 2 threads give bitwise the one-thread bytes.
-TEST(Threads, OneRankPathWithoutCopies) {
+// One rank, forward out of place, runs the one-rank path (fft/transform.cpp, "The one-rank
+// path"); forward in place and backward keep the pencil path: both give the same spectrum
+// (to rounding: FFTW's plans differ), the round trip gives the input back, and 2 threads
+// give bitwise the one-thread bytes. c2c and r2c, both precisions, both output orders.
+TEST(Threads, OneRankPath) {
   const Grid n = {16, 12, 10};
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 8; ++variant) {
     Options o;
-    o.transform = TransformKind::C2C;
+    o.transform = variant & 4 ? TransformKind::R2C : TransformKind::C2C;
     o.effort = Effort::Estimate;
     o.norm = Norm::Ortho;  // a scale both ways
     if (variant & 1) o.precision = Precision::Single;
@@ -200,12 +200,10 @@ TEST(Threads, OneRankPathWithoutCopies) {
         std::memcpy(&d, b.data() + k * sizeof d, sizeof d);
         return d;
       };
-      const std::size_t reals = p.out_bytes() / (single ? sizeof(float) : sizeof(double));
+      const std::size_t real = single ? sizeof(float) : sizeof(double);
       double spec = 0, trip = 0;
-      for (std::size_t k = 0; k < reals; ++k) {
-        spec = std::max(spec, std::abs(value(out, k) - value(inplace, k)));
-        trip = std::max(trip, std::abs(value(back, k) - value(in, k)));
-      }
+      for (std::size_t k = 0; k < p.out_bytes() / real; ++k) spec = std::max(spec, std::abs(value(out, k) - value(inplace, k)));
+      for (std::size_t k = 0; k < p.in_bytes() / real; ++k) trip = std::max(trip, std::abs(value(back, k) - value(in, k)));
       EXPECT_LT(spec, tol) << "variant " << variant << " threads " << threads << ": out of place vs in place";
       EXPECT_LT(trip, tol) << "variant " << variant << " threads " << threads << ": round trip";
       got.push_back(out);

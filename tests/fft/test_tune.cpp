@@ -3,6 +3,7 @@
 // from the wisdom file without new trials. Timings are not asserted (CI machines are noisy).
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/tune.hpp"
+#include "fft/threads.hpp"
 #include "fft_test_util.hpp"
 
 #include <set>
@@ -252,6 +253,50 @@ TEST(Tune, PlanOptionTuneMakesTheChosenPlanAndKeepsTheReport) {
   std::ostringstream p2;
   p2 << plain.options();
   EXPECT_EQ(p2.str().find("tune"), std::string::npos) << p2.str();
+}
+
+// Step 6 of the greedy search (fft/tune_search.cpp): the thread engine on a core of its own
+// (Options::engine_own_core) is tried on the fastest trial with the thread engine, with the
+// most threads, whether or not that trial is the fastest overall; the trial's plan is built
+// and timed, and its options rebuild a plan that runs with the engine on its own core.
+TEST(Tune, EngineCoreStepTriesTheEngineOnItsOwnCore) {
+  forget_tuning();
+  int level = MPI_THREAD_SINGLE, cpus = rank_cpus(), fewest = 0;
+  MPI_Query_thread(&level);
+  MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (level < MPI_THREAD_MULTIPLE) GTEST_SKIP() << "the thread engine needs MPI_THREAD_MULTIPLE";
+  if (fewest < 2) GTEST_SKIP() << "one CPU a rank: the tuner tries no threads";
+  const std::array<std::int64_t, 3> n = {16, 12, 10};
+  const TuneReport r = tune(MPI_COMM_WORLD, n, slabs(), fast());
+  ASSERT_FALSE(r.budget_exhausted);
+  const TuneTrial* step = nullptr;
+  int steps = 0;
+  for (const auto& t : r.trials)
+    if (t.step.rfind("engine_core", 0) == 0) {  // (", runoff" when the runoff timed it again)
+      step = &t;
+      ++steps;
+    }
+  ASSERT_EQ(steps, 1) << r;
+  EXPECT_GE(step->seconds, 0) << "the engine_core trial was not timed";
+  EXPECT_TRUE(uses_engine_thread(step->options)) << step->options;
+  EXPECT_TRUE(step->options.engine_own_core) << step->options;
+  // The most threads, less the engine's core (the trial reports the plan it timed).
+  EXPECT_EQ(step->options.threads, compute_threads(std::min(fewest, 64), true, true));
+  // It is the fastest thread-engine trial before it with the engine's core flipped.
+  const TuneTrial* from = nullptr;
+  for (const auto& t : r.trials) {
+    if (&t == step) break;
+    if (t.seconds >= 0 && uses_engine_thread(t.options) && (!from || t.seconds < from->seconds)) from = &t;
+  }
+  ASSERT_NE(from, nullptr);
+  EXPECT_FALSE(from->options.engine_own_core);
+  Options flipped = from->options;
+  flipped.engine_own_core = true;
+  flipped.threads = step->options.threads;
+  EXPECT_EQ(tuned_values(flipped), tuned_values(step->options));
+  const Plan plan(MPI_COMM_WORLD, n, step->options);
+  EXPECT_TRUE(plan.options().engine_own_core);
+  EXPECT_LT(round_trip_error(plan, n), 1e-12);
 }
 
 // A budget spent before the first trial still gives a plan: the caller's own (untuned).
