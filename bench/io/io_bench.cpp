@@ -95,6 +95,7 @@ int run(MPI_Comm world, std::int64_t n, const std::string& path, bool sync, bool
   MPI_Comm_size(world, &size);
   if (rank == 0) {
     std::remove(path.c_str());
+    if (path.size() > 3) std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());  // the catalog beside it
     std::printf("{\"grid\": %lld, \"ranks\": %d, \"bytes\": %lld, \"sync\": %s, \"space\": \"%s\", \"write\": %.6f, "
                 "\"write_call\": %.6f, \"read\": %.6f, \"read_call\": %.6f, \"checksum\": %.6f}\n",
                 static_cast<long long>(n), size,

@@ -309,6 +309,7 @@ int main(int argc, char** argv) {
       }
     if (rank == 0) std::remove(path.c_str());
     if (rank == 0) std::remove((path + ".raw").c_str());
+    if (rank == 0) std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());  // the catalog beside it
     if (rank == 0) {
       auto loop = [&](int vi) {
         std::vector<double> x;

@@ -40,12 +40,14 @@ inline std::string temp_path(const std::string& prefix, const std::string& tag) 
   return std::string(dir && *dir ? dir : "/tmp") + "/" + prefix + tag + "-" + std::to_string(pid) + ".h5";
 }
 
-// Removes p (and what a Create left beside it) on rank 0, between barriers (collective).
+// Removes p (and what a Create left beside it: the temporary, the XDMF catalog run.xmf of
+// run.h5) on rank 0, between barriers (collective).
 inline void remove_file(const std::string& p) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) {
     std::remove(p.c_str());
     std::remove((p + ".nbfft-tmp").c_str());
+    if (p.size() > 3 && p.compare(p.size() - 3, 3, ".h5") == 0) std::remove((p.substr(0, p.size() - 3) + ".xmf").c_str());
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }

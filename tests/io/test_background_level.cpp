@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0) {
     std::remove(path.c_str());
+    std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());  // the catalog beside it
     if (all) std::printf("a background write at MPI thread level %d: read back as written\n", provided);
   }
   MPI_Finalize();

@@ -342,8 +342,11 @@ TEST(Series, AFlippedBitInAPlaneOrSubsampleFailsItsRead) {
                    "H5File::read_plane: /px/0 of '" + path + "' fails its checksum");
       expect_error([&] { f.read_subsampled(p.r2c, Space::Spectral, "Sub", 0, {2, 5, 1}, U); }, ErrorCode::Io,
                    "H5File::read_subsampled: /Sub/0 of '" + path + "' fails its checksum");
-      for (const Look& l : kLooks)
-        if (std::string(l.field) != "px" && std::string(l.field) != "Sub") EXPECT_EQ(misread(f, p, l), 0) << l.field;
+      for (const Look& l : kLooks) {
+        if (std::string(l.field) != "px" && std::string(l.field) != "Sub") {
+          EXPECT_EQ(misread(f, p, l), 0) << l.field;
+        }
+      }
       MPI_Comm_free(&sub);
     }
     MPI_Barrier(MPI_COMM_WORLD);
