@@ -298,5 +298,22 @@ contains
     call expect_error(st, "repeated", "a repeated dimension")
     call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], options="norm=sideways", status=st)
     call expect_error(st, "norm='sideways'", "a bad option")
+    ! A transposed spectrum declared in the boxes' order (not the memory order) is refused.
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [7, 6], options="output_order=transposed")
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo(1:2), hi(1:2))
+    call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo(1:2), ohi(1:2))
+    block
+      real(dp), allocatable :: v(:,:)
+      complex(dp), allocatable :: vh(:,:)
+      allocate(v(lo(1):hi(1), lo(2):hi(2)), vh(olo(1):ohi(1), olo(2):ohi(2)))
+      v = 1
+      call nbfft_nd_forward(p, v, vh, status=st)
+      call expect_error(st, "expected uh(", "a transposed spectrum declared in natural order")
+      deallocate(vh)
+      allocate(vh(olo(2):ohi(2), olo(1):ohi(1)))
+      call nbfft_nd_forward(p, v, vh, status=st)
+      call expect(st == NBFFT_SUCCESS, "a transposed spectrum declared in its memory order")
+    end block
+    call nbfft_nd_plan_destroy(p)
   end subroutine
 end program fortran_nd
