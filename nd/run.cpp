@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <vector>
 
 namespace nbfft::nd::detail {
 
@@ -34,15 +35,35 @@ void swap_blocks(Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std
 // dst[j][i] = src[i][j] for i < rows, j < cols: elements of `elem` bytes, rows sld elements
 // apart in src and dld apart in dst. In tiles of about 1 KiB per row, so that both sides
 // of a tile stay in cache (a 16-byte element read along a column touches one cache line
-// per element otherwise).
+// per element otherwise). When src's rows are a multiple of 4 KiB apart, a tile's column
+// falls into one cache set and evicts itself: its rows are then copied into a small padded
+// buffer first (8192^2 r2c's backward swap, rows 128 KiB apart: 316 -> 153 ms; the forward
+// swap's 64 KiB + 16 B rows stay direct, 128 against 156 buffered).
 template <std::size_t E>
 void transpose_tiles(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t sld, std::int64_t rows,
                      std::int64_t cols, std::size_t elem) {
   const std::size_t e = E ? E : elem;
   const std::int64_t tile = std::max<std::int64_t>(1, std::min<std::int64_t>(64, 1024 / static_cast<std::int64_t>(e)));
+  const bool buffered = (static_cast<std::size_t>(sld) * e) % 4096 == 0 && rows > 1;
+  thread_local std::vector<Byte> buffer;
+  const std::int64_t bl = tile + 1;  // the buffer's row, padded off the power of two
+  if (buffered && buffer.size() < static_cast<std::size_t>(tile * bl) * e) buffer.resize(static_cast<std::size_t>(tile * bl) * e);
   for (std::int64_t i0 = 0; i0 < rows; i0 += tile)
     for (std::int64_t j0 = 0; j0 < cols; j0 += tile) {
       const std::int64_t i1 = std::min(rows, i0 + tile), j1 = std::min(cols, j0 + tile);
+      if (buffered) {
+        Byte* b = buffer.data();
+        for (std::int64_t i = i0; i < i1; ++i)
+          std::memcpy(b + static_cast<std::size_t>((i - i0) * bl) * e, src + static_cast<std::size_t>(i * sld + j0) * e,
+                      static_cast<std::size_t>(j1 - j0) * e);
+        for (std::int64_t j = j0; j < j1; ++j) {
+          Byte* d = dst + static_cast<std::size_t>(j * dld + i0) * e;
+          for (std::int64_t i = i0; i < i1; ++i)
+            std::memcpy(d + static_cast<std::size_t>(i - i0) * e, b + static_cast<std::size_t>((i - i0) * bl + (j - j0)) * e,
+                        E ? E : e);
+        }
+        continue;
+      }
       for (std::int64_t j = j0; j < j1; ++j) {
         Byte* d = dst + static_cast<std::size_t>(j * dld) * e;
         for (std::int64_t i = i0; i < i1; ++i)

@@ -209,6 +209,17 @@ TEST(NdPlan, TwoD) {
   check({{8, 5}, {0}, Kind::C2C, {world_size(), 1}});
 }
 
+// Rows of 4 KiB (256 complex doubles): the transposed order's swap reads them through its
+// buffered tiles (nd/run.cpp), forward for (6, 256) and backward for (256, 6); at more
+// ranks the exchanges' transposes see other row lengths.
+TEST(NdPlan, TransposedRowsOfFourKiB) {
+  for (const char* t : {"blocking", kNonBlocking}) {
+    check({{6, 256}, {0, 1}, Kind::C2C, {}, t});
+    check({{256, 6}, {0, 1}, Kind::C2C, {}, t});
+    check({{3, 256, 5}, {0, 1}, Kind::C2C, {}, t});
+  }
+}
+
 TEST(NdPlan, ChannelIsLocal) {
   // Transform z and x, keep y: split over y, no exchange, as long as y has a point per rank.
   for (Kind k : {Kind::R2C, Kind::C2C}) check({{5, 4, 6}, {0, 2}, k, {}});
