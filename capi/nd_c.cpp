@@ -235,6 +235,15 @@ nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int r
   });
 }
 
+nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order) {
+  return guard("nbfft_nd_plan_out_order", [&] {
+    const auto& p = nd_of(plan).plan;
+    need(order, "order");
+    const std::vector<int>& o = p.out_order();
+    for (std::size_t i = 0; i < p.shape().size(); ++i) order[i] = o.empty() ? static_cast<int>(i) : o[i];
+  });
+}
+
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count) {
   return guard("nbfft_nd_plan_counts", [&] {
     const auto& p = nd_of(plan).plan;

@@ -112,6 +112,9 @@ const std::vector<Row>& rows() {
          o.batch_axis = static_cast<int>(a);
        },
        [](const Options& o) { return o.batch_axis ? std::to_string(*o.batch_axis) : std::string("none"); }},
+      {"output_order", "natural (C order, as numpy) or transposed (the two slowest transformed axes traded)",
+       [](Options& o, const std::string& v) { o.output_order = fft::parse_output_order(lower(v)); },
+       [](const Options& o) { return std::string(fft::name(o.output_order)); }},
       {"fields_in_flight", "a count from 1 to 64",
        [](Options& o, const std::string& v) {
          char* end = nullptr;

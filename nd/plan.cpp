@@ -30,14 +30,42 @@ std::int64_t Box::count() const {
 
 std::int64_t Box::index(const std::vector<std::int64_t>& g) const {
   std::int64_t at = 0;
-  for (std::size_t a = 0; a < n.size(); ++a) at = at * n[a] + (g[a] - lo[a]);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::size_t a = order.empty() ? i : static_cast<std::size_t>(order[i]);
+    at = at * n[a] + (g[a] - lo[a]);
+  }
   return at;
+}
+
+bool Box::natural() const {
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] != static_cast<int>(i)) return false;
+  return true;
+}
+
+std::vector<std::int64_t> Box::memory_shape() const {
+  if (order.empty()) return n;
+  std::vector<std::int64_t> m;
+  for (int a : order) m.push_back(n[static_cast<std::size_t>(a)]);
+  return m;
+}
+
+bool operator==(const Box& a, const Box& b) {
+  if (a.lo != b.lo || a.n != b.n) return false;
+  if (a.order.empty() || b.order.empty()) return a.natural() && b.natural();
+  return a.order == b.order;
 }
 
 std::ostream& operator<<(std::ostream& os, const Box& b) {
   os << "[";
   for (std::size_t a = 0; a < b.n.size(); ++a) os << (a ? ", " : "") << b.lo[a] << ":" << b.lo[a] + b.n[a];
-  return os << "]";
+  os << "]";
+  if (!b.natural()) {
+    os << " order (";
+    for (std::size_t i = 0; i < b.order.size(); ++i) os << (i ? ", " : "") << b.order[i];
+    os << ")";
+  }
+  return os;
 }
 
 namespace {
@@ -67,10 +95,15 @@ unsigned flags_of(fft::Effort e) {
   return FFTW_ESTIMATE;
 }
 
-// C-order strides of a local block.
-std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& n) {
+// Strides (per axis) of a local block stored with its axes in `order`, slowest first.
+std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& n, const std::vector<int>& order) {
   std::vector<std::int64_t> s(n.size(), 1);
-  for (std::size_t a = n.size(); a-- > 1;) s[a - 1] = s[a] * n[a];
+  std::int64_t step = 1;
+  for (std::size_t i = order.size(); i-- > 0;) {
+    const auto a = static_cast<std::size_t>(order[i]);
+    s[a] = step;
+    step *= n[a];
+  }
   return s;
 }
 
@@ -124,14 +157,14 @@ void Plan::Impl::plan_fft(std::size_t k) {
   const detail::Step& st = sch.step[k];
   const Box& bin = box[k];  // before: real on the r2c axis when st.r2c
   const Box& bout = box[k + 1];
-  const auto ci = strides_of(bin.n), co = strides_of(bout.n);
+  const auto ci = strides_of(bin.n, bin.order), co = strides_of(bout.n, bout.order);
   const unsigned flags = flags_of(opt.effort);
-  const int nd = static_cast<int>(shape.size());
-  // The loop over every axis not in `skip`: extents n, strides times `mult`.
+  // The loop over every axis not in `skip` (in the output's memory order, slowest first):
+  // extents n, strides times `mult`.
   auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
                      const std::vector<std::int64_t>& is, const std::vector<std::int64_t>& os, std::int64_t mult) {
     std::vector<iodim> h;
-    for (int a = 0; a < nd; ++a)
+    for (int a : bout.order)
       if (std::find(skip.begin(), skip.end(), a) == skip.end()) h.push_back({n[a], is[a] * mult, os[a] * mult});
     return h;
   };
@@ -140,9 +173,9 @@ void Plan::Impl::plan_fft(std::size_t k) {
   };
   // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
   // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).
-  auto r2r = [&](const std::vector<int>& ax, const std::vector<std::int64_t>& n, T* data, bool complex_elems,
-                 bool forward) {
-    const auto s = strides_of(n);
+  auto r2r = [&](const std::vector<int>& ax, const Box& b, T* data, bool complex_elems, bool forward) {
+    const std::vector<std::int64_t>& n = b.n;
+    const auto s = strides_of(n, b.order);
     const std::int64_t m = complex_elems ? 2 : 1;
     std::vector<iodim> d;
     std::vector<fftw_r2r_kind> kd;
@@ -167,8 +200,8 @@ void Plan::Impl::plan_fft(std::size_t k) {
   auto* wc = reinterpret_cast<typename Api::cplx*>(lane.work[0].get());
   if (st.r2c) {
     if (!sines.empty()) {  // the r2r axes of this step on the real input: half the work of after
-      f.real_r2r_fwd = r2r(sines, bin.n, real_in, false, true);
-      f.real_r2r_bwd = r2r(sines, bin.n, real_in, false, false);
+      f.real_r2r_fwd = r2r(sines, bin, real_in, false, true);
+      f.real_r2r_bwd = r2r(sines, bin, real_in, false, false);
       sines.clear();
     }
     // One FFTW r2c over the halved axis and this step's periodic axes together (the halved
@@ -200,8 +233,8 @@ void Plan::Impl::plan_fft(std::size_t k) {
   }
   if (!sines.empty()) {
     const bool complex_elems = esize(k + 1) != real_size();
-    f.r2r_fwd = r2r(sines, bout.n, w, complex_elems, true);
-    f.r2r_bwd = r2r(sines, bout.n, w, complex_elems, false);
+    f.r2r_fwd = r2r(sines, bout, w, complex_elems, true);
+    f.r2r_bwd = r2r(sines, bout, w, complex_elems, false);
   }
   ffts<T>()[k] = std::move(f);
 }
@@ -225,9 +258,12 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   const std::int64_t C = product(b0.n, static_cast<std::size_t>(f) + 1, b0.n.size());
   x.S[0] = b0.n[s];
   x.S[1] = b1.n[s];
-  x.R[0] = b0.n[f] * C * e;
-  x.R[1] = b1.n[f] * C * e;
+  x.F[0] = b0.n[f];
+  x.F[1] = b1.n[f];
+  x.R[0] = x.F[0] * C * e;
+  x.R[1] = x.F[1] * C * e;
   x.elem = static_cast<std::size_t>(C * e);
+  x.swap = st.swap;
   // Pencils' X-pencil (x whole, y split) is "the slower axis s split"; its Y-pencil "f split".
   x.side_before = st.from == s ? fft::Pencil::X : fft::Pencil::Y;
   x.side_after = st.from == s ? fft::Pencil::Y : fft::Pencil::X;
@@ -300,7 +336,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"grid", join(options.grid, "x")},
               {"transport", options.transport},
               {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},
-              {"fields_in_flight", std::to_string(options.fields_in_flight)}});
+              {"fields_in_flight", std::to_string(options.fields_in_flight)},
+              {"output_order", fft::name(options.output_order)}});
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(user_shape, user_axes);
   // The field: the user's array without the batch axis.
@@ -356,6 +393,13 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   if (err.empty()) {
     const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch);
     if (!e.empty()) err = "cannot decompose " + what + " over grid " + join(m.with_batch(m.grid, 1), "x") + ": " + e;
+  }
+  if (err.empty() && options.output_order == fft::OutputOrder::Transposed && axes.size() >= 2) {
+    std::vector<int> slowest = axes;  // the two slowest transformed axes trade places
+    std::sort(slowest.begin(), slowest.end());
+    detail::transpose_output(m.sch, slowest[0], slowest[1]);
+    m.swapped[0] = slowest[0];
+    m.swapped[1] = slowest[1];
   }
   agree_message(m.comm, err);
   m.shape = shape;
@@ -428,15 +472,19 @@ void Plan::Impl::allocate_lane() {
   if (halving()) lane.real = get(real_bytes);
 }
 
-Box Plan::Impl::user_box(const Box& b) const { return Box{with_batch(b.lo, std::int64_t{0}), with_batch(b.n, nbatch)}; }
+Box Plan::Impl::user_box(const Box& b) const {
+  std::vector<int> order;  // the field's order, its axes renumbered round the batch axis, which keeps its place
+  for (int a : b.order) order.push_back(batch_axis >= 0 && a >= batch_axis ? a + 1 : a);
+  return Box{with_batch(b.lo, std::int64_t{0}), with_batch(b.n, nbatch), with_batch(order, batch_axis)};
+}
 
 detail::View Plan::Impl::view(const void* base, std::size_t k, std::int64_t j) const {
   const Box& b = box[k];
   const std::size_t e = esize(k);
   detail::View v;
   const auto at = static_cast<std::size_t>(batch_axis < 0 ? 0 : batch_axis);
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t a = 0; a < b.n.size(); ++a) (a < at ? outer : inner) *= b.n[a];
+  std::int64_t outer = 1, inner = 1;  // the field's axes before the batch axis in memory, and after it
+  for (std::size_t i = 0; i < b.n.size(); ++i) (i < at ? outer : inner) *= b.n[static_cast<std::size_t>(b.order[i])];
   v.chunks = outer;
   v.chunk = static_cast<std::size_t>(inner) * e;
   v.stride = v.chunk * static_cast<std::size_t>(nbatch);
@@ -458,6 +506,8 @@ const std::vector<fft::AxisKind>& Plan::kinds() const { return impl_->kinds; }
 bool Plan::real_spectrum() const { return impl_->real_spectrum(); }
 const std::vector<int>& Plan::grid() const { return impl_->user_grid; }
 const std::vector<int>& Plan::out_grid() const { return impl_->user_out_grid; }
+fft::OutputOrder Plan::output_order() const { return impl_->opt.output_order; }
+const std::vector<int>& Plan::out_order() const { return impl_->user_out.order; }
 int Plan::exchanges() const { return impl_->sch.exchanges(); }
 int Plan::size() const { return impl_->size; }
 int Plan::rank() const { return impl_->rank; }
@@ -492,19 +542,22 @@ std::string Plan::describe() const {
   if (std::any_of(m.kinds.begin(), m.kinds.end(), [](fft::AxisKind k) { return fft::is_r2r(k); }))
     os << " kinds (" << join_kinds(m.kinds) << ")";
   if (m.batch_axis >= 0) os << " batch axis " << m.batch_axis << " (" << m.nbatch << " fields)";
-  os << " grid " << join(m.user_grid, "x") << " -> " << join(m.user_out_grid, "x") << ", " << exchanges()
-     << " exchanges: ";
+  os << " grid " << join(m.user_grid, "x") << " -> " << join(m.user_out_grid, "x");
+  if (!m.user_out.natural()) os << " out order (" << join(m.user_out.order, ", ") << ")";
+  os << ", " << exchanges() << " exchanges: ";
   const auto user_axis = [&](int a) { return m.batch_axis >= 0 && a >= m.batch_axis ? a + 1 : a; };
   for (std::size_t k = 0; k < m.sch.step.size(); ++k) {
     const auto& s = m.sch.step[k];
     os << (k ? ", " : "");
-    if (s.fft) {
+    if (s.fft && s.axes.empty()) {
+      os << "swap(" << user_axis(m.swapped[0]) << "," << user_axis(m.swapped[1]) << ")";  // a local copy
+    } else if (s.fft) {
       std::vector<int> ax;
       for (int a : s.axes) ax.push_back(user_axis(a));
       os << (s.r2c ? "r2c+fft(" : "fft(") << join(ax, ",") << ")";  // r2r axes among them
     } else {
-      os << "exchange " << user_axis(s.from) << "->" << user_axis(s.to) << " over " << m.sch.ranks[static_cast<std::size_t>(s.g)]
-         << " ranks (" << m.opt.transport << ")";
+      os << "exchange " << user_axis(s.from) << "->" << user_axis(s.to) << (s.swap ? " swapping them" : "") << " over "
+         << m.sch.ranks[static_cast<std::size_t>(s.g)] << " ranks (" << m.opt.transport << ")";
     }
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";

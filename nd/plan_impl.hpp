@@ -61,12 +61,16 @@ struct View {
 };
 
 // A pencil transpose over one grid dimension's ranks with the axes between the two moved
-// aside: [A][S][B][R] blocks, S the slower exchanged axis, R bytes per row.
+// aside: [A][S][B][F][C] with S the slower exchanged axis, F the faster, R = F*C bytes per
+// row, elem = C bytes. swap: the stage after it is [A][F][B][S][C] (a transposed output
+// order), written from the received [A][B][S][F][C] by a transposition of elem-byte
+// elements, which backward reads.
 struct Xchg {
   std::unique_ptr<fft::Pencils> pen;
   fft::Pencil side_before{}, side_after{};
-  std::int64_t A = 1, B = 1, S[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after; R in bytes
+  std::int64_t A = 1, B = 1, S[2] = {0, 0}, F[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after
   std::size_t elem = 0;
+  bool swap = false;
 };
 
 }  // namespace nbfft::nd::detail
@@ -89,6 +93,7 @@ struct Plan::Impl {
   std::vector<fft::AxisKind> kinds;      // per entry of axes
   std::vector<fft::AxisKind> axis_kind;  // per axis of the field (periodic when not listed)
   int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
+  int swapped[2] = {-1, -1};             // the axes a transposed output order trades (p < q); -1: natural
   Options opt;
   detail::Schedule sch;
   std::vector<int> coords;

@@ -43,6 +43,7 @@ Box box_at(const Stage& s, const std::vector<int>& ranks, const std::vector<int>
     b.lo.push_back(r.lo);
     b.n.push_back(r.n);
   }
+  b.order = s.order;
   return b;
 }
 
@@ -50,7 +51,8 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
                            const std::vector<int>& grid, Schedule& out) {
   const int nd = static_cast<int>(shape.size());
   out = Schedule{};
-  Stage st{shape, std::vector<int>(shape.size(), -1)};
+  Stage st{shape, std::vector<int>(shape.size(), -1), std::vector<int>(shape.size())};
+  for (int a = 0; a < nd; ++a) st.order[a] = a;
   for (int a = 0; a < nd; ++a)
     if (grid[a] > 1) {
       if (grid[a] > shape[a]) {
@@ -125,6 +127,51 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
     out.step.push_back(x);
     out.stage.push_back(st);
   }
+}
+
+void transpose_output(Schedule& s, int p, int q) {
+  std::vector<int> order = s.stage.front().order;
+  std::swap(order[static_cast<std::size_t>(p)], order[static_cast<std::size_t>(q)]);
+  std::size_t from = s.step.size();  // the first stage in the output order
+  for (std::size_t k = s.step.size(); k-- > 0;)
+    if (!s.step[k].fft) {
+      const Step& x = s.step[k];
+      if (std::min(x.from, x.to) == p && std::max(x.from, x.to) == q) from = k + 1;
+      break;
+    }
+  if (from < s.step.size()) {
+    s.step[from - 1].swap = true;  // the exchange unpacks in the output order
+  } else {
+    // The last step is local (a schedule ends with FFTs): its FFT along p, unless the r2c's
+    // own axis, runs after a swap step, on p moved to q's faster place.
+    const std::size_t k = s.step.size() - 1;
+    Step& last = s.step[k];
+    Stage mid = s.stage[k + 1];  // between the FFTs before the swap and the swap
+    Step swap;
+    swap.swap = true;
+    Step after;
+    auto at = std::find(last.axes.begin(), last.axes.end(), p);
+    if (at != last.axes.end() && !(last.r2c && at == last.axes.begin())) {
+      last.axes.erase(at);
+      after.axes = {p};
+    }
+    std::size_t next = k + 1;
+    if (last.axes.empty()) {  // p was its only axis: the swap replaces it
+      s.step.erase(s.step.begin() + static_cast<std::ptrdiff_t>(k));
+      s.stage.erase(s.stage.begin() + static_cast<std::ptrdiff_t>(k + 1));
+      next = k;
+    }
+    // Local steps other than an r2c leave the extents and the grid as they are: every stage
+    // from the one before `next` on is `mid`, in one order or the other.
+    s.step.insert(s.step.begin() + static_cast<std::ptrdiff_t>(next), swap);
+    s.stage.insert(s.stage.begin() + static_cast<std::ptrdiff_t>(next) + 1, mid);
+    if (!after.axes.empty()) {
+      s.step.push_back(after);
+      s.stage.push_back(mid);
+    }
+    from = next + 1;
+  }
+  for (std::size_t k = from; k < s.stage.size(); ++k) s.stage[k].order = order;
 }
 
 namespace {

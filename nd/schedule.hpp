@@ -11,20 +11,26 @@
 
 namespace nbfft::nd::detail {
 
-// The array between two steps: its extents (the r2c axis halved once transformed) and, per
-// axis, the grid dimension spread over it (-1: whole on every rank).
+// The array between two steps: its extents (the r2c axis halved once transformed), per
+// axis the grid dimension spread over it (-1: whole on every rank), and its axes in memory
+// order, slowest first (natural, until the swap of a transposed output order).
 struct Stage {
   std::vector<std::int64_t> ext;
   std::vector<int> dist;
+  std::vector<int> order;
 };
 
-// A local FFT over `axes` (all whole here; with r2c the r2c axis first), or an exchange of
-// grid dimension g from axis `from` (whole afterwards) to axis `to` (whole before).
+// A local step: FFTs over `axes` (all whole here; with r2c the r2c axis first), or an
+// exchange of grid dimension g from axis `from` (whole afterwards) to axis `to` (whole
+// before). swap: the stage after the step has the output order's two axes traded (a
+// transposed output order): an exchange between those two axes writes it as it unpacks; a
+// local step with no axes is the swap alone (a copy).
 struct Step {
   bool fft = true;
   std::vector<int> axes;
   bool r2c = false;
   int g = -1, from = -1, to = -1;
+  bool swap = false;
 };
 
 struct Schedule {
@@ -39,6 +45,11 @@ struct Schedule {
 // "" or why it cannot be made. axes: non-negative, distinct, the r2c axis last.
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
                            const std::vector<int>& grid, Schedule& out);
+
+// A transposed output order: axes p and q trade places in memory from the last exchange
+// between them on, or from a swap step placed at the end (p's FFT, unless the r2c one,
+// moved after it, where p is the faster of the two). No exchange sees a swapped stage.
+void transpose_output(Schedule& s, int p, int q);
 
 // The grid for `ranks` ranks: ranks on untransformed axes first (no exchange), then the
 // fewest exchanges, the fewest distributed axes, the slowest axes. Empty (and `why` set)

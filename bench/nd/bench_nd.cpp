@@ -4,9 +4,9 @@
 // rotated each round, each time the slowest rank's; the job prints one line per contestant:
 //   RESULT {"case": "2d", "who": "nd", "n": 8192, "batch": 1, "ranks": 2, "times": [...]}
 //
-//   --case 2d     an n x n r2c transform: nd::Plan against FFTW-MPI's 2-D plan, transposed
-//                 out (its fastest form: the spectrum [kx][y]) and in natural order ([y][kx],
-//                 nd's order: fftw-mpi-natural)
+//   --case 2d     an n x n r2c transform: nd::Plan in natural order ([y][kx]: nd) and
+//                 transposed ([kx][y]: nd-transposed) against FFTW-MPI's 2-D plan, transposed
+//                 out (its fastest form) and in natural order (fftw-mpi-natural)
 //   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
 //                 [batch][n][n][n] with axes (1, 2, 3) (nd: the batch an ordinary axis, the
 //                 ranks on it; nd-batch: Options::batch_axis = 0, every rank holding every
@@ -81,8 +81,10 @@ struct FftwFree {
 };
 
 Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
-                         const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2) {
+                         const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2,
+                         nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural) {
   nbfft::nd::Options o;
+  o.output_order = order;
   o.norm = nbfft::fft::Norm::None;
   o.effort = nbfft::fft::parse_effort(a.effort);
   o.transport = a.transport;
@@ -182,6 +184,8 @@ int main(int argc, char** argv) {
     std::vector<Contestant> cs;
     if (a.which == "2d") {
       cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
+      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed", std::nullopt, 2,
+                                 nbfft::fft::OutputOrder::Transposed));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
     } else if (a.which == "batch") {

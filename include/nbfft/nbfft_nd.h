@@ -34,6 +34,8 @@ typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
  *   precision double|single   kinds periodic|K1,K2,... (one per listed axis: periodic, dct1..dst4)
  *   batch_axis none|A  (a batch of fields along axis A, numpy order: each slice a field,
  *                       whole on every rank, pipelined; not among axes)   fields_in_flight N
+ *   output_order natural|transposed  (transposed: the two slowest transformed axes trade
+ *                       places in the spectrum's memory, FFTW-MPI's transposed out; faster)
  * An unknown key or value, an axis out of range or repeated, a shape that cannot be split
  * over the ranks: NBFFT_INVALID_ARGUMENT on every rank naming it; ranks passing different
  * arguments: NBFFT_RANKS_DISAGREE. */
@@ -56,6 +58,10 @@ nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t*
  * order. _of: another rank's (no communication). */
 nbfft_status nbfft_nd_plan_box(nbfft_nd_plan plan, nbfft_layout layout, int64_t* lo, int64_t* n);
 nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int rank, int64_t* lo, int64_t* n);
+/* The spectrum's axes in memory order, slowest first (ndim values): 0, 1, ..., ndim-1 in
+ * natural order; with output_order=transposed two of them traded. A rank's spectrum block
+ * is a C array of extents n[order[0]], n[order[1]], ... (n from nbfft_nd_plan_box). Local. */
+nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order);
 /* Elements of this rank's input (real for r2c, complex for c2c) and spectrum (complex, or
  * real when every listed axis has a sine/cosine kind); float or double by precision. */
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);

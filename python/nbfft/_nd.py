@@ -86,6 +86,12 @@ class NdPlan:
     fields_in_flight : int
         Fields whose exchanges travel at once in a batch or ``forward_many`` (1 to 64;
         1: one after the other). A blocking transport always runs one at a time.
+    output_order : str
+        'natural' (the spectrum block in numpy's order, as rfftn's) or 'transposed': the two
+        slowest transformed axes trade places in the spectrum block's memory (2-D: ``[k1][k0]``,
+        FFTW-MPI's transposed out), which saves the transform a strided pass. The block then
+        has its axes in ``out_order``: ``U == rfftn(G, axes)[out_slices].transpose(out_order)``;
+        ``gather`` / ``scatter`` with ``space='output'`` and ``wavenumbers`` follow it.
 
     Raises
     ------
@@ -108,7 +114,8 @@ class NdPlan:
     def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], axes: Optional[Sequence[int]] = None,
                  dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
                  transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
-                 fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None) -> None:
+                 fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
+                 output_order: str = "natural") -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -157,6 +164,10 @@ class NdPlan:
             if problem is None and (not isinstance(given, str) or given.lower() not in table):
                 problem = InvalidArgument, "{}: {} must be one of {}, got {!r}".format(
                     what, word, ", ".join(table), given)
+        if problem is None and (not isinstance(output_order, str) or
+                                output_order.lower() not in ("natural", "transposed")):
+            problem = InvalidArgument, "{}: output_order must be 'natural' or 'transposed', got {!r}".format(
+                what, output_order)
         if problem is None and not isinstance(transport, str):
             problem = ArgumentTypeError, "{}: transport must be a str, got {!r}".format(what, transport)
         for word, v in (("batch_axis", batch_axis), ("fields_in_flight", fields_in_flight)):
@@ -169,7 +180,7 @@ class NdPlan:
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
                                transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
-                               precision, ",".join(kk))
+                               precision, ",".join(kk), output_order.lower())
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
@@ -179,8 +190,10 @@ class NdPlan:
                                    (np.complex64 if precision else np.complex128))
         lo, sz = self._p.in_box(-1)
         self._in = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
+        # The spectrum block's axes in memory order (natural: 0, 1, ...; transposed: two traded).
+        self._order = tuple(int(a) for a in self._p.out_order)
         lo, sz = self._p.out_box(-1)
-        self._out = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(s) for s in sz)
+        self._out = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(sz[a]) for a in self._order)
         # gather / scatter talk on a duplicate, so their messages never meet the caller's.
         self._comm: Any = comm.Dup()
 
@@ -247,6 +260,13 @@ class NdPlan:
         return int(self._get().fields_in_flight)
 
     @property
+    def out_order(self) -> Tuple[int, ...]:
+        """The spectrum block's axes in memory order: dimension i of a spectrum block is
+        global axis ``out_order[i]`` (``(0, 1, ..., N-1)`` unless ``output_order='transposed'``)."""
+        self._get()
+        return self._order
+
+    @property
     def in_slices(self) -> Tuple[slice, ...]:
         """This rank's block of the global input: ``G[plan.in_slices]``."""
         self._get()
@@ -254,7 +274,8 @@ class NdPlan:
 
     @property
     def out_slices(self) -> Tuple[slice, ...]:
-        """This rank's block of the global spectrum: ``rfftn(G, axes=...)[plan.out_slices]``."""
+        """This rank's block of the global spectrum: ``rfftn(G, axes=...)[plan.out_slices]``
+        (transposed by ``out_order`` when the output order is transposed)."""
         self._get()
         return self._out[0]
 
@@ -266,7 +287,7 @@ class NdPlan:
 
     @property
     def out_shape(self) -> Tuple[int, ...]:
-        """This rank's spectrum array shape."""
+        """This rank's spectrum array shape (its extents in ``out_order``)."""
         self._get()
         return self._out[1]
 
@@ -484,7 +505,7 @@ class NdPlan:
             else:
                 k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / float(ls[a]))
             shape = [1] * nd
-            shape[a] = n[a]
+            shape[self._order.index(a)] = n[a]  # where axis a lies in the spectrum block
             out.append(k[lo[a]:lo[a] + n[a]].reshape(shape))
         return tuple(out)
 
@@ -533,15 +554,19 @@ class NdPlan:
         g = None
         if me == at:
             g = np.empty(tuple(int(v) for v in (p.out_shape if out else p.shape)), a.dtype)
+            # A spectrum block's dimensions are in out_order: back to axis order.
+            mem = self._order if out else tuple(range(len(self._order)))
+            back = tuple(int(i) for i in np.argsort(mem))
             for r in range(comm.size):
                 sl = self.out_slices_of(r) if out else self.in_slices_of(r)
                 if r == me:
-                    g[sl] = a
+                    g[sl] = a.transpose(back)
                     continue
-                block = np.empty(tuple(s.stop - s.start for s in sl), a.dtype)
+                ext = tuple(s.stop - s.start for s in sl)
+                block = np.empty(tuple(ext[i] for i in mem), a.dtype)
                 if block.size:
                     comm.Recv(block, source=r, tag=7)
-                g[sl] = block
+                g[sl] = block.transpose(back)
         elif a.size:
             comm.Send(a, dest=at, tag=7)
         if root is None:
@@ -592,7 +617,7 @@ class NdPlan:
         if me == root:
             for r in range(comm.size):
                 sl = self.out_slices_of(r) if sp_out else self.in_slices_of(r)
-                block = np.ascontiguousarray(g[sl])
+                block = np.ascontiguousarray(g[sl].transpose(self._order) if sp_out else g[sl])
                 if r == me:
                     out[...] = block
                 elif block.size:

@@ -48,7 +48,7 @@ class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
            int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
-           int fields_in_flight, int single, const std::string& kinds) {
+           int fields_in_flight, int single, const std::string& kinds, const std::string& output_order) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
@@ -61,6 +61,7 @@ class PyNdPlan {
     o.fields_in_flight = fields_in_flight;
     o.precision = single ? fft::Precision::Single : fft::Precision::Double;
     if (!kinds.empty()) nd::set_option(o, "kinds", kinds);  // words checked by nbfft.NdPlan on every rank
+    nd::set_option(o, "output_order", output_order);  // checked by nbfft.NdPlan on every rank
     nb::gil_scoped_release release;  // collective
     p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), o);
   }
@@ -132,9 +133,9 @@ void bind_nd(nb::module_& m) {
   using namespace nb::literals;
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
-                    const std::string&, std::optional<int>, int, int, const std::string&>(),
+                    const std::string&, std::optional<int>, int, int, const std::string&, const std::string&>(),
            "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
-           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a)
+           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a)
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })
@@ -145,6 +146,7 @@ void bind_nd(nb::module_& m) {
       .def_prop_ro("exchanges", [](const PyNdPlan& s) { return s.get().exchanges(); })
       .def_prop_ro("batch_axis", [](const PyNdPlan& s) { return s.get().batch_axis(); })
       .def_prop_ro("fields_in_flight", [](const PyNdPlan& s) { return s.get().fields_in_flight(); })
+      .def_prop_ro("out_order", [](const PyNdPlan& s) { return s.get().out_order(); })
       .def("in_box", [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().in_box() : s.get().in_box_of_rank(r)); })
       .def("out_box",
            [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().out_box() : s.get().out_box_of_rank(r)); })

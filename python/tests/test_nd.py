@@ -270,6 +270,47 @@ def test_single_precision_and_kinds(dtype):
             p.wavenumbers(d=0.5)
 
 
+@pytest.mark.parametrize("case", [((9, 8), (0, 1), None), ((5, 4, 6), (0, 2), None), ((6, 1, 7), (0, 2), None),
+                                  ((3, 5, 4, 6), (1, 2, 3), 0), ((4, 3, 5, 6), (0, 2, 3), 1)])
+def test_transposed_output_order(case):
+    """output_order='transposed': the spectrum block is rfftn's block with the two slowest
+    transformed axes traded in memory; backward, gather / scatter, wavenumbers and
+    forward_many follow it."""
+    shape, axes, batch = case
+    g = global_array(shape, np.float64)
+    ref = np.fft.rfftn(g, axes=axes)
+    transport = ["pairwise:2@caller", "thread", "blocking"][P % 3]
+    with nbfft.NdPlan(COMM, shape, axes=axes, output_order="transposed", batch_axis=batch,
+                      transport=transport) as p:
+        two = sorted(axes)[:2]
+        order = list(range(len(shape)))
+        order[two[0]], order[two[1]] = order[two[1]], order[two[0]]
+        assert p.out_order == tuple(order)
+        u = np.ascontiguousarray(g[p.in_slices])
+        U = p.forward(u)
+        want = ref[p.out_slices].transpose(order)
+        assert U.shape == p.out_shape == want.shape and U.flags.c_contiguous
+        scale = max(1.0, np.abs(ref).max())
+        assert all_ranks(np.abs(U - want).max(initial=0) < 1e-12 * scale), p.describe()
+        assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < 1e-12)
+        G = p.gather(U, root=None, space="output")
+        assert all_ranks(np.abs(G - ref).max() < 1e-12 * scale)
+        V = p.scatter(ref if COMM.rank == 0 else None, root=0, space="output")
+        assert all_ranks(np.array_equal(V, np.ascontiguousarray(want)))
+        # The wavenumbers broadcast against the block: d/dx of the last axis, spectrally.
+        ks = p.wavenumbers()
+        kx = ks[axes[-1]]
+        assert all_ranks(kx.shape[order.index(axes[-1])] == U.shape[order.index(axes[-1])])
+        d = p.backward(1j * kx * U)
+        dref = np.fft.irfftn(1j * np.fft.rfftfreq(shape[axes[-1]], 1 / shape[axes[-1]]).reshape(
+            [-1 if a == axes[-1] else 1 for a in range(len(shape))]) * ref, s=[shape[a] for a in axes], axes=axes)
+        assert all_ranks(np.abs(d - dref[p.in_slices]).max(initial=0) < 1e-9 * scale)
+        many = p.forward_many([u, 2 * u])
+        assert all_ranks(np.array_equal(many[0], U) and np.array_equal(many[1], p.forward(2 * u)))
+    with nbfft.NdPlan(COMM, (4, 6), output_order="natural") as p:
+        assert p.out_order == (0, 1)
+
+
 def test_errors_on_every_rank():
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(0, 2)))
     raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), axes=(1, -1)))
@@ -303,6 +344,8 @@ def test_errors_on_every_rank():
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4, 5), batch_axis=0, fields_in_flight=0))
     assert "fields_in_flight" in str(e)
     raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (3, 4, 5), batch_axis="0"))
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4), output_order="sideways"))
+    assert "output_order" in str(e)
 
 
 def test_docs_examples(capsys):

@@ -67,10 +67,19 @@ static int64_t global_index(int nd, const int64_t* lo, const int64_t* n, const i
   return flat;
 }
 
+/* The same for a block stored with its axes in `order` (slowest first): a transposed spectrum. */
+static int64_t global_index_in(int nd, const int64_t* lo, const int64_t* n, const int* order, const int64_t* g, int64_t r) {
+  int64_t idx[MAXD], flat = 0;
+  int d;
+  for (d = nd - 1; d >= 0; --d) idx[order[d]] = lo[order[d]] + r % n[order[d]], r /= n[order[d]];
+  for (d = 0; d < nd; ++d) flat = flat * g[d] + idx[d];
+  return flat;
+}
+
 static void run_case(const char* name, int nd, const int64_t* shape, int na, const int* axes, const char* options) {
   nbfft_nd_plan p = NULL;
   int64_t ilo[MAXD], in_[MAXD], olo[MAXD], on[MAXD], oshape[MAXD], nin = 0, nout = 0, total, i;
-  int cplx = 0, k, ra, made = 0, made_axes[MAXD];
+  int cplx = 0, k, ra, made = 0, made_axes[MAXD], order[MAXD];
   double *G, *u, *U, *v, err = 0, scale = 1, back = 0;
   char what[160];
   nbfft_status st = nbfft_nd_plan_create(MPI_COMM_WORLD, nd, shape, na, axes, options, &p);
@@ -82,6 +91,11 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   nbfft_nd_plan_box(p, NBFFT_LAYOUT_OUTPUT, olo, on);
   nbfft_nd_plan_shape(p, NULL, oshape);
   nbfft_nd_plan_counts(p, &nin, &nout);
+  snprintf(what, sizeof what, "%s: the spectrum's memory order", name);
+  CHECK(what, nbfft_nd_plan_out_order(p, order) == NBFFT_SUCCESS);
+  for (k = 0, made = 0; k < nd; ++k) made += order[k] != k;
+  CHECK(what, made == (options && strstr(options, "output_order=") ? 2 : 0)); /* two axes traded, or none */
+  made = 0;
   snprintf(what, sizeof what, "%s: counts are the boxes'", name);
   CHECK(what, nin == product(nd, in_) && nout == product(nd, on));
   /* The reference: the whole array, DFT along every listed axis, then (r2c) the first
@@ -110,7 +124,7 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   for (i = 0; i < total; ++i) scale = fmax(scale, fabs(G[2 * i]));
   for (i = 0; i < nout; ++i) {
     /* The spectrum point's global index in the full (untruncated) DFT array. */
-    const int64_t gi = global_index(nd, olo, on, shape, i);
+    const int64_t gi = global_index_in(nd, olo, on, order, shape, i);
     err = fmax(err, fabs(U[2 * i] - G[2 * gi]) + fabs(U[2 * i + 1] - G[2 * gi + 1]));
   }
   snprintf(what, sizeof what, "%s: forward against the serial DFT", name);
@@ -254,6 +268,10 @@ int main(int argc, char** argv) {
     /* A batch axis through the options: every slice a field, whole on every rank. */
     run_case("4-D r2c over (1, 2, 3), batch axis 0", 4, s4, 3, a4, "batch_axis=0 transport=pairwise:2@caller");
     run_case("3-D c2c over (0, 2), batch axis 1", 3, s3, 2, a3, "kind=c2c batch_axis=-2 fields_in_flight=3 transport=caller");
+    run_case("2-D r2c transposed", 2, s2, 0, NULL, "output_order=transposed");
+    run_case("4-D c2c over (1, 2, 3) transposed", 4, s4, 3, a4, "kind=c2c output_order=Transposed transport=caller");
+    run_case("5-D r2c over (1, 3) transposed, batch axis 0", 5, s5, 2, a5,
+             "output_order=transposed batch_axis=0 transport=pairwise:2@caller");
     run_kinds();
     run_single();
 

@@ -26,6 +26,10 @@ program fortran_nd
   call run_case("4-D c2c over three", [6, 4, 5, 3], [1, 3, 4], .true., "kind=c2c")
   call run_case("5-D r2c over two", [5, 3, 4, 3, 2], [2, 4], .false., "")
   call run_case("5-D c2c over two", [5, 3, 4, 3, 2], [4, 2], .true., "kind=c2c")
+  call run_case("2-D r2c, transposed out", [6, 7], [integer ::], .false., "output_order=transposed")
+  call run_case("3-D c2c over x and z, transposed out", [6, 4, 5], [1, 3], .true., &
+                "kind=c2c output_order=transposed transport=pairwise:2@caller")
+  call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
   call errors()
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
@@ -99,12 +103,26 @@ contains
     end do
   end function
 
+  ! The same for a box stored with its dimensions in order fo (fastest first).
+  integer function global_index_in(lo, hi, g, fo, r) result(f)
+    integer, intent(in) :: lo(:), hi(:), g(:), fo(:), r
+    integer :: k, d, q
+    q = r
+    f = 0
+    do k = 1, size(g)
+      d = fo(k)
+      f = f + (lo(d) - 1 + mod(q, hi(d) - lo(d) + 1)) * product(g(1:d - 1))
+      q = q / (hi(d) - lo(d) + 1)
+    end do
+  end function
+
   subroutine run_case(name, n, axes, cplx, options)
     character(len=*), intent(in) :: name, options
     integer, intent(in) :: n(:), axes(:)
     logical, intent(in) :: cplx
     type(nbfft_nd_plan) :: p
     integer :: nd, lo(size(n)), hi(size(n)), olo(size(n)), ohi(size(n)), ins(size(n)), outs(size(n)), k, i, r2c
+    integer :: fo(size(n))
     complex(dp), allocatable :: g(:), ul(:), uh(:), vl(:)
     real(dp) :: err, back, scale
     nd = size(n)
@@ -118,6 +136,9 @@ contains
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
     call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
     call nbfft_nd_shape(p, ins, outs)
+    call nbfft_nd_out_order(p, fo)
+    call expect(count(fo /= [(k, k = 1, nd)]) == merge(2, 0, index(options, "output_order=") > 0), &
+                name // ": the spectrum's memory order")
     r2c = 1
     if (size(axes) > 0) r2c = axes(1)
     call expect(all(ins == n), name // ": the input shape is the one given")
@@ -141,11 +162,11 @@ contains
       k = global_index(lo, hi, n, i)
       ul(i + 1) = cmplx(value(k, 0), merge(value(k, 1), 0.0_dp, cplx), dp)
     end do
-    call transform(p, nd, lo, hi, olo, ohi, cplx, ul, uh, vl)
+    call transform(p, nd, lo, hi, olo, ohi, fo, cplx, ul, uh, vl)
     scale = max(1.0_dp, maxval(abs(g)))
     err = 0
     do i = 0, size(uh) - 1
-      err = max(err, abs(uh(i + 1) - g(global_index(olo, ohi, n, i) + 1)))
+      err = max(err, abs(uh(i + 1) - g(global_index_in(olo, ohi, n, fo, i) + 1)))
     end do
     back = 0
     if (size(ul) > 0) back = maxval(abs(vl - ul))
@@ -156,9 +177,9 @@ contains
 
   ! Forward and backward through arrays of the plan's rank, declared in Fortran order from
   ! the boxes (data in and out through flat copies).
-  subroutine transform(p, nd, lo, hi, olo, ohi, cplx, ul, uh, vl)
+  subroutine transform(p, nd, lo, hi, olo, ohi, fo, cplx, ul, uh, vl)
     type(nbfft_nd_plan), intent(in) :: p
-    integer, intent(in) :: nd, lo(:), hi(:), olo(:), ohi(:)
+    integer, intent(in) :: nd, lo(:), hi(:), olo(:), ohi(:), fo(:)
     logical, intent(in) :: cplx
     complex(dp), intent(in) :: ul(:)
     complex(dp), intent(out) :: uh(:), vl(:)
@@ -168,6 +189,7 @@ contains
     integer :: s(nd), t(nd)
     s = hi - lo + 1
     t = ohi - olo + 1
+    t = t(fo)  ! the spectrum declared in its memory order
     select case (nd)
     case (2)
       allocate(h2(t(1), t(2)))
@@ -276,5 +298,22 @@ contains
     call expect_error(st, "repeated", "a repeated dimension")
     call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], options="norm=sideways", status=st)
     call expect_error(st, "norm='sideways'", "a bad option")
+    ! A transposed spectrum declared in the boxes' order (not the memory order) is refused.
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [7, 6], options="output_order=transposed")
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo(1:2), hi(1:2))
+    call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo(1:2), ohi(1:2))
+    block
+      real(dp), allocatable :: v(:,:)
+      complex(dp), allocatable :: vh(:,:)
+      allocate(v(lo(1):hi(1), lo(2):hi(2)), vh(olo(1):ohi(1), olo(2):ohi(2)))
+      v = 1
+      call nbfft_nd_forward(p, v, vh, status=st)
+      call expect_error(st, "expected uh(", "a transposed spectrum declared in natural order")
+      deallocate(vh)
+      allocate(vh(olo(2):ohi(2), olo(1):ohi(1)))
+      call nbfft_nd_forward(p, v, vh, status=st)
+      call expect(st == NBFFT_SUCCESS, "a transposed spectrum declared in its memory order")
+    end block
+    call nbfft_nd_plan_destroy(p)
   end subroutine
 end program fortran_nd

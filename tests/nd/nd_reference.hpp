@@ -27,21 +27,26 @@ inline std::int64_t volume(const Shape& n) {
   return std::accumulate(n.begin(), n.end(), std::int64_t{1}, std::multiplies<>());
 }
 
-// Calls f(global index vector, offset in the box) for every point of b, C order.
+// Calls f(global index vector, offset in the box) for every point of b, in memory order
+// (b.order; C order when empty).
 template <typename F>
 inline void for_each(const Box& b, F&& f) {
   const auto n = b.count();
   std::vector<std::int64_t> g(b.lo);
+  std::vector<int> order(b.order);
+  if (order.empty())
+    for (std::size_t a = 0; a < g.size(); ++a) order.push_back(static_cast<int>(a));
   for (std::int64_t at = 0; at < n; ++at) {
     f(g, at);
-    for (std::size_t a = g.size(); a-- > 0;) {
+    for (std::size_t i = g.size(); i-- > 0;) {
+      const auto a = static_cast<std::size_t>(order[i]);
       if (++g[a] < b.lo[a] + b.n[a]) break;
       g[a] = b.lo[a];
     }
   }
 }
 
-inline Box whole(const Shape& n) { return Box{Shape(n.size(), 0), n}; }
+inline Box whole(const Shape& n) { return Box{Shape(n.size(), 0), n, {}}; }
 
 // The whole array on every rank from each rank's box (a sum: the boxes tile the array).
 inline std::vector<cplx> gather(const Shape& shape, const Box& b, const std::vector<cplx>& local) {

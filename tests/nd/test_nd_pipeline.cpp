@@ -39,6 +39,7 @@ struct Case {
   bool single = false;
   nbfft::fft::Norm norm = nbfft::fft::Norm::Backward;
   std::optional<int> batch = std::nullopt;
+  nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural;
 };
 
 nbfft::nd::Options options(const Case& c, const std::string& transport, int in_flight) {
@@ -51,6 +52,7 @@ nbfft::nd::Options options(const Case& c, const std::string& transport, int in_f
   o.transport = transport;
   o.fields_in_flight = in_flight;
   o.batch_axis = c.batch;
+  o.output_order = c.order;
   return o;
 }
 
@@ -198,6 +200,15 @@ TEST(NdPipeline, ManyEqualsOneFieldAtATime) {
   check_many({{5, 7, 4}, {0, 1, 2}, Kind::R2C, {}}, "pairwise:2@caller", 3);  // more in flight than needed
 }
 
+// A transposed spectrum (the two slowest transformed axes traded in memory): every case on
+// a non-blocking transport and on the thread engine, two fields in flight.
+TEST(NdPipeline, TransposedOutputOrder) {
+  for (auto c : cases()) {
+    c.order = nbfft::fft::OutputOrder::Transposed;
+    for (const char* t : {"pairwise:2@caller", "thread"}) check_many(c, t, 2);
+  }
+}
+
 // forward_start / backward_start against the plain calls: two in flight with a plain call
 // between them, and a Pending completed by its destructor.
 void check_split(const Case& c, const std::string& transport) {
@@ -243,6 +254,9 @@ TEST(NdPipeline, SplitPhase) {
     check_split({{6, 3, 8}, {2, 0}, Kind::C2C, {P, 1, 1}}, t);
     if (P == 4) check_split({{4, 6, 5, 3}, {0, 1, 2, 3}, Kind::C2C, {2, 2, 1, 1}}, t);
   }
+  Case c{{6, 3, 8}, {0, 2}, Kind::R2C, {P, 1, 1}};  // a transposed spectrum
+  c.order = nbfft::fft::OutputOrder::Transposed;
+  check_split(c, "pairwise:2@caller");
   Case s{{5, 3, 6}, {0, 2}, Kind::R2C, {P, 1, 1}};
   s.single = true;
   check_split(s, "pairwise:2@caller");
@@ -327,6 +341,10 @@ TEST(NdPipeline, BatchAxis) {
   c = {{2, 4, 5, 6}, {1, 2, 3}};  // a batch of 3-D fields
   c.batch = 0;
   check_batch(c, "thread", 1);
+  c = {{5, 4, 6, 3}, {0, 2, 3}, Kind::C2C, {P, 1, 1, 1}};  // a transposed spectrum round the batch
+  c.batch = 1;
+  c.order = nbfft::fft::OutputOrder::Transposed;
+  check_batch(c, "pairwise:2@caller", 2);
   c = {{4, 5, 3, 6}, {0, 1, 3}, Kind::R2C};  // mixed kinds, single precision, batch axis 2
   c.kinds = {AxisKind::Dst2, AxisKind::Periodic, AxisKind::Periodic};
   c.single = true;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numeric>
@@ -44,6 +45,7 @@ struct Case {
   std::vector<AxisKind> kinds = {};  // empty: all periodic
   bool single = false;
   nbfft::fft::Norm norm = nbfft::fft::Norm::Backward;
+  nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural;
 };
 
 std::string label(const Case& c) {
@@ -55,7 +57,7 @@ std::string label(const Case& c) {
   for (auto k : c.kinds) s += std::string(" ") + nbfft::fft::name(k);
   s += " grid";
   for (auto g : c.grid) s += " " + std::to_string(g);
-  return s + " " + c.transport;
+  return s + " " + c.transport + " " + nbfft::fft::name(c.order);
 }
 
 // The plan's calls on vectors of any of its element types.
@@ -81,8 +83,21 @@ void check_typed(const Case& c) {
   o.kinds = c.kinds;
   o.norm = c.norm;
   o.precision = c.single ? nbfft::fft::Precision::Single : nbfft::fft::Precision::Double;
+  o.output_order = c.order;
   Plan p(MPI_COMM_WORLD, c.shape, c.axes, o);
   SCOPED_TRACE(p.describe());
+  // The spectrum's memory order: natural, or the two slowest transformed axes traded.
+  std::vector<int> natural(c.shape.size());
+  std::iota(natural.begin(), natural.end(), 0);
+  std::vector<int> order = natural;
+  if (c.order == nbfft::fft::OutputOrder::Transposed && p.axes().size() >= 2) {
+    std::vector<int> two = p.axes();
+    std::sort(two.begin(), two.end());
+    std::swap(order[static_cast<std::size_t>(two[0])], order[static_cast<std::size_t>(two[1])]);
+  }
+  EXPECT_EQ(p.out_box().order, order);
+  EXPECT_EQ(p.out_order(), order);
+  EXPECT_EQ(p.in_box().order, natural);
   const double tol = c.single ? 2e-5 : 1e-12;
   const bool real_in = c.kind == Kind::R2C, real_out = p.real_spectrum();
   const Box whole_in = whole(c.shape);
@@ -159,12 +174,16 @@ TEST(NdPlan, MisalignedArrays) {
   }
 }
 
-void check(const Case& c) {
-  SCOPED_TRACE(label(c));
-  if (c.single)
-    check_typed<float>(c);
-  else
-    check_typed<double>(c);
+// Each case in both output orders.
+void check(Case c) {
+  for (auto order : {nbfft::fft::OutputOrder::Natural, nbfft::fft::OutputOrder::Transposed}) {
+    c.order = order;
+    SCOPED_TRACE(label(c));
+    if (c.single)
+      check_typed<float>(c);
+    else
+      check_typed<double>(c);
+  }
 }
 
 const char* kNonBlocking = "pairwise:2@caller";
@@ -190,6 +209,17 @@ TEST(NdPlan, TwoD) {
   check({{8, 5}, {0}, Kind::C2C, {world_size(), 1}});
 }
 
+// Rows of 4 KiB (256 complex doubles): the transposed order's swap reads them through its
+// buffered tiles (nd/run.cpp), forward for (6, 256) and backward for (256, 6); at more
+// ranks the exchanges' transposes see other row lengths.
+TEST(NdPlan, TransposedRowsOfFourKiB) {
+  for (const char* t : {"blocking", kNonBlocking}) {
+    check({{6, 256}, {0, 1}, Kind::C2C, {}, t});
+    check({{256, 6}, {0, 1}, Kind::C2C, {}, t});
+    check({{3, 256, 5}, {0, 1}, Kind::C2C, {}, t});
+  }
+}
+
 TEST(NdPlan, ChannelIsLocal) {
   // Transform z and x, keep y: split over y, no exchange, as long as y has a point per rank.
   for (Kind k : {Kind::R2C, Kind::C2C}) check({{5, 4, 6}, {0, 2}, k, {}});
@@ -197,7 +227,7 @@ TEST(NdPlan, ChannelIsLocal) {
   if (world_size() <= 4) {
     EXPECT_EQ(p.exchanges(), 0) << p.describe();
     EXPECT_EQ(p.grid(), (std::vector<int>{1, world_size(), 1}));
-    EXPECT_EQ(p.out_box(), (Box{{0, p.in_box().lo[1], 0}, {5, p.in_box().n[1], 4}}));
+    EXPECT_EQ(p.out_box(), (Box{{0, p.in_box().lo[1], 0}, {5, p.in_box().n[1], 4}, {}}));
   }
 }
 

@@ -56,17 +56,22 @@ namespace nbfft::nd {
 enum class Kind { R2C, C2C };
 const char* name(Kind k);  // "r2c", "c2c"
 
-// A block of an N-D array: global offset and extent along each axis (axis 0 first),
-// stored in C order (the last axis fastest).
+// A block of an N-D array: global offset and extent along each axis (axis 0 first), and
+// the axes in memory order, slowest first (empty: 0, 1, ..., C order, the last axis
+// fastest). Only a transposed spectrum (Options::output_order) has another order.
 struct Box {
   std::vector<std::int64_t> lo, n;
+  std::vector<int> order;
   std::int64_t count() const;
   bool empty() const { return count() == 0; }
-  // Offset of global point g (one index per axis) inside this box's storage.
+  // Offset of global point g (one index per axis, axis order) inside this box's storage.
   std::int64_t index(const std::vector<std::int64_t>& g) const;
-  friend bool operator==(const Box& a, const Box& b) { return a.lo == b.lo && a.n == b.n; }
+  bool natural() const;  // C order
+  // The extents in memory order: the shape of the block as a C array.
+  std::vector<std::int64_t> memory_shape() const;
+  friend bool operator==(const Box& a, const Box& b);
 };
-std::ostream& operator<<(std::ostream& os, const Box& b);  // "[0:4, 2:5, 0:9]"
+std::ostream& operator<<(std::ostream& os, const Box& b);  // "[0:4, 2:5, 0:9]" ("... order (1, 0, 2)")
 
 struct Options {
   Kind kind = Kind::R2C;
@@ -95,6 +100,13 @@ struct Options {
   // of the plan (its exchange packs at the start and unpacks at the end), only its
   // exchange's send and receive buffers, made the first time they are needed.
   int fields_in_flight = 2;
+  // The spectrum's memory order (the 3-D option's name and values; docs/nd.md "Output
+  // order"). Natural: C order, as numpy's rfftn. Transposed: the two slowest transformed
+  // axes trade places in memory (2-D [k1][k0], 3-D [ky][kz][kx]: FFTW-MPI's transposed
+  // out), whatever the grid and the number of ranks; the other axes (a batch axis too) keep
+  // theirs. It is the faster order when the last exchange or the last FFT is between those
+  // two axes: the last FFT then runs along a faster axis. out_box().order says which.
+  fft::OutputOrder output_order = fft::OutputOrder::Natural;
 };
 
 class Plan {
@@ -117,6 +129,8 @@ class Plan {
   bool real_spectrum() const;                       // every listed axis r2r on real input
   const std::vector<int>& grid() const;             // the input's grid (ranks per axis)
   const std::vector<int>& out_grid() const;         // the spectrum's grid
+  fft::OutputOrder output_order() const;
+  const std::vector<int>& out_order() const;        // the spectrum's axes in memory order, slowest first
   int exchanges() const;                            // exchanges one transform makes
   int size() const;                                 // ranks
   int rank() const;
