@@ -174,8 +174,8 @@ class Flight {
                           align(in_.base) == align(lane_.real.get()) &&
                           m_.half_axis == static_cast<int>(m_.shape.size()) - 1;
       at_ = direct ? in_.base : copy_in(lane_.real.get());
-    } else if (S > 0 && !m_.sch.step[first].fft && in_.contiguous()) {
-      at_ = in_.base;  // the exchange only reads it
+    } else if (S > 0 && (!m_.sch.step[first].fft || m_.sch.step[first].swap) && in_.contiguous()) {
+      at_ = in_.base;  // the exchange or the swap (out of place) only reads it
     } else {
       at_ = copy_in(out_step_ == S ? out_.base : lane_.work[0].get());  // nothing else writes: the input copy does
     }
