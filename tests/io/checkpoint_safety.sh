@@ -17,7 +17,8 @@
 #     full_disk with background writes (write_start), which check the room at the start
 #     instead of claiming it (io/room.hpp): the second field fails at its start or in its
 #     own MPI-IO write, reported by wait(); either way the same [io] error on both ranks,
-#     close() refusing to rename, no temporary left, the previous file intact.
+#     close() refusing to rename, no temporary left, the previous file intact. Under MPICH
+#     the failure may surface only at close() (NBFFT_TEST_LATE_FAILURE, below).
 #   checkpoint_safety.sh killed_rank NBFFT_IO_CASE MPIEXEC...
 #     one rank is killed (SIGKILL) after every field is written, before close() renames: rank
 #     1, then rank 0. The job must end (no hang), the previous file must be intact; the
@@ -75,6 +76,14 @@ case $what in
       ((n == 2)) || fail "$n of 2 ranks printed the [io] 'no room' error"
     else  # at the start (no room) or from wait() (the write itself), the same on both ranks
       n=$(grep -c "^nbfft-io-case: \[io\] H5File::write[_a-z]*: \(no room for /u_hat/0\|writing /u_hat/0\).*\(No space left on device\|File too large\|values were written\)" "$out")
+      # MPICH (NBFFT_TEST_LATE_FAILURE, tests/io/CMakeLists.txt): when u's bytes are still in
+      # flight at u_hat's start the room check passes, and ROMIO reports no failure of the
+      # write itself, so the run fails at close(), for the metadata. Still the same error on
+      # both ranks, and everything checked below holds.
+      if ((n != 2)) && [[ -n ${NBFFT_TEST_LATE_FAILURE:-} ]]; then
+        n=$(grep -c "^nbfft-io-case: \[io\] H5File::close: no room for the metadata of '$ck.nbfft-tmp'" "$out")
+        ((n == 2)) && echo "the failure surfaced at close(), not at u_hat's write (MPICH)"
+      fi
       ((n == 2)) || { fail "$n of 2 ranks printed the same [io] error for /u_hat/0"; cat "$out"; }
     fi
     grep -m1 "^nbfft-io-case: \[" "$out"
