@@ -31,6 +31,19 @@ inline int world_size() {
   return s;
 }
 
+// Calls f(sub) on ranks 0..k-1 with a communicator of just them (the others skip it), then
+// waits for every rank: reading back at fewer ranks (collective: every rank, the same k).
+template <typename F>
+void on_first_ranks(int k, F&& f) {
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+  if (sub != MPI_COMM_NULL) {
+    f(sub);
+    MPI_Comm_free(&sub);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // $TMPDIR (or /tmp)/<prefix><tag>-<rank 0's pid>.h5: unique to this run, the same on every
 // rank (collective).
 inline std::string temp_path(const std::string& prefix, const std::string& tag) {

@@ -35,6 +35,7 @@ using fft::Plan;
 using test::element;
 using test::value;
 using test::expect_error;
+using test::on_first_ranks;
 using test::fill;
 using test::mismatches;
 using test::world_rank;
@@ -137,9 +138,7 @@ void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::in
   for (int k = P; k >= 1; --k)
     if (every_count || k == P || k == (P + 1) / 2) counts.push_back(k);
   for (int k : counts) {
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
-    if (sub != MPI_COMM_NULL) {
+    on_first_ranks(k, [&](MPI_Comm sub) {
       for (auto [m1, m2] : grids(k)) {
         SCOPED_TRACE("read at " + std::to_string(k) + " ranks, grid " + std::to_string(m1) + "x" + std::to_string(m2));
         Plan plan(sub, n, opts(kind, prec, m1, m2));
@@ -156,9 +155,7 @@ void round_trip(fft::TransformKind kind, fft::Precision prec, std::array<std::in
           EXPECT_EQ(mismatches(plan.out_box(), U, step + 1), 0);
         }
       }
-      MPI_Comm_free(&sub);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    });
   }
   remove_file(path);
 }
@@ -579,9 +576,7 @@ TEST(Hdf5, ChecksumIsTheWholeArraysAndCatchesAFlippedBit) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int k = world_size(); k >= 1; --k) {
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
-    if (sub != MPI_COMM_NULL) {
+    on_first_ranks(k, [&](MPI_Comm sub) {
       SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
       Plan plan(sub, n, opts(fft::TransformKind::R2C, fft::Precision::Double));
       H5File f(sub, path);
@@ -591,9 +586,7 @@ TEST(Hdf5, ChecksumIsTheWholeArraysAndCatchesAFlippedBit) {
       std::vector<std::complex<double>> U(std::size_t(plan.out_count()));
       f.read(plan, Space::Spectral, "U", 0, U);  // the other dataset is untouched
       EXPECT_EQ(mismatches(plan.out_box(), U, 1), 0);
-      MPI_Comm_free(&sub);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    });
   }
   remove_file(path);
 }

@@ -31,6 +31,7 @@ using fft::Plan;
 
 using test::expect_error;
 using test::world_rank;
+using test::on_first_ranks;
 
 std::string temp_path(const std::string& tag) { return test::temp_path("nbfft-series-", tag); }
 std::string xmf_of(const std::string& h5) { return h5.substr(0, h5.size() - 3) + ".xmf"; }
@@ -283,16 +284,12 @@ TEST_P(Cuts, PlanesAndSubsamplesCarryAChecksumAndReadBackAtAnyRankCount) {
     H5Fclose(file);
   }
   for (int k = P; k >= 1; --k) {
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
-    if (sub != MPI_COMM_NULL) {
+    on_first_ranks(k, [&](MPI_Comm sub) {
       SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
       Plans p(sub, n, {0, 0});
       H5File f(sub, path);
       for (const Look& l : kLooks) EXPECT_EQ(misread(f, p, l), 0) << l.field;
-      MPI_Comm_free(&sub);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    });
   }
   remove_files(path);
 }
@@ -330,9 +327,7 @@ TEST(Series, AFlippedBitInAPlaneOrSubsampleFailsItsRead) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int k = P; k >= 1; --k) {
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &sub);
-    if (sub != MPI_COMM_NULL) {
+    on_first_ranks(k, [&](MPI_Comm sub) {
       SCOPED_TRACE("read at " + std::to_string(k) + " ranks");
       Plans p(sub, n, {0, 0});
       H5File f(sub, path);
@@ -347,9 +342,7 @@ TEST(Series, AFlippedBitInAPlaneOrSubsampleFailsItsRead) {
           EXPECT_EQ(misread(f, p, l), 0) << l.field;
         }
       }
-      MPI_Comm_free(&sub);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    });
   }
   remove_files(path);
 }
