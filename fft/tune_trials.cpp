@@ -154,6 +154,7 @@ double Trials::run(const Options& o, const char* step, bool always) {
   TuneTrial t;
   t.options = planned;
   t.seconds = seconds;
+  t.search_seconds = seconds;
   t.step = step;
   r_.trials.push_back(t);
   log_.trial(t, true);

@@ -344,7 +344,9 @@ class TuneReport:
     budget_exhausted : bool
         The search stopped at ``tune_budget``.
     trials : list of dict
-        ``step``, ``seconds`` and ``options`` of each trial, in the order tried.
+        ``step``, ``seconds`` (the runoff's, when it timed the trial again),
+        ``search_seconds`` (the time the search's steps compared) and ``options`` of each
+        trial, in the order tried.
     key : str
         What the choice is remembered under (grid, ranks, the options it depends on, host).
 

@@ -96,6 +96,7 @@ nb::object report_dict(const fft::Plan& plan) {
     nb::dict x;
     x["step"] = t.step;
     x["seconds"] = t.seconds;
+    x["search_seconds"] = t.search_seconds;
     x["options"] = options_dict(t.options);
     trials.append(x);
   }

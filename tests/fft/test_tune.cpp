@@ -282,11 +282,12 @@ TEST(Tune, EngineCoreStepTriesTheEngineOnItsOwnCore) {
   EXPECT_TRUE(step->options.engine_own_core) << step->options;
   // The most threads, less the engine's core (the trial reports the plan it timed).
   EXPECT_EQ(step->options.threads, compute_threads(std::min(fewest, 64), true, true));
-  // It is the fastest thread-engine trial before it with the engine's core flipped.
+  // It is the fastest thread-engine trial before it with the engine's core flipped, by the
+  // times the search saw then (the runoff, later, may have timed some of them again).
   const TuneTrial* from = nullptr;
   for (const auto& t : r.trials) {
     if (&t == step) break;
-    if (t.seconds >= 0 && uses_engine_thread(t.options) && (!from || t.seconds < from->seconds)) from = &t;
+    if (uses_engine_thread(t.options) && (!from || t.search_seconds < from->search_seconds)) from = &t;
   }
   ASSERT_NE(from, nullptr);
   EXPECT_FALSE(from->options.engine_own_core);

@@ -120,6 +120,9 @@ TuneLog set_tune_log(TuneLog hook);
 struct TuneTrial {
   Options options;
   double seconds = 0;  // per forward+backward of all fields (median over iterations)
+  // The search's own timing, the one its later steps compared; `seconds` is the runoff's
+  // when the runoff timed the trial again (step then ends in ", runoff").
+  double search_seconds = 0;
   std::string step;    // "grid", "transport", "chunks", "fields", "threads", "engine_core", "exhaustive"
 };
 
