@@ -222,6 +222,7 @@ struct H5File::Impl {
   std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
   std::shared_ptr<detail::Background> bg;  // writes in the background (io/background.cpp)
   bool broken = false;  // a write failed after its dataset was made: a Create is not renamed
+  detail::InFlight in_flight;  // rank 0: what the background writes still add (io/room.hpp)
   bool spare_core = false;  // this rank may run a second thread (spare_core_here): write's checksum
 
   std::string where() const { return "'" + path + "'"; }
@@ -627,7 +628,8 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
       bytes *= c ? (l.dims[a] + c - 1) / c * c : l.dims[a];  // whole chunks
     }
     const std::uint64_t need = bytes + kMetadataRoom;
-    const std::string why = reserve ? detail::claim_room(m.target(), need) : detail::check_room(m.target(), need);
+    const std::string why =
+        reserve ? detail::claim_room(m.target(), need) : detail::check_room(m.target(), need, m.in_flight);
     if (!why.empty())
       throw Error(ErrorCode::Io, "H5File::write: no room for " + where + " (" + std::to_string(bytes) + " bytes) in '" +
                                      m.target() + "': " + why);
@@ -763,6 +765,10 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
     if (a == HADDR_UNDEF)
       throw Error(ErrorCode::Io, "H5File::write_start: HDF5 gave " + where + " no file offset: " + hdf5_reason());
     p.offset = MPI_Offset(a);
+    // Its bytes are on their way from now: the next write's room check counts them.
+    if (comm_rank(m.comm) == 0)
+      detail::promise_room(m.target(), std::uint64_t(a), std::uint64_t(p.dims[0] * p.dims[1] * p.dims[2]) * p.es,
+                           m.in_flight);
   });
   close_step(m, where, dset, group);
   return p;

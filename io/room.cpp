@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -41,18 +42,32 @@ std::string claim_room(const std::string& path, std::uint64_t bytes) {
   return why;
 }
 
-std::string check_room(const std::string& path, std::uint64_t bytes) {
+std::string check_room(const std::string& path, std::uint64_t bytes, const InFlight& pending) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "cannot stat '" + path + "': " + std::strerror(errno);
-  std::string why = size_limit(st, bytes);
+  // Sizes as they will be once the writes in flight have landed.
+  struct stat then = st;
+  then.st_size = std::max<off_t>(st.st_size, off_t(pending.end));
+  std::string why = size_limit(then, bytes);
   if (!why.empty()) return why;
+  const std::uint64_t held = std::uint64_t(st.st_blocks) * 512, coming = pending.disk > held ? pending.disk - held : 0;
   struct statvfs fs {};
   if (::statvfs(path.c_str(), &fs) == 0) {
     const std::uint64_t free = std::uint64_t(fs.f_bavail) * std::uint64_t(fs.f_frsize);
-    if (free < bytes)
-      return std::string(std::strerror(ENOSPC)) + " (" + std::to_string(free) + " bytes free)";
+    if (free < bytes + coming)
+      return std::string(std::strerror(ENOSPC)) + " (" + std::to_string(free) + " bytes free" +
+             (coming ? ", " + std::to_string(std::min(free, coming)) + " of them still to be taken by the writes in flight"
+                     : std::string()) +
+             ")";
   }
   return "";
+}
+
+void promise_room(const std::string& path, std::uint64_t offset, std::uint64_t bytes, InFlight& pending) {
+  struct stat st {};
+  const std::uint64_t held = ::stat(path.c_str(), &st) == 0 ? std::uint64_t(st.st_blocks) * 512 : 0;
+  pending.disk = std::max(pending.disk, held) + bytes;
+  pending.end = std::max(pending.end, offset + bytes);
 }
 
 void give_back_room(const std::string& path) {

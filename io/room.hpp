@@ -24,13 +24,28 @@ namespace nbfft::io::detail {
 // ahead), else why not.
 std::string claim_room(const std::string& path, std::uint64_t bytes);
 
+// What the background writes in flight on a file will still add to it once their bytes
+// land. Rank 0 keeps it for the file (H5File::Impl): a write that starts while an earlier
+// one's bytes are still on their way counts them against the free space, or both would pass
+// the check and whichever landed last would fail (a full disk that surfaced at random: in
+// the write of either field, or under MPICH, whose ROMIO reported no failure, at close()).
+struct InFlight {
+  std::uint64_t disk = 0;  // the file's allocated bytes then (st_blocks)
+  std::uint64_t end = 0;   // its size then
+};
+
 // The same limits as claim_room, checked without claiming anything: the file system's free
-// space (statvfs) and this process's file size limit. For background writes: fallocate
-// takes the file's inode lock, which a buffered write in flight on the same file holds for
-// the whole of its system call, so a claim made while one is in flight waits for it (a
-// 256^3 write_start of three fields spent 0.9 s of its loop there). What this cannot
-// foresee fails the write itself, which a background write reports at wait().
-std::string check_room(const std::string& path, std::uint64_t bytes);
+// space (statvfs) and this process's file size limit, less what `pending` will still take.
+// For background writes: fallocate takes the file's inode lock, which a buffered write in
+// flight on the same file holds for the whole of its system call, so a claim made while
+// one is in flight waits for it (a 256^3 write_start of three fields spent 0.9 s of its
+// loop there). What this cannot foresee fails the write itself, which a background write
+// reports at wait().
+std::string check_room(const std::string& path, std::uint64_t bytes, const InFlight& pending = {});
+
+// After check_room passed for a background write of `bytes` at file offset `offset`: its
+// bytes are counted as on their way (with what the file holds now).
+void promise_room(const std::string& path, std::uint64_t offset, std::uint64_t bytes, InFlight& pending);
 
 // Truncates `path` to nothing (a file about to be discarded): its blocks are free again.
 void give_back_room(const std::string& path);

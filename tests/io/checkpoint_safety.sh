@@ -15,10 +15,10 @@
 #     fail, with ROMIO's collective buffering off (the hint below) or on.
 #   checkpoint_safety.sh background_full_disk NBFFT_IO_CASE MPIEXEC...
 #     full_disk with background writes (write_start), which check the room at the start
-#     instead of claiming it (io/room.hpp): the second field fails at its start or in its
-#     own MPI-IO write, reported by wait(); either way the same [io] error on both ranks,
-#     close() refusing to rename, no temporary left, the previous file intact. Under MPICH
-#     the failure may surface only at close() (NBFFT_TEST_LATE_FAILURE, below).
+#     instead of claiming it, counting the bytes of the writes still in flight (io/room.hpp):
+#     the second field fails at its start, whether or not the first's bytes have landed; the
+#     same [io] error on both ranks, close() refusing to rename, no temporary left, the
+#     previous file intact.
 #   checkpoint_safety.sh killed_rank NBFFT_IO_CASE MPIEXEC...
 #     one rank is killed (SIGKILL) after every field is written, before close() renames: rank
 #     1, then rank 0. The job must end (no hang), the previous file must be intact; the
@@ -74,19 +74,10 @@ case $what in
     if [[ -z $bg ]]; then
       n=$(grep -c "^nbfft-io-case: \[io\] H5File::write: no room for /u_hat/0 .* in '$ck.nbfft-tmp': \(No space left on device\|File too large\)" "$out")
       ((n == 2)) || fail "$n of 2 ranks printed the [io] 'no room' error"
-    else  # at the start (no room) or from wait() (the write itself), the same on both ranks.
-      # Usually u_hat's; but with u's bytes still in flight at u_hat's start both pass the room
-      # check and whichever lands last fails, u's too.
-      n=$(grep -c "^nbfft-io-case: \[io\] H5File::write[_a-z]*: \(no room for /u\(_hat\)\?/0\|writing /u\(_hat\)\?/0\).*\(No space left on device\|File too large\|values were written\)" "$out")
-      # MPICH (NBFFT_TEST_LATE_FAILURE, tests/io/CMakeLists.txt): when u's bytes are still in
-      # flight at u_hat's start the room check passes, and ROMIO reports no failure of the
-      # write itself, so the run fails at close(), for the metadata. Still the same error on
-      # both ranks, and everything checked below holds.
-      if ((n != 2)) && [[ -n ${NBFFT_TEST_LATE_FAILURE:-} ]]; then
-        n=$(grep -c "^nbfft-io-case: \[io\] H5File::close: no room for the metadata of '$ck.nbfft-tmp'" "$out")
-        ((n == 2)) && echo "the failure surfaced at close(), not at u_hat's write (MPICH)"
-      fi
-      ((n == 2)) || { fail "$n of 2 ranks printed the same [io] error for /u_hat/0"; cat "$out"; }
+    else  # u_hat's room check at its start counts u's bytes still in flight (io/room.hpp),
+      # so it fails there, the same on both ranks, however far u's write has got.
+      n=$(grep -c "^nbfft-io-case: \[io\] H5File::write[_a-z]*: no room for /u_hat/0 .* in '$ck.nbfft-tmp': \(No space left on device\|File too large\)" "$out")
+      ((n == 2)) || { fail "$n of 2 ranks printed the same [io] 'no room' error for /u_hat/0"; cat "$out"; }
     fi
     grep -m1 "^nbfft-io-case: \[" "$out"
     [[ -e $ck.nbfft-tmp ]] && fail "the temporary $ck.nbfft-tmp was left behind"
