@@ -7,6 +7,7 @@ out of a global array), and ``axes`` are spelled as numpy's (negative ones count
 end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 """
 
+import weakref
 from types import TracebackType
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -16,7 +17,7 @@ from . import _core, _lifetime
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
 
-__all__ = ["NdPlan"]
+__all__ = ["NdPlan", "NdPending"]
 
 _NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
 # dtype -> (kind: 0 r2c / 1 c2c, precision: 0 double / 1 single)
@@ -44,6 +45,58 @@ def _fields(what: str, name: str, value: Any, ndim: int) -> Tuple[List[Any], _Pr
         return list(value), None
     return [], (ArgumentTypeError, "{}: {} must be a list of arrays or a stacked array, got {}".format(
         what, name, type(value).__name__))
+
+
+class NdPending:
+    """A started transform (``NdPlan.forward_start`` / ``backward_start``); ``wait()`` completes it.
+
+    It keeps the plan and both arrays alive until it completes; ``out``, the output array,
+    holds the result after ``wait()``. Do not write the input or read the output before then. ``wait()`` is
+    collective when the plan has more than one exchange (``NdPlan.exchanges``) or a batch
+    axis: then every rank waits its started transforms in the same order. A Pending dropped
+    without ``wait()`` waits when it is collected (so drop it at the same point on every rank),
+    and ``NdPlan.close()`` waits for any still in flight.
+    """
+
+    def __init__(self, pending: Any, plan: "NdPlan", arrays: Tuple["np.ndarray[Any, Any]", ...]) -> None:
+        self._p: Any = pending
+        self._plan = plan  # the transform runs on its work arrays and communicator
+        self._arrays: Optional[Tuple["np.ndarray[Any, Any]", ...]] = arrays
+        self.out = arrays[1]  # the transform's output: the result once waited for
+
+    def progress(self) -> None:
+        """A host progress pass for the exchange in flight (the caller engine moves only in
+        nbfft's calls). Local."""
+        if self._p.active:
+            self._p.progress()
+
+    def test(self) -> bool:
+        """``progress()``, then whether the exchange in flight has arrived. Local. ``wait()``
+        is still needed to finish the transform (the stages after the exchange run there)."""
+        if not self._p.active:
+            return True
+        return bool(self._p.test())
+
+    def wait(self) -> None:
+        """Runs the rest of the transform (without holding the GIL); then a no-op."""
+        if self._p.active:
+            self._p.wait()
+        self._arrays = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the transform is started and not yet waited for."""
+        return bool(self._p.active)
+
+    def __enter__(self) -> "NdPending":
+        return self
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self.wait()
+
+    def __repr__(self) -> str:
+        return "<nbfft.NdPending {}>".format("active" if self.active else "done")
 
 
 class NdPlan:
@@ -196,6 +249,7 @@ class NdPlan:
         self._out = tuple(slice(a, a + b) for a, b in zip(lo, sz)), tuple(int(sz[a]) for a in self._order)
         # gather / scatter talk on a duplicate, so their messages never meet the caller's.
         self._comm: Any = comm.Dup()
+        self._pending: "weakref.WeakSet[NdPending]" = weakref.WeakSet()  # close() waits for these
 
     def _get(self) -> Any:
         if self._p is None:
@@ -320,8 +374,8 @@ class NdPlan:
             return InvalidArgument, "{}: {} is read-only".format(what, name)
         return None
 
-    def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
-        p = self._get()
+    def _arrays(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
+        """Checks a call's input and output on every rank (agreed); returns the output."""
         spec = self._out_dtype
         in_shape, in_dt = (self._in[1], self._in_dtype) if forward else (self._out[1], spec)
         out_shape, out_dt = (self._out[1], spec) if forward else (self._in[1], self._in_dtype)
@@ -330,8 +384,44 @@ class NdPlan:
         problem = self._check(what, a, in_shape, in_dt, False, "input") or \
             self._check(what, out, out_shape, out_dt, True, "out")
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        return out
+
+    def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
+        p = self._get()
+        out = self._arrays(what, a, out, forward)
         (p.forward if forward else p.backward)(_bytes(a), _bytes(out))
         return out
+
+    def _start(self, what: str, a: Any, out: Any, forward: bool) -> NdPending:
+        p = self._get()
+        out = self._arrays(what, a, out, forward)
+        t = NdPending(p.start(forward, _bytes(a), _bytes(out)), self, (a, out))
+        self._pending.add(t)
+        return t
+
+    def forward_start(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> NdPending:
+        """Starts ``forward(a, out)`` and returns once its first exchange is in flight (split phase).
+
+        Collective (every rank starts in the same order). The returned ``NdPending``'s
+        ``wait()`` finishes it; then ``out`` (allocated when None; also the Pending's ``out``)
+        holds the spectrum block. In between, do your own work: with ``transport='thread'``
+        the exchange moves meanwhile; with a caller engine call the Pending's ``progress()``
+        now and then. Raises as ``forward``.
+
+        Examples
+        --------
+        >>> t = plan.forward_start(u); other_work(); t.wait(); U = t.out
+        """
+        return self._start("NdPlan.forward_start", a, out, True)
+
+    def backward_start(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> NdPending:
+        """Starts ``backward(a, out)``; as ``forward_start``.
+
+        Examples
+        --------
+        >>> t = plan.backward_start(U, u); other_work(); t.wait()
+        """
+        return self._start("NdPlan.backward_start", a, out, False)
 
     def forward(self, a: "np.ndarray[Any, Any]", out: "Optional[np.ndarray[Any, Any]]" = None) -> "np.ndarray[Any, Any]":
         """This rank's block of ``rfftn`` (real input) or ``fftn`` (complex) along ``axes``.
@@ -422,6 +512,8 @@ class NdPlan:
     def close(self) -> None:
         """Frees the plan (collective); further calls raise nbfft.InvalidState."""
         if self._p is not None:
+            for t in list(self._pending):
+                t.wait()
             _lifetime.unregister(self._key)
             self._p.close()
             self._p = None

@@ -44,6 +44,27 @@ void with_types(const nd::Plan& p, F&& f) {
     single ? f(cplxf{}, cplxf{}) : f(cplx{}, cplx{});
 }
 
+// A started transform (nd::Plan::forward_start / backward_start); nbfft.NdPending holds the
+// arrays and the plan alive until it is waited for.
+struct PyNdPending {
+  nd::Plan::Pending p;
+  bool test() {
+    nb::gil_scoped_release release;
+    return p.test();
+  }
+  void wait() {
+    nb::gil_scoped_release release;
+    p.wait();
+  }
+  void progress() {
+    nb::gil_scoped_release release;
+    p.progress();
+  }
+  ~PyNdPending() {
+    if (mpi_finalized() && p.active()) new nd::Plan::Pending(std::move(p));  // leaked: MPI is gone
+  }
+};
+
 class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
@@ -96,6 +117,23 @@ class PyNdPlan {
                  out.size() / sizeof(In));
     });
   }
+  // Split phase: forward or backward up to the first exchange, as forward / backward.
+  PyNdPending* start(bool fwd, ConstBytes in, Bytes out) const {
+    const nd::Plan& p = get();
+    auto r = std::make_unique<PyNdPending>();
+    nb::gil_scoped_release release;
+    with_types(p, [&](auto i, auto o) {
+      using In = decltype(i);
+      using Out = decltype(o);
+      if (fwd)
+        r->p = p.forward_start(reinterpret_cast<const In*>(in.data()), in.size() / sizeof(In),
+                               reinterpret_cast<Out*>(out.data()), out.size() / sizeof(Out));
+      else
+        r->p = p.backward_start(reinterpret_cast<const Out*>(in.data()), in.size() / sizeof(Out),
+                                reinterpret_cast<In*>(out.data()), out.size() / sizeof(In));
+    });
+    return r.release();
+  }
   // Several fields: the arrays' bytes, as forward / backward, one list per side.
   void many(bool fwd, const std::vector<ConstBytes>& in, const std::vector<Bytes>& out) const {
     const nd::Plan& p = get();
@@ -131,6 +169,12 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> pair_of(const nd
 
 void bind_nd(nb::module_& m) {
   using namespace nb::literals;
+  nb::class_<PyNdPending>(m, "NdPending")
+      .def("test", &PyNdPending::test)
+      .def("wait", &PyNdPending::wait)
+      .def("progress", &PyNdPending::progress)
+      .def_prop_ro("active", [](const PyNdPending& r) { return r.p.active(); });
+
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
                     const std::string&, std::optional<int>, int, int, const std::string&, const std::string&>(),
@@ -153,6 +197,7 @@ void bind_nd(nb::module_& m) {
       .def("describe", [](const PyNdPlan& s) { return s.get().describe(); })
       .def("forward", &PyNdPlan::forward)
       .def("backward", &PyNdPlan::backward)
+      .def("start", &PyNdPlan::start, nb::rv_policy::take_ownership)
       .def("forward_many", [](const PyNdPlan& s, const std::vector<ConstBytes>& in,
                               const std::vector<Bytes>& out) { s.many(true, in, out); })
       .def("backward_many", [](const PyNdPlan& s, const std::vector<ConstBytes>& in,

@@ -1,8 +1,8 @@
 """nbfft.NdPlan against numpy.fft.rfftn / fftn over the same axes on uneven shapes at every
 rank count the suite runs: 2-D, 3-D over two axes (the channel case), 4-D over three, 5-D
 over two, r2c and c2c, every transport (rotated over the cases and rank counts, so each
-case is small and each transport runs at every rank count); forward_many / backward_many
-and a batch axis (bit for bit against one field at a time, and against numpy); single
+case is small and each transport runs at every rank count); forward_many / backward_many,
+the split-phase forward_start / backward_start, and a batch axis (bit for bit against one field at a time, and against numpy); single
 precision and sine/cosine kinds (against scipy's dct/dst); gather /
 scatter, wavenumbers and boxes; and its errors."""
 
@@ -183,6 +183,41 @@ def test_forward_many_equals_forward(transport):
                 assert all_ranks(np.abs(v - u).max(initial=0) < 1e-12)
 
 
+@pytest.mark.parametrize("transport", ["blocking", "pairwise:2@caller", "thread"])
+def test_split_phase_equals_blocking_calls(transport):
+    """forward_start / backward_start: several transforms in flight at once (two exchanges
+    on the 4-D case, so wait() is collective there), finished in start order, each bit for
+    bit the blocking call's; test() and progress() between; a batch plan; close() waits for
+    a transform still in flight."""
+    for shape, axes, dtype, batch in [((7, 6), (0, 1), np.float64, None),
+                                      ((3, 5, 4, 6), (1, 2, 3), np.complex128, None),
+                                      ((3, 8, 6), (1, 2), np.float64, 0)]:
+        with nbfft.NdPlan(COMM, shape, axes=axes, dtype=dtype, transport=transport, batch_axis=batch) as p:
+            gs = [global_array(shape, dtype) * (k + 1) for k in range(3)]
+            us = [np.ascontiguousarray(g[p.in_slices]) for g in gs]
+            ts = [p.forward_start(u) for u in us]
+            assert all(t.active for t in ts)
+            for t in ts:
+                t.progress()
+                t.test()
+            for t in ts:
+                t.wait()
+                assert not t.active and t.test()
+                t.wait()  # a second wait is a no-op
+            for u, t in zip(us, ts):
+                assert all_ranks(np.array_equal(t.out, p.forward(u))), p.describe()
+            U = ts[1].out
+            ref = np.fft.rfftn(gs[1], axes=axes) if dtype == np.float64 else np.fft.fftn(gs[1], axes=axes)
+            assert all_ranks(np.abs(U - ref[p.out_slices]).max(initial=0) < 1e-12 * np.abs(ref).max())
+            v = np.full(p.in_shape, np.nan, p.in_dtype)
+            with p.backward_start(U, v) as t:
+                assert t.out is v
+            assert all_ranks(np.array_equal(v, p.backward(U)))
+            assert all_ranks(np.abs(v - us[1]).max(initial=0) < 1e-12)
+            left = p.forward_start(us[0])  # still in flight at close()
+        assert not left.active and all_ranks(np.array_equal(left.out, ts[0].out))
+
+
 @pytest.mark.parametrize("batch_axis", [0, 1, -1])
 def test_batch_axis_against_numpy(batch_axis):
     """A batch of fields as one more axis (slowest, middle, fastest): rfftn / fftn over the
@@ -338,6 +373,8 @@ def test_errors_on_every_rank():
         raises_everywhere(nbfft.InvalidArgument, lambda: p.forward_many([u, bad]))
         raises_everywhere(nbfft.InvalidArgument, lambda: p.forward_many([u, u], out=[p.forward(u)]))
         raises_everywhere(nbfft.ArgumentTypeError, lambda: p.forward_many(u.tolist()[0][0]))
+        raises_everywhere(nbfft.InvalidArgument, lambda: p.forward_start(bad))
+        raises_everywhere(nbfft.InvalidArgument, lambda: p.backward_start(p.forward(u), bad))
     raises_everywhere(nbfft.InvalidState, lambda: p.forward(u))
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4, 5), axes=(0, 2), batch_axis=2))
     assert "batch axis" in str(e)
