@@ -10,10 +10,15 @@ after a warm-up, and keeps the job's median; the table shows the median over rou
 spread (lowest-highest round). Jobs, in order within a round:
   * fftw-serial: nbfft-fftw-serial --threads T (one process, the whole grid);
   * 1 rank x T threads: one nbfft-sine job, `mpirun --bind-to none -n 1 ... --threads T
-    --baseline fftw-mpi`, so nbfft and FFTW-MPI with T FFTW threads are interleaved iteration by
-    iteration inside it;
-  * T ranks x 1 thread: one nbfft-sine job `mpirun -n T ... --baseline fftw-mpi` (nbfft's
-    default plan, slabs, blocking), FFTW-MPI on T ranks beside it.
+    --baseline fftw-mpi --sequential`: nbfft's iterations back to back, then FFTW-MPI's with T
+    FFTW threads;
+  * T ranks x 1 thread: one nbfft-sine job `mpirun -n T ... --baseline fftw-mpi --sequential`
+    (nbfft's default plan, slabs, blocking), FFTW-MPI on T ranks after it.
+Each code's iterations run back to back, as FFTW serial's do in its own process: alternating
+nbfft's and FFTW-MPI's iterations inside one job (--interleave-baseline, the way before
+2026-11-27) slowed both by 10-25% at 128^3 against the same codes run back to back
+(1 rank x 2 threads, r2c double: nbfft 10.4 ms against 8.0-9.7, FFTW-MPI 10.5-10.7 against
+8.5-9.3), while FFTW serial, alone in its job, kept its speed.
 FFTW_MEASURE everywhere (FFTW wisdom kept per job kind in a temporary directory, so later rounds
 skip the planning); each job holds /tmp/cpu.lock when --lock is given (this shared machine).
 Every code transforms the same sine field and checks each round trip untimed. In single
@@ -50,6 +55,8 @@ def main():
     ap.add_argument("--lock", default="", help="flock this file around each job")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--flush-subnormals", action="store_true", help="FTZ/DAZ in every code (x86)")
+    ap.add_argument("--interleave-baseline", action="store_true",
+                    help="alternate nbfft's and FFTW-MPI's iterations inside each nbfft-sine job (the old way)")
     ap.add_argument("--json", default="")
     ap.add_argument("--table", default="", help="print the table of a cut-short run's JSON.partial and exit")
     args = ap.parse_args()
@@ -85,8 +92,10 @@ def main():
                             ("{} ranks x 1 thr".format(T), ["-n", str(T)], ["--threads", "1"])):
                         js = os.path.join(tmp, "sine.json")
                         wisdom = os.path.join(tmp, "w-{}-{}-{}-{}".format(n, tr, pr, label.replace(" ", "")))
+                        order = [] if args.interleave_baseline else ["--sequential"]
                         run(lock + mpirun + launch + [os.path.join(bin_, "nbfft-sine"), "--baseline", "fftw-mpi",
-                                                      "--wisdom", wisdom, "--json", js] + common + extra, args.timeout)
+                                                      "--wisdom", wisdom, "--json", js] + order + common + extra,
+                            args.timeout)
                         with open(js) as f:
                             for r in json.load(f):
                                 code = "fftw-mpi" if r["transport"] == "fftw-mpi" else "nbfft"
