@@ -26,7 +26,8 @@ TuneLog& hook() {
 std::string secs(double s) {
   char b[32];
   if (s < 0) return "-";
-  if (s < 1) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+  if (s < 0.0995) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+  else if (s < 1) std::snprintf(b, sizeof b, "%.0f ms", s * 1e3);  // not %g's "1e+03 ms"
   else std::snprintf(b, sizeof b, "%.1f s", s);
   return b;
 }

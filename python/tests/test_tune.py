@@ -50,7 +50,7 @@ def wisdom_path(comm):
 
 def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_path):
     g = global_field(SHAPE, np.float64)
-    with nbfft.Plan(comm, SHAPE, effort="estimate", tune="quick", tune_budget=5, tune_wisdom=wisdom_path) as plan:
+    with nbfft.Plan(comm, SHAPE, effort="estimate", tune="quick", tune_budget=30, tune_wisdom=wisdom_path) as plan:
         u = plan.scatter(g if comm.rank == 0 else None)
         U = plan.forward(u)
         want = np.fft.rfftn(g).transpose(plan.output_box.perm)[plan.output_box.slices]
@@ -58,7 +58,7 @@ def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_pat
         assert_close_everywhere(plan.backward(U), g[plan.input_box.slices], np.float64)
 
         o = plan.options
-        assert o.tune == "quick" and o.tune_budget == 5.0 and o.tune_wisdom == wisdom_path
+        assert o.tune == "quick" and o.tune_budget == 30.0 and o.tune_wisdom == wisdom_path
         assert o.m1 * o.m2 == comm.size
         r = plan.tune_report
         assert isinstance(r, nbfft.TuneReport)
@@ -73,7 +73,7 @@ def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_pat
     assert [t["trial"] for t in trials] == list(range(1, len(trials) + 1))
     for t in trials:
         assert t["options"].startswith("proc_grid=") and "col_transport=" in t["options"]
-        assert t["eta"] >= 0 and t["budget"] == 5.0 and t["planned"] >= t["trial"]
+        assert t["eta"] >= 0 and t["budget"] == 30.0 and t["planned"] >= t["trial"]
     timed = [t for t in trials if t["seconds"] >= 0]
     assert timed and all("ETA" in t["line"] for t in trials)
     assert all(rec.levelno == logging.INFO and rec.name == "nbfft.tune" for rec in tune_log)
@@ -90,7 +90,7 @@ def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_pat
             f.write(re.sub(r"col_transport=[^;]*;", "col_transport=linear@caller;", text))
     comm.Barrier()
     del tune_log[:]
-    with nbfft.Plan(comm, SHAPE, effort="estimate", tune="quick", tune_budget=5, tune_wisdom=wisdom_path) as again:
+    with nbfft.Plan(comm, SHAPE, effort="estimate", tune="quick", tune_budget=30, tune_wisdom=wisdom_path) as again:
         r2 = again.tune_report
         assert r2.from_wisdom and not r2.trials
         assert r2.chosen["col_transport"] == "linear@caller" == again.options.col_transport

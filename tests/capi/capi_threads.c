@@ -48,6 +48,8 @@ static void run(const char* const* kv, int threads, unsigned char* spec[2], unsi
   int single = 0, f;
   size_t inb = 0, outb = 0;
   CHECK(nbfft_options_create(&o) == NBFFT_SUCCESS, "options: %s", nbfft_last_error());
+  /* The same FFTW algorithms for both thread counts (a measuring planner may pick others). */
+  CHECK(nbfft_options_set(o, "effort", "estimate") == NBFFT_SUCCESS, "effort: %s", nbfft_last_error());
   for (; kv[0]; kv += 2) {
     CHECK(nbfft_options_set(o, kv[0], kv[1]) == NBFFT_SUCCESS, "%s=%s: %s", kv[0], kv[1], nbfft_last_error());
     if (strcmp(kv[0], "precision") == 0 && strcmp(kv[1], "single") == 0) single = 1;

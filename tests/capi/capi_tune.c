@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
 
   /* An unwritable wisdom path fails every rank before the first trial. */
   nbfft_options_set(o, "tune", "quick");
-  nbfft_options_set(o, "tune_budget", "3");
+  nbfft_options_set(o, "tune_budget", "30");
   nbfft_options_set(o, "tune_wisdom", "/nonexistent-nbfft-dir/tune.txt");
   CHECK(nbfft_plan_create(MPI_COMM_WORLD, n, o, &bad) == NBFFT_IO_ERROR && bad == NULL,
         "unwritable wisdom: %s", nbfft_last_error());

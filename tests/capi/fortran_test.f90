@@ -131,7 +131,7 @@ program fortran_test
   value = nbfft_last_error()
   call expect(st == NBFFT_INVALID_ARGUMENT .and. index(value, "tune_budget") > 0, "a negative tune_budget is refused")
   call nbfft_options_set(topts, "tune", "quick")
-  call nbfft_options_set(topts, "tune_budget", "3")
+  call nbfft_options_set(topts, "tune_budget", "30")
   call nbfft_options_set(topts, "tune_wisdom", "/nonexistent-nbfft-dir/tune.txt")
   call nbfft_set_tune_log(on_tune)
   call nbfft_plan_create(tuned, MPI_COMM_WORLD, [9, 7, 5], topts, status=st)
