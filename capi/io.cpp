@@ -217,6 +217,23 @@ io::Axis axis_of(nbfft_axis a) {
               " is none of NBFFT_AXIS_X (0), NBFFT_AXIS_Y (1), NBFFT_AXIS_Z (2)");
 }
 
+// A plane call's axis and a subsample call's stride (x, y, z), checked on the file's ranks
+// together after checked(): one rank's bad axis or NULL stride fails every rank. A stride
+// below 1 is the C++ call's to name (the same on every rank).
+io::Axis agreed_axis(const Call& c, nbfft_axis axis) {
+  io::Axis a{};
+  agree(c.f->comm, [&] { a = axis_of(axis); });
+  return a;
+}
+std::array<std::int64_t, 3> agreed_stride(const Call& c, const int64_t stride[3]) {
+  std::array<std::int64_t, 3> st{};
+  agree(c.f->comm, [&] {
+    need(stride, "stride");
+    st = {stride[0], stride[1], stride[2]};
+  });
+  return st;
+}
+
 }  // namespace
 }  // namespace nbfft::capi
 
@@ -281,8 +298,7 @@ nbfft_status nbfft_h5_write_plane(nbfft_h5file file, nbfft_plan plan, nbfft_spac
                                   size_t bytes) {
   return guard("nbfft_h5_write_plane", [&] {
     const Call c = checked(file, plan, space, field, data, bytes);
-    nbfft::io::Axis a{};
-    nbfft::agree(c.f->comm, [&] { a = axis_of(axis); });
+    const nbfft::io::Axis a = agreed_axis(c, axis);
     c.f->file.write_plane_bytes(c.p->plan, c.space, field, step, time, a, index, dtype_of(c.p->plan, c.space), data,
                                 bytes);
   });
@@ -293,13 +309,27 @@ nbfft_status nbfft_h5_write_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft
                                        size_t bytes) {
   return guard("nbfft_h5_write_subsampled", [&] {
     const Call c = checked(file, plan, space, field, data, bytes);
-    std::array<std::int64_t, 3> st{};
-    nbfft::agree(c.f->comm, [&] {
-      need(stride, "stride");
-      st = {stride[0], stride[1], stride[2]};
-    });
+    const std::array<std::int64_t, 3> st = agreed_stride(c, stride);
     c.f->file.write_subsampled_bytes(c.p->plan, c.space, field, step, time, st, dtype_of(c.p->plan, c.space), data,
                                      bytes);
+  });
+}
+
+nbfft_status nbfft_h5_read_plane(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                 int64_t step, nbfft_axis axis, int64_t index, void* data, size_t bytes) {
+  return guard("nbfft_h5_read_plane", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    const nbfft::io::Axis a = agreed_axis(c, axis);
+    c.f->file.read_plane_bytes(c.p->plan, c.space, field, step, a, index, dtype_of(c.p->plan, c.space), data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_read_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                      int64_t step, const int64_t stride[3], void* data, size_t bytes) {
+  return guard("nbfft_h5_read_subsampled", [&] {
+    const Call c = checked(file, plan, space, field, data, bytes);
+    const std::array<std::int64_t, 3> st = agreed_stride(c, stride);
+    c.f->file.read_subsampled_bytes(c.p->plan, c.space, field, step, st, dtype_of(c.p->plan, c.space), data, bytes);
   });
 }
 

@@ -90,6 +90,17 @@ nbfft_status nbfft_h5_write_plane(nbfft_h5file file, nbfft_plan plan, nbfft_spac
 nbfft_status nbfft_h5_write_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
                                        int64_t step, double time, const int64_t stride[3], const void* data,
                                        size_t bytes);
+/* Reads back what nbfft_h5_write_plane / _subsampled wrote, with the same axis and index or
+ * stride, at any rank count and decomposition: `data` is this rank's whole box (exactly
+ * `bytes`, as for nbfft_h5_read); its points of the plane or subsample are set and every
+ * other point is left as it was (a rank whose box holds none reads nothing and still takes
+ * part). The dataset must be that plane or subsample of this plan's grid, space and element
+ * type (else NBFFT_INVALID_ARGUMENT naming what it is); its checksum is checked as
+ * nbfft_h5_read checks a field's. */
+nbfft_status nbfft_h5_read_plane(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                 int64_t step, nbfft_axis axis, int64_t index, void* data, size_t bytes);
+nbfft_status nbfft_h5_read_subsampled(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
+                                      int64_t step, const int64_t stride[3], void* data, size_t bytes);
 /* The run's box lengths along x, y, z (the option box_lengths, or the file's). Local. */
 nbfft_status nbfft_h5_box_lengths(nbfft_h5file file, double lengths[3]);
 /* The XDMF file kept beside this one ("" with xdmf=0 or when reading), as

@@ -100,6 +100,12 @@ def _stride_problem(what: str, stride: Any) -> Optional[Tuple[Type[Error], str]]
     return None
 
 
+def _xyz(stride: Any) -> Tuple[int, int, int]:
+    """A checked stride (one int, or (sz, sy, sx)) in the core's (x, y, z) order."""
+    s = (stride,) * 3 if isinstance(stride, (int, np.integer)) else tuple(stride)
+    return int(s[2]), int(s[1]), int(s[0])
+
+
 class Pending:
     """A background write started by :meth:`File.write_start`.
 
@@ -436,16 +442,26 @@ class File:
         >>> u = f.read(plan, "u")                          # the last step
         >>> U = f.read(plan, "U", 3, out=plan.empty_output())
         """
+        return self._read_into("read", plan, name, step, out, space,
+                               lambda core, sp, st, o: self._file().read(core, sp, name, st, o))
+
+    def _read_into(self, what: str, plan: Any, name: Any, step: Any, out: Optional[np.ndarray], space: str,
+                   call: Any, **cut: Any) -> np.ndarray:
+        """What read, read_plane and read_subsampled share: the last step for None, the
+        collective checks, ``out`` allocated when None (zeroed for a cut, whose read sets
+        only its points), then call(core plan, space, step, out)."""
         if step is None and isinstance(name, str):
             steps = self.steps(name)
             if not steps:
-                raise InvalidArgument("read: field {!r} of {!r} has no steps".format(name, self.path))
+                raise InvalidArgument("{}: field {!r} of {!r} has no steps".format(what, name, self.path))
             step = steps[-1]
-        space = self._checked("read", plan, name, out, space, True, step)
+        space = self._checked(what, plan, name, out, space, True, step, **cut)
         if out is None:
             box, dtype = (plan.input_box, plan.in_dtype) if space == "physical" else (plan.output_box, plan.out_dtype)
             out = aligned_empty(box.shape, dtype)
-        self._file().read(_core_plan(plan), space, name, int(step), out)
+            if cut:
+                out[...] = 0
+        call(_core_plan(plan), space, int(step), out)
         return out
 
     def write_plane(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0, *,
@@ -500,9 +516,80 @@ class File:
         >>> f.write_subsampled(plan, "u_coarse", u, step=3, stride=4)   # every 4th point
         """
         space = self._checked("write_subsampled", plan, name, a, space, False, step, time, stride=stride)
-        s = (stride,) * 3 if isinstance(stride, (int, np.integer)) else tuple(stride)
-        self._file().write_subsampled(_core_plan(plan), space, name, int(step), float(time),
-                                      tuple(int(v) for v in s[::-1]), a)  # the core takes (x, y, z)
+        self._file().write_subsampled(_core_plan(plan), space, name, int(step), float(time), _xyz(stride), a)
+
+    def read_plane(self, plan: Plan, name: str, step: Optional[int] = None, out: Optional[np.ndarray] = None, *,
+                   axis: str, index: int, space: str = "auto") -> np.ndarray:
+        """Reads the plane ``axis = index`` that :meth:`write_plane` wrote into ``out``.
+
+        ``out`` is this rank's whole block, as for :meth:`read`: its points of the plane
+        are set and every other point keeps its value (a rank whose block holds none reads
+        nothing and still takes part); when None it is allocated, zeroed. The file may
+        have been written at any rank count and process grid; the dataset must be that
+        plane (the same axis and index) of this plan's grid, space and dtype, and its
+        checksum is checked. ``step=None`` reads the last step; 'auto' space as for
+        :meth:`read`. Collective.
+
+        Parameters
+        ----------
+        plan, name, step, out, space
+            As for :meth:`read`.
+        axis : {'x', 'y', 'z'}
+            The axis the plane cuts, as written.
+        index : int
+            The plane's index along ``axis``, as written.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``, with the plane's points read.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            An index outside the grid, another axis, a bad ``out``; a dataset that is not
+            this plane (the message says what it is), no such field or step; on every rank.
+        nbfft.IoError, nbfft.InvalidState
+            A damaged dataset (its checksum); the file or the plan is closed.
+
+        Examples
+        --------
+        >>> u = plan.empty_input(); u[...] = np.nan
+        >>> f.read_plane(plan, "u_mid", 3, out=u, axis="z", index=plan.shape[0] // 2)
+        """
+        return self._read_into("read_plane", plan, name, step, out, space,
+                               lambda core, sp, st, o: self._file().read_plane(core, sp, name, st, axis, int(index), o),
+                               axis=axis, index=index)
+
+    def read_subsampled(self, plan: Plan, name: str, step: Optional[int] = None, out: Optional[np.ndarray] = None,
+                        *, stride: Any, space: str = "auto") -> np.ndarray:
+        """Reads the subsample that :meth:`write_subsampled` wrote into ``out``.
+
+        ``stride`` is the one it was written with (one int, or (sz, sy, sx)). ``out`` is
+        this rank's whole block: its points of the subsample (every ``stride``-th point
+        from 0) are set and every other point keeps its value; when None it is allocated,
+        zeroed. As :meth:`read_plane` otherwise. Collective.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``, with the subsample's points read.
+
+        Raises
+        ------
+        ValueError (nbfft.InvalidArgument), TypeError (nbfft.ArgumentTypeError)
+            A stride below 1 or not 3 ints, a bad ``out``; a dataset that is not this
+            subsample, no such field or step; on every rank.
+        nbfft.IoError, nbfft.InvalidState
+
+        Examples
+        --------
+        >>> coarse = f.read_subsampled(plan, "u_coarse", 3, stride=4)   # zeros between the points
+        """
+        return self._read_into("read_subsampled", plan, name, step, out, space,
+                               lambda core, sp, st, o: self._file().read_subsampled(core, sp, name, st,
+                                                                                    _xyz(stride), o),
+                               stride=stride)
 
     def write_start(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0,
                     space: str = "auto", borrow: bool = False) -> "Pending":

@@ -120,51 +120,62 @@ class PyH5File {
   }
   bool closed() const { return !file_; }
 
-  void write(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step, double time,
-             const ConstArray& a) const {
+  // What every call on a field's block resolves first, with the GIL held (the plan, the
+  // file, the array's dtype, the space), then call(file, plan, space, dtype, data, bytes)
+  // with the GIL released. A: Array (reads) or ConstArray (writes).
+  template <typename A, typename Call>
+  void with_block(nb::handle plan, const std::string& space, const A& a, Call&& call) const {
     const fft::Plan& p = plan_of(plan);
     H5File& f = file();
     const io::Dtype d = dtype_of(a);
     const io::Space s = space_of(space);
-    const void* data = a.data();
+    auto* data = a.data();
     const std::size_t bytes = a.nbytes();
     nb::gil_scoped_release release;
-    f.write_bytes(p, s, field, step, time, d, data, bytes);
+    call(f, p, s, d, data, bytes);
+  }
+
+  void write(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step, double time,
+             const ConstArray& a) const {
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.write_bytes(p, s, field, step, time, d, data, bytes);
+    });
   }
   void read(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
             const Array& a) const {
-    const fft::Plan& p = plan_of(plan);
-    H5File& f = file();
-    const io::Dtype d = dtype_of(a);
-    const io::Space s = space_of(space);
-    void* data = a.data();
-    const std::size_t bytes = a.nbytes();
-    nb::gil_scoped_release release;
-    f.read_bytes(p, s, field, step, d, data, bytes);
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.read_bytes(p, s, field, step, d, data, bytes);
+    });
   }
   void write_plane(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
                    double time, const std::string& axis, std::int64_t index, const ConstArray& a) const {
-    const fft::Plan& p = plan_of(plan);
-    H5File& f = file();
-    const io::Dtype d = dtype_of(a);
-    const io::Space s = space_of(space);
     const io::Axis ax = axis_of(axis);
-    const void* data = a.data();
-    const std::size_t bytes = a.nbytes();
-    nb::gil_scoped_release release;
-    f.write_plane_bytes(p, s, field, step, time, ax, index, d, data, bytes);
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.write_plane_bytes(p, s, field, step, time, ax, index, d, data, bytes);
+    });
   }
   // stride in x, y, z order (nbfft/io.py turns numpy's (z, y, x) around).
   void write_subsampled(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
                         double time, std::array<std::int64_t, 3> stride, const ConstArray& a) const {
-    const fft::Plan& p = plan_of(plan);
-    H5File& f = file();
-    const io::Dtype d = dtype_of(a);
-    const io::Space s = space_of(space);
-    const void* data = a.data();
-    const std::size_t bytes = a.nbytes();
-    nb::gil_scoped_release release;
-    f.write_subsampled_bytes(p, s, field, step, time, stride, d, data, bytes);
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.write_subsampled_bytes(p, s, field, step, time, stride, d, data, bytes);
+    });
+  }
+  // Reads into this rank's whole block: the plane's or subsample's points are set, the
+  // others left as they are.
+  void read_plane(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+                  const std::string& axis, std::int64_t index, const Array& a) const {
+    const io::Axis ax = axis_of(axis);
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.read_plane_bytes(p, s, field, step, ax, index, d, data, bytes);
+    });
+  }
+  // stride in x, y, z order, as write_subsampled's.
+  void read_subsampled(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+                       std::array<std::int64_t, 3> stride, const Array& a) const {
+    with_block(plan, space, a, [&](H5File& f, const fft::Plan& p, io::Space s, io::Dtype d, auto data, auto bytes) {
+      f.read_subsampled_bytes(p, s, field, step, stride, d, data, bytes);
+    });
   }
   // keep: what must stay alive until the wait (the array, the plan).
   PyWritePending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
@@ -241,6 +252,10 @@ void bind_io(nb::module_& m) {
            "index"_a, "a"_a.noconvert())
       .def("write_subsampled", &PyH5File::write_subsampled, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a,
            "stride"_a, "a"_a.noconvert())
+      .def("read_plane", &PyH5File::read_plane, "plan"_a, "space"_a, "field"_a, "step"_a, "axis"_a, "index"_a,
+           "out"_a.noconvert())
+      .def("read_subsampled", &PyH5File::read_subsampled, "plan"_a, "space"_a, "field"_a, "step"_a, "stride"_a,
+           "out"_a.noconvert())
       .def("write_start", &PyH5File::write_start, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a,
            "a"_a.noconvert(), "borrow"_a, "keep"_a, nb::rv_policy::take_ownership)
       .def_prop_ro("box_lengths", &PyH5File::box_lengths)

@@ -1,7 +1,8 @@
 """nbfft.io.File's planes, subsampled fields, box lengths, XDMF option and background
 writes (write_start): planes and subsamples read by serial h5py equal numpy's slices of the
-global field; a file written in the background equals one written blocking; bad input
-fails on every rank."""
+global field, and read back by read_plane / read_subsampled on other decompositions they
+set exactly their points of a block of sentinels; a file written in the background equals
+one written blocking; bad input fails on every rank."""
 
 import gc
 import os
@@ -13,8 +14,21 @@ import pytest
 import nbfft
 from conftest import COMM, all_ranks, global_field, raises_everywhere
 from io_helpers import block, folder, same_bits, serial  # noqa: F401 (folder: a fixture)
+from mpi4py import MPI
 
 SHAPE = (5, 6, 7)  # (nz, ny, nx): uneven on 2-3 ranks, odd nx
+# The planes and subsamples test_planes_and_subsamples_read_back writes and reads: name,
+# space, the keywords of both calls, the points of the global (z, y, x) array they hold.
+LOOKS = [
+    ("uz", "physical", dict(axis="z", index=3), np.s_[3:4]),
+    ("uy", "physical", dict(axis="y", index=5), np.s_[:, 5:6]),
+    ("ux", "physical", dict(axis="x", index=6), np.s_[:, :, 6:7]),
+    ("us", "physical", dict(stride=(2, 3, 4)), np.s_[::2, ::3, ::4]),
+    ("Uy", "spectral", dict(axis="y", index=1), np.s_[:, 1:2]),
+    ("Ux", "spectral", dict(axis="x", index=3), np.s_[:, :, 3:4]),  # the last kx of an (5, 6, 4) spectrum
+    ("Us", "spectral", dict(stride=2), np.s_[::2, ::2, ::2]),
+]
+SENTINEL = 1e300  # no value of the fields: a point no read has set
 pytestmark = pytest.mark.skipif(not nbfft.io.hdf5_available(), reason="built without parallel HDF5")
 
 
@@ -41,6 +55,83 @@ def test_planes_and_subsamples_are_numpys_slices(comm, folder):
         ok = ok and list(h["us/0"].attrs["stride"]) == [2, 3, 4] and list(h["uz/0"].attrs["start"]) == [3, 0, 0]
         return ok and h["uz/0"].attrs["time"] == 0.5
     assert serial(path, check), "planes or subsamples are not numpy's slices of the field"
+
+
+def _read_look(f, plan, name, space, kw, out=None, step=0):
+    if "axis" in kw:
+        return f.read_plane(plan, name, step, out=out, space=space, **kw)
+    return f.read_subsampled(plan, name, step, out=out, space=space, **kw)
+
+
+def test_planes_and_subsamples_read_back(comm, folder):
+    path = os.path.join(folder, "looks.h5")
+    g = global_field(SHAPE, np.float64, seed=13)
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan:
+        u = block(plan, g)
+        U = plan.forward(u)
+        glob = {"physical": g, "spectral": comm.bcast(plan.gather(U))}
+        with nbfft.io.File(comm, path, "w", xdmf=False) as f:
+            for name, space, kw, _ in LOOKS:
+                a = u if space == "physical" else U
+                if "axis" in kw:
+                    f.write_plane(plan, name, a, 0, space=space, **kw)
+                else:
+                    f.write_subsampled(plan, name, a, 0, space=space, **kw)
+
+    # Read at P ranks on nbfft's grid and slabs both ways, and on rank 0 alone, into blocks
+    # of sentinels: exactly the look's points change, to the values written.
+    P = comm.size
+    runs = [(comm, None)] + ([(comm, (1, P)), (comm, (P, 1))] if P > 1 else [])
+    first = comm.Split(0 if comm.rank == 0 else MPI.UNDEFINED, comm.rank) if P > 1 else MPI.COMM_NULL
+    if first != MPI.COMM_NULL:
+        runs.append((first, None))
+    good = True
+    for c, grid in runs:
+        with nbfft.Plan(c, SHAPE, dtype=np.float64, grid=grid) as p2, nbfft.io.File(c, path) as f:
+            for name, space, kw, points in LOOKS:
+                want = np.full_like(glob[space], SENTINEL)
+                want[points] = glob[space][points]
+                out = p2.empty_input() if space == "physical" else p2.empty_output()
+                out[...] = SENTINEL
+                got = _read_look(f, p2, name, space, kw, out=out)
+                good &= got is out and same_bits(out, block(p2, want, space))
+            # out=None and step=None: a zeroed block, the last step.
+            zeros = np.zeros(SHAPE)
+            zeros[::2, ::3, ::4] = g[::2, ::3, ::4]
+            good &= same_bits(f.read_subsampled(p2, "us", stride=(2, 3, 4)), block(p2, zeros))
+        if c is not comm:
+            c.Free()
+    assert all_ranks(good), "a look read back differs, or points outside it changed"
+
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as plan, nbfft.io.File(comm, path) as f:
+        out = plan.empty_input()
+        out[...] = SENTINEL
+        # Bad input on every rank (one rank's too), the block left as it was.
+        short = out.reshape(-1)[:-1] if comm.rank == P - 1 and out.size else out
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=short, axis="z", index=3))
+        assert "[rank" in str(e)
+        raises_everywhere(nbfft.ArgumentTypeError,
+                          lambda: f.read_subsampled(plan, "us", 0, out=np.empty(out.shape, np.float32), stride=(2, 3, 4)))
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=out, axis="w", index=3))
+        assert "'x', 'y' or 'z'" in str(e)
+        bad_axis = "q" if comm.rank == 0 else "z"
+        raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=out, axis=bad_axis, index=3))
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=out, axis="z", index=5))
+        assert "outside" in str(e)
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=out, axis="z", index=2))
+        assert "is the plane z = 3" in str(e)
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_subsampled(plan, "us", 0, out=out, stride=2))
+        assert "subsampled by 4,3,2 (x, y, z)" in str(e)
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: f.read_subsampled(plan, "us", 0, out=out, stride=0))
+        assert "at least 1" in str(e)
+        raises_everywhere(nbfft.ArgumentTypeError, lambda: f.read_subsampled(plan, "us", 0, out=out, stride=(1, 2)))
+        raises_everywhere(nbfft.InvalidArgument,
+                          lambda: f.read_plane(plan, "uz", 0, out=out, axis="z", index=3, space="spectral"))
+        ro = plan.empty_input()
+        ro.flags.writeable = False
+        raises_everywhere(nbfft.InvalidArgument, lambda: f.read_plane(plan, "uz", 0, out=ro, axis="z", index=3))
+        assert all_ranks((out == SENTINEL).all()), "a failed read changed the block"
+    raises_everywhere(nbfft.InvalidState, lambda: f.read_plane(plan, "uz", 0, out=out, axis="z", index=3))
 
 
 def test_box_lengths_and_xdmf(comm, folder):

@@ -51,10 +51,15 @@ def checkpoint(comm: MPI.Intracomm, path: str) -> List[int]:
         u[...] = 2.0
         with nbfft.io.File(comm, path, "w", alignment=4096) as f:
             f.write(plan, "u", u, step=0, time=0.0)
+            f.write_plane(plan, "u_mid", u, step=0, axis="z", index=2)
+            f.write_subsampled(plan, "u_coarse", u, step=0, stride=(2, 2, 3))
         with nbfft.io.File(comm, path) as f:
             v: np.ndarray = f.read(plan, "u", 0, out=plan.empty_input())
             t: float = f.time("u", 0)
-            assert f.fields() == ["u"] and t == 0.0 and v.size == u.size
+            mid: np.ndarray = f.read_plane(plan, "u_mid", 0, out=np.zeros_like(v), axis="z", index=2)
+            coarse: np.ndarray = f.read_subsampled(plan, "u_coarse", stride=(2, 2, 3))
+            assert f.fields() == ["u", "u_coarse", "u_mid"] and t == 0.0 and v.size == u.size
+            assert mid.shape == coarse.shape == v.shape
             return f.steps("u")
 
 

@@ -1,6 +1,8 @@
 /* Planes, subsampled fields, the box-length and XDMF options and background writes through
  * the C API (nbfft/nbfft_h5.h). Planes and subsamples are read by a serial HDF5 reader on
- * rank 0 and checked point by point against the field; a file written by
+ * rank 0 and checked point by point against the field, and read back by
+ * nbfft_h5_read_plane / _read_subsampled (physical and spectral, on other decompositions)
+ * into boxes of sentinels that must change at exactly their points; a file written by
  * nbfft_h5_write_start (copied and borrowed) reads back bit for bit like a blocking one;
  * bad input (a plane outside the grid, a zero stride, a bad axis, bad options, a closed
  * file, a second wait) fails with the same status on every rank.
@@ -26,25 +28,61 @@ static const int64_t N[3] = {8, 6, 5}; /* nx, ny, nz: uneven on 2-3 ranks */
 /* Exactly representable values that name their global point. */
 static double value(int64_t x, int64_t y, int64_t z) { return x + 16.0 * y + 256.0 * z; }
 
-/* Fills (fill = 1) or checks this rank's input box of a double r2c plan; returns the
- * number of wrong elements. */
-static long box_values(nbfft_plan plan, double* data, int fill, double shift) {
+/* A regular cut of the grid: per axis x, y, z the points first + k step (k >= 0); step 0
+ * is the point `first` alone (a plane's axis). */
+typedef struct {
+  int64_t first[3], step[3];
+} cut_t;
+static const cut_t whole = {{0, 0, 0}, {1, 1, 1}};
+/* Below every value(): a point that no read has set. */
+static const double SENTINEL = -1.0;
+
+static int in_cut(const cut_t* c, const int64_t g[3]) {
+  int a;
+  for (a = 0; a < 3; ++a) {
+    const int64_t off = g[a] - c->first[a];
+    if (c->step[a] == 0 ? off != 0 : off < 0 || off % c->step[a] != 0) return 0;
+  }
+  return 1;
+}
+
+/* Fills (fill = 1) every point of this rank's box of a double r2c plan's layout (the input
+ * real, the output complex: value - i value), or checks it: the points of `cut` must hold
+ * their value + shift and every other point SENTINEL (both parts), bit for bit. Returns
+ * the number of wrong elements. */
+static long cut_values(nbfft_plan plan, nbfft_layout layout, double* data, int fill, double shift, const cut_t* cut) {
+  const int parts = layout == NBFFT_LAYOUT_OUTPUT ? 2 : 1;
   int64_t lo[3], n[3], i[3], stride[3];
-  int order[3];
+  int order[3], p;
   long wrong = 0;
-  nbfft_plan_box(plan, NBFFT_LAYOUT_INPUT, lo, n, order);
+  nbfft_plan_box(plan, layout, lo, n, order);
   stride[order[0]] = 1;
   stride[order[1]] = n[order[0]];
   stride[order[2]] = n[order[0]] * n[order[1]];
   for (i[2] = 0; i[2] < n[2]; ++i[2])
     for (i[1] = 0; i[1] < n[1]; ++i[1])
       for (i[0] = 0; i[0] < n[0]; ++i[0]) {
-        const int64_t at = i[0] * stride[0] + i[1] * stride[1] + i[2] * stride[2];
-        const double want = value(lo[0] + i[0], lo[1] + i[1], lo[2] + i[2]) + shift;
-        if (fill) data[at] = want;
-        else if (memcmp(&data[at], &want, 8) != 0) ++wrong;
+        const int64_t at = (i[0] * stride[0] + i[1] * stride[1] + i[2] * stride[2]) * parts;
+        const int64_t g[3] = {lo[0] + i[0], lo[1] + i[1], lo[2] + i[2]};
+        const double v = value(g[0], g[1], g[2]) + shift;
+        const int set = fill || in_cut(cut, g);
+        for (p = 0; p < parts; ++p) {
+          const double want = !set ? SENTINEL : p ? -v : v;
+          if (fill) data[at + p] = want;
+          else if (memcmp(&data[at + p], &want, 8) != 0) ++wrong;
+        }
       }
   return wrong;
+}
+
+/* Fills (fill = 1) or checks this rank's whole input box. */
+static long box_values(nbfft_plan plan, double* data, int fill, double shift) {
+  return cut_values(plan, NBFFT_LAYOUT_INPUT, data, fill, shift, &whole);
+}
+
+static void fill_sentinel(double* data, size_t bytes) {
+  size_t k;
+  for (k = 0; k < bytes / 8; ++k) data[k] = SENTINEL;
 }
 
 #ifdef NBFFT_TEST_SERIAL_HDF5
@@ -86,11 +124,18 @@ static void serial_check(const char* path, const char* name, const int64_t first
 }
 #endif
 
-static nbfft_plan make_plan(void) {
+/* A double r2c plan on comm with the process grid `grid` ("1x3"; NULL: nbfft's). */
+static nbfft_plan make_plan_on(MPI_Comm comm, const char* grid) {
+  nbfft_options o = NULL;
   nbfft_plan p = NULL;
-  EXPECT(nbfft_plan_create(MPI_COMM_WORLD, N, NULL, &p), NBFFT_SUCCESS);
+  EXPECT(nbfft_options_create(&o), NBFFT_SUCCESS);
+  if (grid) EXPECT(nbfft_options_set(o, "proc_grid", grid), NBFFT_SUCCESS);
+  EXPECT(nbfft_plan_create(comm, N, o, &p), NBFFT_SUCCESS);
+  nbfft_options_destroy(&o);
   return p;
 }
+
+static nbfft_plan make_plan(void) { return make_plan_on(MPI_COMM_WORLD, NULL); }
 
 /* Planes and subsamples, the options, their bad input. */
 static void views(const char* dir) {
@@ -192,6 +237,157 @@ static void views(const char* dir) {
   nbfft_plan_destroy(&d);
 }
 
+/* The planes and subsamples read_views writes and reads back: a plane has stride {0, 0, 0}. */
+typedef struct {
+  nbfft_space space;
+  const char* name;
+  nbfft_axis axis;
+  int64_t index, stride[3];
+} look_t;
+static const look_t looks[] = {
+    {NBFFT_SPACE_PHYSICAL, "uz2", NBFFT_AXIS_Z, 2, {0, 0, 0}}, {NBFFT_SPACE_PHYSICAL, "ux7", NBFFT_AXIS_X, 7, {0, 0, 0}},
+    {NBFFT_SPACE_PHYSICAL, "uy5", NBFFT_AXIS_Y, 5, {0, 0, 0}}, {NBFFT_SPACE_PHYSICAL, "us", NBFFT_AXIS_X, 0, {3, 2, 2}},
+    {NBFFT_SPACE_SPECTRAL, "Uy1", NBFFT_AXIS_Y, 1, {0, 0, 0}}, {NBFFT_SPACE_SPECTRAL, "Ux4", NBFFT_AXIS_X, 4, {0, 0, 0}},
+    {NBFFT_SPACE_SPECTRAL, "Us", NBFFT_AXIS_X, 0, {2, 3, 2}},
+};
+enum { NLOOKS = sizeof looks / sizeof looks[0] };
+/* No point at all: what a failed read must leave in a box of sentinels. */
+static const cut_t nothing = {{-1, -1, -1}, {0, 0, 0}};
+
+static cut_t cut_of(const look_t* l) {
+  cut_t c = whole;
+  int a;
+  if (l->stride[0] == 0) { /* NBFFT_AXIS_X, _Y, _Z are 0, 1, 2: the index of x, y, z */
+    c.first[l->axis] = l->index;
+    c.step[l->axis] = 0;
+  } else {
+    for (a = 0; a < 3; ++a) c.step[a] = l->stride[a];
+  }
+  return c;
+}
+
+/* Reads each look back at the ranks of `comm` with the grid `grid` (NULL: nbfft's) into a
+ * box of sentinels: exactly its points are set, to the values written. */
+static void read_looks(MPI_Comm comm, const char* path, const char* grid) {
+  nbfft_plan r = make_plan_on(comm, grid);
+  nbfft_h5file f = NULL;
+  size_t in_b, out_b;
+  double *u, *U;
+  int k;
+  nbfft_plan_bytes(r, &in_b, &out_b, NULL);
+  u = malloc(in_b + 8), U = malloc(out_b + 16);
+  EXPECT(nbfft_h5_open(comm, path, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_SUCCESS);
+  for (k = 0; k < NLOOKS; ++k) {
+    const look_t* l = &looks[k];
+    const int phys = l->space == NBFFT_SPACE_PHYSICAL;
+    double* data = phys ? u : U;
+    const size_t bytes = phys ? in_b : out_b;
+    const cut_t c = cut_of(l);
+    fill_sentinel(data, bytes);
+    if (l->stride[0] == 0)
+      EXPECT(nbfft_h5_read_plane(f, r, l->space, l->name, 0, l->axis, l->index, data, bytes), NBFFT_SUCCESS);
+    else
+      EXPECT(nbfft_h5_read_subsampled(f, r, l->space, l->name, 0, l->stride, data, bytes), NBFFT_SUCCESS);
+    CHECK(cut_values(r, phys ? NBFFT_LAYOUT_INPUT : NBFFT_LAYOUT_OUTPUT, data, 0, 0, &c) == 0,
+          "%s read back on grid %s: points of the cut wrong or points outside it set", l->name, grid ? grid : "nbfft's");
+  }
+  EXPECT(nbfft_h5_close(&f), NBFFT_SUCCESS);
+  free(u), free(U);
+  nbfft_plan_destroy(&r);
+}
+
+/* nbfft_h5_read_plane / _read_subsampled: what nbfft_h5_write_plane / _subsampled wrote at
+ * P ranks, physical and spectral, read back at P ranks on nbfft's grid and on slabs both
+ * ways and on rank 0 alone; bad input fails on every rank and leaves the buffer as it was. */
+static void read_views(const char* dir) {
+  char path[256];
+  nbfft_plan d = make_plan();
+  nbfft_h5file f = NULL;
+  size_t in_b, out_b;
+  double *u, *U;
+  const int64_t zero[3] = {2, 0, 1}, other[3] = {3, 2, 1};
+  int k;
+  snprintf(path, sizeof path, "%s/capi_h5_read_np%d.h5", dir, size);
+  nbfft_plan_bytes(d, &in_b, &out_b, NULL);
+  u = malloc(in_b + 8), U = malloc(out_b + 16);
+  cut_values(d, NBFFT_LAYOUT_INPUT, u, 1, 0, &whole);
+  cut_values(d, NBFFT_LAYOUT_OUTPUT, U, 1, 0, &whole);
+  EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_CREATE, "xdmf=0", &f), NBFFT_SUCCESS);
+  for (k = 0; k < NLOOKS; ++k) {
+    const look_t* l = &looks[k];
+    const int phys = l->space == NBFFT_SPACE_PHYSICAL;
+    if (l->stride[0] == 0)
+      EXPECT(nbfft_h5_write_plane(f, d, l->space, l->name, 0, 0.0, l->axis, l->index, phys ? u : U,
+                                  phys ? in_b : out_b),
+             NBFFT_SUCCESS);
+    else
+      EXPECT(nbfft_h5_write_subsampled(f, d, l->space, l->name, 0, 0.0, l->stride, phys ? u : U, phys ? in_b : out_b),
+             NBFFT_SUCCESS);
+  }
+  EXPECT(nbfft_h5_close(&f), NBFFT_SUCCESS);
+
+  read_looks(MPI_COMM_WORLD, path, NULL);
+  if (size > 1) {
+    char grid[32];
+    MPI_Comm first;
+    snprintf(grid, sizeof grid, "1x%d", size);
+    read_looks(MPI_COMM_WORLD, path, grid);
+    snprintf(grid, sizeof grid, "%dx1", size);
+    read_looks(MPI_COMM_WORLD, path, grid);
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, rank, &first);
+    if (first != MPI_COMM_NULL) {
+      read_looks(first, path, NULL);
+      MPI_Comm_free(&first);
+    }
+  }
+
+  /* Reading wrong: the same status on every rank (one rank's mistake too), and the buffer
+   * left as it was. */
+  EXPECT(nbfft_h5_open(MPI_COMM_WORLD, path, NBFFT_H5_MODE_READ, NULL, &f), NBFFT_SUCCESS);
+  fill_sentinel(u, in_b);
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, NBFFT_AXIS_Z, 2, u, in_b - 8),
+         NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("needs exactly");
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "us", 0, looks[3].stride, u,
+                                  in_b - (rank == size - 1 ? 8 : 0)),
+         NBFFT_INVALID_ARGUMENT); /* one rank one element short */
+  EXPECT_MSG("[rank");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, NBFFT_AXIS_Z, 2, NULL, in_b),
+         NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("data is NULL");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, rank == 0 ? (nbfft_axis)7 : NBFFT_AXIS_Z, 2, u,
+                             in_b),
+         NBFFT_INVALID_ARGUMENT);
+  if (rank == 0) EXPECT_MSG("NBFFT_AXIS_X");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, NBFFT_AXIS_Z, 5, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("outside");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, NBFFT_AXIS_Z, 3, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("is the plane z = 2");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_SPECTRAL, "uz2", 0, NBFFT_AXIS_Z, 2, U, out_b),
+         NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("asked for a spectral one");
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "us", 0, NULL, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("stride is NULL");
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "us", 0, zero, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("at least 1");
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "us", 0, other, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("subsampled by 3,2,2");
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, other, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("is the plane z = 2");
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 1, NBFFT_AXIS_Z, 2, u, in_b), NBFFT_INVALID_ARGUMENT);
+  EXPECT_MSG("has no step 1");
+  CHECK(cut_values(d, NBFFT_LAYOUT_INPUT, u, 0, 0, &nothing) == 0, "a failed read changed the buffer");
+  EXPECT(nbfft_h5_close(&f), NBFFT_SUCCESS);
+  EXPECT(nbfft_h5_read_plane(f, d, NBFFT_SPACE_PHYSICAL, "uz2", 0, NBFFT_AXIS_Z, 2, u, in_b), NBFFT_INVALID_STATE);
+  EXPECT(nbfft_h5_read_subsampled(f, d, NBFFT_SPACE_PHYSICAL, "us", 0, looks[3].stride, u, in_b),
+         NBFFT_INVALID_STATE);
+  EXPECT_MSG("the file is NULL");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) remove(path);
+  free(u), free(U);
+  nbfft_plan_destroy(&d);
+}
+
 /* Background writes: copied (the buffer scribbled at once) and borrowed, read back bit for
  * bit; the request's misuse. */
 /* The --single run's files differ from the other run's: ctest -j runs them side by side. */
@@ -289,6 +485,7 @@ int main(int argc, char** argv) {
     if (!single) {
       CHECK(provided == MPI_THREAD_MULTIPLE, "this MPI gives thread level %d", provided);
       views(dir);
+      read_views(dir);
     }
     background(dir);
   }

@@ -1,7 +1,8 @@
 ! Fields to disk and back from Fortran (use mpi_f08: type(MPI_Comm) communicators): u(x,y,z)
 ! and its spectrum uh(x,z,y) written at P ranks, read back bit for bit at every k <= P
-! ranks with nbfft's grid and slabs; the queries; arrays of the wrong order or kind and a
-! closed file fail on every rank. The file it leaves (argument 1) is checked in natural
+! ranks with nbfft's grid and slabs; planes and subsamples of both read back there into
+! arrays of sentinels that must change at exactly their points; the queries; arrays of the
+! wrong order or kind, a bad axis and a closed file fail on every rank. The file it leaves (argument 1) is checked in natural
 ! order by test_capi_h5 --check (capi.fortran_h5_file). Stops non-zero on any failure.
 program fortran_h5
   use mpi_f08
@@ -20,6 +21,8 @@ program fortran_h5
   complex(c_double_complex), allocatable :: uh(:,:,:)
   character(len=256) :: path
   integer :: rank, nranks, k, st, failures, total, g
+  ! Below every value written: a point that no read has set.
+  real(c_double), parameter :: SENT = -1d0
   real(c_double) :: t
 
   failures = 0
@@ -49,6 +52,9 @@ program fortran_h5
   ! (1-based), every other point.
   call nbfft_h5_write_plane(f, plan, NBFFT_SPACE_PHYSICAL, "pz", 0, 0d0, NBFFT_AXIS_Z, 3, u)
   call nbfft_h5_write_subsampled(f, plan, NBFFT_SPACE_PHYSICAL, "sub", 0, 0d0, [2, 2, 2], u)
+  ! ... and of the spectrum (read back by check_file): the plane ky = 2, every (2, 3, 1)-th.
+  call nbfft_h5_write_plane(f, plan, NBFFT_SPACE_SPECTRAL, "pyh", 0, 0d0, NBFFT_AXIS_Y, 2, uh)
+  call nbfft_h5_write_subsampled(f, plan, NBFFT_SPACE_SPECTRAL, "subh", 0, 0d0, [2, 3, 1], uh)
   call nbfft_h5_write_plane(f, plan, NBFFT_SPACE_PHYSICAL, "pz", 1, 0d0, NBFFT_AXIS_Z, n(3) + 1, u, status=st)
   call expect(st == NBFFT_INVALID_ARGUMENT, "a plane past the grid")
   ! In the background: lent (u unchanged until the wait), then copied (u free at once:
@@ -157,13 +163,15 @@ contains
     type(nbfft_h5file) :: r
     real(c_double), allocatable :: want(:,:,:), got(:,:,:)
     complex(c_double_complex), allocatable :: sh(:,:,:), sh_read(:,:,:)
+    real(c_float), allocatable :: g4(:,:,:)
     character(len=:), allocatable :: names(:)
     integer, allocatable :: steps(:)
     call nbfft_h5_open(r, sub, trim(path), NBFFT_H5_MODE_READ)
     call nbfft_h5_fields(r, names)
-    call expect(size(names) == 5, "five fields")
-    if (size(names) == 5) call expect(names(1) == "pz" .and. names(2) == "sub" .and. names(3) == "u" .and. &
-                                      names(4) == "ub" .and. names(5) == "uh", "fields pz, sub, u, ub, uh")
+    call expect(size(names) == 7, "seven fields")
+    if (size(names) == 7) call expect(names(1) == "pyh" .and. names(2) == "pz" .and. names(3) == "sub" .and. &
+                                      names(4) == "subh" .and. names(5) == "u" .and. names(6) == "ub" .and. &
+                                      names(7) == "uh", "fields pyh, pz, sub, subh, u, ub, uh")
     call nbfft_h5_box_lengths(r, lengths)
     call expect(all(lengths == [1d0, 2d0, 3d0]), "box lengths read back")
     call nbfft_h5_steps(r, "u", steps)
@@ -196,8 +204,72 @@ contains
     call nbfft_h5_read(r, p, NBFFT_SPACE_PHYSICAL, "u", 3, got, status=st)
     call expect(st == NBFFT_INVALID_ARGUMENT, "a missing step")
     call expect(index(nbfft_last_error(), "its steps: 0, 10") > 0, "a missing step names the steps")
+
+    ! Planes and subsamples read back into arrays of sentinels: exactly their points change,
+    ! to the values written (the cut per declared axis: u(x, y, z), uh(x, z, y)).
+    call fill_input(p, want, 0d0)
+    got = SENT
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_PHYSICAL, "pz", 0, NBFFT_AXIS_Z, 3, got)
+    call expect(all(merge(got == want, got == SENT, cut_mask(lbound(got), ubound(got), [1, 1, 3], [1, 1, 0]))), &
+                "pz/0 read back: exactly the plane z = 3 set")
+    got = SENT
+    call nbfft_h5_read_subsampled(r, p, NBFFT_SPACE_PHYSICAL, "sub", 0, [2, 2, 2], got)
+    call expect(all(merge(got == want, got == SENT, cut_mask(lbound(got), ubound(got), [1, 1, 1], [2, 2, 2]))), &
+                "sub/0 read back: exactly every other point set")
+    sh_read = SENT
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_SPECTRAL, "pyh", 0, NBFFT_AXIS_Y, 2, sh_read)
+    call expect(all(merge(sh_read == sh, sh_read == SENT, &
+                          cut_mask(lbound(sh), ubound(sh), [1, 1, 2], [1, 1, 0]))), &
+                "pyh/0 read back: exactly the plane ky = 2 set")
+    sh_read = SENT
+    call nbfft_h5_read_subsampled(r, p, NBFFT_SPACE_SPECTRAL, "subh", 0, [2, 3, 1], sh_read)
+    call expect(all(merge(sh_read == sh, sh_read == SENT, &
+                          cut_mask(lbound(sh), ubound(sh), [1, 1, 1], [2, 1, 3]))), &
+                "subh/0 read back: exactly every (2, 3, 1)-th point set")
+    ! Reading them wrong, on every rank: the physical array for the spectrum, single
+    ! precision, one rank's short array, one rank's bad axis, another plane than the
+    ! file's; the array left as it was.
+    got = SENT
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_SPECTRAL, "pyh", 0, NBFFT_AXIS_Y, 2, got, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "the physical array for a spectral plane")
+    call expect(index(nbfft_last_error(), "[x, z, y]") > 0, "the message names the order: " // nbfft_last_error())
+    allocate(g4(lbound(got, 1):ubound(got, 1), lbound(got, 2):ubound(got, 2), lbound(got, 3):ubound(got, 3)))
+    g4 = 0
+    call nbfft_h5_read_subsampled(r, p, NBFFT_SPACE_PHYSICAL, "sub", 0, [2, 2, 2], g4, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "a single-precision array for a double plan")
+    call expect(index(nbfft_last_error(), "real(c_float)") > 0, "the message names the kind: " // nbfft_last_error())
+    call nbfft_h5_read_subsampled(r, p, NBFFT_SPACE_PHYSICAL, "sub", 0, [2, 2, 2], &
+                                  got(:, :, lbound(got, 3):ubound(got, 3) - merge(1, 0, rank == k - 1 .and. &
+                                  ubound(got, 3) >= lbound(got, 3))), status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "one rank's short array fails every rank")
+    call expect(index(nbfft_last_error(), "expected data(") > 0, "the message names the extents: " // nbfft_last_error())
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_PHYSICAL, "pz", 0, merge(7, NBFFT_AXIS_Z, rank == 0), 3, got, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "one rank's bad axis fails every rank")
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_PHYSICAL, "pz", 0, NBFFT_AXIS_Z, 4, got, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT, "another plane than the file's")
+    call expect(index(nbfft_last_error(), "is the plane z = 2") > 0, "another plane: " // nbfft_last_error())
+    call expect(all(got == SENT), "a failed read changed the array")
     call nbfft_h5_close(r)
+    call nbfft_h5_read_plane(r, p, NBFFT_SPACE_PHYSICAL, "pz", 0, NBFFT_AXIS_Z, 3, got, status=st)
+    call expect(st == NBFFT_INVALID_STATE, "a plane read from a closed file")
   end subroutine
+
+  ! The points of a cut of the box lo:hi (1-based global indices per declared axis): from
+  ! `first` every step-th; step 0: `first` alone.
+  function cut_mask(lo, hi, first, step) result(m)
+    integer, intent(in) :: lo(3), hi(3), first(3), step(3)
+    logical, allocatable :: m(:,:,:)
+    integer :: i(3), a, b, c
+    allocate(m(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    do c = lo(3), hi(3)
+      do b = lo(2), hi(2)
+        do a = lo(1), hi(1)
+          i = [a, b, c]
+          m(a, b, c) = all(merge(i == first, i >= first .and. mod(i - first, max(step, 1)) == 0, step == 0))
+        end do
+      end do
+    end do
+  end function
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok
