@@ -58,6 +58,39 @@ void free_or_leak(std::unique_ptr<T>& owned) {
   owned.reset();
 }
 
+// A C++ split-phase handle (a Pending with active/test/wait/progress) held by a Python
+// object: the calls run without the GIL; one still active when Python collects it after
+// MPI_Finalize is leaked (its destructor would wait through MPI).
+template <typename Pending>
+struct PyPending {
+  Pending p;
+  bool test() {
+    nb::gil_scoped_release release;
+    return p.test();
+  }
+  void wait() {
+    nb::gil_scoped_release release;
+    p.wait();
+  }
+  void progress() {
+    nb::gil_scoped_release release;
+    p.progress();
+  }
+  ~PyPending() {
+    if (mpi_finalized() && p.active()) new Pending(std::move(p));  // leaked: MPI is gone
+  }
+};
+
+// Binds PyPending<Pending> as `name`: test, wait, progress and the property active.
+template <typename Pending>
+void bind_pending(nb::module_& m, const char* name) {
+  nb::class_<PyPending<Pending>>(m, name)
+      .def("test", &PyPending<Pending>::test)
+      .def("wait", &PyPending<Pending>::wait)
+      .def("progress", &PyPending<Pending>::progress)
+      .def_prop_ro("active", [](const PyPending<Pending>& r) { return r.p.active(); });
+}
+
 void bind_plan(nb::module_& m);
 void bind_coll(nb::module_& m);
 void bind_io(nb::module_& m);

@@ -46,24 +46,7 @@ void with_types(const nd::Plan& p, F&& f) {
 
 // A started transform (nd::Plan::forward_start / backward_start); nbfft.NdPending holds the
 // arrays and the plan alive until it is waited for.
-struct PyNdPending {
-  nd::Plan::Pending p;
-  bool test() {
-    nb::gil_scoped_release release;
-    return p.test();
-  }
-  void wait() {
-    nb::gil_scoped_release release;
-    p.wait();
-  }
-  void progress() {
-    nb::gil_scoped_release release;
-    p.progress();
-  }
-  ~PyNdPending() {
-    if (mpi_finalized() && p.active()) new nd::Plan::Pending(std::move(p));  // leaked: MPI is gone
-  }
-};
+using PyNdPending = PyPending<nd::Plan::Pending>;
 
 class PyNdPlan {
  public:
@@ -169,11 +152,7 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> pair_of(const nd
 
 void bind_nd(nb::module_& m) {
   using namespace nb::literals;
-  nb::class_<PyNdPending>(m, "NdPending")
-      .def("test", &PyNdPending::test)
-      .def("wait", &PyNdPending::wait)
-      .def("progress", &PyNdPending::progress)
-      .def_prop_ro("active", [](const PyNdPending& r) { return r.p.active(); });
+  bind_pending<nd::Plan::Pending>(m, "NdPending");
 
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,

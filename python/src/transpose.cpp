@@ -30,24 +30,7 @@ Pencil pencil_of(int p) {
   return static_cast<Pencil>(p);
 }
 
-struct PyTransposePending {
-  fft::Pencils::Pending p;
-  bool test() {
-    nb::gil_scoped_release release;
-    return p.test();
-  }
-  void wait() {
-    nb::gil_scoped_release release;
-    p.wait();
-  }
-  void progress() {
-    nb::gil_scoped_release release;
-    p.progress();
-  }
-  ~PyTransposePending() {
-    if (mpi_finalized() && p.active()) new fft::Pencils::Pending(std::move(p));  // leaked: MPI is gone
-  }
-};
+using PyTransposePending = PyPending<fft::Pencils::Pending>;
 
 class PyPencils {
  public:
@@ -117,11 +100,7 @@ class PyPencils {
 
 void bind_transpose(nb::module_& m) {
   using namespace nb::literals;
-  nb::class_<PyTransposePending>(m, "PencilsPending")
-      .def("test", &PyTransposePending::test)
-      .def("wait", &PyTransposePending::wait)
-      .def("progress", &PyTransposePending::progress)
-      .def_prop_ro("active", [](const PyTransposePending& r) { return r.p.active(); });
+  bind_pending<fft::Pencils::Pending>(m, "PencilsPending");
 
   nb::class_<PyPencils>(m, "Pencils")
       .def(
