@@ -19,6 +19,7 @@
 #include "bench/common/subnormals.hpp"
 #include "bench/sine/measure.hpp"
 #include "bench/sine/memory.hpp"
+#include "bench/sine/nd_mode.hpp"
 #include "bench/sine/options.hpp"
 #include "bench/sine/report.hpp"
 #include "nbfft/build_info.hpp"
@@ -69,20 +70,39 @@ int main(int argc, char** argv) {
   // The options are read once here only to choose the level (before MPI starts); they are
   // parsed for real, and agreed on by every rank, inside run_main.
   // --flush-subnormals is set here too, before MPI or any plan starts a thread.
+  // --shape makes an N-D run (bench/sine/nd_mode.hpp), with options of its own.
   int level = MPI_THREAD_MULTIPLE;
+  const std::vector<std::string> flags = {"help", "sequential", "seed-run", "flush-subnormals"};
   try {
-    const nbfft::sine::SineArgs pre =
-        nbfft::sine::parse_sine_args(nbfft::bench::Args(argc, argv, {"help", "sequential", "seed-run", "flush-subnormals"}));
-    if (!pre.needs_thread_multiple()) level = MPI_THREAD_FUNNELED;
-    if (pre.flush_subnormals) nbfft::bench::flush_subnormals();
+    const nbfft::bench::Args raw(argc, argv, flags);
+    bool multiple = true, flush = false;
+    if (nbfft::sine::is_nd_run(raw)) {
+      const nbfft::sine::NdArgs pre = nbfft::sine::parse_nd_args(raw);
+      multiple = pre.needs_thread_multiple();
+      flush = pre.flush_subnormals;
+    } else {
+      const nbfft::sine::SineArgs pre = nbfft::sine::parse_sine_args(raw);
+      multiple = pre.needs_thread_multiple();
+      flush = pre.flush_subnormals;
+    }
+    if (!multiple) level = MPI_THREAD_FUNNELED;
+    if (flush) nbfft::bench::flush_subnormals();
   } catch (const std::exception&) {
     // Reported on every rank below.
   }
   return nbfft::bench::run_main("nbfft-sine", argc, argv, level, [&](MPI_Comm world) {
-    const nbfft::sine::SineArgs args = nbfft::sine::parse_sine_args(
-        nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, {"help", "sequential", "seed-run", "flush-subnormals"}));
+    const nbfft::bench::Args raw = nbfft::bench::parse_agreed(world, "nbfft-sine", argc, argv, flags);
     int rank = 0;
     MPI_Comm_rank(world, &rank);
+    if (nbfft::sine::is_nd_run(raw)) {
+      const nbfft::sine::NdArgs nd = nbfft::sine::parse_nd_args(raw);
+      if (nd.help) {
+        if (rank == 0) std::fputs(nbfft::sine::kHelp, stdout);
+        return 0;
+      }
+      return nbfft::sine::run_nd(world, nd);
+    }
+    const nbfft::sine::SineArgs args = nbfft::sine::parse_sine_args(raw);
     if (args.help) {
       if (rank == 0) std::fputs(nbfft::sine::kHelp, stdout);
       return 0;

@@ -85,6 +85,23 @@ usage: mpirun -n P nbfft-sine [options]
                            --fields) under nbfft-sine's words.
   --json FILE              write one JSON record per run to FILE (a JSON array)
   --help                   this text
+
+N-D runs (nbfft::nd::Plan, docs/nd.md): --shape makes the run an array of any number of
+axes, transformed along --axes, one run per --transport, with the field a product of
+cos(2 pi i / n) over the transformed axes; each run's spectrum is checked point by point
+against the analytic one (not with r2r kinds) and its round trip against the field.
+  --shape N0,N1,...        the global array, slowest axis first (numpy order)
+  --axes A,B,...           the axes to transform (default all; negative from the end; real
+                           input: the last listed is the r2c axis, as numpy's rfftn)
+  --proc-grid AxBx...      ranks per axis (numpy order; default chosen by the plan)
+  --kinds K,... --batch-axis A --fields-in-flight K --output-order natural|transposed
+                           nd::Options keys (docs/nd.md); --precision, --transform,
+                           --transport, --fields, --iters, --warmup, --effort, --wisdom,
+                           --sequential, --flush-subnormals and --json as above. The 3-D
+                           runs' other options (--grid, --baseline, --autotune, ...) are
+                           errors here.
+  e.g. mpirun -n 4 nbfft-sine --shape 512,384 --transport blocking,thread
+       mpirun -n 3 nbfft-sine --shape 24,20,6,18 --axes 0,1,3 --transform c2c
   --version                (alone) nbfft's version, MPI, FFTW, build options and transports
 
 Memory: "peak MiB" is each run's peak resident memory per rank (max over ranks): the RSS
@@ -167,6 +184,7 @@ SineArgs parse_sine_args(const bench::Args& args) {
                                     "autotune-wisdom", "autotune-log", "workspace", "seed-run", "flush-subnormals", "help"};
   for (const auto& r : fft::option_rows())
     if (!own_word(r)) known.push_back(cli_word(r.key));
+  if (args.has("axes")) throw Error("--axes needs --shape (an N-D run; the 3-D runs transform every axis)");
   args.allow_only(known);
   if (!args.positional().empty()) {
     if (args.positional()[0] != "-h") throw Error("unexpected argument '" + args.positional()[0] + "' (see --help)");
