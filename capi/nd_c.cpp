@@ -7,9 +7,11 @@
 #include "capi/guard.hpp"
 #include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
+#include "nbfft/nd/field.hpp"
 #include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <memory>
 #include <string>
@@ -102,11 +104,11 @@ struct Elements {
 };
 Elements elements_of(const nbfft::nd::Plan& q) {
   const bool single = q.precision() == nbfft::fft::Precision::Single;
-  const std::size_t real = single ? sizeof(float) : sizeof(double);
   const bool real_in = q.kind() == nbfft::nd::Kind::R2C;
   const char* r = single ? "float" : "double";
   const char* c = single ? "complex float" : "complex double";
-  return {real_in ? real : 2 * real, q.real_spectrum() ? real : 2 * real, real_in ? r : c, q.real_spectrum() ? r : c};
+  return {nbfft::nd::element_bytes(q, nbfft::nd::Layout::Input), nbfft::nd::element_bytes(q, nbfft::nd::Layout::Output),
+          real_in ? r : c, q.real_spectrum() ? r : c};
 }
 
 // The C API sees bytes: anything but exactly this rank's box is another element type or
@@ -276,6 +278,43 @@ nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_byte
 
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
   return transform("nbfft_nd_backward", false, plan, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size) {
+  return guard("nbfft_nd_plan_rank", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (rank) *rank = p.rank();
+    if (size) *size = p.size();
+  });
+}
+
+nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
+                             void* global, size_t global_bytes, int root) {
+  return guard("nbfft_nd_gather", [&] {
+    auto& p = nd_of(plan);
+    nbfft::nd::gather_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), local, local_bytes, global,
+                            global_bytes, root);
+  });
+}
+
+nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                              void* local, size_t local_bytes, int root) {
+  return guard("nbfft_nd_scatter", [&] {
+    auto& p = nd_of(plan);
+    nbfft::nd::scatter_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), global, global_bytes, local,
+                             local_bytes, root);
+  });
+}
+
+nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, double* k, size_t count) {
+  return guard("nbfft_nd_wavenumbers", [&] {
+    const std::vector<double> w = nbfft::nd::wavenumbers(nd_of(plan).plan, axis, length);
+    if (count != w.size())
+      throw Error("count is " + std::to_string(count) + " but this rank's spectrum block has " +
+                  std::to_string(w.size()) + " points along axis " + std::to_string(axis));
+    if (!w.empty()) need(k, "k");
+    std::copy(w.begin(), w.end(), k);
+  });
 }
 
 nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error) {

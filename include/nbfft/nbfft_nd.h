@@ -79,6 +79,30 @@ nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t siz
 nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 
+/* This rank's number and the number of ranks of the plan's communicator. Local. */
+nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size);
+
+/* ---- whole arrays and wavenumbers (docs/nd.md "Gather / scatter and wavenumbers") ----
+ * The global array is C order (axis 0 slowest) of the input's shape (NBFFT_LAYOUT_INPUT)
+ * or the spectrum's (NBFFT_LAYOUT_OUTPUT: the whole rfftn / fftn, in natural order even
+ * when output_order=transposed); a rank's block is as the transforms read and write it.
+ * local_bytes must be exactly this rank's block, global_bytes exactly the whole array
+ * where it matters: on root, or on every rank when root is NBFFT_EVERY_RANK (gather only;
+ * elsewhere global may be NULL). Any bad argument on any rank (a size, a NULL buffer, a
+ * root, a layout) fails every rank with NBFFT_INVALID_ARGUMENT naming it. Collective. */
+#define NBFFT_EVERY_RANK (-1)
+nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
+                             void* global, size_t global_bytes, int root);
+nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                              void* local, size_t local_bytes, int root);
+/* Wavenumbers of this rank's spectrum block along one transformed axis (numpy order,
+ * negative from the end): k[m] belongs to global index lo[axis] + m of the output box, and
+ * count must be exactly its extent n[axis] (nbfft_nd_plan_box). Periodic axes: 2*pi/length
+ * times numpy's fftfreq(n)*n (rfftfreq on the r2c axis); sine/cosine kinds: pi/length times
+ * k, k+1 or k+1/2 by kind. length is the box's length along the axis (> 0; 2*pi gives the
+ * integers). An axis not transformed has none: NBFFT_INVALID_ARGUMENT. Local. */
+nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, double* k, size_t count);
+
 /* For language bindings, as nbfft_plan_agree: collective; if any rank's error is non-empty
  * every rank returns NBFFT_INVALID_ARGUMENT with the lowest failing rank's message. */
 nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error);
