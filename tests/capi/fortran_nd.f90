@@ -39,55 +39,7 @@ program fortran_nd
 
 contains
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (*, '(a,i0,a,a,a,a)') "FAIL rank ", rank, ": ", what, " -- ", nbfft_last_error()
-    end if
-  end subroutine
-
-  ! st is NBFFT_INVALID_ARGUMENT and the message holds text.
-  subroutine expect_error(st, text, what)
-    integer, intent(in) :: st
-    character(len=*), intent(in) :: text, what
-    character(len=:), allocatable :: msg
-    msg = nbfft_last_error()
-    call expect(st == NBFFT_INVALID_ARGUMENT, what // " (status)")
-    call expect(index(msg, text) > 0, what // " (message has '" // text // "')")
-  end subroutine
-
-  ! The global input at flat (Fortran order) index i, the same on every rank.
-  real(dp) function value(i, imag)
-    integer, intent(in) :: i, imag
-    value = sin(0.7_dp * i + 1.3_dp * imag) + 0.25_dp * cos(0.11_dp * mod(i * i, 97))
-  end function
-
-  ! In place: the forward DFT along Fortran dimension a of g, of extents n (dimension 1 fastest).
-  subroutine dft(g, n, a)
-    complex(dp), intent(inout) :: g(:)
-    integer, intent(in) :: n(:), a
-    complex(dp) :: t(n(a))
-    real(dp), parameter :: pi = 3.14159265358979323846_dp
-    integer :: inner, outer, i, j, k, m, base
-    inner = product(n(1:a - 1))
-    outer = product(n(a + 1:))
-    do i = 0, outer - 1
-      do j = 0, inner - 1
-        base = i * n(a) * inner + j
-        do k = 0, n(a) - 1
-          t(k + 1) = 0
-          do m = 0, n(a) - 1
-            t(k + 1) = t(k + 1) + g(base + m * inner + 1) * exp(cmplx(0, -2 * pi * mod(k * m, n(a)) / n(a), dp))
-          end do
-        end do
-        do k = 0, n(a) - 1
-          g(base + k * inner + 1) = t(k + 1)
-        end do
-      end do
-    end do
-  end subroutine
+  include "fortran_nd_reference.inc"
 
   ! The flat index (from 0) in an array of extents g of the r-th point (from 0) of the box lo..hi.
   integer function global_index(lo, hi, g, r) result(f)
