@@ -12,20 +12,6 @@
 
 #include <string.h>
 
-/* Counts the elements of a and b (n doubles) that differ by more than tol (NaN counts). */
-static int64_t mismatches(const double* a, const double* b, int64_t n, double tol) {
-  int64_t i, bad = 0;
-  for (i = 0; i < n; ++i) bad += !(fabs(a[i] - b[i]) <= tol);
-  return bad;
-}
-
-static double* nans(int64_t n) {
-  double* p = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-  int64_t i;
-  for (i = 0; i < n; ++i) p[i] = NAN;
-  return p;
-}
-
 /* numpy's integer wavenumber of global index g of n points (rfftfreq's when half). */
 static double fftfreq(int64_t g, int64_t n, int half) { return (double)(half || g < (n + 1) / 2 ? g : g - n); }
 

@@ -15,20 +15,6 @@
 
 #define NV 3
 
-static double* nans(int64_t n) {
-  double* p = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-  int64_t i;
-  for (i = 0; i < n; ++i) p[i] = NAN;
-  return p;
-}
-
-/* Entries of a that differ from b (n doubles); NaN counts. */
-static int64_t differ(const double* a, const double* b, int64_t n, double tol) {
-  int64_t i, bad = 0;
-  for (i = 0; i < n; ++i) bad += !(fabs(a[i] - b[i]) <= tol);
-  return bad;
-}
-
 static void run_case(const char* name, int nd, const int64_t* shape, int na, const int* axes, const char* options) {
   nbfft_nd_plan p = NULL;
   nbfft_nd_pending pend[NV];
@@ -70,7 +56,7 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   snprintf(what, sizeof what, "%s: forward_many", name);
   CHECK(what, nbfft_nd_forward_many(p, NV, cin, bi, cout, bo) == NBFFT_SUCCESS);
   for (k = 0, bad = 0; k < NV; ++k) {
-    bad += differ(U[k], one[k], nout * 2, 0);
+    bad += mismatches(U[k], one[k], nout * 2, 0);
     for (i = 0; i < nout; ++i) {
       const int64_t gi = global_index_in(nd, olo, on, order, shape, i);
       bad += !(fabs(U[k][2 * i] - (k + 1) * G[2 * gi]) + fabs(U[k][2 * i + 1] - (k + 1) * G[2 * gi + 1]) <=
@@ -82,7 +68,7 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   for (k = 0; k < NV; ++k) cin[k] = U[k], cout[k] = v[k];
   snprintf(what, sizeof what, "%s: backward_many returns every field", name);
   CHECK(what, nbfft_nd_backward_many(p, NV, cin, bo, cout, bi) == NBFFT_SUCCESS);
-  for (k = 0, bad = 0; k < NV; ++k) bad += differ(v[k], u[k], nin * (cplx ? 2 : 1), 1e-12 * (k + 1));
+  for (k = 0, bad = 0; k < NV; ++k) bad += mismatches(v[k], u[k], nin * (cplx ? 2 : 1), 1e-12 * (k + 1));
   CHECK(what, bad == 0);
 
   /* Split phase: every field started, then tested and waited for in the same order. */
@@ -96,14 +82,14 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
     CHECK(what, nbfft_nd_test(pend[k], &done) == NBFFT_SUCCESS && (done == 0 || done == 1));
     CHECK(what, nbfft_nd_wait(&pend[k]) == NBFFT_SUCCESS && pend[k] == NULL);
   }
-  for (k = 0, bad = 0; k < NV; ++k) bad += differ(U[k], one[k], nout * 2, 0);
+  for (k = 0, bad = 0; k < NV; ++k) bad += mismatches(U[k], one[k], nout * 2, 0);
   snprintf(what, sizeof what, "%s: the split-phase spectra are the one-field calls'", name);
   CHECK(what, bad == 0);
   for (i = 0; i < nin * 2; ++i) v[0][i] = NAN;
   snprintf(what, sizeof what, "%s: backward_start and wait", name);
   CHECK(what, nbfft_nd_backward_start(p, U[0], bo, v[0], bi, &pend[0]) == NBFFT_SUCCESS &&
                   nbfft_nd_wait(&pend[0]) == NBFFT_SUCCESS);
-  CHECK(what, differ(v[0], u[0], nin * (cplx ? 2 : 1), 1e-12) == 0);
+  CHECK(what, mismatches(v[0], u[0], nin * (cplx ? 2 : 1), 1e-12) == 0);
 
   for (k = 0; k < NV; ++k) free(u[k]), free(U[k]), free(one[k]), free(v[k]);
   free(G);
@@ -135,7 +121,7 @@ static void misuse(int size) {
         nbfft_nd_plan_destroy(&p) == NBFFT_INVALID_STATE && p != NULL && strstr(nbfft_last_error(), "nbfft_nd_wait"));
   CHECK("the plan is still usable", nbfft_nd_forward(p, u, bi, U1, bo) == NBFFT_SUCCESS);
   CHECK("wait", nbfft_nd_wait(&pend) == NBFFT_SUCCESS && pend == NULL);
-  CHECK("the started transform is the one-field call's", differ(U, U1, 2 * nout, 0) == 0);
+  CHECK("the started transform is the one-field call's", mismatches(U, U1, 2 * nout, 0) == 0);
   CHECK("waiting twice (the handle NULL)",
         nbfft_nd_wait(&pend) == NBFFT_INVALID_STATE && strstr(nbfft_last_error(), "already waited for"));
   CHECK("waiting twice (a copy of the handle)",

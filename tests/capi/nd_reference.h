@@ -1,6 +1,7 @@
-/* The serial references of the N-D C tests (capi_nd.c, capi_nd_fields.c, ...): the global
- * input, a naive DFT and the r2c/dst2/dct2 transforms along one axis of a C-order array,
- * and the global index of a point of a rank's block. Header-only (static): each test is
+/* The serial references of the N-D C tests (capi_nd.c, capi_nd_fields.c, capi_nd_many.c):
+ * the global input, a naive DFT and the dst2/dct2 transforms along one axis of a C-order
+ * array, the global index of a point of a rank's block, NaN-filled buffers and a NaN-aware
+ * comparison. Header-only (static): each test is
  * one C file. */
 #ifndef NBFFT_TESTS_ND_REFERENCE_H
 #define NBFFT_TESTS_ND_REFERENCE_H
@@ -100,6 +101,20 @@ static inline void r2r_axis(double* g, int nd, const int64_t* n, int a, int dst)
       for (k = 0; k < n[a]; ++k) base[k * inner] = t[k];
     }
   free(t);
+}
+
+/* Counts the elements of a and b (n doubles) that differ by more than tol (NaN counts). */
+static inline int64_t mismatches(const double* a, const double* b, int64_t n, double tol) {
+  int64_t i, bad = 0;
+  for (i = 0; i < n; ++i) bad += !(fabs(a[i] - b[i]) <= tol);
+  return bad;
+}
+
+static inline double* nans(int64_t n) {
+  double* p = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  int64_t i;
+  for (i = 0; i < n; ++i) p[i] = NAN;
+  return p;
 }
 
 /* The test input as a whole array of `total` points (C order): value(i, 0), and value(i, 1)
