@@ -170,7 +170,8 @@ contains
                 "4-D: the gathered spectrum is the serial DFT, in natural order")
     uh2 = cmplx(nan, nan, dp)
     call nbfft_nd_scatter(p, NBFFT_LAYOUT_OUTPUT, gh, uh2, 0, status=st)
-    call expect(st == NBFFT_SUCCESS .and. all(uh2 == uh) .and. any(uh /= 0), "4-D: the spectrum scattered back is forward's, transposed")
+    call expect(st == NBFFT_SUCCESS .and. all(uh2 == uh) .and. any(uh /= 0), &
+                "4-D: the spectrum scattered back is forward's, transposed")
 
     do d = 1, 4
       allocate(k(ohi(d) - olo(d) + 1))
