@@ -144,15 +144,12 @@ static void run_single(void) {
 }
 
 int main(int argc, char** argv) {
-  int provided, size = 1;
+  const int size = begin_test(&argc, &argv);
   char grid[64], grid_made[64], buf[256];
   size_t needed = 0;
   nbfft_nd_plan p = NULL, stale;
   int64_t nin = 0, nout = 0;
   double *u, *U;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   {
     const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5}, s3b[3] = {6, 1, 7};
     const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3}, a3b[2] = {-1, 0}, a2[2] = {1, 0};
@@ -216,11 +213,5 @@ int main(int argc, char** argv) {
             nbfft_nd_plan_create(MPI_COMM_WORLD, rank == 0 ? 2 : 3, s3, 0, NULL, NULL, &p) != NBFFT_SUCCESS);
     CHECK("NULL plan", nbfft_nd_forward(NULL, NULL, 0, NULL, 0) == NBFFT_INVALID_STATE);
   }
-  {
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("capi_nd: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
-  }
+  return end_test("capi_nd");
 }

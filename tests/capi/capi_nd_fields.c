@@ -205,10 +205,7 @@ static void errors(int size) {
 }
 
 int main(int argc, char** argv) {
-  int provided, size = 1, all = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int size = begin_test(&argc, &argv);
   {
     const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5};
     const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3}, a2[2] = {1, 0};
@@ -221,8 +218,5 @@ int main(int argc, char** argv) {
     run_kinds();
     errors(size);
   }
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("capi_nd_fields: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return end_test("capi_nd_fields");
 }

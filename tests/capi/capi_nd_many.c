@@ -156,10 +156,7 @@ static void misuse(int size) {
 }
 
 int main(int argc, char** argv) {
-  int provided, size = 1, all = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int size = begin_test(&argc, &argv);
   {
     const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5};
     const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3};
@@ -169,8 +166,5 @@ int main(int argc, char** argv) {
     run_case("5-D c2c over (1, 3), batch axis 0", 5, s5, 2, a5, "kind=c2c batch_axis=0 transport=pairwise:2@caller");
     misuse(size);
   }
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("capi_nd_many: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return end_test("capi_nd_many");
 }

@@ -8,13 +8,10 @@ program fortran_nd
   use nbfft
   implicit none
   integer, parameter :: dp = kind(1d0)
-  integer :: ierr, rank, nprocs, failures, total, st
+  integer :: rank, nprocs, failures, st
   character(len=32) :: gridtext
 
-  failures = 0
-  call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call begin_test()
 
   ! numpy's rfftn(g, axes=(0, 1)) of g.shape (7, 6) is Fortran g(6, 7), axes [1, 2].
   call run_case("2-D r2c, every dimension", [6, 7], [integer ::], .false., "")
@@ -32,10 +29,7 @@ program fortran_nd
   call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
   call errors()
 
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) write (*, '(a,i0,a)') "fortran_nd: ", total, " failures"
-  call MPI_Finalize(ierr)
-  if (total /= 0) error stop 1
+  call end_test("fortran_nd")
 
 contains
 

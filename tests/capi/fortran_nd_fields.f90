@@ -14,13 +14,10 @@ program fortran_nd_fields
   implicit none
   integer, parameter :: dp = kind(1d0)
   real(dp), parameter :: pi = 3.14159265358979323846_dp
-  integer :: ierr, rank, nprocs, failures, total, st, last
+  integer :: rank, nprocs, failures, st, last
   real(dp) :: nan
 
-  failures = 0
-  call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call begin_test()
   nan = ieee_value(1.0_dp, ieee_quiet_nan)
   last = nprocs - 1
 
@@ -28,10 +25,7 @@ program fortran_nd_fields
   call four_d()
   call errors()
 
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) write (*, '(a,i0,a)') "fortran_nd_fields: ", total, " failures"
-  call MPI_Finalize(ierr)
-  if (total /= 0) error stop 1
+  call end_test("fortran_nd_fields")
 
 contains
 

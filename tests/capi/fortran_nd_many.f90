@@ -15,23 +15,17 @@ program fortran_nd_many
   use, intrinsic :: iso_c_binding, only: c_associated
   implicit none
   integer, parameter :: dp = kind(1d0), nv = 3
-  integer :: ierr, rank, nprocs, failures, total, st
+  integer :: rank, nprocs, failures, st
   real(dp) :: nan
 
-  failures = 0
-  call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call begin_test()
   nan = ieee_value(1.0_dp, ieee_quiet_nan)
 
   call two_d()
   call four_d()
   call misuse()
 
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) write (*, '(a,i0,a)') "fortran_nd_many: ", total, " failures"
-  call MPI_Finalize(ierr)
-  if (total /= 0) error stop 1
+  call end_test("fortran_nd_many")
 
 contains
 

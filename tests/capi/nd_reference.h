@@ -22,6 +22,24 @@ static int rank = -1, failures = 0;
 
 #define MAXD 5
 
+/* MPI up (MPI_THREAD_SINGLE), rank set; returns the number of ranks. */
+static inline int begin_test(int* argc, char*** argv) {
+  int provided, size = 1;
+  MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+/* Every rank's failures summed and printed on rank 0, MPI finalized; main's exit code. */
+static inline int end_test(const char* name) {
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %s (%d failures)\n", name, all ? "FAILED" : "passed", all);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
+
 /* A value of the global input at flat C-order index i (the same on every rank). */
 static inline double value(int64_t i, int imag) { return sin(0.7 * (double)i + 1.3 * imag) + 0.25 * cos(0.11 * (double)(i * i % 97)); }
 
