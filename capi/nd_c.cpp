@@ -361,6 +361,16 @@ nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex) {
   });
 }
 
+nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes) {
+  return guard("nbfft_nd_plan_element_types", [&] {
+    const auto& p = nd_of(plan).plan;
+    const std::size_t real = p.precision() == nbfft::fft::Precision::Single ? sizeof(float) : sizeof(double);
+    if (in_complex) *in_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Input) > real;
+    if (out_complex) *out_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Output) > real;
+    if (real_bytes) *real_bytes = static_cast<int>(real);
+  });
+}
+
 nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_nd_plan_options", [&] {
     nbfft::capi::copy_out(nbfft::nd::options_text(nd_of(plan).options), buffer, size, needed);

@@ -69,6 +69,10 @@ nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order);
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);
 /* 1 when the input is complex (kind=c2c), 0 when real (r2c); the spectrum is complex. */
 nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
+/* The element types of the input and of the spectrum (1 complex, 0 real: a spectrum is real
+ * when every listed axis has a sine/cosine kind) and the bytes of one real (8 double, 4
+ * single); any pointer may be NULL. As nbfft_plan_elements. Local. */
+nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes);
 /* The options as made ("kind=r2c norm=backward ... grid=1x2x1 ...", the grid as chosen) and
  * the plan's description (grids and steps), NUL-terminated and cut to size bytes; *needed
  * (may be NULL) = full length + 1. Local. */
