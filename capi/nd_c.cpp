@@ -7,18 +7,30 @@
 #include "capi/guard.hpp"
 #include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
+#include "nbfft/nd/field.hpp"
 #include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <complex>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 struct nbfft_nd_plan_s {
   nbfft::nd::Plan plan;
   nbfft::nd::Options options;     // as made: the grid as chosen
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for the binding's agreed checks
+  std::atomic<int> pending{0};    // split-phase transforms started and not yet waited for
+};
+
+// A split-phase transform in flight (nbfft_nd_forward_start until nbfft_nd_wait).
+struct nbfft_nd_pending_s {
+  nbfft::nd::Plan::Pending pending;
+  nbfft_nd_plan plan = nullptr;  // whose count of pending transforms this is in
 };
 
 namespace {
@@ -102,18 +114,22 @@ struct Elements {
 };
 Elements elements_of(const nbfft::nd::Plan& q) {
   const bool single = q.precision() == nbfft::fft::Precision::Single;
-  const std::size_t real = single ? sizeof(float) : sizeof(double);
   const bool real_in = q.kind() == nbfft::nd::Kind::R2C;
   const char* r = single ? "float" : "double";
   const char* c = single ? "complex float" : "complex double";
-  return {real_in ? real : 2 * real, q.real_spectrum() ? real : 2 * real, real_in ? r : c, q.real_spectrum() ? r : c};
+  return {nbfft::nd::element_bytes(q, nbfft::nd::Layout::Input), nbfft::nd::element_bytes(q, nbfft::nd::Layout::Output),
+          real_in ? r : c, q.real_spectrum() ? r : c};
 }
 
 // The C API sees bytes: anything but exactly this rank's box is another element type or
-// another box. Agreed, so one rank's mistake fails every rank before anything moves.
+// another box. Agreed, so one rank's mistake fails every rank before anything moves; so is
+// `missing`, the name of a required pointer that is NULL on this rank (nullptr: none).
+// fields = 0 (a multi-field call of none) checks no sizes but still agrees.
 void check_bytes(nbfft_nd_plan_s& p, bool forward, const void* in, std::size_t in_b, const void* out,
-                 std::size_t out_b) {
+                 std::size_t out_b, const char* missing = nullptr, std::size_t fields = 1) {
   nbfft::agree(p.comm, [&] {
+    if (missing) throw Error(std::string(missing) + " is NULL");
+    if (fields == 0) return;
     const Elements e = elements_of(p.plan);
     const std::size_t want_in = p.plan.in_count() * e.in, want_out = p.plan.out_count() * e.out;
     const std::size_t want[2] = {forward ? want_in : want_out, forward ? want_out : want_in};
@@ -153,6 +169,87 @@ void run(const nbfft::nd::Plan& q, bool forward, const void* in, void* out) {
     q.backward(static_cast<const C*>(in), no, static_cast<C*>(out), ni);
 }
 
+// Calls f(I*, O*) with null pointers of the call's element types, input I and output O,
+// for this plan and direction (the split-phase and multi-field calls are templates on them).
+template <typename R, typename F>
+void with_types_of(const nbfft::nd::Plan& q, bool forward, F&& f) {
+  using C = std::complex<R>;
+  if (q.real_spectrum())
+    f(static_cast<R*>(nullptr), static_cast<R*>(nullptr));
+  else if (q.kind() == nbfft::nd::Kind::C2C)
+    f(static_cast<C*>(nullptr), static_cast<C*>(nullptr));
+  else if (forward)
+    f(static_cast<R*>(nullptr), static_cast<C*>(nullptr));
+  else
+    f(static_cast<C*>(nullptr), static_cast<R*>(nullptr));
+}
+template <typename F>
+void with_types(const nbfft::nd::Plan& q, bool forward, F&& f) {
+  if (q.precision() == nbfft::fft::Precision::Single)
+    with_types_of<float>(q, forward, f);
+  else
+    with_types_of<double>(q, forward, f);
+}
+
+// Element counts of a call's input and output (one field).
+std::pair<std::size_t, std::size_t> counts_of(const nbfft::nd::Plan& q, bool forward) {
+  return forward ? std::make_pair(q.in_count(), q.out_count()) : std::make_pair(q.out_count(), q.in_count());
+}
+
+nbfft_status transform_many(const char* fn, bool forward, nbfft_nd_plan plan, size_t nv, const void* const* in,
+                            size_t in_bytes, void* const* out, size_t out_bytes) {
+  return guard(fn, [&] {
+    auto& p = nd_of(plan);
+    // Sizes per field, checked once (on every rank, nv = 0 too: nv is agreed by the plan's
+    // call, with NULL fields and shared outputs).
+    const char* missing = nv == 0 ? nullptr : !in ? "the input pointer array" : !out ? "the output pointer array" : nullptr;
+    const bool lists = nv > 0 && in && out;
+    check_bytes(p, forward, lists ? in[0] : nullptr, in_bytes, lists ? out[0] : nullptr, out_bytes, missing, nv);
+    const auto n = counts_of(p.plan, forward);
+    with_types(p.plan, forward, [&](auto i, auto o) {
+      using I = std::remove_pointer_t<decltype(i)>;
+      using O = std::remove_pointer_t<decltype(o)>;
+      std::vector<const I*> vi(nv);
+      std::vector<O*> vo(nv);
+      for (std::size_t k = 0; k < nv; ++k) vi[k] = static_cast<const I*>(in[k]), vo[k] = static_cast<O*>(out[k]);
+      if (forward)
+        p.plan.forward_many(vi, n.first, vo, n.second);
+      else
+        p.plan.backward_many(vi, n.first, vo, n.second);
+    });
+  });
+}
+
+nbfft_status transform_start(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes,
+                             void* out, size_t out_bytes, nbfft_nd_pending* pending) {
+  return guard(fn, [&] {
+    auto& p = nd_of(plan);
+    check_bytes(p, forward, in, in_bytes, out, out_bytes, pending ? nullptr : "the pending pointer");
+    *pending = nullptr;
+    auto h = std::make_unique<nbfft_nd_pending_s>();
+    h->plan = plan;
+    const auto n = counts_of(p.plan, forward);
+    with_types(p.plan, forward, [&](auto i, auto o) {
+      using I = std::remove_pointer_t<decltype(i)>;
+      using O = std::remove_pointer_t<decltype(o)>;
+      h->pending = forward ? p.plan.forward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second)
+                           : p.plan.backward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second);
+    });
+    ++p.pending;
+    *pending = nbfft::capi::add_handle<nbfft_nd_pending>(std::move(h));
+  });
+}
+
+nbfft_nd_pending_s& pending_of(nbfft_nd_pending h) {
+  if (!h)
+    throw Error("the pending transform is NULL (never started, or already waited for)", ErrorCode::InvalidState);
+  auto* s = nbfft::capi::find_handle<nbfft_nd_pending_s>(h);
+  if (!s)
+    throw Error(std::string("the pending transform") + nbfft::capi::kStale + "; was it waited for already?",
+                ErrorCode::InvalidState);
+  return *s;
+}
+
 nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
                        size_t out_bytes) {
   return guard(fn, [&] {
@@ -187,6 +284,11 @@ nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_destroy", [&] {
     need(plan, "the plan pointer");
     if (!*plan) return;
+    // A transform in flight uses the plan's exchanges and the caller's arrays until its wait.
+    if (const auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(*plan); s && s->pending > 0)
+      throw Error(std::to_string(s->pending.load()) + " split-phase transform(s) of this plan not yet waited for; " +
+                      "call nbfft_nd_wait on each first (the plan is left as it was)",
+                  ErrorCode::InvalidState);
     std::unique_ptr<nbfft_nd_plan_s> p = nbfft::capi::remove_handle<nbfft_nd_plan_s>(*plan);
     if (!p) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
     *plan = nullptr;
@@ -259,6 +361,16 @@ nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex) {
   });
 }
 
+nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes) {
+  return guard("nbfft_nd_plan_element_types", [&] {
+    const auto& p = nd_of(plan).plan;
+    const std::size_t real = p.precision() == nbfft::fft::Precision::Single ? sizeof(float) : sizeof(double);
+    if (in_complex) *in_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Input) > real;
+    if (out_complex) *out_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Output) > real;
+    if (real_bytes) *real_bytes = static_cast<int>(real);
+  });
+}
+
 nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_nd_plan_options", [&] {
     nbfft::capi::copy_out(nbfft::nd::options_text(nd_of(plan).options), buffer, size, needed);
@@ -276,6 +388,81 @@ nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_byte
 
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
   return transform("nbfft_nd_backward", false, plan, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_forward_many(nbfft_nd_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                   void* const* out, size_t out_bytes) {
+  return transform_many("nbfft_nd_forward_many", true, plan, nv, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_backward_many(nbfft_nd_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                    void* const* out, size_t out_bytes) {
+  return transform_many("nbfft_nd_backward_many", false, plan, nv, in, in_bytes, out, out_bytes);
+}
+
+nbfft_status nbfft_nd_forward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                    nbfft_nd_pending* pending) {
+  return transform_start("nbfft_nd_forward_start", true, plan, in, in_bytes, out, out_bytes, pending);
+}
+
+nbfft_status nbfft_nd_backward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
+                                     size_t out_bytes, nbfft_nd_pending* pending) {
+  return transform_start("nbfft_nd_backward_start", false, plan, in, in_bytes, out, out_bytes, pending);
+}
+
+nbfft_status nbfft_nd_test(nbfft_nd_pending pending, int* done) {
+  return guard("nbfft_nd_test", [&] {
+    const bool d = pending_of(pending).pending.test();
+    if (done) *done = d ? 1 : 0;
+  });
+}
+
+nbfft_status nbfft_nd_wait(nbfft_nd_pending* pending) {
+  return guard("nbfft_nd_wait", [&] {
+    need(pending, "the pending pointer");
+    std::unique_ptr<nbfft_nd_pending_s> h = nbfft::capi::remove_handle<nbfft_nd_pending_s>(*pending);
+    if (!h) pending_of(*pending);  // NULL or stale: throws INVALID_STATE, nothing changed
+    *pending = nullptr;
+    if (auto* p = nbfft::capi::find_handle<nbfft_nd_plan_s>(h->plan)) --p->pending;
+    h->pending.wait();
+  });
+}
+
+nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size) {
+  return guard("nbfft_nd_plan_rank", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (rank) *rank = p.rank();
+    if (size) *size = p.size();
+  });
+}
+
+nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
+                             void* global, size_t global_bytes, int root) {
+  return guard("nbfft_nd_gather", [&] {
+    auto& p = nd_of(plan);
+    nbfft::nd::gather_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), local, local_bytes, global,
+                            global_bytes, root);
+  });
+}
+
+nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                              void* local, size_t local_bytes, int root) {
+  return guard("nbfft_nd_scatter", [&] {
+    auto& p = nd_of(plan);
+    nbfft::nd::scatter_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), global, global_bytes, local,
+                             local_bytes, root);
+  });
+}
+
+nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, double* k, size_t count) {
+  return guard("nbfft_nd_wavenumbers", [&] {
+    const std::vector<double> w = nbfft::nd::wavenumbers(nd_of(plan).plan, axis, length);
+    if (count != w.size())
+      throw Error("count is " + std::to_string(count) + " but this rank's spectrum block has " +
+                  std::to_string(w.size()) + " points along axis " + std::to_string(axis));
+    if (!w.empty()) need(k, "k");
+    std::copy(w.begin(), w.end(), k);
+  });
 }
 
 nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error) {

@@ -5,6 +5,7 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
+#include "fft/move_parts.hpp"
 #include "fft/threads.hpp"
 
 #include <algorithm>
@@ -101,15 +102,6 @@ std::string field_error(MPI_Comm comm, const Plan& plan, Layout layout, const ch
   return "";
 }
 
-struct ElementType {
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  explicit ElementType(std::size_t bytes) {
-    check_mpi(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t), "MPI_Type_contiguous");
-    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
-  }
-  ~ElementType() { MPI_Type_free(&t); }
-};
-
 // Copies between a box's storage (its memory order) and the natural-order global array.
 void copy_box(const Box3& b, std::int64_t gx, std::int64_t gy, std::size_t e, const char* boxed, char* global,
               bool to_global) {
@@ -131,45 +123,63 @@ void move_field(MPI_Comm comm, const Plan& plan, Layout layout, bool to_root, co
   const std::size_t e = element_bytes(plan, layout);
   const Decomposition& d = plan.decomposition();
   const std::int64_t gx = layout == Layout::Input ? d.m[0] : d.xc, gy = layout == Layout::Input ? d.m[1] : d.n[1];
-  const bool is_root = d.rank == root;
-  std::vector<Box3> boxes;
-  if (is_root) boxes = all_boxes(plan, layout);
-  const int mycount = static_cast<int>(box(plan, layout).count());
-  ElementType type(e);
+  const std::vector<Box3> boxes = all_boxes(plan, layout);
+  std::vector<std::int64_t> counts;
+  for (const Box3& b : boxes) counts.push_back(b.count());
   char* g = static_cast<char*>(global);
-  // One message per rank (not Gatherv: its int displacements overflow for big grids); the
-  // root unpacks each box, in its memory order, into the natural-order global array.
-  if (to_root) {
-    if (is_root) {
-      for (std::size_t r = 0; r < boxes.size(); ++r) {
-        std::vector<char> part(static_cast<std::size_t>(boxes[r].count()) * e);
-        if (static_cast<int>(r) == root)
-          std::memcpy(part.data(), local_in, part.size());
-        else if (!part.empty())
-          check_mpi(MPI_Recv(part.data(), static_cast<int>(boxes[r].count()), type.t, static_cast<int>(r), 0, comm, MPI_STATUS_IGNORE),
-                    "MPI_Recv");
-        copy_box(boxes[r], gx, gy, e, part.data(), g, true);
-      }
-    } else if (mycount > 0) {
+  // The root unpacks each box, in its memory order, into the natural-order global array.
+  detail::move_parts(comm, root, to_root, e, counts, local_in, local_out,
+                     [&](int r, char* part) { copy_box(boxes[static_cast<std::size_t>(r)], gx, gy, e, part, g, to_root); });
+}
+
+}  // namespace
+
+namespace detail {
+
+namespace {
+struct ElementType {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  explicit ElementType(std::size_t bytes) {
+    check_mpi(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
+  }
+  ~ElementType() { MPI_Type_free(&t); }
+};
+}  // namespace
+
+void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const std::vector<std::int64_t>& counts,
+                const void* local_in, void* local_out, const std::function<void(int, char*)>& copy) {
+  int me = 0;
+  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  const int mycount = static_cast<int>(counts[static_cast<std::size_t>(me)]);
+  ElementType type(elem);
+  if (me != root) {
+    if (mycount > 0 && to_root)
       check_mpi(MPI_Send(local_in, mycount, type.t, root, 0, comm), "MPI_Send");
-    }
-  } else {
-    if (is_root) {
-      for (std::size_t r = 0; r < boxes.size(); ++r) {
-        std::vector<char> part(static_cast<std::size_t>(boxes[r].count()) * e);
-        copy_box(boxes[r], gx, gy, e, part.data(), g, false);
-        if (static_cast<int>(r) == root)
-          std::memcpy(local_out, part.data(), part.size());
-        else if (!part.empty())
-          check_mpi(MPI_Send(part.data(), static_cast<int>(boxes[r].count()), type.t, static_cast<int>(r), 0, comm), "MPI_Send");
-      }
-    } else if (mycount > 0) {
+    else if (mycount > 0)
       check_mpi(MPI_Recv(local_out, mycount, type.t, root, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    return;
+  }
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    const int n = static_cast<int>(counts[r]), ri = static_cast<int>(r);
+    std::vector<char> part(static_cast<std::size_t>(counts[r]) * elem);
+    if (to_root) {
+      if (ri == root)
+        std::memcpy(part.data(), local_in, part.size());
+      else if (n > 0)
+        check_mpi(MPI_Recv(part.data(), n, type.t, ri, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      copy(ri, part.data());
+    } else {
+      copy(ri, part.data());
+      if (ri == root)
+        std::memcpy(local_out, part.data(), part.size());
+      else if (n > 0)
+        check_mpi(MPI_Send(part.data(), n, type.t, ri, 0, comm), "MPI_Send");
     }
   }
 }
 
-}  // namespace
+}  // namespace detail
 
 void gather_bytes(MPI_Comm comm, const Plan& plan, Layout layout, const void* local, std::size_t local_bytes,
                   void* global, std::size_t global_bytes, int root) {

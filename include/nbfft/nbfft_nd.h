@@ -46,7 +46,9 @@ nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape,
  * lowest failing rank's message before anything else (the Fortran module's, in its order). */
 nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
                                     const char* options, const char* error, nbfft_nd_plan* plan);
-nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan); /* sets *plan = NULL; NULL ok. Collective. */
+/* Sets *plan = NULL; NULL ok. Collective. NBFFT_INVALID_STATE, the plan kept, while split-
+ * phase transforms of it are not yet waited for (nbfft_nd_wait). */
+nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan);
 
 /* The number of axes, the number transformed, and the transformed axes (non-negative, as
  * listed; axes may be NULL). Local. */
@@ -67,6 +69,10 @@ nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order);
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);
 /* 1 when the input is complex (kind=c2c), 0 when real (r2c); the spectrum is complex. */
 nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
+/* The element types of the input and of the spectrum (1 complex, 0 real: a spectrum is real
+ * when every listed axis has a sine/cosine kind) and the bytes of one real (8 double, 4
+ * single); any pointer may be NULL. As nbfft_plan_elements. Local. */
+nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes);
 /* The options as made ("kind=r2c norm=backward ... grid=1x2x1 ...", the grid as chosen) and
  * the plan's description (grids and steps), NUL-terminated and cut to size bytes; *needed
  * (may be NULL) = full length + 1. Local. */
@@ -78,6 +84,60 @@ nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t siz
  * saying what the plan needs. The input is left unchanged; in and out must not overlap. */
 nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
+
+/* This rank's number and the number of ranks of the plan's communicator. Local. */
+nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size);
+
+/* ---- whole arrays and wavenumbers (docs/nd.md "Gather / scatter and wavenumbers") ----
+ * The global array is C order (axis 0 slowest) of the input's shape (NBFFT_LAYOUT_INPUT)
+ * or the spectrum's (NBFFT_LAYOUT_OUTPUT: the whole rfftn / fftn, in natural order even
+ * when output_order=transposed); a rank's block is as the transforms read and write it.
+ * local_bytes must be exactly this rank's block, global_bytes exactly the whole array
+ * where it matters: on root, or on every rank when root is NBFFT_EVERY_RANK (gather only;
+ * elsewhere global may be NULL). Any bad argument on any rank (a size, a NULL buffer, a
+ * root, a layout) fails every rank with NBFFT_INVALID_ARGUMENT naming it. Collective. */
+#define NBFFT_EVERY_RANK (-1)
+nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
+                             void* global, size_t global_bytes, int root);
+nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
+                              void* local, size_t local_bytes, int root);
+/* Wavenumbers of this rank's spectrum block along one transformed axis (numpy order,
+ * negative from the end): k[m] belongs to global index lo[axis] + m of the output box, and
+ * count must be exactly its extent n[axis] (nbfft_nd_plan_box). Periodic axes: 2*pi/length
+ * times numpy's fftfreq(n)*n (rfftfreq on the r2c axis); sine/cosine kinds: pi/length times
+ * k, k+1 or k+1/2 by kind. length is the box's length along the axis (> 0; 2*pi gives the
+ * integers). An axis not transformed has none: NBFFT_INVALID_ARGUMENT. Local. */
+nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, double* k, size_t count);
+
+/* ---- several fields, split phase (docs/nd.md "Several fields, split phase and a batch axis") ----
+ * nv fields through one pipeline, field k from in[k] to out[k]; in_bytes and out_bytes are
+ * per field, exactly this rank's blocks as for nbfft_nd_forward. Results equal nv one-field
+ * calls bit for bit. nv must be the same on every rank (else NBFFT_RANKS_DISAGREE); NULL
+ * arrays, fields sharing an output, wrong sizes: NBFFT_INVALID_ARGUMENT on every rank.
+ * Collective. */
+nbfft_status nbfft_nd_forward_many(nbfft_nd_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                   void* const* out, size_t out_bytes);
+nbfft_status nbfft_nd_backward_many(nbfft_nd_plan plan, size_t nv, const void* const* in, size_t in_bytes,
+                                    void* const* out, size_t out_bytes);
+/* Split phase: runs the transform up to its first exchange, starts it and returns at once
+ * with *pending; nbfft_nd_wait finishes it (the result is in out only then). in and out must
+ * stay allocated, and in unchanged, until the wait. Collective (every rank starts in the
+ * same order); arguments as nbfft_nd_forward. Other calls of the plan may run meanwhile. */
+typedef struct nbfft_nd_pending_s* nbfft_nd_pending; /* a split-phase transform in flight */
+nbfft_status nbfft_nd_forward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                    nbfft_nd_pending* pending);
+nbfft_status nbfft_nd_backward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
+                                     size_t out_bytes, nbfft_nd_pending* pending);
+/* Gives the exchange in flight a progress pass; *done (may be NULL) = 1 once it has arrived
+ * (nbfft_nd_wait is still needed). Local. */
+nbfft_status nbfft_nd_test(nbfft_nd_pending pending, int* done);
+/* Finishes the transform and frees it: *pending = NULL. Collective when the plan makes more
+ * than one exchange or has a batch axis (every rank then waits its transforms in the same
+ * order), else local.
+ * Waiting twice (a NULL or already waited-for handle): NBFFT_INVALID_STATE. A plan with
+ * transforms not yet waited for is not destroyed: nbfft_nd_plan_destroy answers
+ * NBFFT_INVALID_STATE and leaves it usable. */
+nbfft_status nbfft_nd_wait(nbfft_nd_pending* pending);
 
 /* For language bindings, as nbfft_plan_agree: collective; if any rank's error is non-empty
  * every rank returns NBFFT_INVALID_ARGUMENT with the lowest failing rank's message. */

@@ -4,77 +4,9 @@
  * and backward to the input; then the errors: a bad option key and value, an axis out of
  * range, one rank's wrong byte count, a stale handle, each on every rank.
  * Exit code 0 when every rank passed every check. */
-#include <nbfft/nbfft.h>
+#include "nd_reference.h"
 
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static int rank = -1, failures = 0;
-
-#define CHECK(what, cond)                                                                                 \
-  do {                                                                                                    \
-    if (!(cond)) fprintf(stderr, "FAIL rank %d: %s (%s)\n", rank, what, nbfft_last_error()), ++failures; \
-  } while (0)
-
-#define MAXD 5
-
-/* A value of the global input at flat C-order index i (the same on every rank). */
-static double value(int64_t i, int imag) { return sin(0.7 * (double)i + 1.3 * imag) + 0.25 * cos(0.11 * (double)(i * i % 97)); }
-
-static int64_t product(int nd, const int64_t* n) {
-  int64_t p = 1;
-  int d;
-  for (d = 0; d < nd; ++d) p *= n[d];
-  return p;
-}
-
-/* In place, a forward DFT along axis a of a C-order complex array (interleaved re, im). */
-static void dft_axis(double* g, int nd, const int64_t* n, int a) {
-  const double pi = 3.14159265358979323846;
-  int64_t inner = 1, outer = 1, i, j, k, m;
-  double* t = malloc((size_t)n[a] * 2 * sizeof(double));
-  int d;
-  for (d = a + 1; d < nd; ++d) inner *= n[d];
-  for (d = 0; d < a; ++d) outer *= n[d];
-  for (i = 0; i < outer; ++i)
-    for (j = 0; j < inner; ++j) {
-      double* base = g + 2 * (i * n[a] * inner + j);
-      for (k = 0; k < n[a]; ++k) {
-        double re = 0, im = 0;
-        for (m = 0; m < n[a]; ++m) {
-          const double w = -2 * pi * (double)(k * m % n[a]) / (double)n[a];
-          const double xr = base[2 * m * inner], xi = base[2 * m * inner + 1];
-          re += xr * cos(w) - xi * sin(w);
-          im += xr * sin(w) + xi * cos(w);
-        }
-        t[2 * k] = re;
-        t[2 * k + 1] = im;
-      }
-      for (k = 0; k < n[a]; ++k) base[2 * k * inner] = t[2 * k], base[2 * k * inner + 1] = t[2 * k + 1];
-    }
-  free(t);
-}
-
-/* Flat index of the point at offset `r` (flat, inside a box lo/n) in an array of shape `g`. */
-static int64_t global_index(int nd, const int64_t* lo, const int64_t* n, const int64_t* g, int64_t r) {
-  int64_t idx[MAXD], flat = 0;
-  int d;
-  for (d = nd - 1; d >= 0; --d) idx[d] = lo[d] + r % n[d], r /= n[d];
-  for (d = 0; d < nd; ++d) flat = flat * g[d] + idx[d];
-  return flat;
-}
-
-/* The same for a block stored with its axes in `order` (slowest first): a transposed spectrum. */
-static int64_t global_index_in(int nd, const int64_t* lo, const int64_t* n, const int* order, const int64_t* g, int64_t r) {
-  int64_t idx[MAXD], flat = 0;
-  int d;
-  for (d = nd - 1; d >= 0; --d) idx[order[d]] = lo[order[d]] + r % n[order[d]], r /= n[order[d]];
-  for (d = 0; d < nd; ++d) flat = flat * g[d] + idx[d];
-  return flat;
-}
 
 static void run_case(const char* name, int nd, const int64_t* shape, int na, const int* axes, const char* options) {
   nbfft_nd_plan p = NULL;
@@ -101,12 +33,10 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   /* The reference: the whole array, DFT along every listed axis, then (r2c) the first
    * n/2+1 points of the last listed axis. */
   total = product(nd, shape);
-  G = calloc((size_t)total * 2, sizeof(double));
-  for (i = 0; i < total; ++i) G[2 * i] = value(i, 0), G[2 * i + 1] = cplx ? value(i, 1) : 0;
   /* The plan's axes: as given, made non-negative (every axis when none were given). */
   snprintf(what, sizeof what, "%s: axes", name);
   CHECK(what, nbfft_nd_plan_axes(p, &k, &made, made_axes) == NBFFT_SUCCESS && k == nd && (axes ? made == na : made == nd));
-  for (k = 0; k < made; ++k) dft_axis(G, nd, shape, made_axes[k]);
+  G = reference_spectrum(nd, shape, made, made_axes, cplx);
   ra = made_axes[made - 1];
   snprintf(what, sizeof what, "%s: spectrum shape", name);
   CHECK(what, oshape[ra] == (cplx ? shape[ra] : shape[ra] / 2 + 1));
@@ -138,32 +68,6 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   CHECK(name, nbfft_nd_plan_destroy(&p) == NBFFT_SUCCESS && p == NULL);
 }
 
-/* In place along axis a of a C-order real array: FFTW's REDFT10 (dct2, dst = 0) or
- * RODFT10 (dst2, dst = 1), unnormalized: y_k = 2 sum_j x_j cos(pi (j + 1/2) k / n), or
- * sin(pi (j + 1/2) (k + 1) / n). */
-static void r2r_axis(double* g, int nd, const int64_t* n, int a, int dst) {
-  const double pi = 3.14159265358979323846;
-  int64_t inner = 1, outer = 1, i, j, k, m;
-  double* t = malloc((size_t)n[a] * sizeof(double));
-  int d;
-  for (d = a + 1; d < nd; ++d) inner *= n[d];
-  for (d = 0; d < a; ++d) outer *= n[d];
-  for (i = 0; i < outer; ++i)
-    for (j = 0; j < inner; ++j) {
-      double* base = g + i * n[a] * inner + j;
-      for (k = 0; k < n[a]; ++k) {
-        double y = 0;
-        for (m = 0; m < n[a]; ++m) {
-          const double w = pi * ((double)m + 0.5) * (double)(dst ? k + 1 : k) / (double)n[a];
-          y += 2 * base[m * inner] * (dst ? sin(w) : cos(w));
-        }
-        t[k] = y;
-      }
-      for (k = 0; k < n[a]; ++k) base[k * inner] = t[k];
-    }
-  free(t);
-}
-
 /* Sine/cosine kinds through the C API: a real spectrum (8-byte elements both ways), each
  * rank's box against the serial transform, and back. */
 static void run_kinds(void) {
@@ -175,8 +79,7 @@ static void run_kinds(void) {
     CHECK("create kinds=dst2,dct2", 0);
     return;
   }
-  full = malloc(35 * sizeof(double));
-  for (i = 0; i < 35; ++i) full[i] = value(i, 0);
+  full = global_input(35, 0);
   nbfft_nd_plan_counts(p, &nin, &nout);
   u = malloc((size_t)(nin + 1) * sizeof(double));
   U = malloc((size_t)(nout + 1) * sizeof(double));
@@ -241,15 +144,12 @@ static void run_single(void) {
 }
 
 int main(int argc, char** argv) {
-  int provided, size = 1;
+  const int size = begin_test(&argc, &argv);
   char grid[64], grid_made[64], buf[256];
   size_t needed = 0;
   nbfft_nd_plan p = NULL, stale;
   int64_t nin = 0, nout = 0;
   double *u, *U;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   {
     const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5}, s3b[3] = {6, 1, 7};
     const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3}, a3b[2] = {-1, 0}, a2[2] = {1, 0};
@@ -313,11 +213,5 @@ int main(int argc, char** argv) {
             nbfft_nd_plan_create(MPI_COMM_WORLD, rank == 0 ? 2 : 3, s3, 0, NULL, NULL, &p) != NBFFT_SUCCESS);
     CHECK("NULL plan", nbfft_nd_forward(NULL, NULL, 0, NULL, 0) == NBFFT_INVALID_STATE);
   }
-  {
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("capi_nd: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
-  }
+  return end_test("capi_nd");
 }

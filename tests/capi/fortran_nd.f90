@@ -8,13 +8,10 @@ program fortran_nd
   use nbfft
   implicit none
   integer, parameter :: dp = kind(1d0)
-  integer :: ierr, rank, nprocs, failures, total, st
+  integer :: rank, nprocs, failures, st
   character(len=32) :: gridtext
 
-  failures = 0
-  call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call begin_test()
 
   ! numpy's rfftn(g, axes=(0, 1)) of g.shape (7, 6) is Fortran g(6, 7), axes [1, 2].
   call run_case("2-D r2c, every dimension", [6, 7], [integer ::], .false., "")
@@ -32,62 +29,11 @@ program fortran_nd
   call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
   call errors()
 
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) write (*, '(a,i0,a)') "fortran_nd: ", total, " failures"
-  call MPI_Finalize(ierr)
-  if (total /= 0) error stop 1
+  call end_test("fortran_nd")
 
 contains
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (*, '(a,i0,a,a,a,a)') "FAIL rank ", rank, ": ", what, " -- ", nbfft_last_error()
-    end if
-  end subroutine
-
-  ! st is NBFFT_INVALID_ARGUMENT and the message holds text.
-  subroutine expect_error(st, text, what)
-    integer, intent(in) :: st
-    character(len=*), intent(in) :: text, what
-    character(len=:), allocatable :: msg
-    msg = nbfft_last_error()
-    call expect(st == NBFFT_INVALID_ARGUMENT, what // " (status)")
-    call expect(index(msg, text) > 0, what // " (message has '" // text // "')")
-  end subroutine
-
-  ! The global input at flat (Fortran order) index i, the same on every rank.
-  real(dp) function value(i, imag)
-    integer, intent(in) :: i, imag
-    value = sin(0.7_dp * i + 1.3_dp * imag) + 0.25_dp * cos(0.11_dp * mod(i * i, 97))
-  end function
-
-  ! In place: the forward DFT along Fortran dimension a of g, of extents n (dimension 1 fastest).
-  subroutine dft(g, n, a)
-    complex(dp), intent(inout) :: g(:)
-    integer, intent(in) :: n(:), a
-    complex(dp) :: t(n(a))
-    real(dp), parameter :: pi = 3.14159265358979323846_dp
-    integer :: inner, outer, i, j, k, m, base
-    inner = product(n(1:a - 1))
-    outer = product(n(a + 1:))
-    do i = 0, outer - 1
-      do j = 0, inner - 1
-        base = i * n(a) * inner + j
-        do k = 0, n(a) - 1
-          t(k + 1) = 0
-          do m = 0, n(a) - 1
-            t(k + 1) = t(k + 1) + g(base + m * inner + 1) * exp(cmplx(0, -2 * pi * mod(k * m, n(a)) / n(a), dp))
-          end do
-        end do
-        do k = 0, n(a) - 1
-          g(base + k * inner + 1) = t(k + 1)
-        end do
-      end do
-    end do
-  end subroutine
+  include "fortran_nd_reference.inc"
 
   ! The flat index (from 0) in an array of extents g of the r-th point (from 0) of the box lo..hi.
   integer function global_index(lo, hi, g, r) result(f)
