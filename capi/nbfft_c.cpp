@@ -205,6 +205,14 @@ nbfft_status transform_many(const char* fn, fft::Direction d, nbfft_plan plan, s
                             size_t in_bytes, void* const* out, size_t out_bytes) {
   return guard(fn, [&] {
     auto& p = plan_of(plan);
+    // The field count first: the checks below are collective only where nv > 0, so ranks
+    // passing 0 and N fields would wait on each other.
+    long long n[2] = {static_cast<long long>(nv), -static_cast<long long>(nv)}, most[2] = {0, 0};
+    check_mpi(MPI_Allreduce(n, most, 2, MPI_LONG_LONG, MPI_MAX, p.comm), "MPI_Allreduce");
+    if (most[0] != -most[1])
+      throw Error(std::string(fn) + ": the ranks pass different numbers of fields (" + std::to_string(-most[1]) +
+                      " to " + std::to_string(most[0]) + "); every rank transforms the same fields",
+                  ErrorCode::RanksDisagree);
     nbfft::agree(p.comm, [&] {
       if (nv > 0) need(in, "the input pointer array"), need(out, "the output pointer array");
     });

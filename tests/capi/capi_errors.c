@@ -116,6 +116,10 @@ int main(int argc, char** argv) {
     EXPECT(nbfft_forward_many(plan, 2, ins, in_b, outs, out_b), NBFFT_SUCCESS);
     if (memcmp(batch_out, single, 2 * out_b) != 0) fprintf(stderr, "rank %d: many != single\n", rank), ++failures;
     if (size > 1) EXPECT(nbfft_forward_many(plan, rank == 1 ? 1 : 2, ins, in_b, outs, out_b), NBFFT_RANKS_DISAGREE);
+    /* No fields on one rank: its size checks (collective where fields are given) must not
+     * leave the others waiting. */
+    if (size > 1) EXPECT(nbfft_forward_many(plan, rank == 1 ? 0 : 2, ins, in_b, outs, out_b), NBFFT_RANKS_DISAGREE);
+    EXPECT(nbfft_forward_many(plan, 0, NULL, 0, NULL, 0), NBFFT_SUCCESS); /* nothing, everywhere */
   }
 
   /* Gather to the last rank, scatter back. */
