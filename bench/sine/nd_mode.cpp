@@ -1,6 +1,7 @@
 #include "bench/sine/nd_mode.hpp"
 
 #include "bench/common/json.hpp"
+#include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/wisdom.hpp"
 #include "nbfft/nd/options_text.hpp"
@@ -197,15 +198,6 @@ nd::Options options_of(const NdArgs& a, const std::string& transport) {
   return o;
 }
 
-struct Stats {
-  double median = 0, min = 0;
-};
-
-Stats stats(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t.front()};
-}
-
 }  // namespace
 
 bool NdArgs::needs_thread_multiple() const {
@@ -273,8 +265,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
     runs[r]->iterate();
-    double dt = MPI_Wtime() - t0, most = 0;
-    MPI_Allreduce(&dt, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double most = bench::reduce_max(MPI_Wtime() - t0, comm);
     if (keep) times[r].push_back(most);
   };
   if (a.sequential) {
@@ -323,11 +314,13 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
     for (std::size_t r = 0; r < runs.size(); ++r)
       std::printf("  [%zu] %-22s %s\n", r + 1, a.transports[r].c_str(), described[r].c_str());
     std::printf("\nrun  transport              median ms    min ms   GFlop/s   spectrum error   round-trip error\n");
+    std::vector<bench::Summary> sum;
+    for (const auto& t : times) sum.push_back(bench::summarize(t));
     std::size_t best = 0;
     std::vector<bench::JsonRecord> records;
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      const Stats s = stats(times[r]);
-      if (s.median < stats(times[best]).median) best = r;
+      const bench::Summary& s = sum[r];
+      if (s.median < sum[best].median) best = r;
       char se[32] = "-";
       if (spec[r] >= 0) std::snprintf(se, sizeof se, "%.2e", spec[r]);
       std::printf("%-4zu %-22s %10.2f %9.2f %9.2f   %14s   %16.2e\n", r + 1, a.transports[r].c_str(), s.median * 1e3,
@@ -358,7 +351,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
     std::printf("\nsummary: %s: the fastest run is %s (%.2f ms median); spectra against the analytic one%s and round "
                 "trips against the field, max error %.1e (limit %.0e).\n",
                 verdict.c_str(),
-                a.transports[best].c_str(), stats(times[best]).median * 1e3,
+                a.transports[best].c_str(), sum[best].median * 1e3,
                 std::all_of(spec.begin(), spec.end(), [](double e) { return e >= 0; }) ? "" : " (not with r2r kinds)",
                 worst, limit);
     if (!a.json.empty()) bench::write_json(a.json, records);
