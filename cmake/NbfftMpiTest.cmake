@@ -1,4 +1,5 @@
-# nbfft_mpi_test(NAME target RANKS 1 2 3 ... [TIMEOUT s] [ARGS ...] [ENV VAR=VALUE ...] [MPICH_SPLIT])
+# nbfft_mpi_test(NAME target RANKS 1 2 3 ... [TIMEOUT s] [ARGS ...] [ENV VAR=VALUE ...]
+#                [MPICH_SPLIT] [MPICH_AT4 gtest-filter])
 # Registers one ctest per rank count, each run under mpirun with a timeout so
 # that a deadlock fails the test instead of hanging the suite.
 # MPICH_SPLIT (GoogleTest suites only): under MPICH, the 3- and 4-rank runs each take every
@@ -6,6 +7,9 @@
 # and one of 3 or 4 ranks there; Open MPI runs every case at every count. For suites whose
 # cases are many and no case needs a particular rank count (each 3-4-rank MPICH run costs
 # seconds to tens of seconds: its ranks busy-poll on 2 cores).
+# MPICH_AT4 F (GoogleTest suites whose cases have 4-rank branches, e.g. a 2x2 grid): the
+# same split made by name instead of by index: under MPICH the 4-rank run takes the cases
+# matching F (GTEST_FILTER syntax, ':'-separated) and the 3-rank run every other case.
 set(NBFFT_MPIEXEC_EXTRA "" CACHE STRING "Extra mpiexec flags for tests")
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _nbfft_mpiexec_version ERROR_QUIET)
 if(_nbfft_mpiexec_version MATCHES "Open MPI|OpenRTE")
@@ -28,7 +32,7 @@ endif()
 set(NBFFT_TEST_MAX_RANKS ${_nbfft_max_ranks} CACHE STRING "Largest rank count a test is registered at")
 
 function(nbfft_mpi_test name target)
-  cmake_parse_arguments(T "MPICH_SPLIT" "TIMEOUT" "RANKS;ARGS;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(T "MPICH_SPLIT" "TIMEOUT;MPICH_AT4" "RANKS;ARGS;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
@@ -48,8 +52,18 @@ function(nbfft_mpi_test name target)
     set(_shard "")
     if(NBFFT_MPI_FLAVOR STREQUAL "mpich")
       set(_procs ${n})
-      if(T_MPICH_SPLIT AND (n EQUAL 3 OR n EQUAL 4) AND 3 IN_LIST T_RANKS AND 4 IN_LIST T_RANKS
+      set(_both_counts FALSE)
+      if((n EQUAL 3 OR n EQUAL 4) AND 3 IN_LIST T_RANKS AND 4 IN_LIST T_RANKS
          AND NBFFT_TEST_MAX_RANKS GREATER_EQUAL 4)
+        set(_both_counts TRUE)
+      endif()
+      if(_both_counts AND T_MPICH_AT4)
+        if(n EQUAL 4)
+          set(_shard "GTEST_FILTER=${T_MPICH_AT4};")
+        else()
+          set(_shard "GTEST_FILTER=-${T_MPICH_AT4};")
+        endif()
+      elseif(_both_counts AND T_MPICH_SPLIT)
         math(EXPR _index "${n} - 3")
         set(_shard "GTEST_TOTAL_SHARDS=2;GTEST_SHARD_INDEX=${_index};")
       endif()

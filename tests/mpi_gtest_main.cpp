@@ -35,6 +35,13 @@ int main(int argc, char** argv) {
     listeners.Append(new FailurePrinter(rank));
   }
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  // A filter or shard (cmake/NbfftMpiTest.cmake's MPICH_AT4 / MPICH_SPLIT, or a ctest ARGS
+  // filter) that matches no case would otherwise pass having tested nothing, e.g. after a
+  // case is renamed.
+  if (testing::UnitTest::GetInstance()->test_to_run_count() == 0) {
+    if (rank == 0) std::fprintf(stderr, "no test case was selected (check the filter or shard)\n");
+    failed = 1;
+  }
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
