@@ -25,6 +25,7 @@ struct Placement {
   std::size_t es = 0, real_es = 0;  // bytes of an element, of its real part
   fft::Box3 box;         // this rank's box as the caller holds it
   bool natural = false;  // the box's memory order is the file's (z, y, x)
+  bool spare_core = false;  // this rank may run a second thread (stage_box's halves)
   Dtype dtype = Dtype::Float64;
 };
 

@@ -757,6 +757,7 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
   p.box = l.box;
   p.natural = natural_order(l.box);
+  p.spare_core = spare_core;
   p.es = elem_size(dtype);
   p.real_es = real_size(dtype);
   p.dtype = dtype;
@@ -786,16 +787,17 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   return p;
 }
 
-std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) {
+namespace {
+// stage_box's work on planes lo .. hi of the box.
+std::uint64_t stage_planes(const detail::Placement& p, const void* src, void* dst, std::int64_t lo, std::int64_t hi) {
   const fft::Box3& b = p.box;
-  if (b.empty()) return 0;
   const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(p.es);  // bytes of a z plane of the box
   const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(256) << 10) / plane);
   const char* s = static_cast<const char*>(src);
   char* t = static_cast<char*>(dst);
   std::uint64_t sum = 0;
-  for (std::int64_t z0 = 0; z0 < b.n[2]; z0 += step) {
-    const std::int64_t nz = std::min(step, b.n[2] - z0);
+  for (std::int64_t z0 = lo; z0 < hi; z0 += step) {
+    const std::int64_t nz = std::min(step, hi - z0);
     const char* piece = s + z0 * plane;  // the natural order's planes z0 ..
     if (t) {
       if (p.natural) std::memcpy(t + z0 * plane, piece, std::size_t(nz * plane));
@@ -803,9 +805,31 @@ std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) 
       piece = t + z0 * plane;
     }
     const std::int64_t start[3] = {p.start[0] + z0, p.start[1], p.start[2]}, count[3] = {nz, p.count[1], p.count[2]};
-    sum += block_checksum(start, count, p.dims.data(), p.dtype, piece);
+    sum += detail::block_checksum(start, count, p.dims.data(), p.dtype, piece);
   }
   return sum;
+}
+}  // namespace
+
+std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) {
+  const fft::Box3& b = p.box;
+  if (b.empty()) return 0;
+  // With a core to spare the two halves go side by side (the checksum terms add up): a
+  // rank's write_start stages its whole box before it returns, on the solver's time.
+  const std::int64_t half = b.n[2] / 2;
+  if (p.spare_core && std::int64_t(b.count()) * std::int64_t(p.es) >= (std::int64_t(4) << 20) && half > 0) {
+    std::uint64_t upper = 0;
+    std::thread lane;
+    try {
+      lane = std::thread([&] { upper = stage_planes(p, src, dst, half, b.n[2]); });
+    } catch (const std::system_error&) {
+      return stage_planes(p, src, dst, 0, b.n[2]);  // no thread to be had: in turn
+    }
+    const std::uint64_t lower = stage_planes(p, src, dst, 0, half);
+    lane.join();
+    return lower + upper;
+  }
+  return stage_planes(p, src, dst, 0, b.n[2]);
 }
 
 Id detail::open_step(hid_t file, const std::string& path, const std::string& field, std::int64_t step,
