@@ -15,7 +15,8 @@ every round, and nd's median over the best peer's.
 Cases (nbfft-bench-nd --case): 2d (n x n r2c; FFTW-MPI transposed out and in natural order),
 batch (`--batch` fields of n^3 as the 4-D array [batch][n][n][n], axes (1, 2, 3): nd with the
 ranks on the batch axis, nd-batch with it a batch axis (fields_in_flight 2, and -f1: 1);
-FFTW-MPI with howmany), 3d (n^3: nd against the 3-D nbfft::fft::Plan, no mpi4py-fft).
+FFTW-MPI with howmany), 3d (n^3: nd, which runs on the 3-D nbfft::fft::Plan, and nd-own,
+nd's own steps, each in both output orders, against fft::Plan in both; no mpi4py-fft).
 """
 import argparse
 import json
