@@ -6,11 +6,74 @@
 #include "nbfft/error.hpp"
 #include "nd/run.hpp"
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace nbfft::nd {
 
 namespace {
+
+std::size_t bytes_of(fft::Element e) { return (e.real ? 1 : 2) * (e.precision == fft::Precision::Single ? 4 : 8); }
+
+bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
+  const auto* x = static_cast<const unsigned char*>(a);
+  const auto* y = static_cast<const unsigned char*>(b);
+  return an > 0 && bn > 0 && x < y + bn && y < x + an;
+}
+
+// A call on a plan that runs on the 3-D plan (Plan::Impl::p3): its one-field, many-field
+// and split-phase calls, out of place. The nd calls allow what the 3-D plan refuses (an
+// output overlapping an input, fields sharing an input): such an input is copied first,
+// on this rank only (the copies are local; the calls stay collective alike on every rank).
+class Run3d final : public detail::Run {
+ public:
+  Run3d(const fft::Plan& p, bool fwd, bool split, std::vector<const void*> in, std::size_t in_b,
+        std::vector<void*> out, std::size_t out_b)
+      : p_(p), dir_(fwd ? fft::Direction::Forward : fft::Direction::Backward), split_(split), in_(std::move(in)),
+        out_(std::move(out)), in_b_(in_b), out_b_(out_b) {
+    const std::size_t need_in = fwd ? p.in_bytes() : p.out_bytes(), need_out = fwd ? p.out_bytes() : p.in_bytes();
+    for (std::size_t k = 0; k < in_.size(); ++k) {
+      bool shared = false;
+      for (std::size_t l = 0; l < out_.size() && !shared; ++l) shared = overlap(in_[k], need_in, out_[l], need_out);
+      for (std::size_t l = 0; l < in_.size() && !shared; ++l) shared = l != k && overlap(in_[k], need_in, in_[l], need_in);
+      if (!shared) continue;
+      copies_.emplace_back(need_in);
+      if (need_in > 0) std::memcpy(copies_.back().data(), in_[k], need_in);
+      in_[k] = copies_.back().data();
+    }
+    if (!copies_.empty()) in_b_ = std::min(in_b_, need_in);
+  }
+
+  void pump(bool to_end) override {
+    if (!split_) {
+      if (in_.size() == 1)
+        p_.transform_bytes(dir_, in_[0], in_b_, out_[0], out_b_);
+      else
+        p_.transform_many_bytes(dir_, in_.size(), in_.data(), in_b_, out_.data(), out_b_);
+      return;
+    }
+    if (!started_) {
+      started_ = true;
+      ws_ = p_.make_workspace();
+      pending_ = p_.start_bytes(dir_, in_[0], in_b_, out_[0], out_b_, ws_);
+    }
+    if (to_end && pending_.active()) pending_.wait();
+  }
+
+  bool test() override { return !pending_.active() || pending_.test(); }
+
+ private:
+  const fft::Plan& p_;
+  fft::Direction dir_;
+  bool split_, started_ = false;
+  std::vector<const void*> in_;
+  std::vector<void*> out_;
+  std::size_t in_b_, out_b_;
+  std::vector<std::vector<unsigned char>> copies_;
+  fft::Plan::Workspace ws_;        // a split-phase call's own (declared before pending_: it outlives it)
+  fft::Plan::Pending pending_;
+};
 
 std::string short_array(const std::string& which, std::size_t have, std::size_t need) {
   if (have >= need) return "";
@@ -62,6 +125,12 @@ std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, co
         e = "nd plan: " + call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
   agree_call(m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e);
+  if (m.p3) {
+    std::vector<const void*> vi(in, in + nv_in);
+    std::vector<void*> vo(out, out + nv_in);
+    return std::make_unique<Run3d>(*m.p3, fwd, call.find("start") != std::string::npos, std::move(vi),
+                                   in_n * bytes_of(in_type), std::move(vo), out_n * bytes_of(out_type));
+  }
   std::vector<detail::View> vi, vo;
   const std::size_t S = m.box.size() - 1;
   for (std::size_t k = 0; k < nv_in; ++k)

@@ -283,6 +283,82 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   xs[k] = std::move(x);
 }
 
+namespace {
+
+// The 3-D plan's box of an nd box of a 3-D array: axis a of nd is dimension 2 - a of the
+// 3-D plan (its x is nd's last axis), and the memory order runs the other way (nd lists
+// axes slowest first, Box3::order dimensions fastest first).
+fft::Box3 box3_of(const Box& b) {
+  fft::Box3 r;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[static_cast<std::size_t>(d)] = b.lo[static_cast<std::size_t>(2 - d)];
+    r.n[static_cast<std::size_t>(d)] = b.n[static_cast<std::size_t>(2 - d)];
+  }
+  for (int i = 0; i < 3; ++i)
+    r.order[static_cast<std::size_t>(i)] = b.order.empty() ? i : 2 - b.order[static_cast<std::size_t>(2 - i)];
+  return r;
+}
+
+bool same_range(const fft::Box3& a, const fft::Box3& b) { return a.lo == b.lo && a.n == b.n; }
+
+}  // namespace
+
+// o: default options, filled in here.
+bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
+  if (!opt.use_3d_plan) return why = "use_3d_plan is false", false;
+  if (batch_axis >= 0) return why = "a batch axis", false;
+  if (shape.size() != 3 || axes.size() != 3) return why = "not a 3-D array over all its axes", false;
+  // The 3-D plan halves its x (nd's axis 2) only; real data with an r2r x needs every axis r2r.
+  if (halving() && half_axis != 2) return why = "the r2c axis is not the last", false;
+  if (grid[2] != 1) return why = "the last axis is split at the input", false;
+  o.precision = opt.precision;
+  o.transform = opt.kind == Kind::R2C ? fft::TransformKind::R2C : fft::TransformKind::C2C;
+  o.kinds = {axis_kind[2], axis_kind[1], axis_kind[0]};
+  o.norm = opt.norm;
+  o.effort = opt.effort;
+  o.m1 = grid[1];  // the 3-D plan's M1 splits y (nd's axis 1), M2 z (axis 0)
+  o.m2 = grid[0];
+  o.transport(opt.transport);
+  o.allow_empty = true;  // nd's schedule has already refused empty ranks
+  o.fields_in_flight = depth;
+  o.threads = 1;  // nd's own steps run on one thread; so does its 3-D plan
+  o.output_order = opt.output_order;
+  // Every rank's boxes must be the 3-D plan's pencils (the same ranks, the same split).
+  const std::array<std::int64_t, 3> n{shape[2], shape[1], shape[0]};
+  for (int r = 0; r < size; ++r) {
+    const auto c = detail::coords_of(sch.ranks, r);
+    fft::Decomposition d;
+    try {
+      d = fft::Decomposition::make(n, halving(), o.m1, o.m2, size, r, true);
+    } catch (const std::exception&) {
+      return why = "the 3-D plan cannot make grid " + std::to_string(o.m1) + "x" + std::to_string(o.m2), false;
+    }
+    if (!same_range(box3_of(detail::box_at(sch.stage.front(), sch.ranks, c)), d.x_pencil) ||
+        !same_range(box3_of(detail::box_at(sch.stage.back(), sch.ranks, c)), d.z_pencil))
+      return why = "the boxes are not the 3-D plan's pencils", false;
+  }
+  return true;
+}
+
+namespace {
+
+// Makes the 3-D plan the transforms run on (collective) and checks that it holds every
+// rank's boxes as this plan reports them (an internal error otherwise, on every rank: each
+// rank checks every rank's boxes).
+void make_3d(Plan::Impl& m, const fft::Options& o) {
+  m.p3 = std::make_unique<fft::Plan>(m.comm, std::array<std::int64_t, 3>{m.shape[2], m.shape[1], m.shape[0]}, o);
+  for (int r = 0; r < m.size; ++r) {
+    const auto c = detail::coords_of(m.sch.ranks, r);
+    const Box bi = detail::box_at(m.sch.stage.front(), m.sch.ranks, c);
+    const Box bo = detail::box_at(m.sch.stage.back(), m.sch.ranks, c);
+    if (!(box3_of(bi) == m.p3->in_box_of(r)) || !(box3_of(bo) == m.p3->out_box_of(r)))
+      throw Error("nd plan: the 3-D plan's boxes of rank " + std::to_string(r) + " differ from the nd plan's",
+                  ErrorCode::Internal);
+  }
+}
+
+}  // namespace
+
 Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape) : Plan(comm, shape, [&] {
   std::vector<int> all(shape.size());
   std::iota(all.begin(), all.end(), 0);
@@ -337,7 +413,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"transport", options.transport},
               {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},
               {"fields_in_flight", std::to_string(options.fields_in_flight)},
-              {"output_order", fft::name(options.output_order)}});
+              {"output_order", fft::name(options.output_order)},
+              {"use_3d_plan", options.use_3d_plan ? "true" : "false"}});
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(user_shape, user_axes);
   // The field: the user's array without the batch axis.
@@ -426,6 +503,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   m.fd.resize(m.sch.step.size());
   m.ff.resize(m.sch.step.size());
   m.xs.resize(m.sch.step.size());
+  bool delegate = false;
+  fft::Options o3;
   agree(m.comm, [&] {
     fft::PencilOptions().transport(m.opt.transport);  // a bad name fails here, exchanges or not
     // A blocking transport completes each exchange where it starts: nothing to overlap, and
@@ -437,6 +516,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       w = std::max(w, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
     m.work_bytes = w;
     m.real_bytes = std::max<std::size_t>(16, static_cast<std::size_t>(m.box.front().count()) * m.real_size());
+    std::string why;
+    delegate = m.options_3d(o3, why);  // the same verdict on every rank: it depends on agreed values only
+    if (delegate) return;
     m.allocate_lane();
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
       if (m.sch.step[k].fft) {
@@ -446,6 +528,10 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
           m.plan_fft<double>(k);
       }
   });
+  if (delegate) {
+    make_3d(m, o3);
+    return;
+  }
   // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
   for (std::size_t k = 0; k < m.sch.step.size(); ++k)
     if (!m.sch.step[k].fft) m.plan_exchange(k);
@@ -531,8 +617,10 @@ std::optional<int> Plan::batch_axis() const {
 std::int64_t Plan::batch() const { return impl_->nbatch; }
 int Plan::fields_in_flight() const { return impl_->in_flight; }
 std::size_t Plan::workspace_bytes() const {
+  if (impl_->p3) return impl_->p3->workspace_bytes();
   return 2 * impl_->work_bytes + (impl_->halving() ? impl_->real_bytes : 0);
 }
+bool Plan::uses_3d_plan() const { return static_cast<bool>(impl_->p3); }
 
 std::string Plan::describe() const {
   const Impl& m = *impl_;
@@ -545,6 +633,10 @@ std::string Plan::describe() const {
   os << " grid " << join(m.user_grid, "x") << " -> " << join(m.user_out_grid, "x");
   if (!m.user_out.natural()) os << " out order (" << join(m.user_out.order, ", ") << ")";
   os << ", " << exchanges() << " exchanges: ";
+  if (m.p3) {
+    os << "the 3-D plan (nbfft::fft::Plan " << m.p3->m1() << "x" << m.p3->m2() << ", " << m.opt.transport << ")";
+    return os.str();
+  }
   const auto user_axis = [&](int a) { return m.batch_axis >= 0 && a >= m.batch_axis ? a + 1 : a; };
   for (std::size_t k = 0; k < m.sch.step.size(); ++k) {
     const auto& s = m.sch.step[k];

@@ -1,6 +1,7 @@
 // nd::Plan's state, shared by its construction (nd/plan.cpp) and its transforms (nd/run.cpp).
 #pragma once
 
+#include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/transpose.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "fft/fftw_api.hpp"
@@ -105,6 +106,9 @@ struct Plan::Impl {
   std::vector<detail::Xchg> xs;
   detail::Lane lane;
   std::size_t work_bytes = 0, real_bytes = 0;
+  // The 3-D plan the transforms run on (Options::use_3d_plan; nd/plan.cpp make_3d): then
+  // fd, ff, xs and lane stay empty, and the schedule only gives the boxes and grids.
+  std::unique_ptr<fft::Plan> p3;
 
   ~Impl() {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
@@ -143,6 +147,9 @@ struct Plan::Impl {
   // Field j of a user's array at stage k (0: the input, the last: the spectrum).
   detail::View view(const void* base, std::size_t k, std::int64_t j) const;
 
+  // The 3-D plan's options for this plan, when it can hold exactly its boxes (every rank's
+  // input and spectrum), kinds and output order; false (and `why`) when it cannot.
+  bool options_3d(fft::Options& o, std::string& why) const;
   template <typename T>
   void plan_fft(std::size_t k);
   void plan_exchange(std::size_t k);

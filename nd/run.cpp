@@ -12,10 +12,18 @@
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace nbfft::nd::detail {
 
@@ -32,6 +40,51 @@ void swap_blocks(Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std
       for (std::int64_t b = 0; b < B; ++b) std::memcpy(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
 }
 
+// Whether a transpose writing `bytes` streams its writes past the caches (non-temporal
+// stores): when the array is larger than a quarter of the last-level cache, it will not be
+// in cache for the next step anyway, and ordinary stores first read every destination line
+// (read for ownership): a third more memory traffic. 8192^2 r2c's transposes at one rank
+// (537 MB each): forward 128 -> see docs/performance.md "N-D plans". Smaller arrays keep
+// ordinary stores, which leave the result in cache for the FFT after the transpose. The
+// environment variable NBFFT_ND_STREAM_BYTES sets the size from which they stream.
+bool stream_writes(std::size_t bytes) {
+#if defined(__SSE2__)
+  static const std::size_t threshold = [] {
+    if (const char* v = std::getenv("NBFFT_ND_STREAM_BYTES"))  // tests: 0 streams every transpose
+      return static_cast<std::size_t>(std::strtoull(v, nullptr, 10));
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return std::max<std::size_t>(std::size_t{32} << 20, l3 > 0 ? static_cast<std::size_t>(l3) / 4 : 0);
+  }();
+  return bytes >= threshold;
+#else
+  (void)bytes;
+  return false;
+#endif
+}
+
+// One element from s to d (E bytes; E = 0: `elem` bytes), streamed when `stream` (d and the
+// element size then multiples of 16, or 8-byte elements at 8).
+template <std::size_t E>
+inline void move_elem(Byte* d, const Byte* s, std::size_t elem, bool stream) {
+#if defined(__SSE2__)
+  if (stream) {
+    const std::size_t e = E ? E : elem;
+    if (e == 8) {
+      long long v;
+      std::memcpy(&v, s, 8);
+      _mm_stream_si64(reinterpret_cast<long long*>(d), v);
+      return;
+    }
+    for (std::size_t k = 0; k < e; k += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  std::memcpy(d, s, E ? E : elem);
+}
+
 // dst[j][i] = src[i][j] for i < rows, j < cols: elements of `elem` bytes, rows sld elements
 // apart in src and dld apart in dst. In tiles of about 1 KiB per row, so that both sides
 // of a tile stay in cache (a 16-byte element read along a column touches one cache line
@@ -41,8 +94,10 @@ void swap_blocks(Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std
 // swap's 64 KiB + 16 B rows stay direct, 128 against 156 buffered).
 template <std::size_t E>
 void transpose_tiles(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t sld, std::int64_t rows,
-                     std::int64_t cols, std::size_t elem) {
+                     std::int64_t cols, std::size_t elem, bool stream) {
   const std::size_t e = E ? E : elem;
+  const std::size_t need = e == 8 ? 8 : 16;  // a streamed element's alignment
+  stream = stream && (e == 8 || e % 16 == 0) && reinterpret_cast<std::uintptr_t>(dst) % need == 0;
   const std::int64_t tile = std::max<std::int64_t>(1, std::min<std::int64_t>(64, 1024 / static_cast<std::int64_t>(e)));
   const bool buffered = (static_cast<std::size_t>(sld) * e) % 4096 == 0 && rows > 1;
   thread_local std::vector<Byte> buffer;
@@ -59,33 +114,38 @@ void transpose_tiles(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t 
         for (std::int64_t j = j0; j < j1; ++j) {
           Byte* d = dst + static_cast<std::size_t>(j * dld + i0) * e;
           for (std::int64_t i = i0; i < i1; ++i)
-            std::memcpy(d + static_cast<std::size_t>(i - i0) * e, b + static_cast<std::size_t>((i - i0) * bl + (j - j0)) * e,
-                        E ? E : e);
+            move_elem<E>(d + static_cast<std::size_t>(i - i0) * e, b + static_cast<std::size_t>((i - i0) * bl + (j - j0)) * e,
+                         e, stream);
         }
         continue;
       }
       for (std::int64_t j = j0; j < j1; ++j) {
         Byte* d = dst + static_cast<std::size_t>(j * dld) * e;
         for (std::int64_t i = i0; i < i1; ++i)
-          std::memcpy(d + static_cast<std::size_t>(i) * e, src + static_cast<std::size_t>(i * sld + j) * e, E ? E : e);
+          move_elem<E>(d + static_cast<std::size_t>(i) * e, src + static_cast<std::size_t>(i * sld + j) * e, e, stream);
       }
     }
+#if defined(__SSE2__)
+  if (stream) _mm_sfence();  // the streamed stores reach memory before anything reads them
+#endif
 }
 
+// stream: non-temporal stores (stream_writes of the whole operation's bytes).
 void transpose(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t sld, std::int64_t rows, std::int64_t cols,
-               std::size_t elem) {
+               std::size_t elem, bool stream) {
   switch (elem) {  // the common element sizes as constants: memcpy becomes a move
-    case 4: return transpose_tiles<4>(dst, dld, src, sld, rows, cols, elem);
-    case 8: return transpose_tiles<8>(dst, dld, src, sld, rows, cols, elem);
-    case 16: return transpose_tiles<16>(dst, dld, src, sld, rows, cols, elem);
-    default: return transpose_tiles<0>(dst, dld, src, sld, rows, cols, elem);
+    case 4: return transpose_tiles<4>(dst, dld, src, sld, rows, cols, elem, false);
+    case 8: return transpose_tiles<8>(dst, dld, src, sld, rows, cols, elem, stream);
+    case 16: return transpose_tiles<16>(dst, dld, src, sld, rows, cols, elem, stream);
+    default: return transpose_tiles<0>(dst, dld, src, sld, rows, cols, elem, stream);
   }
 }
 
 // [A][rows][cols] -> [A][cols][rows] (elements of `elem` bytes).
 void transpose_each(Byte* dst, const Byte* src, std::int64_t A, std::int64_t rows, std::int64_t cols, std::size_t elem) {
   const std::size_t block = static_cast<std::size_t>(rows * cols) * elem;
-  for (std::int64_t a = 0; a < A; ++a) transpose(dst + a * block, rows, src + a * block, cols, rows, cols, elem);
+  const bool stream = stream_writes(block * static_cast<std::size_t>(A));
+  for (std::int64_t a = 0; a < A; ++a) transpose(dst + a * block, rows, src + a * block, cols, rows, cols, elem, stream);
 }
 
 // o = src * scale (a plain copy when the scale is 1; in place when o == src).
@@ -236,11 +296,12 @@ class Flight {
     Byte* dst = k == out_step_ ? out_.base : lane_array(at_) ? other(at_) : lane_.work[0].get();
     // The source is [A][rows][B][cols]: [A][P][B][Q] forward, [A][Q][B][P] backward.
     const std::int64_t rows = fwd_ ? b.n[p] : b.n[q], cols = fwd_ ? b.n[q] : b.n[p];
+    const bool stream = stream_writes(static_cast<std::size_t>(A * B * rows * cols) * e);
     for (std::int64_t a = 0; a < A; ++a)
       for (std::int64_t j = 0; j < B; ++j) {
         const std::size_t s = static_cast<std::size_t>((a * rows * B + j) * cols) * e;
         const std::size_t d = static_cast<std::size_t>((a * cols * B + j) * rows) * e;
-        transpose(dst + d, B * rows, at_ + s, B * cols, rows, cols, e);
+        transpose(dst + d, B * rows, at_ + s, B * cols, rows, cols, e, stream);
       }
     at_ = dst;
   }

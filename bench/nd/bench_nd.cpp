@@ -13,7 +13,10 @@
 //                 field, fields_in_flight 2; nd-batch-f1: the same one field at a time)
 //                 against fftw_mpi_plan_many_dft_r2c with howmany = batch (FFTW's layout holds
 //                 the batch innermost, [n][n][n][batch])
-//   --case 3d     an n^3 r2c transform over all axes: nd::Plan against nbfft::fft::Plan
+//   --case 3d     an n^3 r2c transform over all axes: nd::Plan (which runs on the 3-D plan:
+//                 nd, nd-transposed; and on its own steps, Options::use_3d_plan = false:
+//                 nd-own, nd-own-transposed) against nbfft::fft::Plan in its default
+//                 (transposed) and natural output orders
 //   --transport T the nd plans' exchanges (default blocking)
 //
 // Every contestant runs unnormalized (FFTW-MPI has no norm) with the same FFTW effort;
@@ -82,8 +85,9 @@ struct FftwFree {
 
 Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
                          const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2,
-                         nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural) {
+                         nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural, bool use_3d = true) {
   nbfft::nd::Options o;
+  o.use_3d_plan = use_3d;
   o.output_order = order;
   o.norm = nbfft::fft::Norm::None;
   o.effort = nbfft::fft::parse_effort(a.effort);
@@ -145,8 +149,9 @@ Contestant fftw_mpi_contestant(const Args& a, std::vector<ptrdiff_t> n, ptrdiff_
   return k;
 }
 
-Contestant plan3d_contestant(const Args& a) {
+Contestant plan3d_contestant(const Args& a, nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Transposed) {
   nbfft::fft::Options o;
+  o.output_order = order;
   o.norm = nbfft::fft::Norm::None;
   o.effort = nbfft::fft::parse_effort(a.effort);
   auto p = std::make_shared<nbfft::fft::Plan>(MPI_COMM_WORLD, std::array<std::int64_t, 3>{a.n, a.n, a.n}, o);
@@ -155,7 +160,11 @@ Contestant plan3d_contestant(const Args& a) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   fill(u->data(), u->size(), rank);
-  Contestant c{"fft::Plan", "the 3-D plan, default options but norm none", {}, {}};
+  const bool natural = order == nbfft::fft::OutputOrder::Natural;
+  Contestant c{natural ? "fft::Plan-natural" : "fft::Plan",
+               natural ? "the 3-D plan, default options but norm none, output_order natural"
+                       : "the 3-D plan, default options but norm none (output_order transposed)",
+               {}, {}};
   c.pair = [p, u, uh] {
     p->forward(u->data(), u->size(), uh->data(), uh->size());
     p->backward(uh->data(), uh->size(), u->data(), u->size());
@@ -194,8 +203,15 @@ int main(int argc, char** argv) {
       cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-f1", 0, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
     } else {
+      using nbfft::fft::OutputOrder;
       cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}));
+      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-transposed", std::nullopt, 2,
+                                 OutputOrder::Transposed));
+      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own", std::nullopt, 2, OutputOrder::Natural, false));
+      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own-transposed", std::nullopt, 2,
+                                 OutputOrder::Transposed, false));
       cs.push_back(plan3d_contestant(a));
+      cs.push_back(plan3d_contestant(a, OutputOrder::Natural));
     }
     for (auto& c : cs) c.pair();  // warm up
     for (int r = 0; r < a.rounds; ++r)

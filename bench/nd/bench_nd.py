@@ -8,13 +8,15 @@ the 3-D plan) in nbfft-bench-nd, and mpi4py-fft's PFFT on the same work.
 Each job of nbfft-bench-nd times its contestants interleaved round by round (a forward +
 backward pair each, unnormalized, the slowest rank's time); mpi4py-fft runs as its own job
 right after (PFFT with grid=(-1,), slabs on the first axis, normalize=False, FFTW_MEASURE).
-The jobs alternate `--jobs` times; the table gives each contestant's median and min/max over
+The jobs alternate `--jobs` times (with several `--build` folders, each build's job in turn, to
+compare builds); the table gives each contestant's median and min/max over
 every round, and nd's median over the best peer's.
 
 Cases (nbfft-bench-nd --case): 2d (n x n r2c; FFTW-MPI transposed out and in natural order),
 batch (`--batch` fields of n^3 as the 4-D array [batch][n][n][n], axes (1, 2, 3): nd with the
 ranks on the batch axis, nd-batch with it a batch axis (fields_in_flight 2, and -f1: 1);
-FFTW-MPI with howmany), 3d (n^3: nd against the 3-D nbfft::fft::Plan, no mpi4py-fft).
+FFTW-MPI with howmany), 3d (n^3: nd, which runs on the 3-D nbfft::fft::Plan, and nd-own,
+nd's own steps, each in both output orders, against fft::Plan in both; no mpi4py-fft).
 """
 import argparse
 import json
@@ -78,7 +80,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="timed pairs per job")
     ap.add_argument("--effort", default="measure")
     ap.add_argument("--transport", default="blocking", help="the nd plans' exchanges")
-    ap.add_argument("--build", default=os.path.join(ROOT, "build", "openmpi"))
+    ap.add_argument("--build", nargs="+", default=[os.path.join(ROOT, "build", "openmpi")],
+                    help="build folders (bin/nbfft-bench-nd in each); several: their jobs alternate and each "
+                         "contestant is named with its build's folder name (nd@base, nd@openmpi)")
     ap.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     ap.add_argument("--python", default=sys.executable, help="a Python with mpi4py_fft (skipped if it lacks it)")
     ap.add_argument("--timeout", type=float, default=600)
@@ -87,7 +91,7 @@ def main():
     if args.worker:
         return worker(args)
     mpirun = shlex.split(args.mpirun)
-    bench = os.path.join(args.build, "bin", "nbfft-bench-nd")
+    benches = [(os.path.basename(os.path.normpath(b)), os.path.join(b, "bin", "nbfft-bench-nd")) for b in args.build]
     have_m4 = args.case != "3d" and subprocess.run([args.python, "-c", "import mpi4py_fft"],
                                                      stderr=subprocess.DEVNULL).returncode == 0
     common = ["--case", args.case, "--n", str(args.n), "--batch", str(args.batch), "--rounds", str(args.rounds)]
@@ -97,8 +101,14 @@ def main():
     for p in args.ranks:
         times, notes = {}, {}
         for _ in range(args.jobs):
-            recs = results(mpirun + ["-n", str(p), bench] + common + ["--effort", args.effort, "--transport",
+            recs = []
+            for label, bench in benches:
+                rs = results(mpirun + ["-n", str(p), bench] + common + ["--effort", args.effort, "--transport",
                                                                       args.transport], args.timeout)
+                for r in rs:
+                    if len(benches) > 1:
+                        r["who"] += "@" + label
+                recs += rs
             if have_m4:
                 recs += results(mpirun + ["-n", str(p), args.python, os.path.abspath(__file__), "--worker"] + common,
                                 args.timeout)

@@ -318,6 +318,197 @@ TEST(NdPlan, SineCosineKinds) {
   }
 }
 
+// A 3-D array over all its axes runs on the 3-D nbfft::fft::Plan (Options::use_3d_plan):
+// the same boxes of every rank, grids, orders and counts as nd's own steps, results equal
+// to them to rounding, and the naive DFT through check() (which runs the 3-D plan).
+template <typename T>
+void same_as_own_steps(const Case& c, bool delegated) {
+  using C = std::complex<T>;
+  nbfft::nd::Options o;
+  o.kind = c.kind;
+  o.grid = c.grid;
+  o.transport = c.transport;
+  o.kinds = c.kinds;
+  o.norm = c.norm;
+  o.precision = c.single ? nbfft::fft::Precision::Single : nbfft::fft::Precision::Double;
+  o.output_order = c.order;
+  Plan a(MPI_COMM_WORLD, c.shape, c.axes, o);
+  o.use_3d_plan = false;
+  Plan b(MPI_COMM_WORLD, c.shape, c.axes, o);
+  SCOPED_TRACE(a.describe() + " | " + b.describe());
+  EXPECT_EQ(a.uses_3d_plan(), delegated);
+  EXPECT_FALSE(b.uses_3d_plan());
+  EXPECT_EQ(a.describe().find("the 3-D plan") != std::string::npos, delegated);
+  EXPECT_EQ(a.grid(), b.grid());
+  EXPECT_EQ(a.out_grid(), b.out_grid());
+  EXPECT_EQ(a.out_order(), b.out_order());
+  EXPECT_EQ(a.out_shape(), b.out_shape());
+  EXPECT_EQ(a.exchanges(), b.exchanges());
+  EXPECT_EQ(a.in_count(), b.in_count());
+  EXPECT_EQ(a.out_count(), b.out_count());
+  for (int r = 0; r < world_size(); ++r) {
+    EXPECT_EQ(a.in_box_of_rank(r), b.in_box_of_rank(r)) << "rank " << r;
+    EXPECT_EQ(a.out_box_of_rank(r), b.out_box_of_rank(r)) << "rank " << r;
+    EXPECT_EQ(a.out_box_of_rank(r).order, b.out_box_of_rank(r).order) << "rank " << r;
+  }
+  EXPECT_EQ(a.in_box(), b.in_box());
+  EXPECT_EQ(a.out_box(), b.out_box());
+  const bool real_in = c.kind == Kind::R2C, real_out = a.real_spectrum();
+  const auto at = [&](std::size_t i) { return static_cast<std::uint64_t>(i) + 1000 * std::uint64_t(world_rank()); };
+  // Forward and backward through both plans; the largest difference relative to the largest value.
+  const auto diff = [](const auto& x, const auto& y) {
+    double d = 0, s = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      d = std::max(d, double(std::abs(x[i] - y[i])));
+      s = std::max(s, double(std::abs(y[i])));
+    }
+    return d / std::max(1.0, s);
+  };
+  const double tol = c.single ? 2e-5 : 1e-12;
+  if (real_in) {
+    std::vector<T> u(a.in_count()), va(a.in_count()), vb(a.in_count());
+    for (std::size_t i = 0; i < u.size(); ++i) u[i] = T(random_value(5, at(i)));
+    if (real_out) {
+      std::vector<T> ua(a.out_count()), ub(a.out_count());
+      fwd(a, u, ua);
+      fwd(b, u, ub);
+      EXPECT_LT(diff(ua, ub), tol) << "forward";
+      bwd(a, ua, va);
+      bwd(b, ub, vb);
+    } else {
+      std::vector<C> ua(a.out_count()), ub(a.out_count());
+      fwd(a, u, ua);
+      fwd(b, u, ub);
+      EXPECT_LT(diff(ua, ub), tol) << "forward";
+      bwd(a, ua, va);
+      bwd(b, ub, vb);
+    }
+    EXPECT_LT(diff(va, vb), tol) << "backward";
+    if (c.norm != nbfft::fft::Norm::None) {
+      EXPECT_LT(diff(va, u), tol) << "round trip";
+    }
+  } else {
+    std::vector<C> u(a.in_count()), va(a.in_count()), vb(a.in_count()), ua(a.out_count()), ub(a.out_count());
+    for (std::size_t i = 0; i < u.size(); ++i) u[i] = C(T(random_value(5, at(i))), T(random_value(6, at(i))));
+    fwd(a, u, ua);
+    fwd(b, u, ub);
+    EXPECT_LT(diff(ua, ub), tol) << "forward";
+    bwd(a, ua, va);
+    bwd(b, ub, vb);
+    EXPECT_LT(diff(va, vb), tol) << "backward";
+  }
+}
+
+void check_3d(Case c, bool delegated = true) {
+  check(c);  // against the naive DFT, both output orders
+  for (auto order : {nbfft::fft::OutputOrder::Natural, nbfft::fft::OutputOrder::Transposed}) {
+    c.order = order;
+    SCOPED_TRACE(label(c));
+    if (c.single)
+      same_as_own_steps<float>(c, delegated);
+    else
+      same_as_own_steps<double>(c, delegated);
+  }
+}
+
+TEST(NdPlan, ThreeDOverAllAxesRunsOnThe3DPlan) {
+  using K = AxisKind;
+  const int P = world_size();
+  for (const char* t : {"blocking", kNonBlocking}) {
+    check_3d({{5, 6, 7}, {0, 1, 2}, Kind::R2C, {}, t});
+    check_3d({{5, 6, 7}, {-3, -2, -1}, Kind::C2C, {}, t});
+    check_3d({{3, 8, 6}, {0, 1, 2}, Kind::R2C, {}, t});  // at 4 ranks: ranks on y (the 3-D plan's 4x1)
+  }
+  check_3d({{7, 5, 4}, {1, 0, 2}, Kind::R2C, {P, 1, 1}});  // axes in another order, the r2c axis still the last
+  if (P == 4) {  // pencils: two exchanges
+    check_3d({{5, 6, 7}, {0, 1, 2}, Kind::R2C, {2, 2, 1}});
+    check_3d({{6, 5, 7}, {0, 1, 2}, Kind::C2C, {2, 2, 1}, kNonBlocking});
+  }
+  Case c{{5, 4, 6}, {0, 1, 2}, Kind::R2C, {}};
+  c.single = true;
+  check_3d(c);
+  c.kind = Kind::C2C;
+  check_3d(c);
+  // Kinds: sine/cosine on z and y, x periodic (halved); every axis r2r (a real spectrum);
+  // c2c with an r2r x. Norms.
+  c = {{5, 6, 8}, {0, 1, 2}, Kind::R2C, {}};
+  c.kinds = {K::Dst1, K::Dct2, K::Periodic};
+  for (auto n : {nbfft::fft::Norm::Backward, nbfft::fft::Norm::Ortho, nbfft::fft::Norm::None}) {
+    c.norm = n;
+    check_3d(c);
+  }
+  c.norm = nbfft::fft::Norm::Forward;
+  c.kinds = {K::Dct1, K::Dst3, K::Dct4};
+  check_3d(c);
+  c = {{6, 5, 7}, {0, 1, 2}, Kind::C2C, {}};
+  c.kinds = {K::Periodic, K::Dct3, K::Dst2};
+  check_3d(c);
+  // Kept on nd's own steps: the r2c axis not the last, the last axis split at the input,
+  // a set grid whose spectrum is not the 3-D plan's pencil.
+  check_3d({{6, 5, 7}, {2, 1, 0}, Kind::R2C, {}}, false);
+  if (P > 1) check_3d({{6, 5, 8}, {0, 1, 2}, Kind::C2C, {1, 1, P}}, false);
+  // Ranks set on y alone: nd's exchange then moves them onto z, whose spectrum the 3-D plan
+  // keeps whole (its y-slabs move them onto x).
+  if (P > 1) check_3d({{5, 6, 7}, {0, 1, 2}, Kind::R2C, {1, P, 1}}, false);
+  c = {{5, 6, 8}, {0, 1, 2}, Kind::R2C, {}};
+  c.kinds = {K::Periodic, K::Periodic, K::Dst2};  // halves axis 1
+  check_3d(c, false);
+}
+
+// The calls the 3-D plan refuses but nd's allow: an output overlapping the input, fields
+// sharing an input; misaligned arrays; several fields and split phase, equal to one-field calls.
+TEST(NdPlan, ThreeDCallsOnThe3DPlan) {
+  Plan p(MPI_COMM_WORLD, {5, 6, 7}, {0, 1, 2});
+  ASSERT_TRUE(p.uses_3d_plan()) << p.describe();
+  const std::size_t ni = p.in_count(), no = p.out_count();
+  std::vector<double> u(ni + 1), v(ni + 1, 0.0);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = random_value(3, i + 100 * std::uint64_t(world_rank()));
+  std::vector<cplx> uh(no), uh1(no + 1);
+  p.forward(u.data(), ni, uh.data(), no);
+  for (int off : {0, 1}) {  // one element off an aligned start
+    p.forward(u.data() + off, ni, uh1.data() + off, no);
+    p.backward(uh1.data() + off, no, v.data() + off, ni);
+    double e = 0;
+    for (std::size_t i = 0; i < ni; ++i) e = std::max(e, std::abs(v[i + off] - u[i + off]));
+    EXPECT_LT(e, 1e-12) << "offset " << off;
+  }
+  // In place: the spectrum written over the input (one array of the larger size).
+  std::vector<cplx> w(std::max(no, (ni + 1) / 2 + 1));
+  auto* wr = reinterpret_cast<double*>(w.data());
+  std::copy(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(ni), wr);
+  p.forward(wr, ni, w.data(), no);
+  EXPECT_TRUE(std::equal(uh.begin(), uh.end(), w.begin())) << "in place forward";
+  p.backward(w.data(), no, wr, ni);
+  double e = 0;
+  for (std::size_t i = 0; i < ni; ++i) e = std::max(e, std::abs(wr[i] - u[i]));
+  EXPECT_LT(e, 1e-12) << "in place backward";
+  // Two fields from one input; split phase.
+  std::vector<cplx> a(no), b(no);
+  p.forward_many(std::vector<const double*>{u.data(), u.data()}, ni, std::vector<cplx*>{a.data(), b.data()}, no);
+  EXPECT_EQ(a, uh);
+  EXPECT_EQ(b, uh);
+  std::fill(a.begin(), a.end(), cplx(0));
+  auto pend = p.forward_start(u.data(), ni, a.data(), no);
+  EXPECT_TRUE(pend.active());
+  pend.test();
+  pend.wait();
+  EXPECT_FALSE(pend.active());
+  EXPECT_EQ(a, uh);
+  std::vector<double> back(ni);
+  {
+    auto pb = p.backward_start(uh.data(), no, back.data(), ni);  // completed by its destructor
+  }
+  e = 0;
+  for (std::size_t i = 0; i < ni; ++i) e = std::max(e, std::abs(back[i] - u[i]));
+  EXPECT_LT(e, 1e-12) << "split-phase backward";
+  // The errors are nd's own, as before.
+  std::vector<cplx> short_out(world_rank() == 0 && no > 0 ? no - 1 : no);
+  expect_error([&] { p.forward(u.data(), ni, short_out.data(), short_out.size()); },
+               nbfft::ErrorCode::InvalidArgument, "output array");
+  expect_error([&] { p.forward(reinterpret_cast<cplx*>(uh.data()), 0, uh.data(), uh.size()); },
+               nbfft::ErrorCode::InvalidArgument, "c2c arrays on a r2c plan");
+}
+
 TEST(NdPlan, Errors) {
   using nbfft::ErrorCode;
   const int p = world_size();

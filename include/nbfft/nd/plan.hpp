@@ -107,6 +107,14 @@ struct Options {
   // theirs. It is the faster order when the last exchange or the last FFT is between those
   // two axes: the last FFT then runs along a faster axis. out_box().order says which.
   fft::OutputOrder output_order = fft::OutputOrder::Natural;
+  // A 3-D array transformed along all three axes runs on the 3-D nbfft::fft::Plan (its
+  // exchanges fused with its FFT stages) whenever that plan can hold exactly this plan's
+  // boxes, grid, kinds and output order: no batch axis, the input's last axis whole on
+  // every rank, real input halved along the last axis (or every axis r2r), the spectrum's
+  // boxes those of the 3-D plan's pencils (docs/nd.md "3-D plans over all axes"). Boxes,
+  // results, errors and the calls are the same either way; describe() says which runs.
+  // false keeps nd's own steps (for comparison: benchmarks and tests).
+  bool use_3d_plan = true;
 };
 
 class Plan {
@@ -228,6 +236,8 @@ class Plan {
   std::int64_t batch() const;             // fields in one array: the batch axis's extent, or 1
   int fields_in_flight() const;           // as given
   std::size_t workspace_bytes() const;    // the plan's work arrays (exchange buffers not counted)
+  // Whether the transforms run on the 3-D nbfft::fft::Plan (Options::use_3d_plan).
+  bool uses_3d_plan() const;
 
   // "nd r2c (6, 5, 8) axes (0, 2) grid 1x2x1 -> 1x2x1, 0 exchanges: fft(2,0)"; single
   // precision and r2r kinds are named ("nd r2c single ... kinds (periodic, dst2) ...")
