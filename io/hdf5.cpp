@@ -482,9 +482,9 @@ std::int64_t stage_bytes() {
 
 // How many collective transfers a box takes: 1 in the file's order, else the most pieces
 // any rank needs (every rank makes the same number of collective calls; collective).
-std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm, bool writing) {
+std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
   std::int64_t mine = 1;
-  if ((writing || !natural_order(b)) && !b.empty()) {
+  if (!natural_order(b) && !b.empty()) {
     const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(es);
     const std::int64_t per = std::max<std::int64_t>(1, stage_bytes() / plane);
     mine = (b.n[2] + per - 1) / per;
@@ -558,19 +558,7 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     } else {
       sum = part_checksum(l, 0, b.n[2], dtype, p);
     }
-    // In `pieces` collective writes of whole z planes, as a staged box goes: ranks writing
-    // whole 64 MiB boxes into one file at once each held its lock for the whole system call
-    // and the kernel spent several times the system time (io/background.cpp's kPieceBytes).
-    herr_t rc = 0;
-    const std::size_t plane = std::size_t(b.n[0] * b.n[1]) * es;
-    for (std::int64_t k = 0; k < pieces; ++k) {  // every piece, failed or not: each is collective
-      const fft::Range zr = fft::split(b.n[2], pieces, k);
-      Id piece_mem;
-      select_part(b, zr.lo, zr.n, filespace, piece_mem);
-      char* at = zr.n > 0 ? static_cast<char*>(p) + std::size_t(zr.lo) * plane : static_cast<char*>(p);
-      const herr_t r = H5Dwrite(dset, mtype, piece_mem, filespace, dxpl, at);
-      if (rc >= 0) rc = r;
-    }
+    const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
     if (hasher.joinable()) hasher.join();
     check(rc, what);
     return sum;
@@ -717,7 +705,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   Id group;
   Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
-  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm, true);
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   std::uint64_t mine = 0;
   try {
     mine = agree(m.comm, [&] {
@@ -934,7 +922,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
     verify = detail::stored_checksum(ds, where, "H5File::read", stored, sum_method);
     return ds;
   });
-  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm, false);
+  const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   const std::uint64_t mine =
       agree(m.comm, [&] { return move_box(dset, l, dtype, data, false, pieces, "H5File::read: reading " + where, sum_method); });
   if (verify) detail::verify_checksum(m.comm, mine, stored, where, "H5File::read");

@@ -72,9 +72,8 @@ void bwd(const Plan& p, const std::vector<In>& in, std::vector<Out>& out) {
 
 // Forward against the naive transform, backward back to the input (double: both to 1e-12;
 // single: 2e-5 relative to the largest value).
-template <typename T>
-void check_typed(const Case& c) {
-  using C = std::complex<T>;
+// The plan options a case asks for.
+nbfft::nd::Options options_of(const Case& c) {
   nbfft::nd::Options o;
   o.kind = c.kind;
   o.grid = c.grid;
@@ -84,7 +83,13 @@ void check_typed(const Case& c) {
   o.norm = c.norm;
   o.precision = c.single ? nbfft::fft::Precision::Single : nbfft::fft::Precision::Double;
   o.output_order = c.order;
-  Plan p(MPI_COMM_WORLD, c.shape, c.axes, o);
+  return o;
+}
+
+template <typename T>
+void check_typed(const Case& c) {
+  using C = std::complex<T>;
+  Plan p(MPI_COMM_WORLD, c.shape, c.axes, options_of(c));
   SCOPED_TRACE(p.describe());
   // The spectrum's memory order: natural, or the two slowest transformed axes traded.
   std::vector<int> natural(c.shape.size());
@@ -324,14 +329,7 @@ TEST(NdPlan, SineCosineKinds) {
 template <typename T>
 void same_as_own_steps(const Case& c, bool delegated) {
   using C = std::complex<T>;
-  nbfft::nd::Options o;
-  o.kind = c.kind;
-  o.grid = c.grid;
-  o.transport = c.transport;
-  o.kinds = c.kinds;
-  o.norm = c.norm;
-  o.precision = c.single ? nbfft::fft::Precision::Single : nbfft::fft::Precision::Double;
-  o.output_order = c.order;
+  nbfft::nd::Options o = options_of(c);
   Plan a(MPI_COMM_WORLD, c.shape, c.axes, o);
   o.use_3d_plan = false;
   Plan b(MPI_COMM_WORLD, c.shape, c.axes, o);
