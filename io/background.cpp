@@ -487,7 +487,7 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
     });
   }
   } catch (...) {
-    if (j->reqs.empty()) release(*bg, *j);  // nothing pending on its buffer or handle
+    if (j->reqs.empty() && j->naios == 0) release(*bg, *j);  // nothing pending on its buffer or handle
     throw;
   }
   bg->unwaited.push_back(j);
