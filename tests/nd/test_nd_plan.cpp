@@ -117,12 +117,17 @@ void check_typed(const Case& c) {
   });
   std::vector<C> uh(real_out ? 0 : p.out_count());
   std::vector<T> uhr(real_out ? p.out_count() : 0);
+  const std::vector<C> u0 = u;
+  const std::vector<T> ur0 = ur;
   if (real_out)
     fwd(p, ur, uhr);
   else if (real_in)
     fwd(p, ur, uh);
   else
     fwd(p, u, uh);
+  EXPECT_TRUE(u == u0 && ur == ur0) << "forward changed its input";
+  const std::vector<C> uh0 = uh;
+  const std::vector<T> uhr0 = uhr;
 
   // The reference: the full transform, cut to the spectrum's shape (the halved axis keeps n/2+1).
   std::vector<cplx> full = dft(c.shape, gather(c.shape, p.in_box(), ud), p.axes(), c.kinds);
@@ -161,6 +166,7 @@ void check_typed(const Case& c) {
     for (std::size_t i = 0; i < v.size(); ++i) back = std::max(back, std::abs(cplx(v[i]) - bs * cplx(u[i])) / bs);
   }
   EXPECT_LT(back, tol) << "backward";
+  EXPECT_TRUE(uh == uh0 && uhr == uhr0) << "backward changed its input";
 }
 
 // Arrays that FFTW's alignment rules keep from being used directly (one element off an
