@@ -82,7 +82,7 @@ void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int
   });
   *plan = nullptr;
   nbfft::nd::Plan p(comm, s, a, o);
-  o.grid = p.grid();  // what was made, for nbfft_nd_plan_options
+  o = p.options();  // what was made (the grid, the tuner's choice), for nbfft_nd_plan_options
   MPI_Comm dup = MPI_COMM_NULL;
   nbfft::check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
   *plan = nbfft::capi::add_handle<nbfft_nd_plan>(

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <climits>
 #include <cstdlib>
 #include <functional>
+#include <sstream>
 
 namespace nbfft::nd {
 
@@ -123,6 +125,29 @@ const std::vector<Row>& rows() {
          o.fields_in_flight = static_cast<int>(n);
        },
        [](const Options& o) { return std::to_string(o.fields_in_flight); }},
+      {"tune", "none, quick, thorough or exhaustive",
+       [](Options& o, const std::string& v) { o.tune = fft::parse_tune_effort(lower(v)); },
+       [](const Options& o) { return std::string(fft::name(o.tune)); }},
+      {"tune_budget", "seconds > 0",
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         const double s = v.empty() ? 0 : std::strtod(v.c_str(), &end);
+         if (!(s > 0) || !std::isfinite(s) || *end != '\0') throw Error("");
+         o.tune_budget = s;
+       },
+       [](const Options& o) {
+         std::ostringstream os;
+         os << o.tune_budget;
+         return os.str();
+       }},
+      {"tune_fields", "a count from 1 to 64",
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
+         if (n < 1 || n > 64 || *end != '\0') throw Error("");
+         o.tune_fields = static_cast<int>(n);
+       },
+       [](const Options& o) { return std::to_string(o.tune_fields); }},
       {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
        [](Options& o, const std::string& v) {
          coll::Transport::parse(v);  // validates; the plan keeps the words it was given

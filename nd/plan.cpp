@@ -2,6 +2,7 @@
 // axes and nbfft::fft::Pencils transposes over one grid dimension's ranks per exchange. This
 // file makes the plan and checks the calls; nd/run.cpp runs the transforms.
 #include "nbfft/nd/plan.hpp"
+#include "nbfft/nd/tune.hpp"
 
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/transport.hpp"
@@ -393,10 +394,16 @@ std::string split_batch(const std::vector<std::int64_t>& shape, const std::vecto
 
 }  // namespace
 
-Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int> user_axes, const Options& options)
+Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int> user_axes, const Options& asked)
     : impl_(std::make_unique<Impl>()) {
   check_mpi_running("nd::Plan");
   Impl& m = *impl_;
+  // Tuning first (nbfft/nd/tune.hpp): the plan is then made with the tuner's choice. The
+  // ranks agree on whether to tune before any of them starts.
+  check_same(comm, "nd plan", {{"tune", fft::name(asked.tune)}});
+  if (asked.tune != fft::TuneEffort::None)
+    m.report = std::make_shared<const TuneReport>(tune(comm, user_shape, user_axes, asked));
+  const Options& options = m.report ? m.report->chosen : asked;
   check_mpi(MPI_Comm_dup(comm, &m.comm), "MPI_Comm_dup");
   MPI_Comm_rank(m.comm, &m.rank);
   MPI_Comm_size(m.comm, &m.size);
@@ -486,6 +493,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   m.nbatch = m.batch_axis >= 0 ? user_shape[static_cast<std::size_t>(m.batch_axis)] : 1;
   m.out_grid = m.sch.grid(m.sch.stage.size() - 1);
   m.user_grid = m.with_batch(m.grid, 1);
+  m.made = options;
+  m.made.grid = m.user_grid;
   m.user_out_grid = m.with_batch(m.out_grid, 1);
   m.in_flight = options.fields_in_flight;
   m.coords = detail::coords_of(m.sch.ranks, m.rank);
@@ -621,6 +630,8 @@ std::size_t Plan::workspace_bytes() const {
   return 2 * impl_->work_bytes + (impl_->halving() ? impl_->real_bytes : 0);
 }
 bool Plan::uses_3d_plan() const { return static_cast<bool>(impl_->p3); }
+const Options& Plan::options() const { return impl_->made; }
+const TuneReport* Plan::tune_report() const { return impl_->report.get(); }
 
 std::string Plan::describe() const {
   const Impl& m = *impl_;

@@ -4,6 +4,7 @@
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/transpose.hpp"
 #include "nbfft/nd/plan.hpp"
+#include "nbfft/nd/tune.hpp"
 #include "fft/fftw_api.hpp"
 #include "nd/schedule.hpp"
 
@@ -96,6 +97,8 @@ struct Plan::Impl {
   int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
   int swapped[2] = {-1, -1};             // the axes a transposed output order trades (p < q); -1: natural
   Options opt;
+  Options made;  // opt with the grid as made: options()
+  std::shared_ptr<const TuneReport> report;  // the tuner's, when the plan was tuned
   detail::Schedule sch;
   std::vector<int> coords;
   std::vector<Box> box;  // this rank's box of a field at each stage

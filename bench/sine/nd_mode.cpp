@@ -6,6 +6,7 @@
 #include "nbfft/fft/wisdom.hpp"
 #include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
+#include "nbfft/nd/tune.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -23,8 +24,7 @@ namespace {
 // Options of the 3-D runs that an N-D run has no use for: an error naming them, not a
 // silently ignored word.
 const char* const kThreeDOnly[] = {"grid",     "row-transport", "progress-chunks", "chunk-planes",
-                                   "workspace", "baseline",     "autotune",        "autotune-budget",
-                                   "autotune-wisdom", "autotune-log", "seed-run"};
+                                   "workspace", "baseline",     "autotune-wisdom", "autotune-log", "seed-run"};
 // nd::Options keys taken as --KEY VALUE ('-' for '_'); the rest are nbfft-sine's own words.
 const char* const kNdKeys[] = {"kinds", "batch-axis", "fields-in-flight", "output-order"};
 
@@ -107,6 +107,7 @@ class Run {
   virtual double spectrum_error() const = 0;  // < 0: not checked (r2r kinds)
   virtual double roundtrip_error() const = 0;
   virtual std::string describe() const = 0;
+  virtual std::string tune_report() const = 0;  // "" when the plan was not tuned
 };
 
 // One transport's plan and arrays; In / Out the forward's element types.
@@ -165,6 +166,12 @@ class NdRun final : public Run {
     return e;
   }
   std::string describe() const override { return plan_.describe(); }
+  std::string tune_report() const override {
+    if (!plan_.tune_report()) return "";
+    std::ostringstream os;
+    os << *plan_.tune_report();
+    return os.str();
+  }
 
  private:
   nd::Plan plan_;
@@ -212,7 +219,7 @@ NdArgs parse_nd_args(const bench::Args& args) {
       throw Error(std::string("--") + w + ": an option of the 3-D runs, which an N-D run (--shape) does not take (--help: \"N-D runs\")");
   std::vector<std::string> known = {"shape", "axes",   "precision", "transform", "transport", "proc-grid",
                                     "fields", "iters", "warmup",    "effort",    "wisdom",    "json",
-                                    "sequential", "flush-subnormals", "help"};
+                                    "sequential", "flush-subnormals", "autotune", "autotune-budget", "help"};
   for (const char* k : kNdKeys) known.push_back(k);
   args.allow_only(known);
   NdArgs a;
@@ -239,6 +246,15 @@ NdArgs parse_nd_args(const bench::Args& args) {
   a.json = args.get("json", "");
   for (const char* k : kNdKeys)
     if (args.has(k)) a.extra.emplace_back(key_of(k), args.get(k, ""));
+  if (args.has("autotune")) {
+    const std::vector<std::string> efforts = args.get_list("autotune", "quick");
+    if (efforts.size() != 1 || fft::parse_tune_effort(efforts[0]) == fft::TuneEffort::None)
+      throw Error("--autotune: one effort (quick, thorough or exhaustive) for an N-D run");
+    a.tune = efforts[0];
+  } else if (args.has("autotune-budget")) {
+    throw Error("--autotune-budget: give --autotune too");
+  }
+  a.tune_budget = args.get_double("autotune-budget", 20, 0.001, 1e6);
   // Every word checked now, on every rank alike (the plan would name them too, later).
   nd::Options check;
   for (const auto& t : a.transports) check = options_of(a, t);
@@ -251,10 +267,20 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
   MPI_Comm_size(comm, &size);
   if (!a.wisdom.empty()) fft::load_wisdom(comm, a.wisdom);
   std::vector<std::unique_ptr<Run>> runs;
+  std::vector<std::string> labels = a.transports;  // each run's name in the table
   for (const auto& t : a.transports) {
     const nd::Options o = options_of(a, t);
     runs.push_back(a.precision == fft::Precision::Single ? make_run_t<float>(comm, a, o)
                                                          : make_run_t<double>(comm, a, o));
+  }
+  if (!a.tune.empty()) {  // the tuner's plan, from the first transport's options
+    nd::Options o = options_of(a, a.transports.front());
+    nd::set_option(o, "tune", a.tune);
+    o.tune_budget = a.tune_budget;
+    o.tune_fields = a.fields;
+    runs.push_back(a.precision == fft::Precision::Single ? make_run_t<float>(comm, a, o)
+                                                         : make_run_t<double>(comm, a, o));
+    labels.push_back("tuned:" + a.tune);
   }
   if (!a.wisdom.empty()) fft::save_wisdom(comm, a.wisdom);
 
@@ -312,7 +338,9 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
                 a.sequential ? "runs one after another" : "runs interleaved",
                 a.flush_subnormals ? ", subnormals flushed" : "");
     for (std::size_t r = 0; r < runs.size(); ++r)
-      std::printf("  [%zu] %-22s %s\n", r + 1, a.transports[r].c_str(), described[r].c_str());
+      std::printf("  [%zu] %-22s %s\n", r + 1, labels[r].c_str(), described[r].c_str());
+    for (const auto& run : runs)
+      if (!run->tune_report().empty()) std::printf("\n%s", run->tune_report().c_str());
     std::printf("\nrun  transport              median ms    min ms   GFlop/s   spectrum error   round-trip error\n");
     std::vector<bench::Summary> sum;
     for (const auto& t : times) sum.push_back(bench::summarize(t));
@@ -323,7 +351,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
       if (s.median < sum[best].median) best = r;
       char se[32] = "-";
       if (spec[r] >= 0) std::snprintf(se, sizeof se, "%.2e", spec[r]);
-      std::printf("%-4zu %-22s %10.2f %9.2f %9.2f   %14s   %16.2e\n", r + 1, a.transports[r].c_str(), s.median * 1e3,
+      std::printf("%-4zu %-22s %10.2f %9.2f %9.2f   %14s   %16.2e\n", r + 1, labels[r].c_str(), s.median * 1e3,
                   s.min * 1e3, flops / s.median * 1e-9, se, trip[r]);
       bench::JsonRecord j;
       j.add_raw("shape", "[" + join(a.shape, ", ") + "]")
@@ -331,7 +359,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
           .add("ranks", size)
           .add("precision", fft::name(a.precision))
           .add("transform", fft::name(a.transform))
-          .add("transport", a.transports[r])
+          .add("transport", labels[r])
           .add("fields", a.fields)
           .add("iters", a.iters)
           .add("time_s", s.median)
@@ -351,7 +379,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
     std::printf("\nsummary: %s: the fastest run is %s (%.2f ms median); spectra against the analytic one%s and round "
                 "trips against the field, max error %.1e (limit %.0e).\n",
                 verdict.c_str(),
-                a.transports[best].c_str(), sum[best].median * 1e3,
+                labels[best].c_str(), sum[best].median * 1e3,
                 std::all_of(spec.begin(), spec.end(), [](double e) { return e >= 0; }) ? "" : " (not with r2r kinds)",
                 worst, limit);
     if (!a.json.empty()) bench::write_json(a.json, records);

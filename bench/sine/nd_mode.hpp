@@ -35,6 +35,10 @@ struct NdArgs {
   bool sequential = false, flush_subnormals = false, help = false;
   // nd::Options keys given as --KEY VALUE (kinds, batch-axis, fields-in-flight, output-order).
   std::vector<std::pair<std::string, std::string>> extra;
+  // --autotune EFFORT [--autotune-budget S]: one more run, the plan the nd tuner picks
+  // (nbfft/nd/tune.hpp) from the first transport's options; "" = none.
+  std::string tune;
+  double tune_budget = 20;
 
   bool needs_thread_multiple() const;
 };

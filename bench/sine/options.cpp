@@ -97,8 +97,11 @@ against the analytic one (not with r2r kinds) and its round trip against the fie
   --kinds K,... --batch-axis A --fields-in-flight K --output-order natural|transposed
                            nd::Options keys (docs/nd.md); --precision, --transform,
                            --transport, --fields, --iters, --warmup, --effort, --wisdom,
-                           --sequential, --flush-subnormals and --json as above. The 3-D
-                           runs' other options (--grid, --baseline, --autotune, ...) are
+                           --sequential, --flush-subnormals and --json as above;
+                           --autotune EFFORT [--autotune-budget S]: one more run, the plan
+                           the N-D tuner picks (grid, transport, fields in flight) from the
+                           first transport's options, its report printed. The 3-D runs'
+                           other options (--grid, --baseline, --autotune-wisdom, ...) are
                            errors here.
   e.g. mpirun -n 4 nbfft-sine --shape 512,384 --transport blocking,thread
        mpirun -n 3 nbfft-sine --shape 24,20,6,18 --axes 0,1,3 --transform c2c

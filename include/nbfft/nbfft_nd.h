@@ -73,7 +73,8 @@ nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
  * when every listed axis has a sine/cosine kind) and the bytes of one real (8 double, 4
  * single); any pointer may be NULL. As nbfft_plan_elements. Local. */
 nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes);
-/* The options as made ("kind=r2c norm=backward ... grid=1x2x1 ...", the grid as chosen) and
+/* The options as made ("kind=r2c norm=backward ... grid=1x2x1 ...", the grid as chosen; with
+ * "tune=quick" among the options, the tuner's grid, transport and fields_in_flight) and
  * the plan's description (grids and steps), NUL-terminated and cut to size bytes; *needed
  * (may be NULL) = full length + 1. Local. */
 nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed);

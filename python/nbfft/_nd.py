@@ -27,6 +27,7 @@ _KINDS = ("periodic", "dct1", "dct2", "dct3", "dct4", "dst1", "dst2", "dst3", "d
 # Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
 _R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
 _EFFORTS = {"estimate": 0, "measure": 1, "patient": 2, "exhaustive": 3}
+_TUNES = ("none", "quick", "thorough", "exhaustive")
 _Problem = Optional[Tuple[Type[Error], str]]
 
 
@@ -145,6 +146,16 @@ class NdPlan:
         FFTW-MPI's transposed out), which saves the transform a strided pass. The block then
         has its axes in ``out_order``: ``U == rfftn(G, axes)[out_slices].transpose(out_order)``;
         ``gather`` / ``scatter`` with ``space='output'`` and ``wavenumbers`` follow it.
+    tune : str
+        'none', or 'quick' / 'thorough' / 'exhaustive': time candidate grids, transports and
+        fields in flight on these ranks for up to ``tune_budget`` seconds and keep the fastest
+        (``grid``, ``transport`` and ``fields_in_flight`` are then the first candidate;
+        ``tune_report`` says what was tried). A second plan with the same arguments in this
+        process reuses the choice at once.
+    tune_budget : float
+        Seconds the tuner may spend (> 0).
+    tune_fields : int
+        Fields per call the application makes (``forward_many`` of that many; 1 to 64).
 
     Raises
     ------
@@ -168,7 +179,8 @@ class NdPlan:
                  dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
                  transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
                  fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
-                 output_order: str = "natural") -> None:
+                 output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
+                 tune_fields: int = 1) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -230,10 +242,25 @@ class NdPlan:
                     what, word, " or None" if word == "batch_axis" else "", v)
         if problem is None and fields_in_flight is None:
             problem = ArgumentTypeError, "{}: fields_in_flight must be an int, got None".format(what)
+        if problem is None and (not isinstance(tune, str) or tune.lower() not in _TUNES):
+            problem = InvalidArgument, "{}: tune must be one of {}, got {!r}".format(what, ", ".join(_TUNES), tune)
+        if problem is None and (isinstance(tune_budget, (bool, np.bool_)) or
+                                not isinstance(tune_budget, (int, float, np.integer, np.floating))):
+            problem = ArgumentTypeError, "{}: tune_budget must be a number of seconds, got {!r}".format(
+                what, tune_budget)
+        if problem is None and not (np.isfinite(tune_budget) and tune_budget > 0):
+            problem = InvalidArgument, "{}: tune_budget must be > 0 seconds, got {!r}".format(what, tune_budget)
+        if problem is None and (isinstance(tune_fields, (bool, np.bool_)) or
+                                not isinstance(tune_fields, (int, np.integer))):
+            problem = ArgumentTypeError, "{}: tune_fields must be an int, got {!r}".format(what, tune_fields)
+        if problem is None and not 1 <= tune_fields <= 64:
+            problem = InvalidArgument, "{}: tune_fields must be in [1, 64], got {!r}".format(what, tune_fields)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
                                transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
-                               precision, ",".join(kk), output_order.lower())
+                               precision, ",".join(kk), output_order.lower(),
+                               "tune={} tune_budget={!r} tune_fields={}".format(
+                                   tune.lower(), float(tune_budget), int(tune_fields)))
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
@@ -310,8 +337,19 @@ class NdPlan:
 
     @property
     def fields_in_flight(self) -> int:
-        """Fields whose exchanges travel at once (as given)."""
+        """Fields whose exchanges travel at once (as given, or the tuner's choice)."""
         return int(self._get().fields_in_flight)
+
+    @property
+    def transport(self) -> str:
+        """The exchanges' transport (as given, or the tuner's choice)."""
+        return str(self._get().transport)
+
+    @property
+    def tune_report(self) -> Optional[str]:
+        """What the tuner tried and chose, one line per trial; None when not tuned."""
+        r = self._get().tune_report
+        return None if r is None else str(r)
 
     @property
     def out_order(self) -> Tuple[int, ...]:

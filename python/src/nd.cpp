@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include "nbfft/nd/options_text.hpp"
+#include "nbfft/nd/tune.hpp"
 #include "nbfft/nd/plan.hpp"
 
 #include <nanobind/ndarray.h>
@@ -14,6 +15,7 @@
 
 #include <complex>
 #include <memory>
+#include <sstream>
 
 namespace nbfft::py {
 
@@ -52,7 +54,8 @@ class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
            int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
-           int fields_in_flight, int single, const std::string& kinds, const std::string& output_order) {
+           int fields_in_flight, int single, const std::string& kinds, const std::string& output_order,
+           const std::string& tune) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
@@ -66,6 +69,7 @@ class PyNdPlan {
     o.precision = single ? fft::Precision::Single : fft::Precision::Double;
     if (!kinds.empty()) nd::set_option(o, "kinds", kinds);  // words checked by nbfft.NdPlan on every rank
     nd::set_option(o, "output_order", output_order);  // checked by nbfft.NdPlan on every rank
+    nd::apply_options(o, tune);  // "tune=quick tune_budget=5 tune_fields=1", checked likewise
     nb::gil_scoped_release release;  // collective
     p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), o);
   }
@@ -156,9 +160,10 @@ void bind_nd(nb::module_& m) {
 
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
-                    const std::string&, std::optional<int>, int, int, const std::string&, const std::string&>(),
+                    const std::string&, std::optional<int>, int, int, const std::string&, const std::string&,
+                    const std::string&>(),
            "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
-           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a)
+           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a, "tune"_a)
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })
@@ -170,6 +175,15 @@ void bind_nd(nb::module_& m) {
       .def_prop_ro("batch_axis", [](const PyNdPlan& s) { return s.get().batch_axis(); })
       .def_prop_ro("fields_in_flight", [](const PyNdPlan& s) { return s.get().fields_in_flight(); })
       .def_prop_ro("out_order", [](const PyNdPlan& s) { return s.get().out_order(); })
+      .def_prop_ro("transport", [](const PyNdPlan& s) { return s.get().options().transport; })
+      .def_prop_ro("tune_report",
+                   [](const PyNdPlan& s) -> std::optional<std::string> {
+                     const nd::TuneReport* r = s.get().tune_report();
+                     if (!r) return std::nullopt;
+                     std::ostringstream os;
+                     os << *r;
+                     return os.str();
+                   })
       .def("in_box", [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().in_box() : s.get().in_box_of_rank(r)); })
       .def("out_box",
            [](const PyNdPlan& s, int r) { return pair_of(r < 0 ? s.get().out_box() : s.get().out_box_of_rank(r)); })

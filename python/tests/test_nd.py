@@ -385,6 +385,43 @@ def test_errors_on_every_rank():
     assert "output_order" in str(e)
 
 
+def test_tuned_plan_matches_numpy_and_reports():
+    shape, axes = (10, 6, 9), (0, 2)
+    g = global_array(shape, np.float64)
+    with nbfft.NdPlan(COMM, shape, axes=axes, tune="quick", tune_budget=120, tune_fields=2) as p:
+        report = p.tune_report
+        assert report is not None and report.startswith("nd tune: ")
+        assert "untuned" in report
+        assert int(np.prod(p.grid)) == P
+        chosen = "grid={} transport={} fields_in_flight={}".format(
+            "x".join(str(x) for x in p.grid), p.transport, p.fields_in_flight)
+        assert chosen in report, (chosen, report)
+        u = np.ascontiguousarray(g[p.in_slices])
+        U = p.forward(u)
+        ref = np.fft.rfftn(g, axes=axes)[p.out_slices]
+        assert np.allclose(U, ref, atol=1e-12 * np.abs(ref).max())
+        assert np.allclose(p.backward(U), u, atol=1e-12)
+        grid, transport = p.grid, p.transport
+    # The same arguments again: from this process's memory, the same choice.
+    with nbfft.NdPlan(COMM, shape, axes=axes, tune="quick", tune_budget=120, tune_fields=2) as p:
+        assert "memory" in p.tune_report
+        assert (p.grid, p.transport) == (grid, transport)
+    with nbfft.NdPlan(COMM, shape, axes=axes) as p:
+        assert p.tune_report is None
+
+
+def test_tune_errors_on_every_rank():
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), tune="fast"))
+    assert "tune" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), tune="quick", tune_budget=0))
+    assert "tune_budget" in str(e)
+    raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (4, 5), tune="quick", tune_budget="5"))
+    raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), tune="quick", tune_fields=0))
+    if P > 1:
+        raises_everywhere(nbfft.RanksDisagree,
+                          lambda: nbfft.NdPlan(COMM, (4, 5), tune="quick" if COMM.rank == 0 else "none"))
+
+
 def test_docs_examples(capsys):
     """Every Python block of docs/nd.md runs, and its asserts hold, at this rank count."""
     import os

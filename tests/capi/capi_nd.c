@@ -172,6 +172,8 @@ int main(int argc, char** argv) {
     run_case("4-D c2c over (1, 2, 3) transposed", 4, s4, 3, a4, "kind=c2c output_order=Transposed transport=caller");
     run_case("5-D r2c over (1, 3) transposed, batch axis 0", 5, s5, 2, a5,
              "output_order=transposed batch_axis=0 transport=pairwise:2@caller");
+    /* Tuned through the options: the plan made with the tuner's choice, verified as any other. */
+    run_case("3-D r2c over (0, 2), tuned", 3, s3, 2, a3, "tune=quick tune_budget=60 tune_fields=2");
     run_kinds();
     run_single();
 

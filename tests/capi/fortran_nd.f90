@@ -27,6 +27,8 @@ program fortran_nd
   call run_case("3-D c2c over x and z, transposed out", [6, 4, 5], [1, 3], .true., &
                 "kind=c2c output_order=transposed transport=pairwise:2@caller")
   call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
+  ! Tuned through the options: the tuner's grid and transport, verified as any other plan.
+  call run_case("3-D r2c over x and z, tuned", [6, 4, 5], [1, 3], .false., "tune=quick tune_budget=60")
   call errors()
 
   call end_test("fortran_nd")

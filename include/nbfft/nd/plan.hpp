@@ -115,7 +115,17 @@ struct Options {
   // results, errors and the calls are the same either way; describe() says which runs.
   // false keeps nd's own steps (for comparison: benchmarks and tests).
   bool use_3d_plan = true;
+  // Plan-time tuning (nbfft/nd/tune.hpp): none, or quick / thorough / exhaustive. The plan
+  // then times candidate grids, transports and fields in flight on the caller's ranks for
+  // up to tune_budget seconds and keeps the fastest (grid, transport and fields_in_flight
+  // above are the first candidate, not a fixed choice); tune_fields: the fields per call the
+  // application makes (forward_many of that many; a batch plan's calls hold its batch).
+  fft::TuneEffort tune = fft::TuneEffort::None;
+  double tune_budget = 10;
+  int tune_fields = 1;
 };
+
+struct TuneReport;  // nbfft/nd/tune.hpp
 
 class Plan {
  public:
@@ -238,6 +248,11 @@ class Plan {
   std::size_t workspace_bytes() const;    // the plan's work arrays (exchange buffers not counted)
   // Whether the transforms run on the 3-D nbfft::fft::Plan (Options::use_3d_plan).
   bool uses_3d_plan() const;
+  // The options the plan runs with: as given, with the grid as made and, when tuned, the
+  // tuner's choice of grid, transport and fields_in_flight.
+  const Options& options() const;
+  // What the tuner tried and chose (Options::tune); nullptr when the plan was not tuned.
+  const TuneReport* tune_report() const;
 
   // "nd r2c (6, 5, 8) axes (0, 2) grid 1x2x1 -> 1x2x1, 0 exchanges: fft(2,0)"; single
   // precision and r2r kinds are named ("nd r2c single ... kinds (periodic, dst2) ...")

@@ -1,0 +1,394 @@
+// nd::tune (nbfft/nd/tune.hpp): candidate grids, transports and fields in flight for an
+// N-D plan, each timed on the caller's ranks, the fastest kept.
+#include "nbfft/nd/tune.hpp"
+
+#include "nbfft/agree.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/nd/options_text.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <type_traits>
+
+namespace nbfft::nd {
+
+namespace {
+
+constexpr const char* kUntuned = "untuned";
+
+std::string join(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+  return s;
+}
+
+// The rows the tuner chooses, set to their defaults: what the key and trial identity ignore.
+Options untuned_rows(Options o) {
+  const Options d;
+  o.grid = d.grid;
+  o.transport = d.transport;
+  o.fields_in_flight = d.fields_in_flight;
+  o.tune = d.tune;
+  o.tune_budget = d.tune_budget;
+  return o;
+}
+
+std::string chosen_text(const Options& o) {
+  std::string g;
+  for (int x : o.grid) g += (g.empty() ? "" : "x") + std::to_string(x);
+  return "grid=" + (g.empty() ? std::string("auto") : g) + " transport=" + o.transport +
+         " fields_in_flight=" + std::to_string(o.fields_in_flight);
+}
+
+std::mutex memory_lock;
+std::map<std::string, std::string>& memory() {  // key -> the choice as options text
+  static std::map<std::string, std::string> m;
+  return m;
+}
+
+// Every grid of the user's array with `ranks` ranks: one entry per axis, product `ranks`,
+// the batch axis (if any) 1. The fewest split axes first; among those, the ranks on axes
+// that are not transformed (they need no exchange), then on slower axes.
+std::vector<std::vector<int>> grids_of(std::size_t nd, int ranks, int batch, const std::vector<int>& axes) {
+  std::vector<std::vector<int>> all;
+  std::vector<int> g;
+  auto rec = [&](auto&& self, int left) -> void {
+    if (g.size() + 1 == nd) {
+      if (static_cast<int>(g.size()) == batch && left != 1) return;
+      g.push_back(left);
+      all.push_back(g);
+      g.pop_back();
+      return;
+    }
+    for (int d = 1; d <= left; ++d) {
+      if (left % d != 0 || (static_cast<int>(g.size()) == batch && d != 1)) continue;
+      g.push_back(d);
+      self(self, left / d);
+      g.pop_back();
+    }
+  };
+  if (nd > 0) rec(rec, ranks);
+  auto score = [&](const std::vector<int>& v) {
+    int split = 0, transformed = 0;
+    for (std::size_t a = 0; a < v.size(); ++a)
+      if (v[a] > 1) {
+        ++split;
+        if (std::find(axes.begin(), axes.end(), static_cast<int>(a)) != axes.end()) ++transformed;
+      }
+    return std::make_pair(split, transformed);
+  };
+  std::stable_sort(all.begin(), all.end(), [&](const std::vector<int>& a, const std::vector<int>& b) {
+    const auto sa = score(a), sb = score(b);
+    if (sa != sb) return sa < sb;
+    return a > b;  // the ranks on slower axes first
+  });
+  return all;
+}
+
+std::vector<std::string> transports_of(fft::TuneEffort e, bool thread_ok) {
+  std::vector<std::string> t = {"blocking", "pairwise:2@caller", "native@native"};
+  if (e != fft::TuneEffort::Quick) {
+    t.push_back("pairwise:1@caller");
+    t.push_back("pairwise:4@caller");
+    t.push_back("linear@caller");
+  }
+  if (thread_ok) {
+    t.push_back("pairwise:4@thread");
+    if (e != fft::TuneEffort::Quick) t.push_back("pairwise:2@thread");
+  }
+  return t;
+}
+
+// One set of arrays for every trial (grown as a candidate needs), and one timed call.
+class Arrays {
+ public:
+  // One forward + backward of `fields` fields, the slowest rank's seconds. The input is
+  // filled again before each call (untimed): a norm of "none" grows it by the transform's
+  // size each round trip.
+  double once(const Plan& p, int fields, MPI_Comm comm) {
+    const bool single = p.precision() == fft::Precision::Single;
+    if (p.real_spectrum()) return single ? run<float, float>(p, fields, comm) : run<double, double>(p, fields, comm);
+    if (p.kind() == Kind::R2C)
+      return single ? run<float, std::complex<float>>(p, fields, comm) : run<double, std::complex<double>>(p, fields, comm);
+    return single ? run<std::complex<float>, std::complex<float>>(p, fields, comm)
+                  : run<std::complex<double>, std::complex<double>>(p, fields, comm);
+  }
+
+ private:
+  template <typename T>
+  static T* grow(std::vector<std::complex<double>>& v, std::size_t n) {
+    const std::size_t need = (n * sizeof(T) + sizeof(std::complex<double>) - 1) / sizeof(std::complex<double>);
+    if (v.size() < need) v.resize(need);
+    return reinterpret_cast<T*>(v.data());
+  }
+
+  template <typename In, typename Out>
+  double run(const Plan& p, int fields, MPI_Comm comm) {
+    const std::size_t ni = std::max<std::size_t>(1, p.in_count()), no = std::max<std::size_t>(1, p.out_count());
+    const auto f = static_cast<std::size_t>(fields);
+    In* in = grow<In>(in_, ni * f);
+    Out* out = grow<Out>(out_, no * f);
+    for (std::size_t i = 0; i < ni * f; ++i) in[i] = In(0.5 + 0.25 * static_cast<double>(i % 7));
+    std::vector<In*> vi;
+    std::vector<Out*> vo;
+    for (std::size_t k = 0; k < f; ++k) {
+      vi.push_back(in + k * ni);
+      vo.push_back(out + k * no);
+    }
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    if (fields == 1) {
+      p.forward(in, ni, out, no);
+      p.backward(out, no, in, ni);
+    } else {
+      p.forward_many(vi, ni, vo, no);
+      p.backward_many(vo, no, vi, ni);
+    }
+    double t = MPI_Wtime() - t0, most = 0;
+    check_mpi(MPI_Allreduce(&t, &most, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    return most;
+  }
+
+  std::vector<std::complex<double>> in_, out_;
+};
+
+class Search {
+ public:
+  Search(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes, const Options& base,
+         TuneReport& r)
+      : comm_(comm), shape_(shape), axes_(axes), base_(base), r_(r), start_(MPI_Wtime()) {
+    base_.tune = fft::TuneEffort::None;  // the trials' plans do not tune
+    fields_ = base.tune_fields;
+  }
+
+  bool out_of_time() {
+    double elapsed = MPI_Wtime() - start_, most = 0;
+    check_mpi(MPI_Allreduce(&elapsed, &most, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+    if (most > base_.tune_budget) r_.budget_exhausted = true;
+    return r_.budget_exhausted;
+  }
+
+  // Times one candidate (once: a repeated one returns its time). Negative: the plan cannot
+  // be made (every rank agrees: the plan's errors are agreed) or the budget is spent.
+  // untuned: the caller's options, always timed, and their errors are the tune's.
+  double run(Options o, const char* step, bool untuned = false) {
+    for (const auto& t : r_.trials)
+      if (chosen_text(t.options) == chosen_text(o)) return t.seconds;
+    if (!untuned && out_of_time()) return -1;
+    std::vector<double> times;
+    int exchanges = 0;
+    try {
+      Plan p(comm_, shape_, axes_, o);
+      o.grid = p.options().grid;
+      exchanges = p.exchanges();
+      if (!untuned)  // a grid the plan chose for the caller can come back as a candidate
+        for (const auto& t : r_.trials)
+          if (chosen_text(t.options) == chosen_text(o)) return t.seconds;
+      times = time(p, kIters + 1);
+    } catch (const Error& e) {
+      if (untuned || e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
+      return -1;  // a grid the plan refuses, a transport this MPI cannot run
+    }
+    TuneTrial t;
+    t.options = o;
+    t.seconds = median(times);
+    t.step = step;
+    t.exchanges = exchanges;
+    r_.trials.push_back(t);
+    return t.seconds;
+  }
+
+  const TuneTrial* best() const {
+    const TuneTrial* b = nullptr;
+    for (const auto& t : r_.trials)
+      if (!b || t.seconds < b->seconds) b = &t;
+    return b;
+  }
+
+  // The `most` fastest trials and the untuned one, timed again in turn (2 visits of 2 calls
+  // each): a choice must beat the caller's plan side by side.
+  void runoff(std::size_t most) {
+    std::vector<std::size_t> order(r_.trials.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return r_.trials[a].seconds < r_.trials[b].seconds; });
+    if (order.size() > most) {
+      const bool untuned_in = std::any_of(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(most),
+                                          [&](std::size_t k) { return r_.trials[k].step == kUntuned; });
+      std::vector<std::size_t> keep(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(most));
+      if (!untuned_in) keep.push_back(0);  // the untuned trial is the first
+      order = keep;
+    }
+    if (order.size() < 2 || out_of_time()) return;
+    std::vector<std::vector<double>> times(order.size());
+    for (int visit = 0; visit < 2; ++visit)
+      for (std::size_t c = 0; c < order.size(); ++c) {
+        Plan p(comm_, shape_, axes_, r_.trials[order[c]].options);
+        for (double t : time(p, 2)) times[c].push_back(t);
+      }
+    for (std::size_t c = 0; c < order.size(); ++c) {
+      r_.trials[order[c]].seconds = median(times[c]);
+      r_.trials[order[c]].step += ", runoff";
+    }
+  }
+
+  const Options& base() const { return base_; }
+  int fields() const { return fields_; }
+
+ private:
+  static constexpr int kIters = 3;
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+  // Runs one untimed warm-up call, then `n - 1` timed ones.
+  std::vector<double> time(const Plan& p, int n) {
+    std::vector<double> t;
+    for (int i = 0; i < n; ++i) {
+      const double s = arrays_.once(p, fields_, comm_);
+      if (i > 0) t.push_back(s);
+    }
+    return t;
+  }
+
+  MPI_Comm comm_;
+  const std::vector<std::int64_t>& shape_;
+  const std::vector<int>& axes_;
+  Options base_;
+  TuneReport& r_;
+  double start_;
+  int fields_ = 1;
+  Arrays arrays_;
+};
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
+  char line[160];
+  if (r.from_memory) return os << "nd tune: from this process's memory: " << chosen_text(r.chosen) << "\n";
+  std::snprintf(line, sizeof line, "nd tune: %zu trials in %.2f s%s; chose ", r.trials.size(), r.tuning_seconds,
+                r.budget_exhausted ? " (budget spent)" : "");
+  os << line << chosen_text(r.chosen);
+  std::snprintf(line, sizeof line, ": %.3f ms per forward + backward (untuned %.3f ms)\n", r.best_seconds * 1e3,
+                r.untuned_seconds * 1e3);
+  os << line;
+  for (const auto& t : r.trials) {
+    std::snprintf(line, sizeof line, "  %-20s %10.3f ms  ", t.step.c_str(), t.seconds * 1e3);
+    os << line << chosen_text(t.options) << "\n";
+  }
+  return os;
+}
+
+TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
+                const Options& base) {
+  check_mpi_running("nd::tune");
+  int size = 1, thread_level = MPI_THREAD_SINGLE;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Query_thread(&thread_level), "MPI_Query_thread");
+  std::ostringstream budget;
+  budget << base.tune_budget;
+  check_same(comm, "nd tune",
+             {{"tune", fft::name(base.tune)}, {"tune_budget", budget.str()}, {"tune_fields", std::to_string(base.tune_fields)}});
+  agree(comm, [&] {
+    if (base.tune == fft::TuneEffort::None) throw Error("nd::tune: Options::tune is none (quick, thorough or exhaustive)");
+    if (!(base.tune_budget > 0)) throw Error("nd::tune: tune_budget = " + budget.str() + " must be > 0 seconds");
+    if (base.tune_fields < 1 || base.tune_fields > 64)
+      throw Error("nd::tune: tune_fields = " + std::to_string(base.tune_fields) + " must be in [1, 64]");
+  });
+  std::string axes_text;
+  for (int a : axes) axes_text += std::to_string(a) + ",";
+  const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) +
+                          " tune_fields=" + std::to_string(base.tune_fields) + " " +
+                          options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune);
+  TuneReport r;
+  const double t0 = MPI_Wtime();
+  {
+    std::string known;
+    {
+      std::lock_guard<std::mutex> hold(memory_lock);
+      auto it = memory().find(key);
+      if (it != memory().end()) known = it->second;
+    }
+    // Every rank must take the same branch: rank 0's memory decides.
+    int have = known.empty() ? 0 : 1;
+    check_mpi(MPI_Bcast(&have, 1, MPI_INT, 0, comm), "MPI_Bcast");
+    if (have) {
+      int n = static_cast<int>(known.size());
+      check_mpi(MPI_Bcast(&n, 1, MPI_INT, 0, comm), "MPI_Bcast");
+      known.resize(static_cast<std::size_t>(n));
+      check_mpi(MPI_Bcast(known.data(), n, MPI_CHAR, 0, comm), "MPI_Bcast");
+      r.chosen = base;
+      apply_options(r.chosen, known);
+      r.from_memory = true;
+      r.tuning_seconds = MPI_Wtime() - t0;
+      return r;
+    }
+  }
+  Search s(comm, shape, axes, base, r);
+  r.untuned_seconds = s.run(s.base(), kUntuned, true);
+  const fft::TuneEffort effort = base.tune;
+  // 1. grids, with the caller's transport and fields in flight.
+  int batch = -1;
+  if (base.batch_axis) batch = *base.batch_axis < 0 ? *base.batch_axis + static_cast<int>(shape.size()) : *base.batch_axis;
+  std::vector<int> user_axes;
+  for (int a : axes) user_axes.push_back(a < 0 ? a + static_cast<int>(shape.size()) : a);
+  const std::size_t most_grids = effort == fft::TuneEffort::Quick ? 4 : effort == fft::TuneEffort::Thorough ? 8 : ~std::size_t{0};
+  std::size_t tried = 0;
+  for (const auto& g : grids_of(shape.size(), size, batch, user_axes)) {
+    if (tried >= most_grids) break;
+    Options o = s.base();
+    o.grid = g;
+    const std::size_t before = r.trials.size();
+    if (s.run(o, "grid") >= 0 && r.trials.size() > before) ++tried;
+    if (r.budget_exhausted) break;
+  }
+  // 2. transports on the two fastest grids that exchange (a plan with none has no transport).
+  std::vector<const TuneTrial*> grids;
+  for (const auto& t : r.trials) grids.push_back(&t);
+  std::stable_sort(grids.begin(), grids.end(), [](const TuneTrial* a, const TuneTrial* b) { return a->seconds < b->seconds; });
+  std::vector<Options> kept;
+  for (const TuneTrial* t : grids)
+    if (kept.size() < 2 && t->exchanges > 0 && std::none_of(kept.begin(), kept.end(), [&](const Options& k) { return k.grid == t->options.grid; }))
+      kept.push_back(t->options);
+  for (const Options& g : kept)
+    for (const auto& name : transports_of(effort, thread_level == MPI_THREAD_MULTIPLE)) {
+      if (r.budget_exhausted) break;
+      Options o = g;
+      o.transport = name;
+      s.run(o, "transport");
+    }
+  // 3. fields in flight, when several fields can be in flight at once.
+  const bool several = s.fields() > 1 || batch >= 0;
+  if (several && !r.budget_exhausted)
+    if (const TuneTrial* b = s.best(); b && b->exchanges > 0 && b->options.transport != "blocking") {
+      const Options fastest = b->options;  // run() adds trials: b may move
+      for (int f : {1, 2, 3}) {
+        Options o = fastest;
+        o.fields_in_flight = f;
+        s.run(o, "fields");
+      }
+    }
+  s.runoff(3);
+  const TuneTrial* b = s.best();
+  r.chosen = b->options;
+  r.chosen.tune = base.tune;
+  r.chosen.tune_budget = base.tune_budget;
+  r.best_seconds = b->seconds;
+  for (const auto& t : r.trials)
+    if (t.step.rfind(kUntuned, 0) == 0) r.untuned_seconds = t.seconds;
+  r.tuning_seconds = MPI_Wtime() - t0;
+  std::lock_guard<std::mutex> hold(memory_lock);
+  memory()[key] = chosen_text(r.chosen);
+  return r;
+}
+
+void forget_tuning() {
+  std::lock_guard<std::mutex> hold(memory_lock);
+  memory().clear();
+}
+
+}  // namespace nbfft::nd

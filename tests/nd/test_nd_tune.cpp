@@ -1,0 +1,189 @@
+// nd::tune and tuned nd plans (nbfft/nd/tune.hpp): the choice is one of the trials and the
+// fastest of them, the tuned plan gives the untuned plan's results, a second plan comes from
+// memory, and bad settings fail on every rank.
+#include "nbfft/error.hpp"
+#include "nbfft/nd/options_text.hpp"
+#include "nbfft/nd/plan.hpp"
+#include "nbfft/nd/tune.hpp"
+#include "../fft/fft_test_util.hpp"
+#include "nd_reference.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <complex>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+using cplx = std::complex<double>;
+using nbfft::fft::TuneEffort;
+using nbfft::fft::test::random_value;
+using nbfft::fft::test::world_rank;
+using nbfft::fft::test::world_size;
+using nbfft::nd::Options;
+using nbfft::nd::Plan;
+using nbfft::nd::test::expect_error;
+using nbfft::nd::test::for_each;
+using nbfft::nd::test::Shape;
+using nbfft::nd::test::whole;
+
+std::string grid_text(const std::vector<int>& g) {
+  std::string s;
+  for (int x : g) s += (s.empty() ? "" : "x") + std::to_string(x);
+  return s;
+}
+
+// Forward then backward on both plans (any boxes: each fills its own from the same global
+// field) and the gathered spectra compared.
+void expect_same_results(const Plan& a, const Plan& b) {
+  auto run = [](const Plan& p, std::vector<cplx>& spectrum, double& back) {
+    const Shape shape = p.shape();
+    std::vector<double> u(p.in_count());
+    for_each(p.in_box(), [&](const Shape& g, std::int64_t at) {
+      u[static_cast<std::size_t>(at)] = random_value(5, static_cast<std::uint64_t>(whole(shape).index(g)));
+    });
+    std::vector<cplx> uh(p.out_count());
+    p.forward(u.data(), u.size(), uh.data(), uh.size());
+    spectrum = nbfft::nd::test::gather(p.out_shape(), p.out_box(), uh);
+    std::vector<double> v(u.size());
+    p.backward(uh.data(), uh.size(), v.data(), v.size());
+    back = 0;
+    for (std::size_t i = 0; i < u.size(); ++i) back = std::max(back, std::abs(u[i] - v[i]));
+  };
+  std::vector<cplx> sa, sb;
+  double ba = 0, bb = 0;
+  run(a, sa, ba);
+  run(b, sb, bb);
+  ASSERT_EQ(sa.size(), sb.size());
+  double e = 0;
+  for (std::size_t i = 0; i < sa.size(); ++i) e = std::max(e, std::abs(sa[i] - sb[i]));
+  EXPECT_LT(e, 1e-10);
+  EXPECT_LT(ba, 1e-12);
+  EXPECT_LT(bb, 1e-12);
+}
+
+TEST(NdTune, ChoosesTheFastestTrialAndGivesTheUntunedResults) {
+  nbfft::nd::forget_tuning();
+  Options o;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 120;  // the search is fixed-size; ctest's timeout still catches a hang
+  const Shape shape = {12, 10, 9};
+  const std::vector<int> axes = {0, 2};
+  Plan tuned(MPI_COMM_WORLD, shape, axes, o);
+  const nbfft::nd::TuneReport* r = tuned.tune_report();
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->from_memory);
+  EXPECT_FALSE(r->budget_exhausted);
+  ASSERT_FALSE(r->trials.empty());
+  EXPECT_EQ(r->trials.front().step.rfind("untuned", 0), 0u) << r->trials.front().step;
+  // The choice is a trial, and no trial was faster.
+  bool found = false;
+  std::set<std::string> grids;
+  for (const auto& t : r->trials) {
+    EXPECT_GE(t.seconds, 0);
+    EXPECT_GE(t.seconds, r->best_seconds) << t.step;
+    int product = 1;
+    for (int g : t.options.grid) product *= g;
+    EXPECT_EQ(product, world_size()) << grid_text(t.options.grid);
+    grids.insert(grid_text(t.options.grid));
+    if (t.options.grid == r->chosen.grid && t.options.transport == r->chosen.transport &&
+        t.options.fields_in_flight == r->chosen.fields_in_flight && t.seconds == r->best_seconds)
+      found = true;
+  }
+  EXPECT_TRUE(found);
+  // Several grids were timed where there is a choice (3 axes over 2 or more ranks).
+  if (world_size() > 1) {
+    EXPECT_GE(grids.size(), 2u);
+  }
+  EXPECT_EQ(tuned.options().grid, r->chosen.grid);
+  EXPECT_EQ(tuned.options().transport, r->chosen.transport);
+  std::ostringstream text;
+  text << *r;
+  EXPECT_NE(text.str().find("nd tune: "), std::string::npos) << text.str();
+
+  Options plain;
+  Plan untuned(MPI_COMM_WORLD, shape, axes, plain);
+  EXPECT_EQ(untuned.tune_report(), nullptr);
+  expect_same_results(tuned, untuned);
+
+  // The same key again: from memory, the same choice, no trials.
+  Plan again(MPI_COMM_WORLD, shape, axes, o);
+  ASSERT_NE(again.tune_report(), nullptr);
+  EXPECT_TRUE(again.tune_report()->from_memory);
+  EXPECT_TRUE(again.tune_report()->trials.empty());
+  EXPECT_EQ(again.options().grid, tuned.options().grid);
+  EXPECT_EQ(again.options().transport, tuned.options().transport);
+}
+
+// Through the options text (the C and Fortran front ends), with several fields per call.
+TEST(NdTune, FromOptionsTextWithSeveralFields) {
+  nbfft::nd::forget_tuning();
+  const Options o = nbfft::nd::parse_options("tune=thorough tune_budget=120 tune_fields=3 transport=pairwise:2@caller");
+  EXPECT_EQ(o.tune, TuneEffort::Thorough);
+  EXPECT_EQ(o.tune_fields, 3);
+  const Options back = nbfft::nd::parse_options(nbfft::nd::options_text(o));
+  EXPECT_EQ(back.tune, o.tune);
+  EXPECT_EQ(back.tune_budget, o.tune_budget);
+  Plan tuned(MPI_COMM_WORLD, {8, 6, 5, 4}, {1, 2, 3}, o);
+  ASSERT_NE(tuned.tune_report(), nullptr);
+  std::set<std::string> steps;
+  for (const auto& t : tuned.tune_report()->trials) steps.insert(t.step.substr(0, t.step.find(',')));
+  EXPECT_TRUE(steps.count("untuned")) << *tuned.tune_report();
+  if (world_size() > 1) {  // several grids, and exchanges to choose a transport for
+    EXPECT_TRUE(steps.count("grid") && steps.count("transport")) << *tuned.tune_report();
+  } else {  // one grid and no exchange: nothing else to time
+    EXPECT_EQ(tuned.tune_report()->trials.size(), 1u) << *tuned.tune_report();
+  }
+  // The chosen options make the same plan again.
+  Options chosen = tuned.options();
+  chosen.tune = TuneEffort::None;
+  Plan remade(MPI_COMM_WORLD, {8, 6, 5, 4}, {1, 2, 3}, chosen);
+  EXPECT_EQ(remade.describe(), tuned.describe());
+}
+
+// A batch plan keeps its batch axis whole in every grid the tuner tries.
+TEST(NdTune, BatchAxisStaysWhole) {
+  nbfft::nd::forget_tuning();
+  Options o;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 120;
+  o.batch_axis = 0;
+  Plan tuned(MPI_COMM_WORLD, {3, 8, 7}, {1, 2}, o);
+  for (const auto& t : tuned.tune_report()->trials) EXPECT_EQ(t.options.grid.at(0), 1) << t.step;
+  EXPECT_EQ(tuned.batch(), 3);
+}
+
+TEST(NdTune, Errors) {
+  Options o;
+  // tune() without an effort.
+  expect_error([&] { nbfft::nd::tune(MPI_COMM_WORLD, {8, 8}, {0, 1}, o); }, nbfft::ErrorCode::InvalidArgument,
+               "Options::tune is none");
+  // Settings out of range, as text.
+  expect_error([&] { nbfft::nd::parse_options("tune_budget=0"); }, nbfft::ErrorCode::InvalidArgument,
+               "tune_budget='0' is not valid");
+  expect_error([&] { nbfft::nd::parse_options("tune=fast"); }, nbfft::ErrorCode::InvalidArgument,
+               "tune='fast' is not valid");
+  // The caller's own options cannot make a plan: that plan's error.
+  o.tune = TuneEffort::Quick;
+  o.grid = {1, 1, 1};
+  expect_error([&] { Plan(MPI_COMM_WORLD, {8, 8}, {0, 1}, o); }, nbfft::ErrorCode::InvalidArgument,
+               "grid has 3 entries for a 2-D array");
+  // Ranks that disagree on tuning, before any of them starts.
+  if (world_size() > 1) {
+    Options d;
+    d.tune = world_rank() == 0 ? TuneEffort::Quick : TuneEffort::None;
+    expect_error([&] { Plan(MPI_COMM_WORLD, {8, 8}, {0, 1}, d); }, nbfft::ErrorCode::RanksDisagree,
+                 "ranks disagree on tune");
+    Options b;
+    b.tune = TuneEffort::Quick;
+    b.tune_budget = world_rank() == 0 ? 5 : 6;
+    expect_error([&] { nbfft::nd::tune(MPI_COMM_WORLD, {8, 8}, {0, 1}, b); }, nbfft::ErrorCode::RanksDisagree,
+                 "ranks disagree on tune_budget");
+  }
+}
+
+}  // namespace
