@@ -15,6 +15,7 @@
 #include <atomic>
 #include <complex>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -55,8 +56,14 @@ bool input_layout(nbfft_layout l) {
   return l == NBFFT_LAYOUT_INPUT;
 }
 
+// A user box from C: lo and n, ndim entries each; both NULL: none (the plan's own).
+struct BoxPtrs {
+  const int64_t *lo = nullptr, *n = nullptr;
+};
+
 void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
-            const char* options, nbfft_nd_plan* plan, const char* binding_error = nullptr) {
+            const char* options, nbfft_nd_plan* plan, const char* binding_error = nullptr, BoxPtrs in = {},
+            BoxPtrs out = {}) {
   nbfft::check_mpi_running(what);
   if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
   int inter = 0;
@@ -79,9 +86,19 @@ void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int
       for (int d = 0; d < ndim; ++d) a.push_back(d);
     }
     if (options) nbfft::nd::apply_options(o, options);
+    auto pair = [](const BoxPtrs& b, const std::string& lo, const std::string& n) {
+      if ((b.lo == nullptr) != (b.n == nullptr))
+        throw Error((b.lo ? n : lo) + " is NULL but " + (b.lo ? lo : n) + " is not (both NULL: the plan's own block)");
+    };
+    pair(in, "in_lo", "in_n");
+    pair(out, "out_lo", "out_n");
   });
+  auto box = [&](const BoxPtrs& b) -> std::optional<nbfft::nd::Box> {
+    if (!b.lo) return std::nullopt;
+    return nbfft::nd::Box{{b.lo, b.lo + ndim}, {b.n, b.n + ndim}, {}};
+  };
   *plan = nullptr;
-  nbfft::nd::Plan p(comm, s, a, o);
+  nbfft::nd::Plan p(comm, s, a, box(in), box(out), o);
   o = p.options();  // what was made (the grid, the tuner's choice), for nbfft_nd_plan_options
   MPI_Comm dup = MPI_COMM_NULL;
   nbfft::check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
@@ -277,6 +294,25 @@ nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shap
   return guard("nbfft_nd_plan_create_f", [&] {
     create("nbfft_nd_plan_create_f", from_fortran("nbfft_nd_plan_create_f", comm), ndim, shape, naxes, axes, options,
            plan, error);
+  });
+}
+
+nbfft_status nbfft_nd_plan_create_boxes(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                        const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                        const int64_t* out_n, const char* options, nbfft_nd_plan* plan) {
+  return guard("nbfft_nd_plan_create_boxes", [&] {
+    create("nbfft_nd_plan_create_boxes", comm, ndim, shape, naxes, axes, options, plan, nullptr, {in_lo, in_n},
+           {out_lo, out_n});
+  });
+}
+
+nbfft_status nbfft_nd_plan_create_boxes_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                          const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                          const int64_t* out_n, const char* options, const char* error,
+                                          nbfft_nd_plan* plan) {
+  return guard("nbfft_nd_plan_create_boxes_f", [&] {
+    create("nbfft_nd_plan_create_boxes_f", from_fortran("nbfft_nd_plan_create_boxes_f", comm), ndim, shape, naxes,
+           axes, options, plan, error, {in_lo, in_n}, {out_lo, out_n});
   });
 }
 

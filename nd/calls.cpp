@@ -4,6 +4,7 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
+#include "nd/reshape.hpp"
 #include "nd/run.hpp"
 
 #include <cstring>
@@ -75,6 +76,76 @@ class Run3d final : public detail::Run {
   fft::Plan::Pending pending_;
 };
 
+// The run of a checked call on arrays in the plan's own boxes (in_b, out_b: bytes each).
+std::unique_ptr<detail::Run> run_on(const Plan::Impl& m, bool fwd, bool split, std::vector<const void*> in,
+                                    std::size_t in_b, std::vector<void*> out, std::size_t out_b) {
+  if (m.p3) return std::make_unique<Run3d>(*m.p3, fwd, split, std::move(in), in_b, std::move(out), out_b);
+  std::vector<detail::View> vi, vo;
+  const std::size_t S = m.box.size() - 1;
+  for (std::size_t k = 0; k < in.size(); ++k)
+    for (std::int64_t j = 0; j < m.nbatch; ++j) {
+      vi.push_back(m.view(in[k], fwd ? 0 : S, j));
+      vo.push_back(m.view(out[k], fwd ? S : 0, j));
+    }
+  return detail::make_run(m, fwd, std::move(vi), std::move(vo));
+}
+
+// A call on a plan with user boxes (Plan::Impl::boxes): each field's input goes from the
+// caller's box to the plan's by one all-to-all, the transform runs there, and its result goes
+// to the caller's box by another (in wait() for a split-phase call). A side whose box the
+// caller did not set is the plan's own and is used in place.
+class RunOnUserBoxes final : public detail::Run {
+ public:
+  RunOnUserBoxes(const Plan::Impl& m, bool fwd, bool split, std::vector<const void*> in, std::size_t in_elem,
+                 std::vector<void*> out, std::size_t out_elem)
+      : out_(std::move(out)) {
+    const detail::UserBoxes& b = m.boxes;
+    // The forward's input is the array (in_box), its output the spectrum (out_box); backward
+    // the other way round.
+    const bool in_set = fwd ? b.in_set : b.out_set, out_set = fwd ? b.out_set : b.in_set;
+    const std::vector<Box>& caller_in = fwd ? b.caller_in : b.caller_out;
+    const std::vector<Box>& plan_in = fwd ? b.plan_in : b.plan_out;
+    const std::vector<Box>& plan_out = fwd ? b.plan_out : b.plan_in;
+    const auto me = static_cast<std::size_t>(m.rank);
+    const std::size_t in_b = static_cast<std::size_t>(plan_in[me].count()) * in_elem;
+    const std::size_t out_b = static_cast<std::size_t>(plan_out[me].count()) * out_elem;
+    std::vector<const void*> vi = in;
+    if (in_set) {
+      const detail::Reshape to_plan(m.comm, caller_in, plan_in, in_elem);
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        staged_.emplace_back(std::max<std::size_t>(in_b, 1));
+        to_plan.run(in[k], staged_.back().data());
+        vi[k] = staged_.back().data();
+      }
+    }
+    std::vector<void*> vo = out_;
+    if (out_set) {
+      back_ = std::make_unique<detail::Reshape>(m.comm, plan_out, fwd ? b.caller_out : b.caller_in, out_elem);
+      for (auto& v : vo) {
+        results_.emplace_back(std::max<std::size_t>(out_b, 1));
+        v = results_.back().data();
+      }
+    }
+    inner_ = run_on(m, fwd, split, std::move(vi), in_b, std::move(vo), out_b);
+  }
+
+  void pump(bool to_end) override {
+    inner_->pump(to_end);
+    if (!to_end || done_) return;
+    done_ = true;
+    if (back_)
+      for (std::size_t k = 0; k < out_.size(); ++k) back_->run(results_[k].data(), out_[k]);
+  }
+  bool test() override { return inner_->test(); }
+
+ private:
+  std::vector<void*> out_;
+  std::vector<std::vector<unsigned char>> staged_, results_;  // the fields in the plan's boxes
+  std::unique_ptr<detail::Reshape> back_;
+  std::unique_ptr<detail::Run> inner_;
+  bool done_ = false;
+};
+
 std::string short_array(const std::string& which, std::size_t have, std::size_t need) {
   if (have >= need) return "";
   return "nd plan: the " + which + " array has " + std::to_string(have) + " elements, this rank's box needs " +
@@ -125,20 +196,12 @@ std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, co
         e = "nd plan: " + call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
   agree_call(m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e);
-  if (m.p3) {
-    std::vector<const void*> vi(in, in + nv_in);
-    std::vector<void*> vo(out, out + nv_in);
-    return std::make_unique<Run3d>(*m.p3, fwd, call.find("start") != std::string::npos, std::move(vi),
-                                   in_n * bytes_of(in_type), std::move(vo), out_n * bytes_of(out_type));
-  }
-  std::vector<detail::View> vi, vo;
-  const std::size_t S = m.box.size() - 1;
-  for (std::size_t k = 0; k < nv_in; ++k)
-    for (std::int64_t j = 0; j < m.nbatch; ++j) {
-      vi.push_back(m.view(in[k], fwd ? 0 : S, j));
-      vo.push_back(m.view(out[k], fwd ? S : 0, j));
-    }
-  return detail::make_run(m, fwd, std::move(vi), std::move(vo));
+  const bool split = call.find("start") != std::string::npos;
+  if (m.boxes.any())
+    return std::make_unique<RunOnUserBoxes>(m, fwd, split, std::vector<const void*>(in, in + nv_in),
+                                            bytes_of(in_type), std::vector<void*>(out, out + nv_in), bytes_of(out_type));
+  return run_on(m, fwd, split, std::vector<const void*>(in, in + nv_in), in_n * bytes_of(in_type),
+                std::vector<void*>(out, out + nv_in), out_n * bytes_of(out_type));
 }
 
 }  // namespace

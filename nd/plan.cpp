@@ -9,6 +9,7 @@
 #include "nbfft/error.hpp"
 #include "fft/axis_fft.hpp"
 #include "nd/plan_impl.hpp"
+#include "nd/reshape.hpp"
 
 #include <sys/mman.h>
 
@@ -394,15 +395,21 @@ std::string split_batch(const std::vector<std::int64_t>& shape, const std::vecto
 
 }  // namespace
 
-Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int> user_axes, const Options& asked)
+Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes, const Options& options)
+    : Plan(comm, std::move(shape), std::move(axes), std::nullopt, std::nullopt, options) {}
+
+Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int> user_axes, std::optional<Box> in_box,
+           std::optional<Box> out_box, const Options& asked)
     : impl_(std::make_unique<Impl>()) {
   check_mpi_running("nd::Plan");
   Impl& m = *impl_;
   // Tuning first (nbfft/nd/tune.hpp): the plan is then made with the tuner's choice. The
   // ranks agree on whether to tune before any of them starts.
-  check_same(comm, "nd plan", {{"tune", fft::name(asked.tune)}});
+  check_same(comm, "nd plan",
+             {{"tune", fft::name(asked.tune)}, {"in_box given", in_box ? "yes" : "no"},
+              {"out_box given", out_box ? "yes" : "no"}});
   if (asked.tune != fft::TuneEffort::None)
-    m.report = std::make_shared<const TuneReport>(tune(comm, user_shape, user_axes, asked));
+    m.report = std::make_shared<const TuneReport>(tune(comm, user_shape, user_axes, asked, in_box, out_box));
   const Options& options = m.report ? m.report->chosen : asked;
   check_mpi(MPI_Comm_dup(comm, &m.comm), "MPI_Comm_dup");
   MPI_Comm_rank(m.comm, &m.rank);
@@ -539,11 +546,78 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   });
   if (delegate) {
     make_3d(m, o3);
-    return;
+  } else {
+    // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
+    for (std::size_t k = 0; k < m.sch.step.size(); ++k)
+      if (!m.sch.step[k].fft) m.plan_exchange(k);
   }
-  // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
-  for (std::size_t k = 0; k < m.sch.step.size(); ++k)
-    if (!m.sch.step[k].fft) m.plan_exchange(k);
+  m.set_user_boxes(in_box, out_box);
+}
+
+// Every rank's box of both sides (the caller's when given, checked to tile the array), so
+// that each call can reshape between the caller's blocks and the plan's.
+void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optional<Box>& out) {
+  check_same(comm, "nd plan", {{"in_box given", in ? "yes" : "no"}, {"out_box given", out ? "yes" : "no"}});
+  if (!in && !out) return;
+  const std::size_t d = user_shape.size();
+  std::string err;
+  for (const auto* b : {&in, &out})
+    if (err.empty() && *b && (!(*b)->natural() || ((*b)->order.size() != 0 && (*b)->order.size() != d)))
+      err = std::string(b == &in ? "in_box" : "out_box") + " of rank " + std::to_string(rank) +
+            " has a memory order other than C order (user boxes are C order; out_box() of a transposed plan is the "
+            "plan's own, leave it out)";
+  agree_message(comm, err);
+  // Every rank's lo and n, d of each (a box of the wrong rank is padded here and named below).
+  auto gather = [&](const std::optional<Box>& b, bool input) {
+    std::vector<std::int64_t> mine(2 * d + 2, 0), all(static_cast<std::size_t>(size) * (2 * d + 2));
+    mine[0] = static_cast<std::int64_t>(b->lo.size());
+    mine[1] = static_cast<std::int64_t>(b->n.size());
+    for (std::size_t a = 0; a < d; ++a) {
+      mine[2 + a] = a < b->lo.size() ? b->lo[a] : 0;
+      mine[2 + d + a] = a < b->n.size() ? b->n[a] : 0;
+    }
+    check_mpi(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(),
+                            static_cast<int>(mine.size()), MPI_INT64_T, comm),
+              "MPI_Allgather");
+    std::vector<Box> boxes(static_cast<std::size_t>(size));
+    for (std::size_t r = 0; r < boxes.size(); ++r) {
+      const std::int64_t* at = all.data() + r * (2 * d + 2);
+      boxes[r].lo.assign(at + 2, at + 2 + std::min<std::int64_t>(at[0], static_cast<std::int64_t>(d)));
+      boxes[r].n.assign(at + 2 + d, at + 2 + d + std::min<std::int64_t>(at[1], static_cast<std::int64_t>(d)));
+      if (at[0] > static_cast<std::int64_t>(d)) boxes[r].lo.resize(static_cast<std::size_t>(at[0]), 0);
+      if (at[1] > static_cast<std::int64_t>(d)) boxes[r].n.resize(static_cast<std::size_t>(at[1]), 0);
+    }
+    // The same gathered values on every rank: the same verdict.
+    const std::string e = detail::check_tiling(boxes, input ? user_shape : with_batch(sch.stage.back().ext, nbatch), input ? "in_box" : "out_box");
+    if (!e.empty()) throw Error("nd plan: " + e, ErrorCode::InvalidArgument);
+    for (auto& bx : boxes) {  // C order, spelled out as the plan's own boxes are
+      bx.order.resize(d);
+      std::iota(bx.order.begin(), bx.order.end(), 0);
+    }
+    return boxes;
+  };
+  auto own = [&](bool input) {
+    std::vector<Box> boxes;
+    for (int r = 0; r < size; ++r)
+      boxes.push_back(user_box(detail::box_at(input ? sch.stage.front() : sch.stage.back(), sch.ranks,
+                                              detail::coords_of(sch.ranks, r))));
+    return boxes;
+  };
+  boxes.plan_in = own(true);
+  boxes.plan_out = own(false);
+  boxes.in_set = in.has_value();
+  boxes.out_set = out.has_value();
+  boxes.caller_in = in ? gather(in, true) : boxes.plan_in;
+  boxes.caller_out = out ? gather(out, false) : boxes.plan_out;
+  // A side whose blocks are the plan's own on every rank needs no reshape (the same verdict
+  // everywhere: every rank compares every rank's boxes).
+  auto same = [](const std::vector<Box>& a, const std::vector<Box>& b) {
+    for (std::size_t r = 0; r < a.size(); ++r)
+      if (a[r].lo != b[r].lo || a[r].n != b[r].n || !b[r].natural()) return false;
+    return true;
+  };
+  if (boxes.in_set && same(boxes.caller_in, boxes.plan_in)) boxes.in_set = false;
+  if (boxes.out_set && same(boxes.caller_out, boxes.plan_out)) boxes.out_set = false;
 }
 
 detail::Bytes detail::allocate(std::size_t bytes) {
@@ -602,20 +676,29 @@ bool Plan::real_spectrum() const { return impl_->real_spectrum(); }
 const std::vector<int>& Plan::grid() const { return impl_->user_grid; }
 const std::vector<int>& Plan::out_grid() const { return impl_->user_out_grid; }
 fft::OutputOrder Plan::output_order() const { return impl_->opt.output_order; }
-const std::vector<int>& Plan::out_order() const { return impl_->user_out.order; }
+const std::vector<int>& Plan::out_order() const { return out_box().order; }
 int Plan::exchanges() const { return impl_->sch.exchanges(); }
 int Plan::size() const { return impl_->size; }
 int Plan::rank() const { return impl_->rank; }
-const Box& Plan::in_box() const { return impl_->user_in; }
-const Box& Plan::out_box() const { return impl_->user_out; }
+const Box& Plan::in_box() const {
+  const Impl& m = *impl_;
+  return m.boxes.in_set ? m.boxes.caller_in[static_cast<std::size_t>(m.rank)] : m.user_in;
+}
+const Box& Plan::out_box() const {
+  const Impl& m = *impl_;
+  return m.boxes.out_set ? m.boxes.caller_out[static_cast<std::size_t>(m.rank)] : m.user_out;
+}
+bool Plan::user_boxes() const { return impl_->boxes.any(); }
 Box Plan::in_box_of_rank(int r) const {
   const Impl& m = *impl_;
   if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
+  if (m.boxes.in_set) return m.boxes.caller_in[static_cast<std::size_t>(r)];
   return m.user_box(detail::box_at(m.sch.stage.front(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
 }
 Box Plan::out_box_of_rank(int r) const {
   const Impl& m = *impl_;
   if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
+  if (m.boxes.out_set) return m.boxes.caller_out[static_cast<std::size_t>(r)];
   return m.user_box(detail::box_at(m.sch.stage.back(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
 }
 std::size_t Plan::in_count() const { return static_cast<std::size_t>(in_box().count()); }
@@ -664,6 +747,9 @@ std::string Plan::describe() const {
     }
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";
+  if (m.boxes.any())
+    os << "; user boxes: " << (m.boxes.in_set ? "in" : "") << (m.boxes.in_set && m.boxes.out_set ? " and " : "")
+       << (m.boxes.out_set ? "out" : "") << " (one all-to-all each way)";
   return os.str();
 }
 

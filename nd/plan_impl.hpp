@@ -75,6 +75,14 @@ struct Xchg {
   bool swap = false;
 };
 
+// The caller's boxes (Plan's user-box constructor): every rank's, in rank order, and the
+// plan's own boxes of the same arrays, between which each call reshapes (nd/reshape.hpp).
+struct UserBoxes {
+  bool in_set = false, out_set = false;
+  std::vector<Box> caller_in, caller_out, plan_in, plan_out;
+  bool any() const { return in_set || out_set; }
+};
+
 }  // namespace nbfft::nd::detail
 
 namespace nbfft::nd {
@@ -99,6 +107,7 @@ struct Plan::Impl {
   Options opt;
   Options made;  // opt with the grid as made: options()
   std::shared_ptr<const TuneReport> report;  // the tuner's, when the plan was tuned
+  detail::UserBoxes boxes;
   detail::Schedule sch;
   std::vector<int> coords;
   std::vector<Box> box;  // this rank's box of a field at each stage
@@ -153,6 +162,7 @@ struct Plan::Impl {
   // The 3-D plan's options for this plan, when it can hold exactly its boxes (every rank's
   // input and spectrum), kinds and output order; false (and `why`) when it cannot.
   bool options_3d(fft::Options& o, std::string& why) const;
+  void set_user_boxes(const std::optional<Box>& in, const std::optional<Box>& out);  // collective
   template <typename T>
   void plan_fft(std::size_t k);
   void plan_exchange(std::size_t k);

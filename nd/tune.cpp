@@ -89,6 +89,24 @@ std::vector<std::vector<int>> grids_of(std::size_t nd, int ranks, int batch, con
   return all;
 }
 
+// Every rank's text, joined in rank order (collective).
+std::string every_rank(MPI_Comm comm, const std::string& mine) {
+  int size = 1;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  int n = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(size)), at(static_cast<std::size_t>(size));
+  check_mpi(MPI_Allgather(&n, 1, MPI_INT, lens.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    at[static_cast<std::size_t>(r)] = total;
+    total += lens[static_cast<std::size_t>(r)];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  check_mpi(MPI_Allgatherv(mine.data(), n, MPI_CHAR, all.data(), lens.data(), at.data(), MPI_CHAR, comm),
+            "MPI_Allgatherv");
+  return all;
+}
+
 std::vector<std::string> transports_of(fft::TuneEffort e, bool thread_ok) {
   std::vector<std::string> t = {"blocking", "pairwise:2@caller", "native@native"};
   if (e != fft::TuneEffort::Quick) {
@@ -159,8 +177,9 @@ class Arrays {
 class Search {
  public:
   Search(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes, const Options& base,
-         TuneReport& r)
-      : comm_(comm), shape_(shape), axes_(axes), base_(base), r_(r), start_(MPI_Wtime()) {
+         const std::optional<Box>& in_box, const std::optional<Box>& out_box, TuneReport& r)
+      : comm_(comm), shape_(shape), axes_(axes), base_(base), in_box_(in_box), out_box_(out_box), r_(r),
+        start_(MPI_Wtime()) {
     base_.tune = fft::TuneEffort::None;  // the trials' plans do not tune
     fields_ = base.tune_fields;
   }
@@ -182,7 +201,7 @@ class Search {
     std::vector<double> times;
     int exchanges = 0;
     try {
-      Plan p(comm_, shape_, axes_, o);
+      Plan p(comm_, shape_, axes_, in_box_, out_box_, o);
       o.grid = p.options().grid;
       exchanges = p.exchanges();
       if (!untuned)  // a grid the plan chose for the caller can come back as a candidate
@@ -227,7 +246,7 @@ class Search {
     std::vector<std::vector<double>> times(order.size());
     for (int visit = 0; visit < 2; ++visit)
       for (std::size_t c = 0; c < order.size(); ++c) {
-        Plan p(comm_, shape_, axes_, r_.trials[order[c]].options);
+        Plan p(comm_, shape_, axes_, in_box_, out_box_, r_.trials[order[c]].options);
         for (double t : time(p, 2)) times[c].push_back(t);
       }
     for (std::size_t c = 0; c < order.size(); ++c) {
@@ -259,6 +278,8 @@ class Search {
   const std::vector<std::int64_t>& shape_;
   const std::vector<int>& axes_;
   Options base_;
+  const std::optional<Box>& in_box_;
+  const std::optional<Box>& out_box_;
   TuneReport& r_;
   double start_;
   int fields_ = 1;
@@ -283,8 +304,17 @@ std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
   return os;
 }
 
+// This rank's box as text for the key ("-" when not given); the key gathers every rank's.
+std::string box_text(const std::optional<Box>& b) {
+  if (!b) return "-";
+  std::string s;
+  for (std::size_t a = 0; a < b->lo.size() && a < b->n.size(); ++a)
+    s += std::to_string(b->lo[a]) + ":" + std::to_string(b->lo[a] + b->n[a]) + ",";
+  return s;
+}
+
 TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
-                const Options& base) {
+                const Options& base, const std::optional<Box>& in_box, const std::optional<Box>& out_box) {
   check_mpi_running("nd::tune");
   int size = 1, thread_level = MPI_THREAD_SINGLE;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -292,7 +322,11 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   std::ostringstream budget;
   budget << base.tune_budget;
   check_same(comm, "nd tune",
-             {{"tune", fft::name(base.tune)}, {"tune_budget", budget.str()}, {"tune_fields", std::to_string(base.tune_fields)}});
+             {{"tune", fft::name(base.tune)},
+              {"tune_budget", budget.str()},
+              {"tune_fields", std::to_string(base.tune_fields)},
+              {"in_box given", in_box ? "yes" : "no"},
+              {"out_box given", out_box ? "yes" : "no"}});
   agree(comm, [&] {
     if (base.tune == fft::TuneEffort::None) throw Error("nd::tune: Options::tune is none (quick, thorough or exhaustive)");
     if (!(base.tune_budget > 0)) throw Error("nd::tune: tune_budget = " + budget.str() + " must be > 0 seconds");
@@ -303,7 +337,9 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   for (int a : axes) axes_text += std::to_string(a) + ",";
   const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) +
                           " tune_fields=" + std::to_string(base.tune_fields) + " " +
-                          options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune);
+                          options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune) +
+                          (in_box || out_box ? " boxes=" + every_rank(comm, box_text(in_box) + "/" + box_text(out_box))
+                                             : std::string());
   TuneReport r;
   const double t0 = MPI_Wtime();
   {
@@ -328,7 +364,7 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
       return r;
     }
   }
-  Search s(comm, shape, axes, base, r);
+  Search s(comm, shape, axes, base, in_box, out_box, r);
   r.untuned_seconds = s.run(s.base(), kUntuned, true);
   const fft::TuneEffort effort = base.tune;
   // 1. grids, with the caller's transport and fields in flight.

@@ -46,6 +46,21 @@ nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape,
  * lowest failing rank's message before anything else (the Fortran module's, in its order). */
 nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
                                     const char* options, const char* error, nbfft_nd_plan* plan);
+/* User boxes (docs/nd.md "Your own blocks"): this rank's block of the input array (in_lo,
+ * in_n) and of the spectrum (out_lo, out_n), ndim entries each, numpy axis order, C-order
+ * blocks; the blocks of all ranks must tile each array (empty ones allowed). Every transform
+ * then takes and gives arrays in these blocks (nbfft_nd_plan_box and _counts report them);
+ * the plan moves them to and from its own blocks by one all-to-all each way. A side's lo and
+ * n both NULL: the plan's own block. Blocks outside the array, overlapping or leaving
+ * points out: NBFFT_INVALID_ARGUMENT on every rank naming the rank(s). */
+nbfft_status nbfft_nd_plan_create_boxes(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                        const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                        const int64_t* out_n, const char* options, nbfft_nd_plan* plan);
+/* The same with a Fortran communicator handle and the binding's own error (as _create_f). */
+nbfft_status nbfft_nd_plan_create_boxes_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                          const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                          const int64_t* out_n, const char* options, const char* error,
+                                          nbfft_nd_plan* plan);
 /* Sets *plan = NULL; NULL ok. Collective. NBFFT_INVALID_STATE, the plan kept, while split-
  * phase transforms of it are not yet waited for (nbfft_nd_wait). */
 nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan);

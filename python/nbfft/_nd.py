@@ -7,6 +7,7 @@ out of a global array), and ``axes`` are spelled as numpy's (negative ones count
 end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 """
 
+import operator
 import weakref
 from types import TracebackType
 from typing import Any, List, Optional, Sequence, Tuple, Type
@@ -146,6 +147,14 @@ class NdPlan:
         FFTW-MPI's transposed out), which saves the transform a strided pass. The block then
         has its axes in ``out_order``: ``U == rfftn(G, axes)[out_slices].transpose(out_order)``;
         ``gather`` / ``scatter`` with ``space='output'`` and ``wavenumbers`` follow it.
+    in_box, out_box : (start, shape) or None
+        Your own layout: this rank's block of the input array (``in_box``) and of the spectrum
+        (``out_box``, its shape ``global_out_shape``), each ``start`` and ``shape`` tuples with
+        one entry per axis (numpy order, C-contiguous blocks; a batch axis included). The
+        blocks of all ranks must tile the array (empty ones, a 0 in ``shape``, allowed).
+        ``forward`` then takes and returns arrays in these blocks (``in_shape``, ``out_shape``
+        and the slices follow them); the plan moves them to and from its own blocks by one
+        all-to-all each way. None (or the plan's own blocks): no reshape for that side.
     tune : str
         'none', or 'quick' / 'thorough' / 'exhaustive': time candidate grids, transports and
         fields in flight on these ranks for up to ``tune_budget`` seconds and keep the fastest
@@ -180,7 +189,8 @@ class NdPlan:
                  transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
                  fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
                  output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
-                 tune_fields: int = 1) -> None:
+                 tune_fields: int = 1, in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
+                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -255,12 +265,25 @@ class NdPlan:
             problem = ArgumentTypeError, "{}: tune_fields must be an int, got {!r}".format(what, tune_fields)
         if problem is None and not 1 <= tune_fields <= 64:
             problem = InvalidArgument, "{}: tune_fields must be in [1, 64], got {!r}".format(what, tune_fields)
+        boxes: List[Optional[Tuple[List[int], List[int]]]] = []
+        for word, b in (("in_box", in_box), ("out_box", out_box)):
+            if b is None:
+                boxes.append(None)
+                continue
+            try:
+                start, extent = b  # type: ignore[misc]
+                boxes.append(([operator.index(v) for v in start], [operator.index(v) for v in extent]))
+            except (TypeError, ValueError):
+                boxes.append(None)
+                if problem is None:
+                    problem = ArgumentTypeError, "{}: {} must be (start, shape), two sequences of ints, got {!r}".format(
+                        what, word, b)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
                                transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
                                precision, ",".join(kk), output_order.lower(),
                                "tune={} tune_budget={!r} tune_fields={}".format(
-                                   tune.lower(), float(tune_budget), int(tune_fields)))
+                                   tune.lower(), float(tune_budget), int(tune_fields)), boxes[0], boxes[1])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
@@ -344,6 +367,12 @@ class NdPlan:
     def transport(self) -> str:
         """The exchanges' transport (as given, or the tuner's choice)."""
         return str(self._get().transport)
+
+    @property
+    def user_boxes(self) -> bool:
+        """Whether calls move either side between your blocks (``in_box`` / ``out_box``) and
+        the plan's own."""
+        return bool(self._get().user_boxes)
 
     @property
     def tune_report(self) -> Optional[str]:

@@ -50,12 +50,15 @@ void with_types(const nd::Plan& p, F&& f) {
 // arrays and the plan alive until it is waited for.
 using PyNdPending = PyPending<nd::Plan::Pending>;
 
+// A user box from Python: (start, shape), one entry per axis.
+using BoxArg = std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>;
+
 class PyNdPlan {
  public:
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
            int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
            int fields_in_flight, int single, const std::string& kinds, const std::string& output_order,
-           const std::string& tune) {
+           const std::string& tune, std::optional<BoxArg> in_box, std::optional<BoxArg> out_box) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
@@ -71,7 +74,11 @@ class PyNdPlan {
     nd::set_option(o, "output_order", output_order);  // checked by nbfft.NdPlan on every rank
     nd::apply_options(o, tune);  // "tune=quick tune_budget=5 tune_fields=1", checked likewise
     nb::gil_scoped_release release;  // collective
-    p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), o);
+    auto box = [](const std::optional<BoxArg>& b) -> std::optional<nd::Box> {
+      if (!b) return std::nullopt;
+      return nd::Box{b->first, b->second, {}};
+    };
+    p_ = std::make_unique<nd::Plan>(comm, std::move(shape), std::move(axes), box(in_box), box(out_box), o);
   }
   ~PyNdPlan() { close(); }
 
@@ -161,9 +168,10 @@ void bind_nd(nb::module_& m) {
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
                     const std::string&, std::optional<int>, int, int, const std::string&, const std::string&,
-                    const std::string&>(),
+                    const std::string&, std::optional<BoxArg>, std::optional<BoxArg>>(),
            "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
-           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a, "tune"_a)
+           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a, "tune"_a,
+           "in_box"_a.none(), "out_box"_a.none())
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })
@@ -176,6 +184,7 @@ void bind_nd(nb::module_& m) {
       .def_prop_ro("fields_in_flight", [](const PyNdPlan& s) { return s.get().fields_in_flight(); })
       .def_prop_ro("out_order", [](const PyNdPlan& s) { return s.get().out_order(); })
       .def_prop_ro("transport", [](const PyNdPlan& s) { return s.get().options().transport; })
+      .def_prop_ro("user_boxes", [](const PyNdPlan& s) { return s.get().user_boxes(); })
       .def_prop_ro("tune_report",
                    [](const PyNdPlan& s) -> std::optional<std::string> {
                      const nd::TuneReport* r = s.get().tune_report();

@@ -410,6 +410,40 @@ def test_tuned_plan_matches_numpy_and_reports():
         assert p.tune_report is None
 
 
+def _slab(shape, axis, rank, size):
+    """Rank's block of shape cut into uneven slabs along axis: (start, shape)."""
+    cuts = [shape[axis] * sum(range(1, q + 1)) // sum(range(1, size + 1)) for q in range(size + 1)]
+    start = [0] * len(shape)
+    extent = list(shape)
+    start[axis], extent[axis] = cuts[rank], cuts[rank + 1] - cuts[rank]
+    return tuple(start), tuple(extent)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_user_boxes_against_numpy(dtype):
+    shape, axes = (6, 7, 10), (0, 2)
+    g = global_array(shape, dtype)
+    ref = np.fft.rfftn(g, axes=axes) if dtype == np.float64 else np.fft.fftn(g, axes=axes)
+    in_box = _slab(shape, 2, COMM.rank, P)
+    out_box = _slab(ref.shape, 1, COMM.rank, P)
+    with nbfft.NdPlan(COMM, shape, axes=axes, dtype=dtype, in_box=in_box, out_box=out_box,
+                      transport="pairwise:2@caller", output_order="transposed") as p:
+        assert p.in_shape == in_box[1] and p.out_shape == out_box[1]
+        assert p.out_order == (0, 1, 2)  # the caller's blocks are C order
+        assert p.user_boxes  # the plan's spectrum is transposed, the caller's block is not
+        u = np.ascontiguousarray(g[p.in_slices])
+        U = p.forward(u)
+        assert U.shape == out_box[1]
+        assert np.allclose(U, ref[p.out_slices], atol=1e-12 * np.abs(ref).max())
+        assert np.allclose(p.backward(U), u, atol=1e-12)
+        assert np.allclose(p.gather(U, root=None, space="output"), ref, atol=1e-12 * np.abs(ref).max())
+    if P > 1:
+        e = raises_everywhere(nbfft.InvalidArgument,
+                              lambda: nbfft.NdPlan(COMM, shape, axes=axes, in_box=((0, 0, 0), shape)))
+        assert "overlap" in str(e)
+    raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, shape, in_box=(0, 0)))
+
+
 def test_tune_errors_on_every_rank():
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (4, 5), tune="fast"))
     assert "tune" in str(e)

@@ -143,6 +143,73 @@ static void run_single(void) {
   nbfft_nd_plan_destroy(&ps);
 }
 
+/* User boxes: the input in slabs of the last axis, the spectrum in slabs of axis 1 (rank r
+ * holds rows [r*n/P, (r+1)*n/P)), against a serial DFT of the whole array; then the errors. */
+static void run_user_boxes(int size) {
+  const int64_t shape[3] = {5, 6, 8}, oshape[3] = {5, 6, 5};
+  const int axes[3] = {0, 1, 2};
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int64_t in_lo[3] = {0, 0, 0}, in_n[3] = {5, 6, 8}, out_lo[3] = {0, 0, 0}, out_n[3] = {5, 6, 5};
+  in_lo[2] = 8 * rank / size;
+  in_n[2] = 8 * (rank + 1) / size - in_lo[2];
+  out_lo[1] = 6 * rank / size;
+  out_n[1] = 6 * (rank + 1) / size - out_lo[1];
+  nbfft_nd_plan p = NULL;
+  CHECK("create_boxes", nbfft_nd_plan_create_boxes(MPI_COMM_WORLD, 3, shape, 3, axes, in_lo, in_n, out_lo, out_n,
+                                                   "transport=pairwise:2@caller", &p) == NBFFT_SUCCESS);
+  if (!p) return;
+  int64_t lo[3], n[3], nin = 0, nout = 0;
+  CHECK("boxes: the caller's input block", nbfft_nd_plan_box(p, NBFFT_LAYOUT_INPUT, lo, n) == NBFFT_SUCCESS &&
+                                               lo[2] == in_lo[2] && n[2] == in_n[2] && n[0] == 5);
+  CHECK("boxes: the caller's spectrum block", nbfft_nd_plan_box(p, NBFFT_LAYOUT_OUTPUT, lo, n) == NBFFT_SUCCESS &&
+                                                  lo[1] == out_lo[1] && n[1] == out_n[1] && n[2] == 5);
+  nbfft_nd_plan_counts(p, &nin, &nout);
+  CHECK("boxes: counts", nin == in_n[0] * in_n[1] * in_n[2] && nout == out_n[0] * out_n[1] * out_n[2]);
+  double* u = calloc((size_t)nin + 1, sizeof(double));
+  double* v = calloc((size_t)nin + 1, sizeof(double));
+  double* U = calloc((size_t)nout * 2 + 2, sizeof(double));
+  for (int64_t k = 0; k < nin; ++k) {
+    const int64_t x = in_lo[2] + k % in_n[2], y = (k / in_n[2]) % 6, z = k / (in_n[2] * 6);
+    u[k] = sin(1.0 + z + 0.3 * y + 0.07 * x * x);
+  }
+  CHECK("boxes forward", nbfft_nd_forward(p, u, (size_t)nin * 8, U, (size_t)nout * 16) == NBFFT_SUCCESS);
+  double err = 0;
+  for (int64_t k = 0; k < nout; ++k) { /* the serial DFT at this point of the caller's spectrum block */
+    const int64_t kx = k % 5, ky = out_lo[1] + (k / 5) % out_n[1], kz = k / (5 * out_n[1]);
+    double re = 0, im = 0;
+    for (int z = 0; z < 5; ++z)
+      for (int y = 0; y < 6; ++y)
+        for (int x = 0; x < 8; ++x) {
+          const double f = sin(1.0 + z + 0.3 * y + 0.07 * x * x);
+          const double t = -2 * 3.14159265358979323846 * ((double)(kz * z) / 5 + (double)(ky * y) / 6 + (double)(kx * x) / 8);
+          re += f * cos(t);
+          im += f * sin(t);
+        }
+    const double d = hypot(U[2 * k] - re, U[2 * k + 1] - im);
+    if (d > err) err = d;
+  }
+  CHECK("boxes forward against the serial DFT", err < 1e-10);
+  CHECK("boxes backward", nbfft_nd_backward(p, U, (size_t)nout * 16, v, (size_t)nin * 8) == NBFFT_SUCCESS);
+  err = 0;
+  for (int64_t k = 0; k < nin; ++k)
+    if (fabs(v[k] - u[k]) > err) err = fabs(v[k] - u[k]);
+  CHECK("boxes round trip", err < 1e-12);
+  nbfft_nd_plan_destroy(&p);
+  free(u);
+  free(v);
+  free(U);
+  /* Errors, on every rank: a lo without n; every rank the whole array (overlap beyond one rank). */
+  CHECK("boxes: in_lo without in_n", nbfft_nd_plan_create_boxes(MPI_COMM_WORLD, 3, shape, 3, axes, in_lo, NULL, NULL,
+                                                                NULL, NULL, &p) == NBFFT_INVALID_ARGUMENT && p == NULL);
+  if (size > 1) {
+    const int64_t zero[3] = {0, 0, 0};
+    CHECK("boxes: overlapping blocks", nbfft_nd_plan_create_boxes(MPI_COMM_WORLD, 3, shape, 3, axes, NULL, NULL, zero,
+                                                                  oshape, NULL, &p) == NBFFT_INVALID_ARGUMENT &&
+                                           strstr(nbfft_last_error(), "overlap"));
+  }
+}
+
 int main(int argc, char** argv) {
   const int size = begin_test(&argc, &argv);
   char grid[64], grid_made[64], buf[256];
@@ -176,6 +243,7 @@ int main(int argc, char** argv) {
     run_case("3-D r2c over (0, 2), tuned", 3, s3, 2, a3, "tune=quick tune_budget=60 tune_fields=2");
     run_kinds();
     run_single();
+    run_user_boxes(size);
 
     /* Options as made: the grid as chosen. */
     if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a3, grid, &p) == NBFFT_SUCCESS) {

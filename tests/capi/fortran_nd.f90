@@ -29,6 +29,7 @@ program fortran_nd
   call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
   ! Tuned through the options: the tuner's grid and transport, verified as any other plan.
   call run_case("3-D r2c over x and z, tuned", [6, 4, 5], [1, 3], .false., "tune=quick tune_budget=60")
+  call user_boxes()
   call errors()
 
   call end_test("fortran_nd")
@@ -36,6 +37,60 @@ program fortran_nd
 contains
 
   include "fortran_nd_reference.inc"
+
+  ! User boxes: the input in slabs of dimension 1 (x), the spectrum in slabs of dimension 3
+  ! (z), against the plan's own blocks, both spectra gathered on every rank; then a box with
+  ! a bound missing, which fails every rank.
+  subroutine user_boxes()
+    integer, parameter :: n(3) = [8, 6, 5], no(3) = [5, 6, 5]
+    type(nbfft_nd_plan) :: own, mine
+    integer :: lo(3), hi(3), ilo(3), ihi(3), olo(3), ohi(3), x, y, z
+    real(dp) :: g(8, 6, 5)
+    real(dp), allocatable :: u(:, :, :), v(:, :, :)
+    complex(dp), allocatable :: uh(:, :, :)
+    complex(dp) :: g1(5, 6, 5), g2(5, 6, 5)
+    do z = 1, n(3)
+      do y = 1, n(2)
+        do x = 1, n(1)
+          g(x, y, z) = sin(0.3_dp * x + 0.7_dp * y * y + 1.1_dp * z)
+        end do
+      end do
+    end do
+    ilo = [1 + n(1) * rank / nprocs, 1, 1]
+    ihi = [n(1) * (rank + 1) / nprocs, n(2), n(3)]
+    olo = [1, 1, 1 + no(3) * rank / nprocs]
+    ohi = [no(1), no(2), no(3) * (rank + 1) / nprocs]
+    call nbfft_nd_plan_create(own, MPI_COMM_WORLD, n, options="transport=pairwise:2@caller", status=st)
+    call nbfft_nd_plan_create(mine, MPI_COMM_WORLD, n, options="transport=pairwise:2@caller", in_lo=ilo, in_hi=ihi, &
+                              out_lo=olo, out_hi=ohi, status=st)
+    call expect(st == NBFFT_SUCCESS, "user boxes: create")
+    call nbfft_nd_box(mine, NBFFT_LAYOUT_INPUT, lo, hi)
+    call expect(all(lo == ilo) .and. all(hi == ihi), "user boxes: the input box is the caller's")
+    call nbfft_nd_box(mine, NBFFT_LAYOUT_OUTPUT, lo, hi)
+    call expect(all(lo == olo) .and. all(hi == ohi), "user boxes: the spectrum box is the caller's")
+    ! The plan's own blocks, gathered.
+    call nbfft_nd_box(own, NBFFT_LAYOUT_INPUT, lo, hi)
+    u = g(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3))
+    call nbfft_nd_box(own, NBFFT_LAYOUT_OUTPUT, lo, hi)
+    allocate(uh(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    call nbfft_nd_forward(own, u, uh)
+    call nbfft_nd_gather(own, NBFFT_LAYOUT_OUTPUT, uh, g1, NBFFT_EVERY_RANK)
+    deallocate(u, uh)
+    ! The caller's blocks, gathered.
+    u = g(ilo(1):ihi(1), ilo(2):ihi(2), ilo(3):ihi(3))
+    allocate(uh(olo(1):ohi(1), olo(2):ohi(2), olo(3):ohi(3)), v(ilo(1):ihi(1), ilo(2):ihi(2), ilo(3):ihi(3)))
+    call nbfft_nd_forward(mine, u, uh, st)
+    call expect(st == NBFFT_SUCCESS, "user boxes: forward")
+    call nbfft_nd_gather(mine, NBFFT_LAYOUT_OUTPUT, uh, g2, NBFFT_EVERY_RANK)
+    call expect(maxval(abs(g1 - g2)) < 1e-12_dp * max(1.0_dp, maxval(abs(g1))), &
+                "user boxes: the spectrum in the caller's blocks is the plan's")
+    call nbfft_nd_backward(mine, uh, v, st)
+    call expect(st == NBFFT_SUCCESS .and. maxval(abs(v - u), mask=.true.) < 1e-12_dp, "user boxes: round trip")
+    call nbfft_nd_plan_destroy(own)
+    call nbfft_nd_plan_destroy(mine)
+    call nbfft_nd_plan_create(mine, MPI_COMM_WORLD, n, in_lo=ilo, status=st)
+    call expect_error(st, "in_lo and in_hi go together", "user boxes: in_lo without in_hi")
+  end subroutine
 
   ! The flat index (from 0) in an array of extents g of the r-th point (from 0) of the box lo..hi.
   integer function global_index(lo, hi, g, r) result(f)

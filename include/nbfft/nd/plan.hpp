@@ -134,6 +134,16 @@ class Plan {
   // grid of the wrong length or product, or a decomposition that cannot be made.
   Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes, const Options& options = {});
   Plan(MPI_Comm comm, std::vector<std::int64_t> shape);  // every axis, default Options
+  // User boxes: this rank's block of the input array (in_box) and of the spectrum (out_box)
+  // in the caller's own decomposition (lo and n per axis, C order; a batch axis included and
+  // whole or not, as the caller holds it). The blocks of all ranks must tile each array
+  // (empty blocks allowed). Every call then takes and gives arrays in these blocks: the plan
+  // moves them to and from its own by one all-to-all each way (a split-phase call's result
+  // in wait()). nullopt (or blocks equal to the plan's own on every rank): that side in the
+  // plan's own block, no reshape. in_box() / out_box() and the counts are then the caller's. Errors on every rank: a box outside the array, of the
+  // wrong rank, or blocks that overlap or leave points out.
+  Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes, std::optional<Box> in_box,
+       std::optional<Box> out_box, const Options& options = {});
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -153,8 +163,9 @@ class Plan {
   int size() const;                                 // ranks
   int rank() const;
 
-  const Box& in_box() const;
-  const Box& out_box() const;
+  const Box& in_box() const;   // this rank's block of the input (the caller's, with user boxes)
+  const Box& out_box() const;  // of the spectrum
+  bool user_boxes() const;     // whether a call reshapes either side (user boxes other than the plan's)
   Box in_box_of_rank(int r) const;
   Box out_box_of_rank(int r) const;
   std::size_t in_count() const;   // elements: real (r2c) or complex (c2c)

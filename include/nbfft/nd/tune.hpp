@@ -44,6 +44,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -74,8 +75,11 @@ std::ostream& operator<<(std::ostream& os, const TuneReport& r);
 // Tunes plans like Plan(comm, shape, axes, base) (base.tune: the effort; None is an error).
 // Collective; every rank gets the same report. Errors (every rank alike): the plan's own for
 // the caller's options, and ranks that disagree on the tune settings.
+// With user boxes (Plan's user-box constructor) every trial's plan takes and gives arrays in
+// them, so the choice counts the reshapes too, and the key names every rank's boxes.
 TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
-                const Options& base);
+                const Options& base, const std::optional<Box>& in_box = std::nullopt,
+                const std::optional<Box>& out_box = std::nullopt);
 
 // Forgets the choices this process remembers (tests and benchmarks that time tuning).
 void forget_tuning();
