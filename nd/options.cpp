@@ -125,6 +125,13 @@ const std::vector<Row>& rows() {
          o.fields_in_flight = static_cast<int>(n);
        },
        [](const Options& o) { return std::to_string(o.fields_in_flight); }},
+      {"allow_empty", "true or false",
+       [](Options& o, const std::string& v) {
+         const std::string w = lower(v);
+         if (w != "true" && w != "false" && w != "1" && w != "0") throw Error("");
+         o.allow_empty = w == "true" || w == "1";
+       },
+       [](const Options& o) { return std::string(o.allow_empty ? "true" : "false"); }},
       {"tune", "none, quick, thorough or exhaustive",
        [](Options& o, const std::string& v) { o.tune = fft::parse_tune_effort(lower(v)); },
        [](const Options& o) { return std::string(fft::name(o.tune)); }},

@@ -428,7 +428,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},
               {"fields_in_flight", std::to_string(options.fields_in_flight)},
               {"output_order", fft::name(options.output_order)},
-              {"use_3d_plan", options.use_3d_plan ? "true" : "false"}});
+              {"use_3d_plan", options.use_3d_plan ? "true" : "false"},
+              {"allow_empty", options.allow_empty ? "true" : "false"}});
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(user_shape, user_axes);
   // The field: the user's array without the batch axis.
@@ -462,7 +463,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     }
     if (options.grid.empty()) {
       std::string why;
-      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why);
+      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why, options.allow_empty);
       if (m.grid.empty())
         err = "cannot decompose " + what + " over " + std::to_string(m.size) + " ranks with axes (" +
               join(user_axes, ", ") + "): " + why;
@@ -482,7 +483,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     }
   }
   if (err.empty()) {
-    const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch);
+    const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch, options.allow_empty);
     if (!e.empty()) err = "cannot decompose " + what + " over grid " + join(m.with_batch(m.grid, 1), "x") + ": " + e;
   }
   if (err.empty() && options.output_order == fft::OutputOrder::Transposed && axes.size() >= 2) {

@@ -48,14 +48,14 @@ Box box_at(const Stage& s, const std::vector<int>& ranks, const std::vector<int>
 }
 
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                           const std::vector<int>& grid, Schedule& out) {
+                           const std::vector<int>& grid, Schedule& out, bool allow_empty) {
   const int nd = static_cast<int>(shape.size());
   out = Schedule{};
   Stage st{shape, std::vector<int>(shape.size(), -1), std::vector<int>(shape.size())};
   for (int a = 0; a < nd; ++a) st.order[a] = a;
   for (int a = 0; a < nd; ++a)
     if (grid[a] > 1) {
-      if (grid[a] > shape[a]) {
+      if (grid[a] > shape[a] && !allow_empty) {
         std::ostringstream os;
         os << "axis " << a << " has " << shape[a] << " points for " << grid[a] << " ranks";
         return os.str();
@@ -91,16 +91,19 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
     if (left == 0) return "";
     // An exchange: the split axis still to transform nearest to a whole axis that can take
     // its ranks (transformed ones first: untransformed ones may be needed split later).
+    // With allow_empty an axis too short for the ranks can take them, after every axis
+    // long enough.
     int bi = -1, bj = -1;
-    std::tuple<int, int, std::int64_t> best{3, 0, 0};
+    std::tuple<int, int, int, std::int64_t> best{2, 3, 0, 0};
     for (int i = 0; i < nd; ++i) {
       if (!todo[i] || done[i] || st.dist[i] < 0) continue;
       const int p = out.ranks[static_cast<std::size_t>(st.dist[i])];
       for (int j = 0; j < nd; ++j) {
-        if (st.dist[j] >= 0 || st.ext[j] < p) continue;
+        const bool short_axis = st.ext[j] < p;
+        if (st.dist[j] >= 0 || (short_axis && !allow_empty)) continue;
         const int kind = done[j] ? 0 : (!todo[j] ? 1 : 2);
         if (kind == 2) continue;  // a whole axis still to transform is transformed first
-        const std::tuple<int, int, std::int64_t> score{kind, std::abs(i - j), -st.ext[j]};
+        const std::tuple<int, int, int, std::int64_t> score{short_axis ? 1 : 0, kind, std::abs(i - j), -st.ext[j]};
         if (score < best) {
           best = score;
           bi = i;
@@ -176,34 +179,51 @@ void transpose_output(Schedule& s, int p, int q) {
 
 namespace {
 
-// Every grid (ranks per axis, product `left`) with at most `shape[a]` ranks on axis a.
+// Every grid (ranks per axis, product `left`) with at most `shape[a]` ranks on axis a (any
+// number with allow_empty).
 void grids(const std::vector<std::int64_t>& shape, std::size_t a, int left, std::vector<int>& g,
-           std::vector<std::vector<int>>& all) {
+           std::vector<std::vector<int>>& all, bool allow_empty) {
   if (a == shape.size()) {
     if (left == 1) all.push_back(g);
     return;
   }
   for (int p = 1; p <= left; ++p) {
-    if (left % p != 0 || p > shape[a]) continue;
+    if (left % p != 0 || (p > shape[a] && !allow_empty)) continue;
     g[a] = p;
-    grids(shape, a + 1, left / p, g, all);
+    grids(shape, a + 1, left / p, g, all, allow_empty);
   }
   g[a] = 1;
+}
+
+// Ranks that hold no point at some stage of a schedule.
+int empty_ranks(const Schedule& s) {
+  int most = 0;
+  for (const Stage& st : s.stage) {
+    long long holding = 1, all = 1;
+    for (std::size_t a = 0; a < st.ext.size(); ++a)
+      if (st.dist[a] >= 0) {
+        const int p = s.ranks[static_cast<std::size_t>(st.dist[a])];
+        all *= p;
+        holding *= std::min<std::int64_t>(p, st.ext[a]);
+      }
+    most = std::max(most, static_cast<int>(all - holding));
+  }
+  return most;
 }
 
 }  // namespace
 
 std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                             int ranks, std::string& why) {
+                             int ranks, std::string& why, bool allow_empty) {
   std::vector<std::vector<int>> all;
   std::vector<int> g(shape.size(), 1);
-  grids(shape, 0, ranks, g, all);
+  grids(shape, 0, ranks, g, all, allow_empty);
   std::vector<int> best;
-  std::tuple<int, int, std::vector<int>> best_score{0, 0, {}};
+  std::tuple<int, int, int, std::vector<int>> best_score{0, 0, 0, {}};
   why = "no axis or set of axes has enough points for " + std::to_string(ranks) + " ranks";
   for (const auto& c : all) {
     Schedule s;
-    const std::string e = build_schedule(shape, axes, r2c, c, s);
+    const std::string e = build_schedule(shape, axes, r2c, c, s, allow_empty);
     if (!e.empty()) {
       why = e;
       continue;
@@ -211,7 +231,7 @@ std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::
     const int split = static_cast<int>(s.ranks.size());
     std::vector<int> neg(c.size());  // more ranks on slower axes first
     for (std::size_t a = 0; a < c.size(); ++a) neg[a] = -c[a];
-    std::tuple<int, int, std::vector<int>> score{s.exchanges(), split, neg};
+    std::tuple<int, int, int, std::vector<int>> score{allow_empty ? empty_ranks(s) : 0, s.exchanges(), split, neg};
     if (best.empty() || score < best_score) {
       best = c;
       best_score = score;

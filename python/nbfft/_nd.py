@@ -155,6 +155,10 @@ class NdPlan:
         ``forward`` then takes and returns arrays in these blocks (``in_shape``, ``out_shape``
         and the slices follow them); the plan moves them to and from its own blocks by one
         all-to-all each way. None (or the plan's own blocks): no reshape for that side.
+    allow_empty : bool
+        Whether the plan may split an axis over more ranks than it has points (those ranks
+        then hold nothing of it at that stage: a (2, 9) array on 3 ranks). A grid that leaves
+        no rank empty is chosen whenever there is one. False: such a decomposition is an error.
     tune : str
         'none', or 'quick' / 'thorough' / 'exhaustive': time candidate grids, transports and
         fields in flight on these ranks for up to ``tune_budget`` seconds and keep the fastest
@@ -173,7 +177,8 @@ class NdPlan:
     ValueError (nbfft.InvalidArgument)
         An axis out of range or repeated, a non-positive extent, an unknown dtype, norm,
         effort or transport, a grid of the wrong length or product, or a decomposition that
-        cannot be made (an axis split over more ranks than it has points).
+        cannot be made (with ``allow_empty=False``, an axis split over more ranks than it has
+        points).
         nbfft.RanksDisagree: ranks passed different arguments. Errors are raised on every rank.
 
     Examples
@@ -190,7 +195,7 @@ class NdPlan:
                  fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
                  output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
                  tune_fields: int = 1, in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
-                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None) -> None:
+                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, allow_empty: bool = True) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -263,6 +268,8 @@ class NdPlan:
         if problem is None and (isinstance(tune_fields, (bool, np.bool_)) or
                                 not isinstance(tune_fields, (int, np.integer))):
             problem = ArgumentTypeError, "{}: tune_fields must be an int, got {!r}".format(what, tune_fields)
+        if problem is None and not isinstance(allow_empty, (bool, np.bool_)):
+            problem = ArgumentTypeError, "{}: allow_empty must be a bool, got {!r}".format(what, allow_empty)
         if problem is None and not 1 <= tune_fields <= 64:
             problem = InvalidArgument, "{}: tune_fields must be in [1, 64], got {!r}".format(what, tune_fields)
         boxes: List[Optional[Tuple[List[int], List[int]]]] = []
@@ -282,8 +289,9 @@ class NdPlan:
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
                                transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
                                precision, ",".join(kk), output_order.lower(),
-                               "tune={} tune_budget={!r} tune_fields={}".format(
-                                   tune.lower(), float(tune_budget), int(tune_fields)), boxes[0], boxes[1])
+                               "tune={} tune_budget={!r} tune_fields={} allow_empty={}".format(
+                                   tune.lower(), float(tune_budget), int(tune_fields),
+                                   "true" if allow_empty else "false"), boxes[0], boxes[1])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)

@@ -359,8 +359,9 @@ def test_errors_on_every_rank():
     if P > 1:
         raises_everywhere(nbfft.RanksDisagree, lambda: nbfft.NdPlan(COMM, (4 + COMM.rank, 5)))
     if P > 2:
-        e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2, 9)))
+        e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2, 9), allow_empty=False))
         assert "cannot decompose" in str(e)
+    raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (2, 9), allow_empty="no"))
     with nbfft.NdPlan(COMM, (6, 8)) as p:
         u = np.zeros(p.in_shape)
         bad = u if COMM.rank else np.zeros(p.in_shape, np.float32)
@@ -408,6 +409,16 @@ def test_tuned_plan_matches_numpy_and_reports():
         assert (p.grid, p.transport) == (grid, transport)
     with nbfft.NdPlan(COMM, shape, axes=axes) as p:
         assert p.tune_report is None
+
+
+@pytest.mark.parametrize("shape", [(2, 9), (1, 3, 2)])
+def test_empty_parts_against_numpy(shape):
+    """Arrays smaller than the rank count: some ranks hold nothing at some stages."""
+    g = global_array(shape, np.complex128)
+    with nbfft.NdPlan(COMM, shape, dtype=np.complex128, transport="pairwise:2@caller") as p:
+        U = p.forward(np.ascontiguousarray(g[p.in_slices]))
+        assert np.allclose(U, np.fft.fftn(g)[p.out_slices], atol=1e-12)
+        assert np.allclose(p.gather(p.backward(U), root=None), g, atol=1e-12)
 
 
 def _slab(shape, axis, rank, size):

@@ -7,7 +7,8 @@
 // estimate|measure|patient|exhaustive, grid auto|AxBx... (ranks per axis, numpy order:
 // axis 0 first), transport as the 3-D plan's ("blocking", "pairwise:4@thread", ...),
 // precision double|single, kinds periodic|K1,K2,..., batch_axis none|AXIS (numpy order,
-// negative from the end), fields_in_flight 1..64, tune none|quick|thorough|exhaustive,
+// negative from the end), fields_in_flight 1..64, allow_empty true|false, tune
+// none|quick|thorough|exhaustive,
 // tune_budget SECONDS, tune_fields 1..64.
 // Pairs are separated by blanks (spaces, tabs, newlines); a later key overrides an earlier one.
 #pragma once

@@ -34,7 +34,8 @@
 // dimension's ranks, the dims between the two axes moved aside by a local copy). The
 // chosen grid puts the ranks on untransformed axes first: those never need an exchange
 // (shape (nz, ny, nx), axes (0, 2) at ny >= ranks is purely local). Every distributed axis
-// must hold at least one point per rank at every stage; a grid that cannot is an error.
+// holds at least one point per rank at every stage when a grid can do that; otherwise (and
+// with a set grid) some ranks hold nothing at some stages (Options::allow_empty).
 #pragma once
 
 #include "nbfft/fft/elements.hpp"
@@ -115,6 +116,11 @@ struct Options {
   // results, errors and the calls are the same either way; describe() says which runs.
   // false keeps nd's own steps (for comparison: benchmarks and tests).
   bool use_3d_plan = true;
+  // Whether a grid may split an axis over more ranks than it has points at some stage, so
+  // that those ranks hold none of it there (they still take part in the exchanges): a
+  // (2, 9) array over 3 ranks. A grid that leaves no rank empty is still chosen when there
+  // is one. false: such a grid is an error (the 3-D option's name and default).
+  bool allow_empty = true;
   // Plan-time tuning (nbfft/nd/tune.hpp): none, or quick / thorough / exhaustive. The plan
   // then times candidate grids, transports and fields in flight on the caller's ranks for
   // up to tune_budget seconds and keeps the fastest (grid, transport and fields_in_flight
