@@ -250,6 +250,8 @@ const char* nbfft_status_string(nbfft_status status) {
 
 const char* nbfft_last_error(void) { return g_last_error.c_str(); }
 
+void nbfft_set_last_error(const char* message) { nbfft::capi::set_last_error(message ? message : ""); }
+
 const char* nbfft_version(void) { return NBFFT_VERSION_STRING; }
 
 nbfft_status nbfft_options_create(nbfft_options* options) {

@@ -256,6 +256,10 @@ module nbfft
     type(c_ptr) function c_last_error() bind(c, name="nbfft_last_error")
       import :: c_ptr
     end function
+    subroutine c_set_last_error(message) bind(c, name="nbfft_set_last_error")
+      import :: c_char
+      character(kind=c_char), intent(in) :: message(*)
+    end subroutine
     integer(c_size_t) function c_strlen(s) bind(c, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s

@@ -48,6 +48,9 @@ typedef struct nbfft_plan_s* nbfft_plan;       /* opaque */
 const char* nbfft_status_string(nbfft_status status);
 /* The message of the last failed call on this thread ("" if none); valid until the next call. */
 const char* nbfft_last_error(void);
+/* For language bindings: a failure the binding finds itself, without calling the library
+ * (a Fortran array of the wrong size), becomes nbfft_last_error()'s message. */
+void nbfft_set_last_error(const char* message);
 /* The library's version as text ("0.1.0") and as numbers (any pointer may be NULL); the
  * headers' version is NBFFT_VERSION_STRING etc. (nbfft/version.h). Both come from CMake's
  * project(VERSION), so they differ only when a program mixes headers and library. */

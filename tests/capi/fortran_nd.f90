@@ -258,7 +258,7 @@ contains
 
   subroutine errors()
     type(nbfft_nd_plan) :: p
-    integer :: lo(3), hi(3), olo(3), ohi(3), last
+    integer :: lo(3), hi(3), olo(3), ohi(3), last, slo(2), shi(3)
     real(dp), allocatable :: u(:,:,:), ubad(:,:,:)
     complex(dp), allocatable :: uh(:,:,:), uhbad(:,:,:)
     character(len=:), allocatable :: text
@@ -272,6 +272,10 @@ contains
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
     call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
     call expect(lo(1) == 1 .and. hi(1) == 8 .and. hi(2) - lo(2) == 2, "the input keeps x and y whole")
+    ! A binding's own (local) error: its status, and nbfft_last_error() says what.
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, slo, shi, status=st)
+    call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "lo and hi need 3 entries") > 0, &
+                "nbfft_nd_box with a short lo: " // nbfft_last_error())
     allocate(u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), uh(olo(1):ohi(1), olo(2):ohi(2), olo(3):ohi(3)))
     u = 1
     call nbfft_nd_forward(p, u, uh, status=st)
