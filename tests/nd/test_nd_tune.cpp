@@ -122,8 +122,9 @@ TEST(NdTune, ChoosesTheFastestTrialAndGivesTheUntunedResults) {
 // Through the options text (the C and Fortran front ends), with several fields per call.
 TEST(NdTune, FromOptionsTextWithSeveralFields) {
   nbfft::nd::forget_tuning();
-  const Options o = nbfft::nd::parse_options("tune=thorough tune_budget=120 tune_fields=3 transport=pairwise:2@caller");
-  EXPECT_EQ(o.tune, TuneEffort::Thorough);
+  EXPECT_EQ(nbfft::nd::parse_options("tune=thorough").tune, TuneEffort::Thorough);
+  const Options o = nbfft::nd::parse_options("tune=quick tune_budget=120 tune_fields=3 transport=pairwise:2@caller");
+  EXPECT_EQ(o.tune, TuneEffort::Quick);
   EXPECT_EQ(o.tune_fields, 3);
   const Options back = nbfft::nd::parse_options(nbfft::nd::options_text(o));
   EXPECT_EQ(back.tune, o.tune);
