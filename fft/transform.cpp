@@ -210,8 +210,17 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
     lz_fwd_[g] = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, zld_, zld_p_}, {{w, 1, 1}}, S, Pz,
                              flags | FFTW_PRESERVE_INPUT);
   }
+  // z planes per unit: with the transposed order each y row of a plane goes to its own y
+  // slab, so G planes write runs of G rows; as many as make about 4 KiB (the backward z
+  // stage's groups below), no more than 1 MiB of planes in cache per lane.
+  const std::int64_t xy_bytes = static_cast<std::int64_t>(sizeof(C)) * std::max<std::int64_t>(1, nyi_ * ldx_);
+  const std::int64_t run_bytes = static_cast<std::int64_t>(sizeof(C)) * std::max<std::int64_t>(1, nxi_);
+  fw_group_ = natural_ ? 1
+                       : std::clamp<std::int64_t>(std::min((4096 + run_bytes - 1) / run_bytes, (std::int64_t{1} << 20) / xy_bytes),
+                                                  1, std::max<std::int64_t>(1, nzc_));
+  plane_elems_ = std::max(plane_elems_, fw_group_ * nyi_ * ldx_);
   local_ = true;
-  local_path_[kForward] = {{&T_::local_forward_xy, kCol, true, nzc_, false},
+  local_path_[kForward] = {{&T_::local_forward_xy, kCol, true, (nzc_ + fw_group_ - 1) / fw_group_, false},
                            {&T_::local_forward_z, kCol, true, zgroups_, false}};
   // Backward: a plane of the caller's array holds nx reals, room for nx/2 of the nx/2 + 1
   // complex points of each r2c row (all of them for c2c and r2r).
@@ -230,20 +239,27 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
                             {&T_::local_backward_xy, kCol, true, nzc_, false}};
 }
 
-// x and y FFTs of user plane z in P, copied into plane z of the spectrum.
+// x and y FFTs of groups of user planes in P, copied into their planes of the spectrum.
 template <typename T, typename El>
-void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t z0,
-                                        std::int64_t z1, int lane, Timings* t) const {
+void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t g0,
+                                        std::int64_t g1, int lane, Timings* t) const {
   const char* src = static_cast<const char*>(in);
   C* o = static_cast<C*>(out);
   C* P = ws.P(lane);
+  const std::int64_t plane = nyi_ * ldx_;
   PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);  // PRESERVE_INPUT
-    clk.mark(&Timings::fft_x);
-    fy_fwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    copy_rows(o + z * zld_, zoff_, P, ldy_, nyj_, nxi_);
+  for (std::int64_t g = g0; g < g1; ++g) {
+    const std::int64_t za = g * fw_group_, zb = std::min(za + fw_group_, nzc_);
+    for (std::int64_t z = za; z < zb; ++z) {
+      C* Q = P + (z - za) * plane;
+      fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), Q);  // PRESERVE_INPUT
+      clk.mark(&Timings::fft_x);
+      fy_fwd_.execute(Q, Q);
+      clk.mark(&Timings::fft_y);
+    }
+    // Row y of the group's planes, one after the other (adjacent in the transposed order).
+    for (std::int64_t y = 0; y < nyj_; ++y)
+      for (std::int64_t z = za; z < zb; ++z) copy_rows(o + z * zld_ + y * zoff_, zld_, P + (z - za) * plane + y * ldy_, ldy_, 1, nxi_);
     clk.mark(&Timings::pack);
   }
 }

@@ -284,6 +284,7 @@ class Transform {
   // (row y at y bw_main_, as many as fit in the plane's bytes), the other bw_side_ (r2c's
   // last point) into the workspace's Z-pencil buffer, idle on this path.
   std::int64_t bw_main_ = 0, bw_side_ = 0, bw_group_ = 1;
+  std::int64_t fw_group_ = 1;  // forward: z planes per unit of the slab stage
   // Unit geometry (elements): nx_, my_, nz_ physical lengths (the FFTs'), nzo_ the
   // spectrum's z (the user's output rows); the rest this rank's parts.
   std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;

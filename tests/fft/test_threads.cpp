@@ -170,9 +170,10 @@ TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
 // rounding: FFTW's plans differ), the round trip gives the input back, backward leaves its
 // input alone, and 2 threads give bitwise the one-thread bytes. c2c and r2c, both
 // precisions, both output orders; an odd x (r2c's last point goes to the side buffer) on
-// 40 y slabs (the backward z stage's groups, the last one short).
+// 40 y slabs and 50 z planes (the backward z and forward slab stages take them in groups,
+// the last one short).
 TEST(Threads, OneRankPath) {
-  for (const Grid& n : {Grid{16, 12, 10}, Grid{15, 40, 10}}) {
+  for (const Grid& n : {Grid{16, 12, 10}, Grid{15, 40, 50}}) {
     for (int variant = 0; variant < 8; ++variant) {
       Options o;
       o.transform = variant & 4 ? TransformKind::R2C : TransformKind::C2C;
