@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -152,15 +153,23 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
 // FFT in place on the spectrum (this path before) met rows a power of two apart (c2c), the
 // cache-set conflicts padded_ld avoids, or rows that are not whole SIMD vectors (r2c's
 // nx/2 + 1): on one thread, 128^3 c2c double forward, 14.6 ms in place, 13.3 out of place,
-// 17.2 on the pencil path. Backward keeps the pencil path (the spectrum's groups copied
-// into the padded Z-pencil buffer, the z FFT in place there): the z FFT reading the
-// spectrum into the workspace, as this path did before, took 17.9 ms against 12.8, and
-// reading it into the padded buffer (no copy) was slower too. Measured as a whole
-// (docs/performance.md "Threads inside each rank"): 1 rank x 2 threads, c2c double
-// 20.6-24.2 -> 18.1-18.6 ms. (Letting the y FFT write the spectrum's layout itself, its
-// output strides doing the transpose, was 3.3x slower than FFT then copy.) A forward in
-// place (in == out) keeps the pencil path: the y FFT's planes would overwrite input planes
-// not yet read. Each unit goes through the same FFTW plan whatever the lane, so any thread
+// 17.2 on the pencil path. Measured as a whole (docs/performance.md "Threads inside each
+// rank"): 1 rank x 2 threads, c2c double 20.6-24.2 -> 18.1-18.6 ms. (Letting the y FFT
+// write the spectrum's layout itself, its output strides doing the transpose, was 3.3x
+// slower than FFT then copy.)
+//
+// Backward out of place copies each group of y slabs of the spectrum into P (padded rows,
+// scaled on the way), runs the z FFT there and writes the result into the caller's output
+// array itself, z plane by z plane where the x stage of that plane reads it back (local_
+// backward_z): the pencil path wrote the whole Z-pencil into the workspace's buffer and
+// read it back, one more spectrum-sized array through memory, which the caches could not
+// hold beside the caller's arrays (128^3 r2c double, 1 rank x 2 threads: 9.05-9.68 ->
+// 8.28-8.50 ms a round trip, the x stage's c2r writing planes already in cache). The z FFT
+// reading the spectrum directly (no copy) was slower, as in place on it above.
+//
+// In place (in == out) keeps the pencil path both ways: forward, the y FFT's planes would
+// overwrite input planes not yet read; backward, the z stage's planes would overwrite the
+// spectrum. Each unit goes through the same FFTW plan whatever the lane, so any thread
 // count gives the one-thread result.
 template <typename T, typename El>
 void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* plane) {
@@ -201,24 +210,56 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
     lz_fwd_[g] = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, zld_, zld_p_}, {{w, 1, 1}}, S, Pz,
                              flags | FFTW_PRESERVE_INPUT);
   }
+  // z planes per unit: with the transposed order each y row of a plane goes to its own y
+  // slab, so G planes write runs of G rows; as many as make about 4 KiB (the backward z
+  // stage's groups below), no more than 1 MiB of planes in cache per lane.
+  const std::int64_t xy_bytes = static_cast<std::int64_t>(sizeof(C)) * std::max<std::int64_t>(1, nyi_ * ldx_);
+  const std::int64_t run_bytes = static_cast<std::int64_t>(sizeof(C)) * std::max<std::int64_t>(1, nxi_);
+  fw_group_ = natural_ ? 1
+                       : std::clamp<std::int64_t>(std::min((4096 + run_bytes - 1) / run_bytes, (std::int64_t{1} << 20) / xy_bytes),
+                                                  1, std::max<std::int64_t>(1, nzc_));
+  plane_elems_ = std::max(plane_elems_, fw_group_ * nyi_ * ldx_);
   local_ = true;
-  local_path_ = {{&T_::local_forward_xy, kCol, true, nzc_, false}, {&T_::local_forward_z, kCol, true, zgroups_, false}};
+  local_path_[kForward] = {{&T_::local_forward_xy, kCol, true, (nzc_ + fw_group_ - 1) / fw_group_, false},
+                           {&T_::local_forward_z, kCol, true, zgroups_, false}};
+  // Backward: a plane of the caller's array holds nx reals, room for nx/2 of the nx/2 + 1
+  // complex points of each r2c row (all of them for c2c and r2r).
+  bw_main_ = std::min<std::int64_t>(nxi_, nx_ * static_cast<std::int64_t>(in_elem_) / static_cast<std::int64_t>(sizeof(C)));
+  bw_side_ = nxi_ - bw_main_;
+  // y slabs per unit: enough that each z plane receives about 4 KiB in one run, no more
+  // than 1 MiB of planes in cache per lane. (128^3 r2c double, 1 rank x 2 threads, against
+  // the pencil path in one A/B each: 1 slab a unit, rows of 1 KiB into planes 128 KiB
+  // apart, 0.93x its time; 4 slabs 0.89x, 8 slabs 0.89x, 16 slabs 0.97x.)
+  const std::int64_t row_bytes = static_cast<std::int64_t>(sizeof(C)) * std::max<std::int64_t>(1, bw_main_);
+  const std::int64_t slab_bytes = static_cast<std::int64_t>(sizeof(C)) * nz_ * ldy_;
+  bw_group_ = std::clamp<std::int64_t>(std::min((4096 + row_bytes - 1) / row_bytes, (std::int64_t{1} << 20) / slab_bytes),
+                                       1, std::max<std::int64_t>(1, nyj_));
+  plane_elems_ = std::max(plane_elems_, bw_group_ * nz_ * ldy_);
+  local_path_[kBackward] = {{&T_::local_backward_z, kCol, true, (nyj_ + bw_group_ - 1) / bw_group_, false},
+                            {&T_::local_backward_xy, kCol, true, nzc_, false}};
 }
 
-// x and y FFTs of user plane z in P, copied into plane z of the spectrum.
+// x and y FFTs of groups of user planes in P, copied into their planes of the spectrum.
 template <typename T, typename El>
-void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t z0,
-                                        std::int64_t z1, int lane, Timings* t) const {
+void Transform<T, El>::local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t g0,
+                                        std::int64_t g1, int lane, Timings* t) const {
   const char* src = static_cast<const char*>(in);
   C* o = static_cast<C*>(out);
   C* P = ws.P(lane);
+  const std::int64_t plane = nyi_ * ldx_;
   PhaseClock clk(t);
-  for (std::int64_t z = z0; z < z1; ++z) {
-    fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), P);  // PRESERVE_INPUT
-    clk.mark(&Timings::fft_x);
-    fy_fwd_.execute(P, P);
-    clk.mark(&Timings::fft_y);
-    copy_rows(o + z * zld_, zoff_, P, ldy_, nyj_, nxi_);
+  for (std::int64_t g = g0; g < g1; ++g) {
+    const std::int64_t za = g * fw_group_, zb = std::min(za + fw_group_, nzc_);
+    for (std::int64_t z = za; z < zb; ++z) {
+      C* Q = P + (z - za) * plane;
+      fx_fwd_.execute(const_cast<char*>(src + z * nyi_ * nx_ * in_elem_), Q);  // PRESERVE_INPUT
+      clk.mark(&Timings::fft_x);
+      fy_fwd_.execute(Q, Q);
+      clk.mark(&Timings::fft_y);
+    }
+    // Row y of the group's planes, one after the other (adjacent in the transposed order).
+    for (std::int64_t y = 0; y < nyj_; ++y)
+      for (std::int64_t z = za; z < zb; ++z) copy_rows(o + z * zld_ + y * zoff_, zld_, P + (z - za) * plane + y * ldy_, ldy_, 1, nxi_);
     clk.mark(&Timings::pack);
   }
 }
@@ -237,6 +278,70 @@ void Transform<T, El>::local_forward_z(const void*, void* out, Workspace<T, El>&
     clk.mark(&Timings::fft_z);
     copy_scaled(c, zld_, P, zld_p_, nzo_, last ? zlast_ : zcols_, fwd_scale_);
     clk.mark(&Timings::unpack);
+  }
+}
+
+// Backward, z stage: each y slab of the spectrum copied scaled into P, its z FFT there, and
+// its row z written to row y of plane z of the caller's array (the part that does not fit,
+// r2c's last point, to the side buffer). The pencil path instead wrote the whole Z-pencil
+// into the workspace and read it back: one more array as large as the spectrum through
+// memory on every backward transform, which at 128^3 no longer fits the caches beside the
+// caller's arrays.
+template <typename T, typename El>
+void Transform<T, El>::local_backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t g0,
+                                        std::int64_t g1, int lane, Timings* t) const {
+  const C* i = static_cast<const C*>(in);
+  char* o = static_cast<char*>(out);
+  C* P = ws.P(lane);
+  C* side = ws.side[kCol][1];
+  const std::int64_t plane_bytes = nyi_ * nx_ * static_cast<std::int64_t>(in_elem_);
+  const std::size_t row_bytes = sizeof(C) * static_cast<std::size_t>(bw_main_);
+  PhaseClock clk(t);
+  const std::int64_t slab = nz_ * ldy_;
+  for (std::int64_t g = g0; g < g1; ++g) {
+    const std::int64_t ya = g * bw_group_, yb = std::min(ya + bw_group_, nyj_);
+    for (std::int64_t y = ya; y < yb; ++y) {
+      C* Q = P + (y - ya) * slab;
+      copy_scaled(Q, ldy_, i + y * zoff_, zld_, nzo_, nxi_, bwd_scale_);
+      clk.mark(&Timings::pack);
+      fz_bwd_.execute(Q, Q);
+      clk.mark(&Timings::fft_z);
+    }
+    // memcpy: the caller's real array need not be aligned for C.
+    for (std::int64_t z = 0; z < nz_; ++z) {
+      char* dst = o + z * plane_bytes + ya * static_cast<std::int64_t>(row_bytes);
+      for (std::int64_t y = ya; y < yb; ++y) {
+        const C* q = P + (y - ya) * slab + z * ldy_;
+        std::memcpy(dst + (y - ya) * static_cast<std::int64_t>(row_bytes), q, row_bytes);
+        for (std::int64_t k = 0; k < bw_side_; ++k) side[(z * nyj_ + y) * bw_side_ + k] = q[bw_main_ + k];
+      }
+    }
+    clk.mark(&Timings::pack);
+  }
+}
+
+// Backward, x stage: plane z's rows gathered from the caller's plane z (and the side
+// buffer) into P, y FFT, x FFT into that same plane of the caller's array.
+template <typename T, typename El>
+void Transform<T, El>::local_backward_xy(const void*, void* out, Workspace<T, El>& ws, std::int64_t z0,
+                                         std::int64_t z1, int lane, Timings* t) const {
+  char* o = static_cast<char*>(out);
+  C* P = ws.P(lane);
+  const C* side = ws.side[kCol][1];
+  const std::int64_t plane_bytes = nyi_ * nx_ * static_cast<std::int64_t>(in_elem_);
+  const std::size_t row_bytes = sizeof(C) * static_cast<std::size_t>(bw_main_);
+  PhaseClock clk(t);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    char* plane = o + z * plane_bytes;
+    for (std::int64_t y = 0; y < nyj_; ++y) {
+      std::memcpy(P + y * ldx_, plane + y * static_cast<std::int64_t>(row_bytes), row_bytes);
+      for (std::int64_t k = 0; k < bw_side_; ++k) P[y * ldx_ + bw_main_ + k] = side[(z * nyj_ + y) * bw_side_ + k];
+    }
+    clk.mark(&Timings::unpack);
+    fy_bwd_.execute(P, P);
+    clk.mark(&Timings::fft_y);
+    fx_bwd_.execute(P, plane);
+    clk.mark(&Timings::fft_x);
   }
 }
 

@@ -244,13 +244,20 @@ class Transform {
   // One rank (transform.cpp, "The one-rank path"): no exchange, so forward out of place
   // copies once into the spectrum's layout and runs the z FFT from there into P and back.
   void make_local_path(const Options& o, unsigned flags, void* plane);
+  // Backward out of place: the z FFT's result goes straight into the caller's real array,
+  // plane z's rows where the x stage of plane z reads them back, so there is no pass
+  // through the workspace's Z-pencil buffer.
   const std::vector<Step>& path(Dir d, const void* in, const void* out) const {
-    return local_ && d == kForward && in != out ? local_path_ : path_[d];
+    return local_ && in != out ? local_path_[d] : path_[d];
   }
   void local_forward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                         Timings* t) const;
   void local_forward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
                        Timings* t) const;
+  void local_backward_z(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                        Timings* t) const;
+  void local_backward_xy(const void* in, void* out, Workspace<T, El>& ws, std::int64_t u0, std::int64_t u1, int lane,
+                         Timings* t) const;
 
   Decomposition d_;
   std::size_t in_elem_;  // bytes of one element of the X-pencil (real for r2c)
@@ -270,9 +277,14 @@ class Transform {
   // slab when transposed; zcols_ columns of the flattened (y, x) rows when natural, the
   // last group zlast_ wide: [1] its plan) into P, whose rows are zld_p_ apart.
   bool local_ = false;
-  std::vector<Step> local_path_;
+  std::vector<Step> local_path_[2];
   LocalFft<T> lz_fwd_[2];
   std::int64_t zgroups_ = 0, zstep_ = 0, zcols_ = 0, zlast_ = 0, zld_p_ = 0;
+  // Backward: of each z row's nxi points, the first bw_main_ go into the caller's plane z
+  // (row y at y bw_main_, as many as fit in the plane's bytes), the other bw_side_ (r2c's
+  // last point) into the workspace's Z-pencil buffer, idle on this path.
+  std::int64_t bw_main_ = 0, bw_side_ = 0, bw_group_ = 1;
+  std::int64_t fw_group_ = 1;  // forward: z planes per unit of the slab stage
   // Unit geometry (elements): nx_, my_, nz_ physical lengths (the FFTs'), nzo_ the
   // spectrum's z (the user's output rows); the rest this rank's parts.
   std::int64_t nx_, nyi_, nzc_, nxi_, nyj_, my_, nz_, nzo_;
