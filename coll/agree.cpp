@@ -138,6 +138,27 @@ bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& 
   return red[3] == 0;
 }
 
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
+  int size = 1;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  const int len = static_cast<int>(std::min<std::size_t>(mine.size(), INT_MAX / 2 / static_cast<std::size_t>(size)));
+  std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[static_cast<std::size_t>(r)] = total;
+    total += lens[static_cast<std::size_t>(r)];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  check_mpi(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm),
+            "MPI_Allgatherv");
+  std::vector<std::string> out;
+  for (int r = 0; r < size; ++r)
+    out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
+                             static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+  return out;
+}
+
 void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fields) {
   const std::uint64_t h = hash_fields(fields);
   std::uint64_t lohi[2] = {h, ~h}, red[2] = {0, 0};
@@ -150,22 +171,8 @@ void check_same(MPI_Comm comm, const std::string& what, const ConfigFields& fiel
   // Rare path: gather every rank's fields and name the first that differs.
   int size = 1;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  const std::string mine = serialize(fields);
-  const int len = static_cast<int>(std::min<std::size_t>(mine.size(), INT_MAX / 2 / static_cast<std::size_t>(size)));
-  std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm), "MPI_Allgather");
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[static_cast<std::size_t>(r)] = total;
-    total += lens[static_cast<std::size_t>(r)];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  check_mpi(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm),
-            "MPI_Allgatherv");
   std::vector<ConfigFields> per_rank;
-  for (int r = 0; r < size; ++r)
-    per_rank.push_back(deserialize(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
-                                              static_cast<std::size_t>(lens[static_cast<std::size_t>(r)]))));
+  for (const std::string& text : allgather_strings(comm, serialize(fields))) per_rank.push_back(deserialize(text));
   auto value = [&](int r, const std::string& key) -> std::string {
     for (const auto& [k, v] : per_rank[static_cast<std::size_t>(r)])
       if (k == key) return "'" + v + "'";

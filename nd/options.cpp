@@ -78,6 +78,14 @@ std::string kinds_text(const std::vector<fft::AxisKind>& k) {
   return s;
 }
 
+// "1".."64" -> the count; anything else throws (set_option names the key).
+int count_1_to_64(const std::string& v) {
+  char* end = nullptr;
+  const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
+  if (n < 1 || n > 64 || *end != '\0') throw Error("");
+  return static_cast<int>(n);
+}
+
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       {"kind", "r2c or c2c",
@@ -118,12 +126,7 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) { o.output_order = fft::parse_output_order(lower(v)); },
        [](const Options& o) { return std::string(fft::name(o.output_order)); }},
       {"fields_in_flight", "a count from 1 to 64",
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
-         if (n < 1 || n > 64 || *end != '\0') throw Error("");
-         o.fields_in_flight = static_cast<int>(n);
-       },
+       [](Options& o, const std::string& v) { o.fields_in_flight = count_1_to_64(v); },
        [](const Options& o) { return std::to_string(o.fields_in_flight); }},
       {"allow_empty", "true or false",
        [](Options& o, const std::string& v) {
@@ -148,12 +151,7 @@ const std::vector<Row>& rows() {
          return os.str();
        }},
       {"tune_fields", "a count from 1 to 64",
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
-         if (n < 1 || n > 64 || *end != '\0') throw Error("");
-         o.tune_fields = static_cast<int>(n);
-       },
+       [](Options& o, const std::string& v) { o.tune_fields = count_1_to_64(v); },
        [](const Options& o) { return std::to_string(o.tune_fields); }},
       {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
        [](Options& o, const std::string& v) {

@@ -37,6 +37,12 @@ Options untuned_rows(Options o) {
   return o;
 }
 
+std::string joined(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += p + ";";
+  return s;
+}
+
 std::string chosen_text(const Options& o) {
   std::string g;
   for (int x : o.grid) g += (g.empty() ? "" : "x") + std::to_string(x);
@@ -86,24 +92,6 @@ std::vector<std::vector<int>> grids_of(std::size_t nd, int ranks, int batch, con
     if (sa != sb) return sa < sb;
     return a > b;  // the ranks on slower axes first
   });
-  return all;
-}
-
-// Every rank's text, joined in rank order (collective).
-std::string every_rank(MPI_Comm comm, const std::string& mine) {
-  int size = 1;
-  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  int n = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(size)), at(static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&n, 1, MPI_INT, lens.data(), 1, MPI_INT, comm), "MPI_Allgather");
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    at[static_cast<std::size_t>(r)] = total;
-    total += lens[static_cast<std::size_t>(r)];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  check_mpi(MPI_Allgatherv(mine.data(), n, MPI_CHAR, all.data(), lens.data(), at.data(), MPI_CHAR, comm),
-            "MPI_Allgatherv");
   return all;
 }
 
@@ -338,7 +326,7 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) +
                           " tune_fields=" + std::to_string(base.tune_fields) + " " +
                           options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune) +
-                          (in_box || out_box ? " boxes=" + every_rank(comm, box_text(in_box) + "/" + box_text(out_box))
+                          (in_box || out_box ? " boxes=" + joined(allgather_strings(comm, box_text(in_box) + "/" + box_text(out_box)))
                                              : std::string());
   TuneReport r;
   const double t0 = MPI_Wtime();

@@ -87,6 +87,9 @@ bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& 
 // what one rank reads and all must share: a wisdom file, a host name, a remembered choice.
 // A root string longer than INT_MAX bytes is an error on every rank.
 void bcast_string(MPI_Comm comm, std::string& s, int root = 0);
+// Every rank's string, in rank order, on every rank (collective). Each is cut to
+// INT_MAX / 2 / size bytes, so that the total fits MPI's int counts.
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
 
 // Every rank must pass the same fields (names and values); `what` names the object
 // ("plan", "nbfft-sine options").
