@@ -278,7 +278,7 @@ class NdPlan:
                 boxes.append(None)
                 continue
             try:
-                start, extent = b  # type: ignore[misc]
+                start, extent = b
                 boxes.append(([operator.index(v) for v in start], [operator.index(v) for v in extent]))
             except (TypeError, ValueError):
                 boxes.append(None)
