@@ -113,17 +113,17 @@ class RunOnUserBoxes final : public detail::Run {
     if (in_set) {
       const detail::Reshape to_plan(m.comm, caller_in, plan_in, in_elem);
       for (std::size_t k = 0; k < in.size(); ++k) {
-        staged_.emplace_back(std::max<std::size_t>(in_b, 1));
-        to_plan.run(in[k], staged_.back().data());
-        vi[k] = staged_.back().data();
+        staged_.push_back(buffer(in_b));
+        to_plan.run(in[k], staged_.back().get());
+        vi[k] = staged_.back().get();
       }
     }
     std::vector<void*> vo = out_;
     if (out_set) {
       back_ = std::make_unique<detail::Reshape>(m.comm, plan_out, fwd ? b.caller_out : b.caller_in, out_elem);
       for (auto& v : vo) {
-        results_.emplace_back(std::max<std::size_t>(out_b, 1));
-        v = results_.back().data();
+        results_.push_back(buffer(out_b));
+        v = results_.back().get();
       }
     }
     inner_ = run_on(m, fwd, split, std::move(vi), in_b, std::move(vo), out_b);
@@ -134,13 +134,21 @@ class RunOnUserBoxes final : public detail::Run {
     if (!to_end || done_) return;
     done_ = true;
     if (back_)
-      for (std::size_t k = 0; k < out_.size(); ++k) back_->run(results_[k].data(), out_[k]);
+      for (std::size_t k = 0; k < out_.size(); ++k) back_->run(results_[k].get(), out_[k]);
   }
   bool test() override { return inner_->test(); }
 
  private:
+  // The plan's work arrays' alignment (nd/plan_impl.hpp), so that the run reads and writes
+  // them in place rather than copying.
+  static detail::Bytes buffer(std::size_t bytes) {
+    detail::Bytes b = detail::allocate(bytes);
+    if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes for a user-box reshape",
+                        ErrorCode::OutOfMemory);
+    return b;
+  }
   std::vector<void*> out_;
-  std::vector<std::vector<unsigned char>> staged_, results_;  // the fields in the plan's boxes
+  std::vector<detail::Bytes> staged_, results_;  // the fields in the plan's boxes
   std::unique_ptr<detail::Reshape> back_;
   std::unique_ptr<detail::Run> inner_;
   bool done_ = false;
