@@ -557,8 +557,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
 
 // Every rank's box of both sides (the caller's when given, checked to tile the array), so
 // that each call can reshape between the caller's blocks and the plan's.
+// (The constructor has agreed on whether each box is given, before tuning.)
 void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optional<Box>& out) {
-  check_same(comm, "nd plan", {{"in_box given", in ? "yes" : "no"}, {"out_box given", out ? "yes" : "no"}});
   if (!in && !out) return;
   const std::size_t d = user_shape.size();
   std::string err;

@@ -169,7 +169,6 @@ class Search {
       : comm_(comm), shape_(shape), axes_(axes), base_(base), in_box_(in_box), out_box_(out_box), r_(r),
         start_(MPI_Wtime()) {
     base_.tune = fft::TuneEffort::None;  // the trials' plans do not tune
-    fields_ = base.tune_fields;
   }
 
   bool out_of_time() {
@@ -244,7 +243,7 @@ class Search {
   }
 
   const Options& base() const { return base_; }
-  int fields() const { return fields_; }
+  int fields() const { return base_.tune_fields; }
 
  private:
   static constexpr int kIters = 3;
@@ -256,7 +255,7 @@ class Search {
   std::vector<double> time(const Plan& p, int n) {
     std::vector<double> t;
     for (int i = 0; i < n; ++i) {
-      const double s = arrays_.once(p, fields_, comm_);
+      const double s = arrays_.once(p, fields(), comm_);
       if (i > 0) t.push_back(s);
     }
     return t;
@@ -270,9 +269,17 @@ class Search {
   const std::optional<Box>& out_box_;
   TuneReport& r_;
   double start_;
-  int fields_ = 1;
   Arrays arrays_;
 };
+
+// This rank's box as text for the key ("-" when not given); the key gathers every rank's.
+std::string box_text(const std::optional<Box>& b) {
+  if (!b) return "-";
+  std::string s;
+  for (std::size_t a = 0; a < b->lo.size() && a < b->n.size(); ++a)
+    s += std::to_string(b->lo[a]) + ":" + std::to_string(b->lo[a] + b->n[a]) + ",";
+  return s;
+}
 
 }  // namespace
 
@@ -290,15 +297,6 @@ std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
     os << line << chosen_text(t.options) << "\n";
   }
   return os;
-}
-
-// This rank's box as text for the key ("-" when not given); the key gathers every rank's.
-std::string box_text(const std::optional<Box>& b) {
-  if (!b) return "-";
-  std::string s;
-  for (std::size_t a = 0; a < b->lo.size() && a < b->n.size(); ++a)
-    s += std::to_string(b->lo[a]) + ":" + std::to_string(b->lo[a] + b->n[a]) + ",";
-  return s;
 }
 
 TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
@@ -323,8 +321,8 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   });
   std::string axes_text;
   for (int a : axes) axes_text += std::to_string(a) + ",";
-  const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) +
-                          " tune_fields=" + std::to_string(base.tune_fields) + " " +
+  // (options_text of the untuned rows names tune_fields too.)
+  const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) + " " +
                           options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune) +
                           (in_box || out_box ? " boxes=" + joined(allgather_strings(comm, box_text(in_box) + "/" + box_text(out_box)))
                                              : std::string());
