@@ -202,6 +202,7 @@ class Flight {
   bool lane_array(const Byte* p) const { return p == lane_.work[0].get() || p == lane_.work[1].get(); }
   Byte* other(const Byte* p) const { return p == lane_.work[0].get() ? lane_.work[1].get() : lane_.work[0].get(); }
   std::size_t bytes_of(const Byte* p) const {
+    if (p == out_.base && p == in_.base) return std::max(in_.chunk, out_.chunk);  // in place: both fit
     if (p == out_.base) return out_.chunk;
     if (p == in_.base) return in_.chunk;
     return m_.work_bytes;
@@ -217,13 +218,20 @@ class Flight {
     const std::size_t S = steps();
     // The step that writes the last stage; S: none (the input copy does). Nothing but FFTs
     // in place follows it, so the last stage has its size (the output's).
-    std::size_t last = S;
+    std::size_t last = S, first_write = S;
     for (std::size_t i = 0; i < S; ++i) {
       const std::size_t k = fwd_ ? i : S - 1 - i;
-      if (writes(k)) last = k;
+      if (!writes(k)) continue;
+      last = k;
+      if (first_write == S) first_write = k;
     }
+    // An in-place call (one array in and out) has read its input once a step has written the
+    // stage elsewhere: a later step may write the caller's array, and the FFTs before that
+    // first write may run in it (as FFTW-MPI's in-place transforms do, with no copy in or out).
+    const bool same = in_.contiguous() && out_.contiguous() && in_.base == out_.base;
+    const bool writable = !overlap(in_, out_) || (same && last != first_write) || (same && last == S);
     const Byte* ref = !fwd_ && m_.halving() ? lane_.real.get() : lane_.work[0].get();
-    if (out_.contiguous() && !overlap(in_, out_) && align(out_.base) == align(ref) && rows_only_after(last))
+    if (out_.contiguous() && writable && align(out_.base) == align(ref) && rows_only_after(last))
       out_step_ = last;
     const std::size_t first = fwd_ ? 0 : S - 1;
     if (fwd_ && m_.halving()) {
@@ -236,6 +244,8 @@ class Flight {
       at_ = direct ? in_.base : copy_in(lane_.real.get());
     } else if (S > 0 && (!m_.sch.step[first].fft || m_.sch.step[first].swap) && in_.contiguous()) {
       at_ = in_.base;  // the exchange or the swap (out of place) only reads it
+    } else if (same && first_write < S && align(in_.base) == align(lane_.work[0].get()) && rows_only_before(first_write)) {
+      at_ = in_.base;  // in place: the FFTs before the first write run on the caller's rows
     } else {
       at_ = copy_in(out_step_ == S ? out_.base : lane_.work[0].get());  // nothing else writes: the input copy does
     }
@@ -270,7 +280,21 @@ class Flight {
     return true;
   }
 
+  // Whether the FFTs before step w (in run order) run along the input's rows only: cheap in
+  // the caller's array (see rows_only_after).
+  bool rows_only_before(std::size_t w) const {
+    const int row = (fwd_ ? m_.box.front() : m_.box.back()).order.back();
+    for (std::size_t i = 0; i < steps(); ++i) {
+      const std::size_t k = fwd_ ? i : steps() - 1 - i;
+      if (k == w) break;
+      for (int a : m_.sch.step[k].axes)
+        if (a != row) return false;
+    }
+    return true;
+  }
+
   Byte* copy_in(Byte* dst) const {
+    if (dst == in_.base && in_.contiguous()) return dst;  // in place: already there
     for (std::int64_t c = 0; c < in_.chunks; ++c)
       std::memcpy(dst + static_cast<std::size_t>(c) * in_.chunk, in_.base + static_cast<std::size_t>(c) * in_.stride,
                   in_.chunk);

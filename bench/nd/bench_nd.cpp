@@ -5,7 +5,8 @@
 //   RESULT {"case": "2d", "who": "nd", "n": 8192, "batch": 1, "ranks": 2, "times": [...]}
 //
 //   --case 2d     an n x n r2c transform: nd::Plan in natural order ([y][kx]: nd) and
-//                 transposed ([kx][y]: nd-transposed) against FFTW-MPI's 2-D plan, transposed
+//                 transposed ([kx][y]: nd-transposed; in place, one array in and out as
+//                 FFTW-MPI's: nd-transposed-inplace) against FFTW-MPI's 2-D plan, transposed
 //                 out (its fastest form) and in natural order (fftw-mpi-natural)
 //   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
 //                 [batch][n][n][n] with axes (1, 2, 3) (nd: the batch an ordinary axis, the
@@ -20,7 +21,8 @@
 //   --transport T the nd plans' exchanges (default blocking)
 //
 // Every contestant runs unnormalized (FFTW-MPI has no norm) with the same FFTW effort;
-// FFTW-MPI in place, nd and the 3-D plan out of place from the caller's arrays.
+// FFTW-MPI in place, nd (but nd-transposed-inplace) and the 3-D plan out of place from the
+// caller's arrays.
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/nd/plan.hpp"
 
@@ -85,7 +87,8 @@ struct FftwFree {
 
 Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
                          const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2,
-                         nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural, bool use_3d = true) {
+                         nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural, bool use_3d = true,
+                         bool in_place = false) {
   nbfft::nd::Options o;
   o.use_3d_plan = use_3d;
   o.output_order = order;
@@ -95,10 +98,23 @@ Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, 
   o.batch_axis = batch_axis;
   o.fields_in_flight = in_flight;
   auto p = std::make_shared<nbfft::nd::Plan>(MPI_COMM_WORLD, shape, axes, o);
-  auto u = std::make_shared<std::vector<double>>(p->in_count());
-  auto uh = std::make_shared<std::vector<cplx>>(p->out_count());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (in_place) {  // one array holds the input and then the spectrum, as FFTW-MPI's does
+    const std::size_t n = std::max(p->in_count(), 2 * p->out_count());
+    std::shared_ptr<double> buf(static_cast<double*>(fftw_malloc(sizeof(double) * n)), FftwFree{});
+    fill(buf.get(), p->in_count(), rank);
+    Contestant c{who, p->describe() + ", in place", {}, {}};
+    c.pair = [p, buf, n] {
+      auto* r = buf.get();
+      auto* c = reinterpret_cast<cplx*>(r);
+      p->forward(r, n, c, n / 2);
+      p->backward(c, n / 2, r, n);
+    };
+    return c;
+  }
+  auto u = std::make_shared<std::vector<double>>(p->in_count());
+  auto uh = std::make_shared<std::vector<cplx>>(p->out_count());
   fill(u->data(), u->size(), rank);
   Contestant c{who, p->describe(), {}, {}};
   c.pair = [p, u, uh] {
@@ -195,6 +211,8 @@ int main(int argc, char** argv) {
       cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
       cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed", std::nullopt, 2,
                                  nbfft::fft::OutputOrder::Transposed));
+      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-inplace", std::nullopt, 2,
+                                 nbfft::fft::OutputOrder::Transposed, true, true));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
     } else if (a.which == "batch") {
