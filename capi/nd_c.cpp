@@ -157,21 +157,25 @@ void check_bytes(nbfft_nd_plan_s& p, bool forward, const void* in, std::size_t i
       const bool spectrum = (s == 0) != forward;
       const std::string box = spectrum ? std::string("this rank's spectrum box (") + e.out_name + ")"
                                        : std::string("this rank's input box (") + e.in_name + ")";
-      if (have[s] != want[s])
+      // In place (one array in and out) a size of at least nbfft_nd_plan_memory's inplace_bytes
+      // also serves: a lean plan's stages may need more than either box.
+      const bool in_place_size = in == out && in && have[s] >= p.plan.inplace_bytes() && have[s] >= want[s];
+      if (have[s] != want[s] && !in_place_size)
         throw Error(std::string(names[s]) + "_bytes is " + std::to_string(have[s]) + " but the plan (" +
                     nbfft::nd::name(p.plan.kind()) + ") needs exactly " + std::to_string(want[s]) + " for " + box);
       if (want[s] > 0 && !ptr[s]) throw Error(std::string(names[s]) + " is NULL");
     }
-    if (in && in == out && want[0] > 0) throw Error("in and out are the same buffer (N-D plans are out of place)");
   });
 }
 
 // The typed call for the plan's element types: R is the real type (float or double).
+// in_b, out_b: the bytes given (check_bytes: the boxes', or in place at least the in-place size).
 template <typename R>
-void run(const nbfft::nd::Plan& q, bool forward, const void* in, void* out) {
+void run(const nbfft::nd::Plan& q, bool forward, const void* in, std::size_t in_b, void* out, std::size_t out_b) {
   using C = std::complex<R>;
   const bool real_in = q.kind() == nbfft::nd::Kind::R2C, real_out = q.real_spectrum();
-  const std::size_t ni = q.in_count(), no = q.out_count();
+  const std::size_t data_b = forward ? in_b : out_b, spec_b = forward ? out_b : in_b;
+  const std::size_t ni = data_b / (real_in ? sizeof(R) : sizeof(C)), no = spec_b / (real_out ? sizeof(R) : sizeof(C));
   if (real_out && forward)
     q.forward(static_cast<const R*>(in), ni, static_cast<R*>(out), no);
   else if (real_out)
@@ -273,9 +277,9 @@ nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const v
     auto& p = nd_of(plan);
     check_bytes(p, forward, in, in_bytes, out, out_bytes);
     if (p.plan.precision() == nbfft::fft::Precision::Single)
-      run<float>(p.plan, forward, in, out);
+      run<float>(p.plan, forward, in, in_bytes, out, out_bytes);
     else
-      run<double>(p.plan, forward, in, out);
+      run<double>(p.plan, forward, in, in_bytes, out, out_bytes);
   });
 }
 
@@ -387,6 +391,15 @@ nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t
     const auto& p = nd_of(plan).plan;
     if (in_count) *in_count = static_cast<int64_t>(p.in_count());
     if (out_count) *out_count = static_cast<int64_t>(p.out_count());
+  });
+}
+
+nbfft_status nbfft_nd_plan_memory(nbfft_nd_plan plan, size_t* inplace_bytes, size_t* workspace_bytes, int* lean) {
+  return guard("nbfft_nd_plan_memory", [&] {
+    const auto& p = nd_of(plan).plan;
+    if (inplace_bytes) *inplace_bytes = p.inplace_bytes();
+    if (workspace_bytes) *workspace_bytes = p.workspace_bytes();
+    if (lean) *lean = p.lean_workspace() ? 1 : 0;
   });
 }
 

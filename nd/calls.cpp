@@ -35,6 +35,7 @@ class Run3d final : public detail::Run {
         out_(std::move(out)), in_b_(in_b), out_b_(out_b) {
     const std::size_t need_in = fwd ? p.in_bytes() : p.out_bytes(), need_out = fwd ? p.out_bytes() : p.in_bytes();
     for (std::size_t k = 0; k < in_.size(); ++k) {
+      if (p.lean_workspace() && in_[k] == out_[k]) continue;  // in place, as the lean 3-D plan needs
       bool shared = false;
       for (std::size_t l = 0; l < out_.size() && !shared; ++l) shared = overlap(in_[k], need_in, out_[l], need_out);
       for (std::size_t l = 0; l < in_.size() && !shared; ++l) shared = l != k && overlap(in_[k], need_in, in_[l], need_in);
@@ -76,12 +77,48 @@ class Run3d final : public detail::Run {
   fft::Plan::Pending pending_;
 };
 
+// A run with copies of inputs that another field's output overlaps (they must outlive it).
+class WithCopies final : public detail::Run {
+ public:
+  WithCopies(std::vector<detail::Bytes> copies, std::unique_ptr<detail::Run> inner)
+      : copies_(std::move(copies)), inner_(std::move(inner)) {}
+  void pump(bool to_end) override { inner_->pump(to_end); }
+  bool test() override { return inner_->test(); }
+
+ private:
+  std::vector<detail::Bytes> copies_;
+  std::unique_ptr<detail::Run> inner_;
+};
+
 // The run of a checked call on arrays in the plan's own boxes (in_b, out_b: bytes each).
+// An input that an output overlaps other than as its own field in place (one array, one
+// field: the steps read it before writing) is copied first: a field would otherwise write
+// over another's input before it is read (a batch in place: each field's spectrum lies at
+// another offset than its input).
 std::unique_ptr<detail::Run> run_on(const Plan::Impl& m, bool fwd, bool split, std::vector<const void*> in,
                                     std::size_t in_b, std::vector<void*> out, std::size_t out_b) {
   if (m.p3) return std::make_unique<Run3d>(*m.p3, fwd, split, std::move(in), in_b, std::move(out), out_b);
-  std::vector<detail::View> vi, vo;
   const std::size_t S = m.box.size() - 1;
+  const std::size_t need_in = static_cast<std::size_t>(m.box[fwd ? 0 : S].count()) * m.esize(fwd ? 0 : S) *
+                              static_cast<std::size_t>(m.nbatch);
+  const std::size_t need_out = static_cast<std::size_t>(m.box[fwd ? S : 0].count()) * m.esize(fwd ? S : 0) *
+                               static_cast<std::size_t>(m.nbatch);
+  std::vector<detail::Bytes> copies;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    bool shared = false;
+    for (std::size_t l = 0; l < out.size() && !shared; ++l)
+      shared = overlap(in[k], need_in, out[l], need_out) && !(l == k && in[k] == out[k] && m.nbatch == 1);
+    if (!shared) continue;
+    copies.push_back(detail::allocate(need_in));
+    if (!copies.back()) throw Error("nd plan: cannot allocate " + std::to_string(need_in) + " bytes", ErrorCode::OutOfMemory);
+    std::memcpy(copies.back().get(), in[k], need_in);
+    in[k] = copies.back().get();
+  }
+  if (!copies.empty()) {
+    auto inner = run_on(m, fwd, split, std::move(in), need_in, std::move(out), out_b);
+    return std::make_unique<WithCopies>(std::move(copies), std::move(inner));
+  }
+  std::vector<detail::View> vi, vo;
   for (std::size_t k = 0; k < in.size(); ++k)
     for (std::int64_t j = 0; j < m.nbatch; ++j) {
       vi.push_back(m.view(in[k], fwd ? 0 : S, j));
@@ -181,6 +218,29 @@ std::string type_error(const Plan& p, bool fwd, fft::Element in, fft::Element ou
   return what.empty() ? "" : "nd plan: " + call + " with " + what;
 }
 
+// A lean plan's call (Plan::Impl::lean) runs in the caller's array: the same array in and
+// out, each field's part aligned as the lane's work array (FFTW runs its plans on both).
+std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, const void* in, const void* out,
+                       std::size_t have) {
+  if (in != out)
+    return "nd plan: " + call + ": the plan has a lean workspace (Options::lean_workspace), which uses the caller's "
+           "array as its second work array, so it transforms in place only: pass the same array as input and output";
+  if (have < m.inplace_bytes)
+    return "nd plan: " + call + ": the in-place array has " + std::to_string(have) + " bytes, the lean plan needs " +
+           std::to_string(m.inplace_bytes) + " (Plan::inplace_bytes(): its stages live there in turn)";
+  const std::size_t S = m.box.size() - 1;
+  for (std::int64_t j = 0; j < m.nbatch; ++j)
+    for (const detail::View& v : {m.view(in, fwd ? 0 : S, j), m.view(out, fwd ? S : 0, j)}) {
+      const int a = m.single() ? fftwf_alignment_of(reinterpret_cast<float*>(v.base))
+                               : fftw_alignment_of(reinterpret_cast<double*>(v.base));
+      if (a != 0)
+        return "nd plan: " + call + ": the plan has a lean workspace, which runs FFTW in the caller's array" +
+               (m.nbatch > 1 ? " (field " + std::to_string(j) + " of the batch)" : std::string()) + ", and it starts " +
+               std::to_string(a) + " bytes off FFTW's SIMD alignment (allocate it with fftw_malloc, or 64-byte aligned)";
+    }
+  return "";
+}
+
 // Checks a call of nv fields on every rank together and makes its run.
 std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, const std::string& call, bool fwd,
                                        fft::Element in_type, fft::Element out_type, std::size_t nv_in,
@@ -203,6 +263,8 @@ std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, co
       if (out[l] == out[k] && need_out > 0)
         e = "nd plan: " + call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
+  for (std::size_t k = 0; e.empty() && m.lean && k < nv_in; ++k)
+    e = lean_error(m, call, fwd, in[k], out[k], std::min(in_n * bytes_of(in_type), out_n * bytes_of(out_type)));
   agree_call(m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e);
   const bool split = call.find("start") != std::string::npos;
   if (m.boxes.any())

@@ -32,6 +32,13 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// "true"/"1" or "false"/"0", any case.
+bool parse_bool(const std::string& v) {
+  const std::string w = lower(v);
+  if (w != "true" && w != "false" && w != "1" && w != "0") throw Error("");
+  return w == "true" || w == "1";
+}
+
 // "2x1x1" -> {2, 1, 1}; "auto" (or "") -> {} (the plan chooses).
 std::vector<int> parse_grid(const std::string& v) {
   if (v.empty() || v == "auto") return {};
@@ -129,12 +136,11 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) { o.fields_in_flight = count_1_to_64(v); },
        [](const Options& o) { return std::to_string(o.fields_in_flight); }},
       {"allow_empty", "true or false",
-       [](Options& o, const std::string& v) {
-         const std::string w = lower(v);
-         if (w != "true" && w != "false" && w != "1" && w != "0") throw Error("");
-         o.allow_empty = w == "true" || w == "1";
-       },
+       [](Options& o, const std::string& v) { o.allow_empty = parse_bool(v); },
        [](const Options& o) { return std::string(o.allow_empty ? "true" : "false"); }},
+      {"lean_workspace", "true or false",
+       [](Options& o, const std::string& v) { o.lean_workspace = parse_bool(v); },
+       [](const Options& o) { return std::string(o.lean_workspace ? "true" : "false"); }},
       {"tune", "none, quick, thorough or exhaustive",
        [](Options& o, const std::string& v) { o.tune = fft::parse_tune_effort(lower(v)); },
        [](const Options& o) { return std::string(fft::name(o.tune)); }},

@@ -546,6 +546,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       }
   });
   if (delegate) {
+    o3.lean_workspace = options.lean_workspace;  // the 3-D plan decides and says why not
     make_3d(m, o3);
   } else {
     // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
@@ -553,6 +554,35 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       if (!m.sch.step[k].fft) m.plan_exchange(k);
   }
   m.set_user_boxes(in_box, out_box);
+  m.inplace_bytes = std::max(m.box.front().count() * m.esize(0), m.box.back().count() * m.esize(m.box.size() - 1));
+  if (m.boxes.in_set || m.boxes.out_set)  // the caller's blocks (one array holds either)
+    m.inplace_bytes = std::max(in_count() * m.esize(0), out_count() * m.esize(m.box.size() - 1));
+  else
+    m.inplace_bytes *= static_cast<std::size_t>(m.nbatch);
+  if (m.p3) m.inplace_bytes = std::max(m.inplace_bytes, m.p3->inplace_bytes());
+  if (options.lean_workspace && !delegate) {
+    // The same verdict on every rank (a rank whose stages do not fit keeps every rank from
+    // it), so that a call that is not in place fails everywhere alike. The FFTW plans were
+    // made on the default arrays (same alignment); the two the lean plan does without go.
+    std::string why = m.boxes.any() ? "user boxes" : m.lean_fit();
+    int fits = why.empty() ? 1 : 0, all = 0;
+    check_mpi(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_LAND, m.comm), "MPI_Allreduce");
+    if (all) {
+      m.lean = true;
+      m.lane.work[1].reset();
+      m.lane.real.reset();
+      m.inplace_bytes = std::max(m.inplace_bytes, m.work_bytes);
+    } else {
+      m.lean_note = why.empty() ? "the stages do not fit another rank's array" : why;
+    }
+  }
+}
+
+std::string Plan::Impl::lean_fit() const {
+  // A batch's fields lie next to each other, each field's input and spectrum at other
+  // offsets: one field's stages would run over its neighbours'.
+  if (batch_axis >= 0) return "a batch axis (its fields share the in-place array)";
+  return "";
 }
 
 // Every rank's box of both sides (the caller's when given, checked to tile the array), so
@@ -638,6 +668,8 @@ void Plan::Impl::allocate_lane() {
     if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
     return b;
   };
+  // A lean plan's one work array also holds the real input's stage.
+  if (opt.lean_workspace) work_bytes = std::max(work_bytes, real_bytes);
   for (auto& b : lane.work) b = get(work_bytes);
   if (halving()) lane.real = get(real_bytes);
 }
@@ -711,8 +743,11 @@ std::int64_t Plan::batch() const { return impl_->nbatch; }
 int Plan::fields_in_flight() const { return impl_->in_flight; }
 std::size_t Plan::workspace_bytes() const {
   if (impl_->p3) return impl_->p3->workspace_bytes();
+  if (impl_->lean) return impl_->work_bytes;
   return 2 * impl_->work_bytes + (impl_->halving() ? impl_->real_bytes : 0);
 }
+std::size_t Plan::inplace_bytes() const { return impl_->inplace_bytes; }
+bool Plan::lean_workspace() const { return impl_->p3 ? impl_->p3->lean_workspace() : impl_->lean; }
 bool Plan::uses_3d_plan() const { return static_cast<bool>(impl_->p3); }
 const Options& Plan::options() const { return impl_->made; }
 const TuneReport* Plan::tune_report() const { return impl_->report.get(); }
@@ -730,6 +765,7 @@ std::string Plan::describe() const {
   os << ", " << exchanges() << " exchanges: ";
   if (m.p3) {
     os << "the 3-D plan (nbfft::fft::Plan " << m.p3->m1() << "x" << m.p3->m2() << ", " << m.opt.transport << ")";
+    if (m.opt.lean_workspace) os << (m.p3->lean_workspace() ? "; lean workspace (in place only)" : "; not lean (the 3-D plan's layout)");
     return os.str();
   }
   const auto user_axis = [&](int a) { return m.batch_axis >= 0 && a >= m.batch_axis ? a + 1 : a; };
@@ -751,6 +787,8 @@ std::string Plan::describe() const {
   if (m.boxes.any())
     os << "; user boxes: " << (m.boxes.in_set ? "in" : "") << (m.boxes.in_set && m.boxes.out_set ? " and " : "")
        << (m.boxes.out_set ? "out" : "") << " (one all-to-all each way)";
+  if (m.lean) os << "; lean workspace (in place only)";
+  if (!m.lean_note.empty()) os << "; not lean: " << m.lean_note;
   return os.str();
 }
 

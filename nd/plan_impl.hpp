@@ -118,6 +118,13 @@ struct Plan::Impl {
   std::vector<detail::Xchg> xs;
   detail::Lane lane;
   std::size_t work_bytes = 0, real_bytes = 0;
+  // The lean workspace (Options::lean_workspace): lane.work[0] alone, the caller's array the
+  // other side of every step; lean_note: why it was asked for and not made.
+  bool lean = false;
+  std::string lean_note;
+  // The bytes one call's array must hold in place: the larger of the input and spectrum,
+  // and on a lean plan of one field per array also every stage (its stages live there in turn).
+  std::size_t inplace_bytes = 0;
   // The 3-D plan the transforms run on (Options::use_3d_plan; nd/plan.cpp make_3d): then
   // fd, ff, xs and lane stay empty, and the schedule only gives the boxes and grids.
   std::unique_ptr<fft::Plan> p3;
@@ -148,6 +155,10 @@ struct Plan::Impl {
     return const_cast<Impl*>(this)->ffts<T>();
   }
   void allocate_lane();  // throws OutOfMemory
+  // Whether the caller's in-place array can be the lean plan's second work array: its fields
+  // contiguous, and with several fields in one array (a batch) every stage within a field's
+  // part. "" or why not.
+  std::string lean_fit() const;
 
   // A field's box in the user's array (the batch axis put back, whole).
   Box user_box(const Box& b) const;

@@ -199,10 +199,16 @@ class Flight {
   std::size_t steps() const { return m_.sch.step.size(); }
   std::size_t next() const { return fwd_ ? steps() - left_ : left_ - 1; }
   bool writes(std::size_t k) const { return !m_.sch.step[k].fft || m_.sch.step[k].r2c || m_.sch.step[k].swap; }
-  bool lane_array(const Byte* p) const { return p == lane_.work[0].get() || p == lane_.work[1].get(); }
-  Byte* other(const Byte* p) const { return p == lane_.work[0].get() ? lane_.work[1].get() : lane_.work[0].get(); }
+  bool lane_array(const Byte* p) const { return p == lane_.work[0].get() || (!m_.lean && p == lane_.work[1].get()); }
+  // The array a step writes when it reads p: the lane's other one; lean: the caller's array
+  // (the call is in place) and the lane's one in turn.
+  Byte* other(const Byte* p) const {
+    if (m_.lean) return p == lane_.work[0].get() ? out_.base : lane_.work[0].get();
+    return p == lane_.work[0].get() ? lane_.work[1].get() : lane_.work[0].get();
+  }
   std::size_t bytes_of(const Byte* p) const {
-    if (p == out_.base && p == in_.base) return std::max(in_.chunk, out_.chunk);  // in place: both fit
+    if (p == out_.base && p == in_.base)  // in place: both fit; lean: every stage (Impl::inplace_bytes)
+      return m_.lean ? m_.inplace_bytes : std::max(in_.chunk, out_.chunk);
     if (p == out_.base) return out_.chunk;
     if (p == in_.base) return in_.chunk;
     return m_.work_bytes;
@@ -212,9 +218,31 @@ class Flight {
   }
   static int align(const void* p) { return Api::alignment_of(static_cast<T*>(const_cast<void*>(p))); }
 
+  // Whether step k moves the stage between the two arrays of a lean call (an exchange:
+  // the copy before it, its receive and the copy after it, each one move).
+  bool moves(std::size_t k) const {
+    const Step& s = m_.sch.step[k];
+    if (s.fft) return s.r2c || s.swap;
+    const Xchg& x = m_.xs[k];
+    const bool pre = (x.swap && !fwd_) || x.B > 1, post = (x.swap && fwd_) || x.B > 1;
+    return (1 + pre + post) % 2 == 1;
+  }
+
+  // A lean call (in place, two arrays: the caller's and the lane's one): every step that
+  // writes goes to the array the stage is not in, so the stage starts in the caller's array
+  // when an even number of steps move it and in the lane's otherwise (one copy), and ends
+  // in the caller's array.
+  void begin_lean() {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < steps(); ++k) n += moves(k);
+    at_ = n % 2 == 0 ? in_.base : copy_in(lane_.work[0].get());
+    progress();
+  }
+
   // Decides where the stages live and copies the input in when a step must run in place on it.
   void begin() {
     started_ = true;
+    if (m_.lean) return begin_lean();
     const std::size_t S = steps();
     // The step that writes the last stage; S: none (the input copy does). Nothing but FFTs
     // in place follows it, so the last stage has its size (the output's).
@@ -335,7 +363,7 @@ class Flight {
     const Fft<T>& f = m_.ffts<T>()[k];
     if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), t(at_), t(at_));
     if (f.r2c) {
-      Byte* dst = k == out_step_ ? out_.base : lane_.work[0].get();
+      Byte* dst = k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.work[0].get();
       Api::exec_r2c(f.r2c.get(), t(at_), c(dst));
       at_ = dst;
     }
@@ -349,7 +377,7 @@ class Flight {
     if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), t(at_), t(at_));
     if (f.bwd) Api::exec_dft(f.bwd.get(), c(at_), c(at_));
     if (f.c2r) {  // destroys its input, the lane's
-      Byte* dst = k == out_step_ ? out_.base : lane_.real.get();
+      Byte* dst = k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.real.get();
       Api::exec_c2r(f.c2r.get(), c(at_), t(dst));
       at_ = dst;
     }

@@ -82,6 +82,11 @@ nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order);
 /* Elements of this rank's input (real for r2c, complex for c2c) and spectrum (complex, or
  * real when every listed axis has a sine/cosine kind); float or double by precision. */
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count);
+/* Memory on this rank: the bytes of one array that serves a call in place (input and output
+ * the same array: fewer copies; the only way a lean plan runs), the plan's own work arrays
+ * (exchange buffers not counted), and whether it got the lean workspace it was asked for
+ * ("lean_workspace=true": then every call must run in place). Any pointer may be NULL. Local. */
+nbfft_status nbfft_nd_plan_memory(nbfft_nd_plan plan, size_t* inplace_bytes, size_t* workspace_bytes, int* lean);
 /* 1 when the input is complex (kind=c2c), 0 when real (r2c); the spectrum is complex. */
 nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex);
 /* The element types of the input and of the spectrum (1 complex, 0 real: a spectrum is real
@@ -97,7 +102,10 @@ nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t siz
 
 /* Collective transforms. in_bytes and out_bytes must be exactly this rank's box in bytes
  * (8 per real, 16 per complex element; 4 and 8 with precision=single); anything else fails every rank
- * saying what the plan needs. The input is left unchanged; in and out must not overlap. */
+ * saying what the plan needs. The input is left unchanged; in and out must not overlap,
+ * unless in == out: in place (the input overwritten, fewer copies; a lean_workspace plan runs
+ * only so), where either size may also be the in-place array's, at least the inplace_bytes
+ * of nbfft_nd_plan_memory. */
 nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 nbfft_status nbfft_nd_backward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes);
 

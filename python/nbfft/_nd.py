@@ -17,6 +17,7 @@ import numpy as np
 from . import _core, _lifetime
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
+from ._plan import aligned_empty
 
 __all__ = ["NdPlan", "NdPending"]
 
@@ -34,6 +35,22 @@ _Problem = Optional[Tuple[Type[Error], str]]
 
 def _bytes(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
     return a.reshape(-1).view(np.uint8)
+
+
+def _pair_bytes(a: "np.ndarray[Any, Any]", out: "np.ndarray[Any, Any]", most: int) -> Tuple[Any, Any]:
+    """The byte views a call passes: in place (the same first byte, e.g. ``empty_inplace``),
+    both span the memory block from there, up to ``most`` bytes (the plan's ``inplace_bytes``,
+    which a lean plan's stages may need)."""
+    if a.size and out.size and np.may_share_memory(a, out) and a.ctypes.data == out.ctypes.data:
+        base = a
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if base is not a and base.flags.c_contiguous:
+            at = a.ctypes.data - base.ctypes.data
+            n = max(a.nbytes, out.nbytes, min(most, base.nbytes - at))
+            raw = base.reshape(-1).view(np.uint8)[at:at + n]
+            return raw, raw
+    return _bytes(a), _bytes(out)
 
 
 def _fields(what: str, name: str, value: Any, ndim: int) -> Tuple[List[Any], _Problem]:
@@ -159,6 +176,12 @@ class NdPlan:
         Whether the plan may split an axis over more ranks than it has points (those ranks
         then hold nothing of it at that stage: a (2, 9) array on 3 ranks). A grid that leaves
         no rank empty is chosen whenever there is one. False: such a decomposition is an error.
+    lean_workspace : bool
+        One work array instead of two or three (``workspace_bytes`` says how much): the plan
+        uses your array as the other, so every call must run in place, ``a, A =
+        plan.empty_inplace()`` then ``plan.forward(a, out=A)`` and ``plan.backward(A,
+        out=a)`` (an error on every rank otherwise). ``lean_workspace`` says whether it was
+        made (not with a batch axis or user boxes: ``describe()`` says why).
     tune : str
         'none', or 'quick' / 'thorough' / 'exhaustive': time candidate grids, transports and
         fields in flight on these ranks for up to ``tune_budget`` seconds and keep the fastest
@@ -195,7 +218,8 @@ class NdPlan:
                  fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
                  output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
                  tune_fields: int = 1, in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
-                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, allow_empty: bool = True) -> None:
+                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, allow_empty: bool = True,
+                 lean_workspace: bool = False) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -268,8 +292,9 @@ class NdPlan:
         if problem is None and (isinstance(tune_fields, (bool, np.bool_)) or
                                 not isinstance(tune_fields, (int, np.integer))):
             problem = ArgumentTypeError, "{}: tune_fields must be an int, got {!r}".format(what, tune_fields)
-        if problem is None and not isinstance(allow_empty, (bool, np.bool_)):
-            problem = ArgumentTypeError, "{}: allow_empty must be a bool, got {!r}".format(what, allow_empty)
+        for word, flag in (("allow_empty", allow_empty), ("lean_workspace", lean_workspace)):
+            if problem is None and not isinstance(flag, (bool, np.bool_)):
+                problem = ArgumentTypeError, "{}: {} must be a bool, got {!r}".format(what, word, flag)
         if problem is None and not 1 <= tune_fields <= 64:
             problem = InvalidArgument, "{}: tune_fields must be in [1, 64], got {!r}".format(what, tune_fields)
         boxes: List[Optional[Tuple[List[int], List[int]]]] = []
@@ -289,9 +314,10 @@ class NdPlan:
         self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
                                transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
                                precision, ",".join(kk), output_order.lower(),
-                               "tune={} tune_budget={!r} tune_fields={} allow_empty={}".format(
+                               "tune={} tune_budget={!r} tune_fields={} allow_empty={} lean_workspace={}".format(
                                    tune.lower(), float(tune_budget), int(tune_fields),
-                                   "true" if allow_empty else "false"), boxes[0], boxes[1])
+                                   "true" if allow_empty else "false", "true" if lean_workspace else "false"),
+                               boxes[0], boxes[1])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
@@ -383,6 +409,43 @@ class NdPlan:
         return bool(self._get().user_boxes)
 
     @property
+    def lean_workspace(self) -> bool:
+        """Whether the plan got the lean workspace it was asked for: then every call runs in
+        place (``empty_inplace``)."""
+        return bool(self._get().lean_workspace)
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Bytes of the plan's own work arrays on this rank (exchange buffers not counted)."""
+        return int(self._get().workspace_bytes)
+
+    @property
+    def inplace_bytes(self) -> int:
+        """Bytes of one array that serves a call in place on this rank (``empty_inplace``)."""
+        return int(self._get().inplace_bytes)
+
+    def empty_inplace(self) -> Tuple["np.ndarray[Any, Any]", "np.ndarray[Any, Any]"]:
+        """Two views of one aligned buffer of ``inplace_bytes``: ``(a, A)``, the input block
+        (``in_shape``, ``in_dtype``) and the spectrum's (``out_shape``, ``out_dtype``).
+
+        ``plan.forward(a, out=A)`` and ``plan.backward(A, out=a)`` then run in place, with
+        fewer copies than out of place (as FFTW-MPI's in-place transforms), and as the lean
+        workspace needs; the input is overwritten.
+
+        Examples
+        --------
+        >>> a, A = plan.empty_inplace()
+        >>> a[...] = u
+        >>> _ = plan.forward(a, out=A)      # A holds the spectrum
+        """
+        raw = aligned_empty((self.inplace_bytes,), np.uint8)
+        ni = int(np.prod(self._in[1])) * self._in_dtype.itemsize
+        no = int(np.prod(self._out[1])) * self._out_dtype.itemsize
+        a = raw[:ni].view(self._in_dtype).reshape(self._in[1])
+        A = raw[:no].view(self._out_dtype).reshape(self._out[1])
+        return a, A
+
+    @property
     def tune_report(self) -> Optional[str]:
         """What the tuner tried and chose, one line per trial; None when not tuned."""
         r = self._get().tune_report
@@ -464,13 +527,13 @@ class NdPlan:
     def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
         p = self._get()
         out = self._arrays(what, a, out, forward)
-        (p.forward if forward else p.backward)(_bytes(a), _bytes(out))
+        (p.forward if forward else p.backward)(*_pair_bytes(a, out, p.inplace_bytes))
         return out
 
     def _start(self, what: str, a: Any, out: Any, forward: bool) -> NdPending:
         p = self._get()
         out = self._arrays(what, a, out, forward)
-        t = NdPending(p.start(forward, _bytes(a), _bytes(out)), self, (a, out))
+        t = NdPending(p.start(forward, *_pair_bytes(a, out, p.inplace_bytes)), self, (a, out))
         self._pending.add(t)
         return t
 
@@ -537,7 +600,8 @@ class NdPlan:
             if problem is not None:
                 break
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
-        (p.forward_many if forward else p.backward_many)([_bytes(a) for a in ins], [_bytes(o) for o in outs])
+        pairs = [_pair_bytes(a, o, p.inplace_bytes) for a, o in zip(ins, outs)]
+        (p.forward_many if forward else p.backward_many)([i for i, _ in pairs], [o for _, o in pairs])
         return out
 
     def forward_many(self, fields: Any, out: Any = None) -> Any:

@@ -185,6 +185,9 @@ void bind_nd(nb::module_& m) {
       .def_prop_ro("out_order", [](const PyNdPlan& s) { return s.get().out_order(); })
       .def_prop_ro("transport", [](const PyNdPlan& s) { return s.get().options().transport; })
       .def_prop_ro("user_boxes", [](const PyNdPlan& s) { return s.get().user_boxes(); })
+      .def_prop_ro("lean_workspace", [](const PyNdPlan& s) { return s.get().lean_workspace(); })
+      .def_prop_ro("inplace_bytes", [](const PyNdPlan& s) { return s.get().inplace_bytes(); })
+      .def_prop_ro("workspace_bytes", [](const PyNdPlan& s) { return s.get().workspace_bytes(); })
       .def_prop_ro("tune_report",
                    [](const PyNdPlan& s) -> std::optional<std::string> {
                      const nd::TuneReport* r = s.get().tune_report();

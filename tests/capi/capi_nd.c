@@ -68,6 +68,48 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   CHECK(name, nbfft_nd_plan_destroy(&p) == NBFFT_SUCCESS && p == NULL);
 }
 
+/* The lean workspace through the options: nbfft_nd_plan_memory says it was made and how large
+ * the in-place array must be; in place it gives the default plan's results bit for bit, and a
+ * call out of place fails on every rank. */
+static void run_lean(void) {
+  const int64_t shape[2] = {8, 12};
+  nbfft_nd_plan p = NULL, lean = NULL;
+  int64_t nin = 0, nout = 0, i;
+  size_t inplace = 0, work = 0, work_lean = 0, bytes;
+  int is_lean = -1;
+  double *u, *U, *v, *w;
+  void* raw;
+  CHECK("lean: create", nbfft_nd_plan_create(MPI_COMM_WORLD, 2, shape, 0, NULL, "output_order=transposed", &p) ==
+                            NBFFT_SUCCESS &&
+                            nbfft_nd_plan_create(MPI_COMM_WORLD, 2, shape, 0, NULL,
+                                                 "output_order=transposed lean_workspace=true", &lean) == NBFFT_SUCCESS);
+  if (!p || !lean) return;
+  nbfft_nd_plan_counts(p, &nin, &nout);
+  CHECK("lean: memory", nbfft_nd_plan_memory(p, NULL, &work, &is_lean) == NBFFT_SUCCESS && is_lean == 0 &&
+                            nbfft_nd_plan_memory(lean, &inplace, &work_lean, &is_lean) == NBFFT_SUCCESS && is_lean == 1 &&
+                            work_lean < work && inplace >= (size_t)nin * 8 && inplace >= (size_t)nout * 16);
+  bytes = (inplace + 63) / 64 * 64;
+  u = calloc((size_t)nin + 1, sizeof(double));
+  v = calloc((size_t)nin + 1, sizeof(double));
+  U = calloc((size_t)nout * 2 + 2, sizeof(double));
+  raw = malloc(bytes + 64); /* w 64-byte aligned, as FFTW's SIMD needs */
+  w = (double*)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+  for (i = 0; i < nin; ++i) u[i] = sin(0.1 * (double)(i + 100 * rank));
+  nbfft_nd_forward(p, u, (size_t)nin * 8, U, (size_t)nout * 16);
+  nbfft_nd_backward(p, U, (size_t)nout * 16, v, (size_t)nin * 8);
+  memcpy(w, u, (size_t)nin * 8);
+  CHECK("lean: forward in place", nbfft_nd_forward(lean, w, bytes, w, bytes) == NBFFT_SUCCESS &&
+                                      memcmp(w, U, (size_t)nout * 16) == 0);
+  CHECK("lean: backward in place", nbfft_nd_backward(lean, w, bytes, w, bytes) == NBFFT_SUCCESS &&
+                                       memcmp(w, v, (size_t)nin * 8) == 0);
+  CHECK("lean: out of place fails on every rank",
+        nbfft_nd_forward(lean, u, (size_t)nin * 8, U, (size_t)nout * 16) == NBFFT_INVALID_ARGUMENT &&
+            strstr(nbfft_last_error(), "in place only") != NULL);
+  free(u), free(v), free(U), free(raw);
+  nbfft_nd_plan_destroy(&p);
+  nbfft_nd_plan_destroy(&lean);
+}
+
 /* Sine/cosine kinds through the C API: a real spectrum (8-byte elements both ways), each
  * rank's box against the serial transform, and back. */
 static void run_kinds(void) {
@@ -244,6 +286,7 @@ int main(int argc, char** argv) {
     run_kinds();
     run_single();
     run_user_boxes(size);
+    run_lean();
 
     /* Options as made: the grid as chosen. */
     if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a3, grid, &p) == NBFFT_SUCCESS) {

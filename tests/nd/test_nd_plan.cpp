@@ -169,32 +169,46 @@ void check_typed(const Case& c) {
   EXPECT_TRUE(uh == uh0 && uhr == uhr0) << "backward changed its input";
 
   // In place, one array of the larger size in and out (which skips copies the out-of-place
-  // calls make): the same results, bit for bit (the same FFTW plans on the same data).
-  const std::size_t in_t = p.in_count() * (real_in ? 1 : 2), out_t = p.out_count() * (real_out ? 1 : 2);
-  std::vector<C> w((std::max(in_t, out_t) + 1) / 2 + 1);
-  T* wt = reinterpret_cast<T*>(w.data());
-  if (real_in)
-    std::copy(ur.begin(), ur.end(), wt);
-  else
-    std::copy(u.begin(), u.end(), w.begin());
-  if (real_out)
-    p.forward(wt, p.in_count(), wt, p.out_count());
-  else if (real_in)
-    p.forward(wt, p.in_count(), w.data(), p.out_count());
-  else
-    p.forward(w.data(), p.in_count(), w.data(), p.out_count());
-  EXPECT_TRUE(real_out ? std::equal(uhr.begin(), uhr.end(), wt) : std::equal(uh.begin(), uh.end(), w.begin()))
-      << "in place forward";
-  if (real_in) {
-    if (real_out)
-      p.backward(wt, p.out_count(), wt, p.in_count());
+  // calls make), and the same on a plan with the lean workspace (whose second work array is
+  // that one): the same results, bit for bit (the same FFTW plans on the same data).
+  const auto in_place = [&](const Plan& q, const std::string& what) {
+    const std::size_t in_t = q.in_count() * (real_in ? 1 : 2), out_t = q.out_count() * (real_out ? 1 : 2);
+    EXPECT_EQ(q.inplace_bytes() >= std::max(in_t, out_t) * sizeof(T), true);
+    std::vector<C> w(q.inplace_bytes() / sizeof(C) + 1);
+    T* wt = reinterpret_cast<T*>(w.data());
+    // Counts that cover the in-place size (a lean 3-D plan's may exceed both boxes).
+    const std::size_t nt = w.size() * 2, nc = w.size();
+    const std::size_t in_n = real_in ? nt : nc, out_n = real_out ? nt : nc;
+    if (real_in)
+      std::copy(ur.begin(), ur.end(), wt);
     else
-      p.backward(w.data(), p.out_count(), wt, p.in_count());
-    EXPECT_TRUE(std::equal(vr.begin(), vr.end(), wt)) << "in place backward";
-  } else {
-    p.backward(w.data(), p.out_count(), w.data(), p.in_count());
-    EXPECT_TRUE(std::equal(vc.begin(), vc.end(), w.begin())) << "in place backward";
-  }
+      std::copy(u.begin(), u.end(), w.begin());
+    if (real_out)
+      q.forward(wt, in_n, wt, out_n);
+    else if (real_in)
+      q.forward(wt, in_n, w.data(), out_n);
+    else
+      q.forward(w.data(), in_n, w.data(), out_n);
+    EXPECT_TRUE(real_out ? std::equal(uhr.begin(), uhr.end(), wt) : std::equal(uh.begin(), uh.end(), w.begin()))
+        << what << " forward";
+    if (real_in) {
+      if (real_out)
+        q.backward(wt, out_n, wt, in_n);
+      else
+        q.backward(w.data(), out_n, wt, in_n);
+      EXPECT_TRUE(std::equal(vr.begin(), vr.end(), wt)) << what << " backward";
+    } else {
+      q.backward(w.data(), out_n, w.data(), in_n);
+      EXPECT_TRUE(std::equal(vc.begin(), vc.end(), w.begin())) << what << " backward";
+    }
+  };
+  in_place(p, "in place");
+  nbfft::nd::Options lo = options_of(c);
+  lo.lean_workspace = true;
+  Plan lean(MPI_COMM_WORLD, c.shape, c.axes, lo);
+  SCOPED_TRACE(lean.describe());
+  if (lean.lean_workspace() && !lean.uses_3d_plan()) EXPECT_LT(lean.workspace_bytes(), p.workspace_bytes());
+  in_place(lean, "lean");
 }
 
 // Arrays that FFTW's alignment rules keep from being used directly (one element off an
@@ -548,6 +562,79 @@ TEST(NdPlan, ThreeDCallsOnThe3DPlan) {
                nbfft::ErrorCode::InvalidArgument, "output array");
   expect_error([&] { p.forward(reinterpret_cast<cplx*>(uh.data()), 0, uh.data(), uh.size()); },
                nbfft::ErrorCode::InvalidArgument, "c2c arrays on a r2c plan");
+}
+
+// The lean workspace: one work array, the caller's in-place array the other. Made on every
+// rank count for 2-D and 3-D-over-two-axes plans with exchanges (uneven blocks too: the
+// in-place array then holds every stage), with several fields and split phase, each equal bit
+// for bit to the default plan; refused for a batch axis; its call errors.
+TEST(NdPlan, LeanWorkspace) {
+  for (const Shape& shape : {Shape{8, 14}, Shape{8, 12}, Shape{5, 8, 14}}) {
+    nbfft::nd::Options o;
+    o.output_order = nbfft::fft::OutputOrder::Transposed;
+    const std::vector<int> axes = shape.size() == 3 ? std::vector<int>{0, 2} : std::vector<int>{0, 1};
+    Plan p(MPI_COMM_WORLD, shape, axes, o);
+    o.lean_workspace = true;
+    Plan lean(MPI_COMM_WORLD, shape, axes, o);
+    SCOPED_TRACE(lean.describe());
+    ASSERT_TRUE(lean.lean_workspace());
+    EXPECT_NE(lean.describe().find("lean workspace (in place only)"), std::string::npos);
+    EXPECT_LT(lean.workspace_bytes(), p.workspace_bytes());
+    const std::size_t ni = lean.in_count(), no = lean.out_count();
+    EXPECT_GE(lean.inplace_bytes(), std::max(ni * sizeof(double), no * sizeof(cplx)));
+    // Two fields, each its own in-place array, against the default plan out of place.
+    const std::size_t nc = lean.inplace_bytes() / sizeof(cplx) + 1;
+    std::vector<std::vector<cplx>> w(2, std::vector<cplx>(nc));
+    std::vector<double> u(ni), v(ni);
+    std::vector<cplx> uh(no);
+    for (std::size_t f = 0; f < 2; ++f) {
+      for (std::size_t i = 0; i < ni; ++i) u[i] = random_value(11 + f, i + 1000 * std::uint64_t(world_rank()));
+      std::copy(u.begin(), u.end(), reinterpret_cast<double*>(w[f].data()));
+    }
+    p.forward(u.data(), ni, uh.data(), no);  // the second field's
+    p.backward(uh.data(), no, v.data(), ni);
+    std::vector<double*> wr{reinterpret_cast<double*>(w[0].data()), reinterpret_cast<double*>(w[1].data())};
+    std::vector<cplx*> wc{w[0].data(), w[1].data()};
+    lean.forward_many(wr, 2 * nc, wc, nc);
+    EXPECT_TRUE(std::equal(uh.begin(), uh.end(), w[1].begin())) << "forward_many";
+    auto t = lean.backward_start(wc[1], nc, wr[1], 2 * nc);
+    t.wait();
+    EXPECT_TRUE(std::equal(v.begin(), v.end(), wr[1])) << "split-phase backward";
+    // The call's errors, on every rank.
+    std::vector<cplx> other(nc);
+    expect_error([&] { lean.forward(wr[0], 2 * nc, other.data(), nc); }, nbfft::ErrorCode::InvalidArgument,
+                 "transforms in place only");
+    // Counts that cover the input and the spectrum but not a larger stage between (uneven
+    // blocks; on some rank at least, so on every rank).
+    int larger = lean.inplace_bytes() > std::max(ni * sizeof(double), no * sizeof(cplx)), any = 0;
+    MPI_Allreduce(&larger, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (shape == Shape{8, 12} && world_size() == 4) EXPECT_TRUE(any) << "a case with a larger stage";
+    const std::size_t n_real = std::max(ni, 2 * no), n_cplx = (n_real + 1) / 2;
+    if (any)
+      expect_error([&] { lean.forward(wr[0], n_real, wc[0], n_cplx); }, nbfft::ErrorCode::InvalidArgument,
+                   "the in-place array has");
+    auto* off = reinterpret_cast<double*>(w[0].data()) + (world_rank() == 0 ? 1 : 0);  // 8 bytes off on rank 0
+    if (ni > 0 || world_rank() != 0)
+      expect_error([&] { lean.forward(off, 2 * nc - 2, reinterpret_cast<cplx*>(off), nc - 1); },
+                   nbfft::ErrorCode::InvalidArgument, "SIMD alignment");
+  }
+  // A batch axis: its fields share the in-place array, so the plan keeps the default arrays.
+  nbfft::nd::Options o;
+  o.batch_axis = 0;
+  o.lean_workspace = true;
+  Plan p(MPI_COMM_WORLD, {3, 8, 14}, {1, 2}, o);
+  EXPECT_FALSE(p.lean_workspace());
+  EXPECT_NE(p.describe().find("not lean: a batch axis"), std::string::npos) << p.describe();
+  // A batch in place all the same: each field's spectrum lies at another offset of the
+  // array than its input (the call copies the input first), equal to the call out of place.
+  const std::size_t ni = p.in_count(), no = p.out_count();
+  std::vector<double> u(ni);
+  for (std::size_t i = 0; i < ni; ++i) u[i] = random_value(5, i + 1000 * std::uint64_t(world_rank()));
+  std::vector<cplx> uh(no), w(p.inplace_bytes() / sizeof(cplx) + 1);
+  p.forward(u.data(), ni, uh.data(), no);
+  std::copy(u.begin(), u.end(), reinterpret_cast<double*>(w.data()));
+  p.forward(reinterpret_cast<double*>(w.data()), 2 * w.size(), w.data(), w.size());
+  EXPECT_TRUE(std::equal(uh.begin(), uh.end(), w.begin())) << "a batch in place";
 }
 
 TEST(NdPlan, Errors) {

@@ -121,6 +121,14 @@ struct Options {
   // (2, 9) array over 3 ranks. A grid that leaves no rank empty is still chosen when there
   // is one. false: such a grid is an error (the 3-D option's name and default).
   bool allow_empty = true;
+  // Lean workspace (the 3-D option's name; docs/nd.md "Memory"): the plan holds one work
+  // array instead of two (and, with real input, a third for it) and uses the caller's array
+  // as the other, so every call must run in place: the same array as input and output, of
+  // at least inplace_bytes() (the larger of the two sizes, or of the stages between where a
+  // stage is larger); otherwise an error on every rank. A plan with a batch axis or user
+  // boxes keeps the default arrays; describe() says why. A 3-D plan over all axes passes it
+  // to the 3-D plan. Exchanges keep their own send and receive buffers.
+  bool lean_workspace = false;
   // Plan-time tuning (nbfft/nd/tune.hpp): none, or quick / thorough / exhaustive. The plan
   // then times candidate grids, transports and fields in flight on the caller's ranks for
   // up to tune_budget seconds and keeps the fastest (grid, transport and fields_in_flight
@@ -263,6 +271,13 @@ class Plan {
   std::int64_t batch() const;             // fields in one array: the batch axis's extent, or 1
   int fields_in_flight() const;           // as given
   std::size_t workspace_bytes() const;    // the plan's work arrays (exchange buffers not counted)
+  // Whether the plan got the lean workspace it was asked for (Options::lean_workspace): then
+  // every call runs in place.
+  bool lean_workspace() const;
+  // Bytes of one array that serves a call in place (input and output the same array): the
+  // larger of this rank's input and spectrum, or more for a lean plan whose stages between
+  // are larger on this rank (they live in that array in turn). Pass counts that cover it.
+  std::size_t inplace_bytes() const;
   // Whether the transforms run on the 3-D nbfft::fft::Plan (Options::use_3d_plan).
   bool uses_3d_plan() const;
   // The options the plan runs with: as given, with the grid as made and, when tuned, the
