@@ -135,6 +135,14 @@ const std::vector<Row>& rows() {
       {"fields_in_flight", "a count from 1 to 64",
        [](Options& o, const std::string& v) { o.fields_in_flight = count_1_to_64(v); },
        [](const Options& o) { return std::to_string(o.fields_in_flight); }},
+      {"progress_chunks", "a count >= 0 (0: the default)",
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         const long n = v.empty() ? -1 : std::strtol(v.c_str(), &end, 10);
+         if (n < 0 || n > INT_MAX || *end != '\0') throw Error("");
+         o.progress_chunks = static_cast<int>(n);
+       },
+       [](const Options& o) { return std::to_string(o.progress_chunks); }},
       {"allow_empty", "true or false",
        [](Options& o, const std::string& v) { o.allow_empty = parse_bool(v); },
        [](const Options& o) { return std::string(o.allow_empty ? "true" : "false"); }},

@@ -152,8 +152,36 @@ std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vecto
 using detail::Fft;
 using detail::FftwPlan;
 
+// Step k's FFTs, whole or (chunks > 1) also in chunks along the slowest axis in memory that
+// the step does not transform, each chunk's start aligned as FFTW's SIMD needs (else whole).
 template <typename T>
 void Plan::Impl::plan_fft(std::size_t k) {
+  Fft<T> f = make_fft<T>(k, -1, 0);
+  const detail::Step& st = sch.step[k];
+  const Box& bin = box[k];
+  const Box& bout = box[k + 1];
+  int cax = -1;
+  for (int a : bout.order)
+    if (cax < 0 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
+  if (chunks > 1 && cax >= 0 && !st.swap && bout.n[cax] > 1) {
+    const auto ext = bout.n[cax];
+    const auto si = static_cast<std::size_t>(strides_of(bin.n, bin.order)[cax]) * esize(k);
+    const auto so = static_cast<std::size_t>(strides_of(bout.n, bout.order)[cax]) * esize(k + 1);
+    std::int64_t c = std::max<std::int64_t>(1, (ext + chunks - 1) / chunks);
+    while (c < ext && ((static_cast<std::size_t>(c) * si) % 16 || (static_cast<std::size_t>(c) * so) % 16)) ++c;
+    if (c < ext) {
+      f.count = ext / c;
+      f.in_step = static_cast<std::size_t>(c) * si;
+      f.out_step = static_cast<std::size_t>(c) * so;
+      f.piece = std::make_unique<Fft<T>>(make_fft<T>(k, cax, c));
+      if (ext % c) f.tail = std::make_unique<Fft<T>>(make_fft<T>(k, cax, ext % c));
+    }
+  }
+  ffts<T>()[k] = std::move(f);
+}
+
+template <typename T>
+Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
   using Api = fft::FftwApi<T>;
   using iodim = typename Api::iodim;
   const detail::Step& st = sch.step[k];
@@ -167,7 +195,8 @@ void Plan::Impl::plan_fft(std::size_t k) {
                      const std::vector<std::int64_t>& is, const std::vector<std::int64_t>& os, std::int64_t mult) {
     std::vector<iodim> h;
     for (int a : bout.order)
-      if (std::find(skip.begin(), skip.end(), a) == skip.end()) h.push_back({n[a], is[a] * mult, os[a] * mult});
+      if (std::find(skip.begin(), skip.end(), a) == skip.end())
+        h.push_back({a == cax ? cext : n[a], is[a] * mult, os[a] * mult});
     return h;
   };
   auto fail = [](const std::string& what, const std::vector<int>& ax) {
@@ -238,7 +267,7 @@ void Plan::Impl::plan_fft(std::size_t k) {
     f.r2r_fwd = r2r(sines, bout, w, complex_elems, true);
     f.r2r_bwd = r2r(sines, bout, w, complex_elems, false);
   }
-  ffts<T>()[k] = std::move(f);
+  return f;
 }
 
 void Plan::Impl::plan_exchange(std::size_t k) {
@@ -441,6 +470,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   }
   if (err.empty() && (options.fields_in_flight < 1 || options.fields_in_flight > 64))
     err = "fields_in_flight = " + std::to_string(options.fields_in_flight) + " must be in [1, 64]";
+  if (err.empty() && options.progress_chunks < 0)
+    err = "progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
+          std::to_string(fft::kDefaultProgressChunks) + ")";
   const std::string what = "shape " + join(user_shape, "x") +
                            (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
   std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
@@ -527,7 +559,12 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     // A blocking transport completes each exchange where it starts: nothing to overlap, and
     // one field at a time keeps each field's stages in cache (8 x 128^3 at 2 ranks: two in
     // flight took 100 ms, one 93).
-    m.depth = coll::Transport::parse(m.opt.transport).algorithm.name == "blocking" ? 1 : m.in_flight;
+    const coll::Transport tr = coll::Transport::parse(m.opt.transport);
+    m.depth = tr.algorithm.name == "blocking" ? 1 : m.in_flight;
+    // The thread engine moves exchanges by itself; a caller or native one only in progress
+    // passes, which the steps of the other fields in flight give between their chunks.
+    if (m.depth > 1 && tr.engine != coll::EngineKind::Thread && m.sch.exchanges() > 0)
+      m.chunks = m.opt.progress_chunks > 0 ? m.opt.progress_chunks : fft::kDefaultProgressChunks;
     std::size_t w = 16;
     for (std::size_t k = m.halving() ? 1 : 0; k < m.box.size(); ++k)
       w = std::max(w, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
@@ -784,6 +821,7 @@ std::string Plan::describe() const {
     }
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";
+  if (m.chunks > 1) os << ", each FFT step in up to " << m.chunks << " chunks with progress passes";
   if (m.boxes.any())
     os << "; user boxes: " << (m.boxes.in_set ? "in" : "") << (m.boxes.in_set && m.boxes.out_set ? " and " : "")
        << (m.boxes.out_set ? "out" : "") << " (one all-to-all each way)";

@@ -42,6 +42,13 @@ using FftwPlan = std::unique_ptr<std::remove_pointer_t<typename fft::FftwApi<T>:
 template <typename T>
 struct Fft {
   FftwPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
+  // In chunks (Plan::Impl::chunks > 1): the same transforms over `count` chunks of the
+  // step's slowest untransformed axis (piece), then the rest (tail, when shorter), in_step /
+  // out_step bytes apart in the step's input / output, so that a caller engine's exchanges
+  // get a progress pass between chunks. Empty: the step runs whole.
+  std::unique_ptr<Fft> piece, tail;
+  std::int64_t count = 0;
+  std::size_t in_step = 0, out_step = 0;
 };
 
 // The plan's work arrays: the real input of a halving plan (stage 0) and two arrays of the
@@ -100,6 +107,10 @@ struct Plan::Impl {
   std::int64_t nbatch = 1;
   int in_flight = 2;  // fields_in_flight
   int depth = 1;      // fields a call keeps in flight: 1 on a blocking transport
+  // Chunks each local FFT step runs in (Options::progress_chunks), with a progress pass
+  // between them while other fields' exchanges are in flight: > 1 only where that moves an
+  // exchange (fields in flight on a caller or native engine); 1: each step whole.
+  int chunks = 1;
   std::vector<fft::AxisKind> kinds;      // per entry of axes
   std::vector<fft::AxisKind> axis_kind;  // per axis of the field (periodic when not listed)
   int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)
@@ -176,6 +187,9 @@ struct Plan::Impl {
   void set_user_boxes(const std::optional<Box>& in, const std::optional<Box>& out);  // collective
   template <typename T>
   void plan_fft(std::size_t k);
+  // The FFTW plans of step k with the chunk axis `cax` (-1: none) at extent `cext`.
+  template <typename T>
+  detail::Fft<T> make_fft(std::size_t k, int cax, std::int64_t cext);
   void plan_exchange(std::size_t k);
 };
 

@@ -361,27 +361,45 @@ class Flight {
   void fft_forward(std::size_t k) {
     if (m_.sch.step[k].swap) return swap(k);
     const Fft<T>& f = m_.ffts<T>()[k];
-    if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), t(at_), t(at_));
-    if (f.r2c) {
-      Byte* dst = k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.work[0].get();
-      Api::exec_r2c(f.r2c.get(), t(at_), c(dst));
-      at_ = dst;
-    }
-    if (f.fwd) Api::exec_dft(f.fwd.get(), c(at_), c(at_));
-    if (f.r2r_fwd) Api::exec_r2r(f.r2r_fwd.get(), t(at_), t(at_));
+    Byte* dst = !f.r2c ? at_ : k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.work[0].get();
+    in_chunks(f, at_, dst, true);
+    at_ = dst;
   }
 
   void fft_backward(std::size_t k) {
     if (m_.sch.step[k].swap) return swap(k);
     const Fft<T>& f = m_.ffts<T>()[k];
-    if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), t(at_), t(at_));
-    if (f.bwd) Api::exec_dft(f.bwd.get(), c(at_), c(at_));
-    if (f.c2r) {  // destroys its input, the lane's
-      Byte* dst = k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.real.get();
-      Api::exec_c2r(f.c2r.get(), c(at_), t(dst));
-      at_ = dst;
+    Byte* dst = !f.c2r ? at_ : k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.real.get();
+    in_chunks(f, dst, at_, false);  // backward reads the step's output side and writes its input side
+    at_ = dst;
+  }
+
+  // A step's transforms, whole or chunk by chunk (Fft::piece) with a progress pass between
+  // chunks. in: the step's input side (forward: real input of an r2c), out: its output side.
+  void in_chunks(const Fft<T>& f, Byte* in, Byte* out, bool forward) {
+    if (!f.piece) return forward ? run_forward(f, in, out) : run_backward(f, in, out);
+    for (std::int64_t j = 0; j <= f.count; ++j) {
+      const Fft<T>* p = j < f.count ? f.piece.get() : f.tail.get();
+      if (!p) break;
+      Byte* i = in + static_cast<std::size_t>(j) * f.in_step;
+      Byte* o = out + static_cast<std::size_t>(j) * f.out_step;
+      forward ? run_forward(*p, i, o) : run_backward(*p, i, o);
+      progress();
     }
-    if (f.real_r2r_bwd) Api::exec_r2r(f.real_r2r_bwd.get(), t(at_), t(at_));
+  }
+
+  // in: the step's input side, out: its output side (the same array unless an r2c / c2r).
+  static void run_forward(const Fft<T>& f, Byte* in, Byte* out) {
+    if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), t(in), t(in));
+    if (f.r2c) Api::exec_r2c(f.r2c.get(), t(in), c(out));
+    if (f.fwd) Api::exec_dft(f.fwd.get(), c(out), c(out));
+    if (f.r2r_fwd) Api::exec_r2r(f.r2r_fwd.get(), t(out), t(out));
+  }
+  static void run_backward(const Fft<T>& f, Byte* in, Byte* out) {
+    if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), t(out), t(out));
+    if (f.bwd) Api::exec_dft(f.bwd.get(), c(out), c(out));
+    if (f.c2r) Api::exec_c2r(f.c2r.get(), c(out), t(in));  // destroys its input
+    if (f.real_r2r_bwd) Api::exec_r2r(f.real_r2r_bwd.get(), t(in), t(in));
   }
 
   // Packs the stage and starts the exchange. [A][S][B][F][C] goes through the pencil

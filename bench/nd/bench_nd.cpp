@@ -11,7 +11,9 @@
 //   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
 //                 [batch][n][n][n] with axes (1, 2, 3) (nd: the batch an ordinary axis, the
 //                 ranks on it; nd-batch: Options::batch_axis = 0, every rank holding every
-//                 field, fields_in_flight 2; nd-batch-f1: the same one field at a time)
+//                 field, fields_in_flight 2; nd-batch-f1: the same one field at a time;
+//                 nd-batch-whole: two in flight, each FFT step whole, progress_chunks 1, which
+//                 with a caller engine gives its exchanges progress only between steps)
 //                 against fftw_mpi_plan_many_dft_r2c with howmany = batch (FFTW's layout holds
 //                 the batch innermost, [n][n][n][batch])
 //   --case 3d     an n^3 r2c transform over all axes: nd::Plan (which runs on the 3-D plan:
@@ -88,8 +90,9 @@ struct FftwFree {
 Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
                          const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2,
                          nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural, bool use_3d = true,
-                         bool in_place = false) {
+                         bool in_place = false, int progress_chunks = 0) {
   nbfft::nd::Options o;
+  o.progress_chunks = progress_chunks;
   o.use_3d_plan = use_3d;
   o.output_order = order;
   o.norm = nbfft::fft::Norm::None;
@@ -219,6 +222,8 @@ int main(int argc, char** argv) {
       cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}));
       cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch", 0, 2));
       cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-f1", 0, 1));
+      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-whole", 0, 2,
+                                 nbfft::fft::OutputOrder::Natural, true, false, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
     } else {
       using nbfft::fft::OutputOrder;

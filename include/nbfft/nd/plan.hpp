@@ -101,6 +101,11 @@ struct Options {
   // of the plan (its exchange packs at the start and unpacks at the end), only its
   // exchange's send and receive buffers, made the first time they are needed.
   int fields_in_flight = 2;
+  // With fields in flight on a caller or native engine (which move an exchange only in a
+  // progress pass), each local FFT step runs in this many chunks along an axis it does not
+  // transform, with a progress pass between them (0: fft::kDefaultProgressChunks; 1: whole).
+  // The thread engine and blocking transports need none. The 3-D option's name.
+  int progress_chunks = 0;
   // The spectrum's memory order (the 3-D option's name and values; docs/nd.md "Output
   // order"). Natural: C order, as numpy's rfftn. Transposed: the two slowest transformed
   // axes trade places in memory (2-D [k1][k0], 3-D [ky][kz][kx]: FFTW-MPI's transposed
