@@ -30,6 +30,7 @@ program fortran_nd
   ! Tuned through the options: the tuner's grid and transport, verified as any other plan.
   call run_case("3-D r2c over x and z, tuned", [6, 4, 5], [1, 3], .false., "tune=quick tune_budget=60")
   call user_boxes()
+  call lean()
   call errors()
 
   call end_test("fortran_nd")
@@ -90,6 +91,57 @@ contains
     call nbfft_nd_plan_destroy(mine)
     call nbfft_nd_plan_create(mine, MPI_COMM_WORLD, n, in_lo=ilo, status=st)
     call expect_error(st, "in_lo and in_hi go together", "user boxes: in_lo without in_hi")
+  end subroutine
+
+  ! In place and the lean workspace through the options: one buffer of nbfft_nd_memory's
+  ! in-place size, read through two c_f_pointer views (the input and the transposed spectrum),
+  ! gives the default plan's results bit for bit; a lean call out of place fails every rank.
+  subroutine lean()
+    use, intrinsic :: iso_c_binding, only: c_loc, c_f_pointer, c_size_t
+    type(nbfft_nd_plan) :: own, thin
+    integer :: lo(2), hi(2), olo(2), ohi(2), x, y
+    real(dp), allocatable :: u(:, :), v(:, :)
+    complex(dp), allocatable :: uh(:, :)
+    complex(dp), allocatable, target :: buf(:)
+    real(dp), pointer :: r(:, :)
+    complex(dp), pointer :: c(:, :)
+    integer(c_size_t) :: inplace, work, work_thin
+    logical :: is_lean
+    call nbfft_nd_plan_create(own, MPI_COMM_WORLD, [14, 8], options="output_order=transposed")
+    call nbfft_nd_plan_create(thin, MPI_COMM_WORLD, [14, 8], options="output_order=transposed lean_workspace=true", &
+                              status=st)
+    call expect(st == NBFFT_SUCCESS, "lean: create")
+    call nbfft_nd_box(own, NBFFT_LAYOUT_INPUT, lo, hi)
+    call nbfft_nd_box(own, NBFFT_LAYOUT_OUTPUT, olo, ohi)
+    allocate(u(lo(1):hi(1), lo(2):hi(2)), v(lo(1):hi(1), lo(2):hi(2)), uh(olo(2):ohi(2), olo(1):ohi(1)))
+    do y = lo(2), hi(2)
+      do x = lo(1), hi(1)
+        u(x, y) = sin(0.3_dp * x + 0.7_dp * y * y)
+      end do
+    end do
+    call nbfft_nd_forward(own, u, uh)
+    call nbfft_nd_backward(own, uh, v)
+    call nbfft_nd_memory(own, inplace, work, is_lean)
+    call expect(.not. is_lean, "lean: the default plan is not lean")
+    call nbfft_nd_memory(thin, inplace, work_thin, is_lean)
+    call expect(is_lean .and. work_thin < work, "lean: nbfft_nd_memory says lean, and less workspace")
+    allocate(buf((inplace + 15) / 16))
+    call c_f_pointer(c_loc(buf), r, shape(u))
+    call c_f_pointer(c_loc(buf), c, shape(uh))
+    r = u
+    call nbfft_nd_forward_inplace(thin, buf, st)
+    call expect(st == NBFFT_SUCCESS, "lean: forward in place")
+    call expect(all(c == uh), "lean: forward in place gives the default plan's spectrum")
+    call nbfft_nd_backward_inplace(thin, buf, st)
+    call expect(st == NBFFT_SUCCESS, "lean: backward in place")
+    call expect(all(r == v), "lean: backward in place gives the default plan's result")
+    call nbfft_nd_forward(thin, u, uh, st)
+    call expect_error(st, "in place only", "lean: a call out of place")
+    r = u
+    call nbfft_nd_forward_inplace(own, buf, st)  ! the default plan in place too
+    call expect(st == NBFFT_SUCCESS .and. all(c == uh), "in place on the default plan")
+    call nbfft_nd_plan_destroy(own)
+    call nbfft_nd_plan_destroy(thin)
   end subroutine
 
   ! The flat index (from 0) in an array of extents g of the r-th point (from 0) of the box lo..hi.
