@@ -6,7 +6,8 @@
 //
 //   --case 2d     an n x n r2c transform: nd::Plan in natural order ([y][kx]: nd) and
 //                 transposed ([kx][y]: nd-transposed; in place, one array in and out as
-//                 FFTW-MPI's: nd-transposed-inplace) against FFTW-MPI's 2-D plan, transposed
+//                 FFTW-MPI's: nd-transposed-inplace; and so with the lean workspace:
+//                 nd-transposed-lean) against FFTW-MPI's 2-D plan, transposed
 //                 out (its fastest form) and in natural order (fftw-mpi-natural)
 //   --case batch  `batch` r2c transforms of n^3 fields: nd::Plan over the 4-D array
 //                 [batch][n][n][n] with axes (1, 2, 3) (nd: the batch an ordinary axis, the
@@ -90,9 +91,10 @@ struct FftwFree {
 Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
                          const char* who = "nd", std::optional<int> batch_axis = std::nullopt, int in_flight = 2,
                          nbfft::fft::OutputOrder order = nbfft::fft::OutputOrder::Natural, bool use_3d = true,
-                         bool in_place = false, int progress_chunks = 0) {
+                         bool in_place = false, int progress_chunks = 0, bool lean = false) {
   nbfft::nd::Options o;
   o.progress_chunks = progress_chunks;
+  o.lean_workspace = lean;
   o.use_3d_plan = use_3d;
   o.output_order = order;
   o.norm = nbfft::fft::Norm::None;
@@ -104,7 +106,7 @@ Contestant nd_contestant(const Args& a, const std::vector<std::int64_t>& shape, 
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (in_place) {  // one array holds the input and then the spectrum, as FFTW-MPI's does
-    const std::size_t n = std::max(p->in_count(), 2 * p->out_count());
+    const std::size_t n = std::max({p->in_count(), 2 * p->out_count(), (p->inplace_bytes() + 7) / 8});
     std::shared_ptr<double> buf(static_cast<double*>(fftw_malloc(sizeof(double) * n)), FftwFree{});
     fill(buf.get(), p->in_count(), rank);
     Contestant c{who, p->describe() + ", in place", {}, {}};
@@ -216,6 +218,8 @@ int main(int argc, char** argv) {
                                  nbfft::fft::OutputOrder::Transposed));
       cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-inplace", std::nullopt, 2,
                                  nbfft::fft::OutputOrder::Transposed, true, true));
+      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-lean", std::nullopt, 2,
+                                 nbfft::fft::OutputOrder::Transposed, true, true, 0, true));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
       cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
     } else if (a.which == "batch") {

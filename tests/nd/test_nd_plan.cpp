@@ -207,7 +207,9 @@ void check_typed(const Case& c) {
   lo.lean_workspace = true;
   Plan lean(MPI_COMM_WORLD, c.shape, c.axes, lo);
   SCOPED_TRACE(lean.describe());
-  if (lean.lean_workspace() && !lean.uses_3d_plan()) EXPECT_LT(lean.workspace_bytes(), p.workspace_bytes());
+  if (lean.lean_workspace() && !lean.uses_3d_plan()) {
+    EXPECT_LT(lean.workspace_bytes(), p.workspace_bytes());
+  }
   in_place(lean, "lean");
 }
 
@@ -608,7 +610,9 @@ TEST(NdPlan, LeanWorkspace) {
     // blocks; on some rank at least, so on every rank).
     int larger = lean.inplace_bytes() > std::max(ni * sizeof(double), no * sizeof(cplx)), any = 0;
     MPI_Allreduce(&larger, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    if (shape == Shape{8, 12} && world_size() == 4) EXPECT_TRUE(any) << "a case with a larger stage";
+    if (shape == Shape{8, 12} && world_size() == 4) {
+      EXPECT_TRUE(any) << "a case with a larger stage";
+    }
     const std::size_t n_real = std::max(ni, 2 * no), n_cplx = (n_real + 1) / 2;
     if (any)
       expect_error([&] { lean.forward(wr[0], n_real, wc[0], n_cplx); }, nbfft::ErrorCode::InvalidArgument,
