@@ -212,11 +212,6 @@ void with_types(const nbfft::nd::Plan& q, bool forward, F&& f) {
     with_types_of<double>(q, forward, f);
 }
 
-// Element counts of a call's input and output (one field).
-std::pair<std::size_t, std::size_t> counts_of(const nbfft::nd::Plan& q, bool forward) {
-  return forward ? std::make_pair(q.in_count(), q.out_count()) : std::make_pair(q.out_count(), q.in_count());
-}
-
 nbfft_status transform_many(const char* fn, bool forward, nbfft_nd_plan plan, size_t nv, const void* const* in,
                             size_t in_bytes, void* const* out, size_t out_bytes) {
   return guard(fn, [&] {
@@ -226,10 +221,10 @@ nbfft_status transform_many(const char* fn, bool forward, nbfft_nd_plan plan, si
     const char* missing = nv == 0 ? nullptr : !in ? "the input pointer array" : !out ? "the output pointer array" : nullptr;
     const bool lists = nv > 0 && in && out;
     check_bytes(p, forward, lists ? in[0] : nullptr, in_bytes, lists ? out[0] : nullptr, out_bytes, missing, nv);
-    const auto n = counts_of(p.plan, forward);
     with_types(p.plan, forward, [&](auto i, auto o) {
       using I = std::remove_pointer_t<decltype(i)>;
       using O = std::remove_pointer_t<decltype(o)>;
+      const std::pair<std::size_t, std::size_t> n{in_bytes / sizeof(I), out_bytes / sizeof(O)};  // as check_bytes allowed
       std::vector<const I*> vi(nv);
       std::vector<O*> vo(nv);
       for (std::size_t k = 0; k < nv; ++k) vi[k] = static_cast<const I*>(in[k]), vo[k] = static_cast<O*>(out[k]);
@@ -249,10 +244,10 @@ nbfft_status transform_start(const char* fn, bool forward, nbfft_nd_plan plan, c
     *pending = nullptr;
     auto h = std::make_unique<nbfft_nd_pending_s>();
     h->plan = plan;
-    const auto n = counts_of(p.plan, forward);
     with_types(p.plan, forward, [&](auto i, auto o) {
       using I = std::remove_pointer_t<decltype(i)>;
       using O = std::remove_pointer_t<decltype(o)>;
+      const std::pair<std::size_t, std::size_t> n{in_bytes / sizeof(I), out_bytes / sizeof(O)};  // as check_bytes allowed
       h->pending = forward ? p.plan.forward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second)
                            : p.plan.backward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second);
     });

@@ -458,7 +458,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"fields_in_flight", std::to_string(options.fields_in_flight)},
               {"output_order", fft::name(options.output_order)},
               {"use_3d_plan", options.use_3d_plan ? "true" : "false"},
-              {"allow_empty", options.allow_empty ? "true" : "false"}});
+              {"allow_empty", options.allow_empty ? "true" : "false"},
+              {"lean_workspace", options.lean_workspace ? "true" : "false"},
+              {"progress_chunks", std::to_string(options.progress_chunks)}});
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(user_shape, user_axes);
   // The field: the user's array without the batch axis.
@@ -584,6 +586,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   });
   if (delegate) {
     o3.lean_workspace = options.lean_workspace;  // the 3-D plan decides and says why not
+    o3.progress_chunks = options.progress_chunks;
     make_3d(m, o3);
   } else {
     // Exchanges: collective over each grid dimension's ranks (every rank makes every one).
@@ -600,7 +603,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   if (options.lean_workspace && !delegate) {
     // The same verdict on every rank (a rank whose stages do not fit keeps every rank from
     // it), so that a call that is not in place fails everywhere alike. The FFTW plans were
-    // made on the default arrays (same alignment); the two the lean plan does without go.
+    // made on work[0] and the real array (same alignment); the real array goes.
     std::string why = m.boxes.any() ? "user boxes" : m.lean_fit();
     int fits = why.empty() ? 1 : 0, all = 0;
     check_mpi(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_LAND, m.comm), "MPI_Allreduce");
@@ -608,10 +611,17 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       m.lean = true;
       m.lane.work[1].reset();
       m.lane.real.reset();
-      m.inplace_bytes = std::max(m.inplace_bytes, m.work_bytes);
+      for (std::size_t k = 0; k < m.box.size(); ++k)  // every stage lives there in turn
+        m.inplace_bytes = std::max(m.inplace_bytes, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
     } else {
       m.lean_note = why.empty() ? "the stages do not fit another rank's array" : why;
     }
+    agree(m.comm, [&] {  // not lean: the default plan's second array after all (a failure fails every rank)
+      if (m.lean) return;
+      m.lane.work[1] = detail::allocate(m.work_bytes);
+      if (!m.lane.work[1])
+        throw Error("nd plan: cannot allocate " + std::to_string(m.work_bytes) + " bytes", ErrorCode::OutOfMemory);
+    });
   }
 }
 
@@ -705,9 +715,12 @@ void Plan::Impl::allocate_lane() {
     if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
     return b;
   };
-  // A lean plan's one work array also holds the real input's stage.
+  // A lean plan's one work array also holds the real input's stage; its second is the
+  // caller's array (the FFTW plans are made on work[0] and, for r2c, the real array, which
+  // goes once they are made: the lean plan's peak at construction).
   if (opt.lean_workspace) work_bytes = std::max(work_bytes, real_bytes);
-  for (auto& b : lane.work) b = get(work_bytes);
+  lane.work[0] = get(work_bytes);
+  if (!opt.lean_workspace) lane.work[1] = get(work_bytes);
   if (halving()) lane.real = get(real_bytes);
 }
 

@@ -134,20 +134,27 @@ class Arrays {
 
   template <typename In, typename Out>
   double run(const Plan& p, int fields, MPI_Comm comm) {
-    const std::size_t ni = std::max<std::size_t>(1, p.in_count()), no = std::max<std::size_t>(1, p.out_count());
+    std::size_t ni = std::max<std::size_t>(1, p.in_count()), no = std::max<std::size_t>(1, p.out_count());
     const auto f = static_cast<std::size_t>(fields);
     // A lean plan transforms in place: each field one array of the larger size.
     const bool lean = p.lean_workspace();
-    const std::size_t each = (std::max(ni * sizeof(In), no * sizeof(Out)) + 63) / 64 * 64;  // keeps FFTW's alignment
+    // Each field's array holds inplace_bytes (and is passed with counts that cover it: a
+    // lean plan's middle stages may be larger than both boxes), 64-byte multiples apart.
+    const std::size_t each = (std::max({ni * sizeof(In), no * sizeof(Out), p.inplace_bytes()}) + 63) / 64 * 64;
     In* in = lean ? grow<In>(in_, (each * f + sizeof(In) - 1) / sizeof(In)) : grow<In>(in_, ni * f);
     Out* out = lean ? nullptr : grow<Out>(out_, no * f);
+    if (lean) {
+      ni = each / sizeof(In);
+      no = each / sizeof(Out);
+    }
     std::vector<In*> vi;
     std::vector<Out*> vo;
     for (std::size_t k = 0; k < f; ++k) {
       auto* base = reinterpret_cast<unsigned char*>(in) + k * (lean ? each : ni * sizeof(In));
       vi.push_back(reinterpret_cast<In*>(base));
       vo.push_back(lean ? reinterpret_cast<Out*>(base) : out + k * no);
-      for (std::size_t i = 0; i < ni; ++i) vi.back()[i] = In(0.5 + 0.25 * static_cast<double>((k * ni + i) % 7));
+      for (std::size_t i = 0; i < p.in_count(); ++i)
+        vi.back()[i] = In(0.5 + 0.25 * static_cast<double>((k * ni + i) % 7));
     }
     in = vi[0];
     out = vo[0];

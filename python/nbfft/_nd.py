@@ -37,17 +37,20 @@ def _bytes(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
     return a.reshape(-1).view(np.uint8)
 
 
-def _pair_bytes(a: "np.ndarray[Any, Any]", out: "np.ndarray[Any, Any]", most: int) -> Tuple[Any, Any]:
-    """The byte views a call passes: in place (the same first byte, e.g. ``empty_inplace``),
-    both span the memory block from there, up to ``most`` bytes (the plan's ``inplace_bytes``,
-    which a lean plan's stages may need)."""
+def _pair_bytes(a: "np.ndarray[Any, Any]", out: "np.ndarray[Any, Any]",
+                owned: "weakref.WeakValueDictionary[int, Any]") -> Tuple[Any, Any]:
+    """The byte views a call passes. In place (the same first byte), both span the larger of
+    the two arrays, and a whole buffer from the plan's ``empty_inplace`` (``owned``), which
+    a lean plan's middle stages may need: never memory the caller did not hand over."""
     if a.size and out.size and np.may_share_memory(a, out) and a.ctypes.data == out.ctypes.data:
+        n = max(a.nbytes, out.nbytes)
         base = a
         while isinstance(base.base, np.ndarray):
             base = base.base
+            if owned.get(id(base)) is base:  # an empty_inplace buffer: all of it from a on
+                n = max(n, base.ctypes.data + base.nbytes - a.ctypes.data)
         if base is not a and base.flags.c_contiguous:
             at = a.ctypes.data - base.ctypes.data
-            n = max(a.nbytes, out.nbytes, min(most, base.nbytes - at))
             raw = base.reshape(-1).view(np.uint8)[at:at + n]
             return raw, raw
     return _bytes(a), _bytes(out)
@@ -334,6 +337,7 @@ class NdPlan:
         # gather / scatter talk on a duplicate, so their messages never meet the caller's.
         self._comm: Any = comm.Dup()
         self._pending: "weakref.WeakSet[NdPending]" = weakref.WeakSet()  # close() waits for these
+        self._inplace_bufs: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
 
     def _get(self) -> Any:
         if self._p is None:
@@ -439,6 +443,7 @@ class NdPlan:
         >>> _ = plan.forward(a, out=A)      # A holds the spectrum
         """
         raw = aligned_empty((self.inplace_bytes,), np.uint8)
+        self._inplace_bufs[id(raw)] = raw  # calls on its views may use all of it
         ni = int(np.prod(self._in[1])) * self._in_dtype.itemsize
         no = int(np.prod(self._out[1])) * self._out_dtype.itemsize
         a = raw[:ni].view(self._in_dtype).reshape(self._in[1])
@@ -527,13 +532,13 @@ class NdPlan:
     def _run(self, what: str, a: Any, out: Any, forward: bool) -> "np.ndarray[Any, Any]":
         p = self._get()
         out = self._arrays(what, a, out, forward)
-        (p.forward if forward else p.backward)(*_pair_bytes(a, out, p.inplace_bytes))
+        (p.forward if forward else p.backward)(*_pair_bytes(a, out, self._inplace_bufs))
         return out
 
     def _start(self, what: str, a: Any, out: Any, forward: bool) -> NdPending:
         p = self._get()
         out = self._arrays(what, a, out, forward)
-        t = NdPending(p.start(forward, *_pair_bytes(a, out, p.inplace_bytes)), self, (a, out))
+        t = NdPending(p.start(forward, *_pair_bytes(a, out, self._inplace_bufs)), self, (a, out))
         self._pending.add(t)
         return t
 
@@ -600,7 +605,7 @@ class NdPlan:
             if problem is not None:
                 break
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
-        pairs = [_pair_bytes(a, o, p.inplace_bytes) for a, o in zip(ins, outs)]
+        pairs = [_pair_bytes(a, o, self._inplace_bufs) for a, o in zip(ins, outs)]
         (p.forward_many if forward else p.backward_many)([i for i, _ in pairs], [o for _, o in pairs])
         return out
 

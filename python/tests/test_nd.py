@@ -443,6 +443,27 @@ def test_in_place_and_lean_workspace(case):
                 lean.forward(u)
 
 
+def test_lean_uses_no_memory_it_was_not_given():
+    """In place on views into a larger array (not from empty_inplace): the call spans the two
+    views only, so where a lean plan needs more (8x12 at 4 ranks: a middle stage larger than
+    both boxes) it fails on every rank, and the memory after the views stays untouched."""
+    with nbfft.NdPlan(COMM, (8, 12), output_order="transposed", lean_workspace=True) as p:
+        ni, no = int(np.prod(p.in_shape)) * 8, int(np.prod(p.out_shape)) * 16
+        size = max(ni, no)
+        big = np.zeros(2 * size + 128, np.uint8)
+        at = -big.ctypes.data % 64
+        a = big[at:at + ni].view(np.float64).reshape(p.in_shape)
+        A = big[at:at + no].view(np.complex128).reshape(p.out_shape)
+        big[at + size:] = 7
+        a[...] = 1.0
+        if any(COMM.allgather(p.inplace_bytes > size)):
+            with pytest.raises(nbfft.InvalidArgument, match="in-place array has"):
+                p.forward(a, out=A)
+        else:
+            assert p.forward(a, out=A) is A
+        assert np.all(big[at + size:] == 7)
+
+
 @pytest.mark.parametrize("shape", [(2, 9), (1, 3, 2)])
 def test_empty_parts_against_numpy(shape):
     """Arrays smaller than the rank count: some ranks hold nothing at some stages."""

@@ -102,6 +102,17 @@ static void run_lean(void) {
                                       memcmp(w, U, (size_t)nout * 16) == 0);
   CHECK("lean: backward in place", nbfft_nd_backward(lean, w, bytes, w, bytes) == NBFFT_SUCCESS &&
                                        memcmp(w, v, (size_t)nin * 8) == 0);
+  /* Split phase and a list of one field, in place with the in-place size. */
+  {
+    nbfft_nd_pending t = NULL;
+    void* lw[1];
+    lw[0] = w;
+    memcpy(w, u, (size_t)nin * 8);
+    CHECK("lean: forward_start in place", nbfft_nd_forward_start(lean, w, bytes, w, bytes, &t) == NBFFT_SUCCESS &&
+                                              nbfft_nd_wait(&t) == NBFFT_SUCCESS && memcmp(w, U, (size_t)nout * 16) == 0);
+    CHECK("lean: backward_many in place", nbfft_nd_backward_many(lean, 1, (const void* const*)lw, bytes, lw, bytes) ==
+                                              NBFFT_SUCCESS && memcmp(w, v, (size_t)nin * 8) == 0);
+  }
   CHECK("lean: out of place fails on every rank",
         nbfft_nd_forward(lean, u, (size_t)nin * 8, U, (size_t)nout * 16) == NBFFT_INVALID_ARGUMENT &&
             strstr(nbfft_last_error(), "in place only") != NULL);

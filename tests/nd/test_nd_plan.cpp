@@ -622,6 +622,12 @@ TEST(NdPlan, LeanWorkspace) {
       expect_error([&] { lean.forward(off, 2 * nc - 2, reinterpret_cast<cplx*>(off), nc - 1); },
                    nbfft::ErrorCode::InvalidArgument, "SIMD alignment");
   }
+  // Ranks that disagree on it fail together (it decides a collective at construction).
+  if (world_size() > 1) {
+    nbfft::nd::Options d;
+    d.lean_workspace = world_rank() == 0;
+    expect_error([&] { Plan(MPI_COMM_WORLD, {8, 14}, {0, 1}, d); }, nbfft::ErrorCode::RanksDisagree, "lean_workspace");
+  }
   // A batch axis: its fields share the in-place array, so the plan keeps the default arrays.
   nbfft::nd::Options o;
   o.batch_axis = 0;

@@ -158,6 +158,33 @@ TEST(NdTune, BatchAxisStaysWhole) {
   EXPECT_EQ(tuned.batch(), 3);
 }
 
+// A lean plan tuned: its trials run in place on arrays of its in-place size (uneven blocks:
+// 8x12 at 4 ranks has a middle stage larger than both boxes), and the plan it makes is lean
+// and gives the untuned plan's results.
+TEST(NdTune, LeanPlan) {
+  nbfft::nd::forget_tuning();
+  Options o;
+  o.output_order = nbfft::fft::OutputOrder::Transposed;
+  o.lean_workspace = true;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 120;
+  o.tune_fields = 2;
+  Plan tuned(MPI_COMM_WORLD, {8, 12}, {0, 1}, o);
+  EXPECT_TRUE(tuned.lean_workspace()) << tuned.describe();
+  Options plain;
+  plain.output_order = o.output_order;
+  Plan untuned(MPI_COMM_WORLD, {8, 12}, {0, 1}, plain);
+  std::vector<double> u(untuned.in_count());
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = random_value(9, i + 1000 * std::uint64_t(world_rank()));
+  std::vector<cplx> uh(untuned.out_count()), w(tuned.inplace_bytes() / sizeof(cplx) + 1);
+  untuned.forward(u.data(), u.size(), uh.data(), uh.size());
+  std::copy(u.begin(), u.end(), reinterpret_cast<double*>(w.data()));
+  tuned.forward(reinterpret_cast<double*>(w.data()), 2 * w.size(), w.data(), w.size());
+  double e = 0;
+  for (std::size_t i = 0; i < uh.size(); ++i) e = std::max(e, std::abs(uh[i] - w[i]));
+  EXPECT_LT(e, 1e-10);
+}
+
 TEST(NdTune, Errors) {
   Options o;
   // tune() without an effort.
