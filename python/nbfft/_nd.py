@@ -10,7 +10,7 @@ end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 import operator
 import weakref
 from types import TracebackType
-from typing import Any, List, Optional, Sequence, Tuple, Type
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
@@ -37,18 +37,24 @@ def _bytes(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
     return a.reshape(-1).view(np.uint8)
 
 
+def _root(a: "np.ndarray[Any, Any]") -> "np.ndarray[Any, Any]":
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
 def _pair_bytes(a: "np.ndarray[Any, Any]", out: "np.ndarray[Any, Any]",
-                owned: "weakref.WeakValueDictionary[int, Any]") -> Tuple[Any, Any]:
+                owned: "Dict[int, Tuple[Any, int]]") -> Tuple[Any, Any]:
     """The byte views a call passes. In place (the same first byte), both span the larger of
-    the two arrays, and a whole buffer from the plan's ``empty_inplace`` (``owned``), which
-    a lean plan's middle stages may need: never memory the caller did not hand over."""
+    the two arrays, or a whole buffer from the plan's ``empty_inplace`` (``owned``: its start
+    -> a weak reference to the memory's owner and its bytes), which a lean plan's middle
+    stages may need: never memory the caller did not hand over."""
     if a.size and out.size and np.may_share_memory(a, out) and a.ctypes.data == out.ctypes.data:
         n = max(a.nbytes, out.nbytes)
-        base = a
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-            if owned.get(id(base)) is base:  # an empty_inplace buffer: all of it from a on
-                n = max(n, base.ctypes.data + base.nbytes - a.ctypes.data)
+        base = _root(a)
+        mine = owned.get(a.ctypes.data)
+        if mine is not None and mine[0]() is base:  # views of an empty_inplace buffer: all of it
+            n = max(n, mine[1])
         if base is not a and base.flags.c_contiguous:
             at = a.ctypes.data - base.ctypes.data
             raw = base.reshape(-1).view(np.uint8)[at:at + n]
@@ -337,7 +343,7 @@ class NdPlan:
         # gather / scatter talk on a duplicate, so their messages never meet the caller's.
         self._comm: Any = comm.Dup()
         self._pending: "weakref.WeakSet[NdPending]" = weakref.WeakSet()  # close() waits for these
-        self._inplace_bufs: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+        self._inplace_bufs: Dict[int, Tuple[Any, int]] = {}
 
     def _get(self) -> Any:
         if self._p is None:
@@ -443,7 +449,9 @@ class NdPlan:
         >>> _ = plan.forward(a, out=A)      # A holds the spectrum
         """
         raw = aligned_empty((self.inplace_bytes,), np.uint8)
-        self._inplace_bufs[id(raw)] = raw  # calls on its views may use all of it
+        for start in [k for k, (ref, _) in self._inplace_bufs.items() if ref() is None]:
+            del self._inplace_bufs[start]  # buffers since freed
+        self._inplace_bufs[raw.ctypes.data] = (weakref.ref(_root(raw)), raw.nbytes)  # its views may use all of it
         ni = int(np.prod(self._in[1])) * self._in_dtype.itemsize
         no = int(np.prod(self._out[1])) * self._out_dtype.itemsize
         a = raw[:ni].view(self._in_dtype).reshape(self._in[1])
