@@ -601,20 +601,17 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     m.inplace_bytes *= static_cast<std::size_t>(m.nbatch);
   if (m.p3) m.inplace_bytes = std::max(m.inplace_bytes, m.p3->inplace_bytes());
   if (options.lean_workspace && !delegate) {
-    // The same verdict on every rank (a rank whose stages do not fit keeps every rank from
-    // it), so that a call that is not in place fails everywhere alike. The FFTW plans were
-    // made on work[0] and the real array (same alignment); the real array goes.
-    std::string why = m.boxes.any() ? "user boxes" : m.lean_fit();
-    int fits = why.empty() ? 1 : 0, all = 0;
-    check_mpi(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_LAND, m.comm), "MPI_Allreduce");
-    if (all) {
-      m.lean = true;
-      m.lane.work[1].reset();
+    // Decided from agreed values only (user boxes that reshape, a batch axis), so every rank
+    // is lean or none is, and a call that is not in place fails everywhere alike. A batch's
+    // fields lie next to each other, each field's input and spectrum at other offsets: one
+    // field's stages would run over its neighbours'. The FFTW plans were made on work[0] and
+    // the real array (same alignment); the real array goes.
+    m.lean_note = m.boxes.any() ? "user boxes" : m.batch_axis >= 0 ? "a batch axis (its fields share the in-place array)" : "";
+    m.lean = m.lean_note.empty();
+    if (m.lean) {
       m.lane.real.reset();
       for (std::size_t k = 0; k < m.box.size(); ++k)  // every stage lives there in turn
         m.inplace_bytes = std::max(m.inplace_bytes, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
-    } else {
-      m.lean_note = why.empty() ? "the stages do not fit another rank's array" : why;
     }
     agree(m.comm, [&] {  // not lean: the default plan's second array after all (a failure fails every rank)
       if (m.lean) return;
@@ -623,13 +620,6 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
         throw Error("nd plan: cannot allocate " + std::to_string(m.work_bytes) + " bytes", ErrorCode::OutOfMemory);
     });
   }
-}
-
-std::string Plan::Impl::lean_fit() const {
-  // A batch's fields lie next to each other, each field's input and spectrum at other
-  // offsets: one field's stages would run over its neighbours'.
-  if (batch_axis >= 0) return "a batch axis (its fields share the in-place array)";
-  return "";
 }
 
 // Every rank's box of both sides (the caller's when given, checked to tile the array), so

@@ -166,10 +166,6 @@ struct Plan::Impl {
     return const_cast<Impl*>(this)->ffts<T>();
   }
   void allocate_lane();  // throws OutOfMemory
-  // Whether the caller's in-place array can be the lean plan's second work array: its fields
-  // contiguous, and with several fields in one array (a batch) every stage within a field's
-  // part. "" or why not.
-  std::string lean_fit() const;
 
   // A field's box in the user's array (the batch axis put back, whole).
   Box user_box(const Box& b) const;
