@@ -99,18 +99,15 @@ std::unique_ptr<detail::Run> run_on(const Plan::Impl& m, bool fwd, bool split, s
                                     std::size_t in_b, std::vector<void*> out, std::size_t out_b) {
   if (m.p3) return std::make_unique<Run3d>(*m.p3, fwd, split, std::move(in), in_b, std::move(out), out_b);
   const std::size_t S = m.box.size() - 1;
-  const std::size_t need_in = static_cast<std::size_t>(m.box[fwd ? 0 : S].count()) * m.esize(fwd ? 0 : S) *
-                              static_cast<std::size_t>(m.nbatch);
-  const std::size_t need_out = static_cast<std::size_t>(m.box[fwd ? S : 0].count()) * m.esize(fwd ? S : 0) *
-                               static_cast<std::size_t>(m.nbatch);
+  const std::size_t need_in = m.stage_bytes(fwd ? 0 : S) * static_cast<std::size_t>(m.nbatch);
+  const std::size_t need_out = m.stage_bytes(fwd ? S : 0) * static_cast<std::size_t>(m.nbatch);
   std::vector<detail::Bytes> copies;
   for (std::size_t k = 0; k < in.size(); ++k) {
     bool shared = false;
     for (std::size_t l = 0; l < out.size() && !shared; ++l)
       shared = overlap(in[k], need_in, out[l], need_out) && !(l == k && in[k] == out[k] && m.nbatch == 1);
     if (!shared) continue;
-    copies.push_back(detail::allocate(need_in));
-    if (!copies.back()) throw Error("nd plan: cannot allocate " + std::to_string(need_in) + " bytes", ErrorCode::OutOfMemory);
+    copies.push_back(detail::allocate_or_throw(need_in));
     std::memcpy(copies.back().get(), in[k], need_in);
     in[k] = copies.back().get();
   }

@@ -569,7 +569,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       m.chunks = m.opt.progress_chunks > 0 ? m.opt.progress_chunks : fft::kDefaultProgressChunks;
     std::size_t w = 16;
     for (std::size_t k = m.halving() ? 1 : 0; k < m.box.size(); ++k)
-      w = std::max(w, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
+      w = std::max(w, m.stage_bytes(k));
     m.work_bytes = w;
     m.real_bytes = std::max<std::size_t>(16, static_cast<std::size_t>(m.box.front().count()) * m.real_size());
     std::string why;
@@ -594,7 +594,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
       if (!m.sch.step[k].fft) m.plan_exchange(k);
   }
   m.set_user_boxes(in_box, out_box);
-  m.inplace_bytes = std::max(m.box.front().count() * m.esize(0), m.box.back().count() * m.esize(m.box.size() - 1));
+  m.inplace_bytes = std::max(m.stage_bytes(0), m.stage_bytes(m.box.size() - 1));
   if (m.boxes.in_set || m.boxes.out_set)  // the caller's blocks (one array holds either)
     m.inplace_bytes = std::max(in_count() * m.esize(0), out_count() * m.esize(m.box.size() - 1));
   else
@@ -611,13 +611,10 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     if (m.lean) {
       m.lane.real.reset();
       for (std::size_t k = 0; k < m.box.size(); ++k)  // every stage lives there in turn
-        m.inplace_bytes = std::max(m.inplace_bytes, static_cast<std::size_t>(m.box[k].count()) * m.esize(k));
+        m.inplace_bytes = std::max(m.inplace_bytes, m.stage_bytes(k));
     }
     agree(m.comm, [&] {  // not lean: the default plan's second array after all (a failure fails every rank)
-      if (m.lean) return;
-      m.lane.work[1] = detail::allocate(m.work_bytes);
-      if (!m.lane.work[1])
-        throw Error("nd plan: cannot allocate " + std::to_string(m.work_bytes) + " bytes", ErrorCode::OutOfMemory);
+      if (!m.lean) m.lane.work[1] = detail::allocate_or_throw(m.work_bytes);
     });
   }
 }
@@ -699,19 +696,20 @@ detail::Bytes detail::allocate(std::size_t bytes) {
   return Bytes(static_cast<unsigned char*>(p));
 }
 
+detail::Bytes detail::allocate_or_throw(std::size_t bytes) {
+  Bytes b = allocate(bytes);
+  if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
+  return b;
+}
+
 void Plan::Impl::allocate_lane() {
-  auto get = [&](std::size_t bytes) {
-    detail::Bytes b = detail::allocate(bytes);
-    if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
-    return b;
-  };
   // A lean plan's one work array also holds the real input's stage; its second is the
   // caller's array (the FFTW plans are made on work[0] and, for r2c, the real array, which
   // goes once they are made: the lean plan's peak at construction).
   if (opt.lean_workspace) work_bytes = std::max(work_bytes, real_bytes);
-  lane.work[0] = get(work_bytes);
-  if (!opt.lean_workspace) lane.work[1] = get(work_bytes);
-  if (halving()) lane.real = get(real_bytes);
+  lane.work[0] = detail::allocate_or_throw(work_bytes);
+  if (!opt.lean_workspace) lane.work[1] = detail::allocate_or_throw(work_bytes);
+  if (halving()) lane.real = detail::allocate_or_throw(real_bytes);
 }
 
 Box Plan::Impl::user_box(const Box& b) const {

@@ -26,6 +26,8 @@ using Bytes = std::unique_ptr<unsigned char, Free>;
 // strided axis touches one page per point, and 4 KiB pages made FFTW's 8192^2 r2c 1.7x
 // slower (docs/performance.md "N-D plans"). nullptr when out of memory.
 Bytes allocate(std::size_t bytes);
+// The same, throwing OutOfMemory (naming the size) instead of returning nullptr.
+Bytes allocate_or_throw(std::size_t bytes);
 
 template <typename T>
 struct Destroy {
@@ -154,6 +156,8 @@ struct Plan::Impl {
     const bool complex_elems = opt.kind == Kind::C2C || (halving() && k > 0);
     return real_size() * (complex_elems ? 2 : 1);
   }
+  // Bytes of this rank's box of one field at stage k.
+  std::size_t stage_bytes(std::size_t k) const { return static_cast<std::size_t>(box[k].count()) * esize(k); }
   template <typename T>
   std::vector<detail::Fft<T>>& ffts() {
     if constexpr (std::is_same_v<T, float>)

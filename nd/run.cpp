@@ -257,7 +257,7 @@ class Flight {
     // stage elsewhere: a later step may write the caller's array, and the FFTs before that
     // first write may run in it (as FFTW-MPI's in-place transforms do, with no copy in or out).
     const bool same = in_.contiguous() && out_.contiguous() && in_.base == out_.base;
-    const bool writable = !overlap(in_, out_) || (same && last != first_write) || (same && last == S);
+    const bool writable = !overlap(in_, out_) || (same && (last != first_write || last == S));
     const Byte* ref = !fwd_ && m_.halving() ? lane_.real.get() : lane_.work[0].get();
     if (out_.contiguous() && writable && align(out_.base) == align(ref) && rows_only_after(last))
       out_step_ = last;
