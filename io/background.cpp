@@ -78,11 +78,13 @@ struct H5File::Pending::Impl {
   std::function<void()> failed;              // the write failed (on every rank): the file is broken
   std::uint64_t sum = 0;                     // this rank's checksum terms of its box
   std::string what;   // "/u/3 of 'run.h5'"
-  bool done = false;  // the MPI-IO request has completed on this rank
-  bool waited = false;
+  std::int64_t seq = 0;  // its place in the file's start order (the same on every rank)
+  bool done = false;     // the MPI-IO request has completed on this rank
+  bool settled = false;  // completed on every rank, its outcome agreed (settle(), collective)
+  bool waited = false;   // this rank's caller waited for it or dropped it
   bool discarded = false;
-  std::string error;  // this rank's MPI-IO failure ("" = none)
-  std::exception_ptr agreed;  // the write's error as every rank reports it
+  std::string error;          // this rank's MPI-IO failure ("" = none)
+  std::exception_ptr agreed;  // the write's outcome as every rank reports it (null = written)
 };
 
 namespace detail {
@@ -105,7 +107,14 @@ struct Background {
   bool direct_tried = false;
   std::vector<MPI_File> handles;              // view writes': open on the file, no write pending
   std::vector<MPI_File> all;                  // every handle opened, closed at settle
-  std::vector<std::shared_ptr<Job>> unwaited;  // started, not yet waited for (start order)
+  // Started and not yet settled, in start order; every rank holds the same list between
+  // collective calls, since starts and settles are collective.
+  std::vector<std::shared_ptr<Job>> unsettled;
+  std::int64_t started = 0;  // writes started on this file (the next one's seq)
+  // Settled before this rank's caller waited for them (another write's wait, on any rank,
+  // or close() settled them, or the caller dropped its Pending): close() reports the first
+  // error among those still unwaited then.
+  std::vector<std::shared_ptr<Job>> settled_unwaited;
   // Staging buffers of finished writes, for the next ones (and, once the file closes, for
   // the next file's: g_pool).
   std::vector<Buffer> spare;
@@ -224,17 +233,69 @@ void release(Background& bg, Job& j) {
   if (j.copy) bg.spare.push_back({std::move(j.copy), j.copy_bytes, true});
 }
 
-// Counts a job out of the writes in flight (each job once).
+// This rank's caller has seen the job's outcome (its wait() returned or threw; local).
 void mark_waited(Background& bg, Job& j) {
   if (j.waited) return;
   j.waited = true;
-  for (auto it = bg.unwaited.begin(); it != bg.unwaited.end(); ++it)
-    if (it->get() == &j) {
-      bg.unwaited.erase(it);
-      break;
+  auto& v = bg.settled_unwaited;
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const std::shared_ptr<Job>& x) { return x.get() == &j; }), v.end());
+}
+
+// Settles the file's writes started before `upto` on this rank or any other: completes
+// them here, agrees on each one's outcome, and runs their `after` steps (collective HDF5
+// calls: checksum attributes, series, XDMF) in start order, or `failed` where any rank's
+// part failed. Collective over bg.ctl, and the same on every rank whatever the order in
+// which the ranks' callers wait: each rank brings the highest write it waits for, and all
+// settle up to the highest of them. So ranks may wait for their writes in different orders
+// (a wait that finds its write settled by an earlier one returns at once, locally), and no
+// rank ever commits another write's attributes. A rank that starts a write while another
+// waits meets it in the first allreduce, and both fail (RanksDisagree) before anything is
+// committed. discard: this rank's file is being destroyed unclosed; when any rank
+// discards, every rank does (no after steps, and `failed` marks the file so that close()
+// removes it as the destructor does, on every rank alike).
+void settle(Background& bg, std::int64_t upto, bool discard) {
+  agree_call(bg.ctl, "H5File background writes", "wait", "");
+  std::int64_t agreed[2] = {upto, discard ? 1 : 0};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, bg.ctl), "MPI_Allreduce");
+  upto = agreed[0];
+  discard = agreed[1] != 0;
+  std::vector<std::shared_ptr<Job>> batch;
+  for (auto& j : bg.unsettled)
+    if (j->seq < upto) batch.push_back(j);
+  for (auto& j : batch) complete(*j);
+  // One allreduce on the happy path: which writes failed on some rank; then each failure's
+  // message from its lowest failing rank.
+  std::vector<int> failed(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) failed[i] = batch[i]->error.empty() ? 0 : 1;
+  if (!failed.empty())
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, failed.data(), int(failed.size()), MPI_INT, MPI_MAX, bg.ctl),
+              "MPI_Allreduce");
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (failed[i]) {
+      try {
+        agree_message(bg.ctl, batch[i]->error, ErrorCode::Io);
+      } catch (...) {
+        batch[i]->agreed = std::current_exception();
+      }
     }
+  for (auto& j : batch) {
+    if (!j->agreed && !discard && j->after) {
+      try {
+        j->after(j->sum);  // collective on the file's communicator; its errors are agreed there
+      } catch (...) {
+        j->agreed = std::current_exception();
+      }
+    }
+    if ((j->agreed || discard) && j->failed) j->failed();  // a Create with a hole is never renamed over the previous file
+    j->discarded = discard;
+    j->settled = true;
+    release(bg, *j);
+    if (!j->waited) bg.settled_unwaited.push_back(j);
+  }
+  bg.unsettled.erase(bg.unsettled.begin(), bg.unsettled.begin() + std::ptrdiff_t(batch.size()));
   std::lock_guard<std::mutex> g(g_mu);
-  if (--g_in_flight == 0) g_owner.reset();
+  g_in_flight -= int(batch.size());
+  if (g_in_flight == 0) g_owner.reset();
 }
 
 // Direct writes go in whole pages of this size (a multiple of every DIO alignment seen):
@@ -286,6 +347,8 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
     g_pool.clear();
   }
   if (bg->ctl == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(comm, &bg->ctl), "MPI_Comm_dup");
+  // A rank that waits (settle) while this one starts meets it here: both fail.
+  agree_call(bg->ctl, "H5File background writes", "write_start", "");
   agree(bg->ctl, [&] {
     if (!writable)
       throw Error(ErrorCode::InvalidArgument, "H5File::write_start: '" + path + "' was opened for reading");
@@ -490,7 +553,8 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
     if (j->reqs.empty() && j->naios == 0) release(*bg, *j);  // nothing pending on its buffer or handle
     throw;
   }
-  bg->unwaited.push_back(j);
+  j->seq = bg->started++;
+  bg->unsettled.push_back(j);
   std::lock_guard<std::mutex> g(g_mu);
   ++g_in_flight;
   g_owner = bg;
@@ -499,36 +563,49 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
 
 void background_settle(std::shared_ptr<Background>& bg, bool report, bool discard) {
   if (!bg) return;
-  for (auto& j : bg->unwaited) complete(*j);
-  std::string first;
-  for (auto& j : bg->unwaited)
-    if (first.empty() && !j->error.empty()) first = j->error;
+  std::exception_ptr failure;
+  if (bg->ctl != MPI_COMM_NULL && !bg->unsettled.empty()) {  // the same on every rank (see settle)
+    try {
+      settle(*bg, bg->started, discard);
+    } catch (...) {  // ranks not in the same call: finish this rank's writes, commit nothing
+      failure = std::current_exception();
+      for (auto& j : bg->unsettled) {
+        complete(*j);
+        if (j->failed) j->failed();
+        j->agreed = failure;
+        j->discarded = discard;
+        j->settled = true;
+        release(*bg, *j);
+      }
+      std::lock_guard<std::mutex> g(g_mu);
+      g_in_flight -= int(bg->unsettled.size());
+      if (g_in_flight == 0) g_owner.reset();
+      bg->unsettled.clear();
+    }
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
-  std::exception_ptr failure;
-  if (report) {
+  // The first error no wait() of this rank reported, agreed (another rank's caller may have
+  // waited for that write and seen it already).
+  if (report && !failure) {
+    std::string first;
+    for (auto& j : bg->settled_unwaited)
+      if (first.empty() && j->agreed) {
+        try {
+          std::rethrow_exception(j->agreed);
+        } catch (const Error& e) {
+          first = e.message();
+        } catch (const std::exception& e) {
+          first = e.what();
+        }
+      }
     try {
       agree_message(bg->ctl, first, ErrorCode::Io);
     } catch (...) {
       failure = std::current_exception();
     }
   }
-  std::vector<std::shared_ptr<Job>> jobs = bg->unwaited;
-  for (auto& j : jobs) {
-    if (failure && j->failed) j->failed();
-    j->discarded = discard;
-    release(*bg, *j);
-    mark_waited(*bg, *j);
-  }
-  // What write() does after its data, for the writes nobody waited for, in start order.
-  if (report && !failure) {
-    try {
-      for (auto& j : jobs)
-        if (j->after) j->after(j->sum);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  }
+  bg->settled_unwaited.clear();
   // Closing a handle syncs it: our bytes are the file's before HDF5 closes it.
   if (!finalized)
     for (MPI_File& fh : bg->all) MPI_File_close(&fh);
@@ -570,19 +647,22 @@ H5File::Pending& H5File::Pending::operator=(Pending&& o) noexcept {
   return *this;
 }
 
-// Completes the write on this rank (local); its error and what follows the data wait for
-// close(), which agrees on them.
+// Completes this rank's part of the write (local); what follows the data, and its error,
+// come with the next settle on every rank (another rank's wait, or close()).
 H5File::Pending::~Pending() {
-  if (!impl_ || impl_->waited) return;
+  if (!impl_ || impl_->settled) return;
   detail::complete(*impl_);
 }
 
-bool H5File::Pending::active() const { return impl_ && !impl_->waited; }
+bool H5File::Pending::active() const { return impl_ && !impl_->settled; }
+bool H5File::Pending::valid() const { return impl_ != nullptr; }
 
 // Drives the request (MPICH's ROMIO progresses a non-blocking write only inside MPI calls).
 bool H5File::Pending::test() {
-  if (!impl_) return false;
-  if (impl_->waited) return true;
+  if (!impl_)
+    throw Error(ErrorCode::InvalidState,
+                "H5File::Pending::test: no write in flight (never started, moved from, or already waited for)");
+  if (impl_->settled) return true;
   return detail::poll(*impl_);
 }
 
@@ -591,29 +671,23 @@ void H5File::Pending::wait() {
     throw Error(ErrorCode::InvalidState,
                 "H5File::Pending::wait: no write in flight (never started, moved from, or already waited for)");
   std::shared_ptr<Impl> j = std::move(impl_);
-  detail::Background& bg = *j->bg;
-  if (j->waited) {  // settled by close() or the file's destructor
-    if (j->discarded)
-      throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + j->what +
-                                               " was written, but the H5File was destroyed before close() and the "
-                                               "file discarded");
-    if (!j->error.empty()) throw Error(ErrorCode::Io, j->error);
-    return;
+  if (!j->settled) {
+    try {
+      detail::settle(*j->bg, j->seq + 1, false);
+    } catch (...) {
+      // Ranks in different calls (one waits, another starts a write): nothing was settled;
+      // the file is marked so that close() never commits it. The Pending stays usable.
+      if (j->failed) j->failed();
+      impl_ = std::move(j);
+      throw;
+    }
   }
-  detail::complete(*j);
-  std::exception_ptr failure;
-  try {
-    agree_message(bg.ctl, j->error, ErrorCode::Io);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  detail::release(bg, *j);
-  detail::mark_waited(bg, *j);
-  if (failure) {
-    if (j->failed) j->failed();  // a Create with a hole is never renamed over the previous file
-    std::rethrow_exception(failure);
-  }
-  if (j->after) j->after(j->sum);
+  detail::mark_waited(*j->bg, *j);
+  if (j->discarded)
+    throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + j->what +
+                                             " was written, but the H5File was destroyed before close() and the "
+                                             "file discarded");
+  if (j->agreed) std::rethrow_exception(j->agreed);
 }
 
 }  // namespace nbfft::io

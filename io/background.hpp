@@ -14,6 +14,7 @@
 
 namespace nbfft::io::detail {
 
+struct RunStamp;    // io/series.hpp
 struct Background;  // one file's MPI-IO handles and the writes not yet waited for
 
 // Where a step's bytes go (H5File::Impl::place): a contiguous dataset at `offset` of
@@ -37,7 +38,7 @@ std::uint64_t stage_box(const Placement& p, const void* src, void* dst);
 
 // What every write does once the step's data is in the file (series, XDMF). Collective on
 // the file's communicator.
-void after_data(H5File::Impl& m, const fft::Plan& plan, const std::string& field, std::int64_t step);
+void after_data(H5File::Impl& m, const RunStamp& run, const std::string& field, std::int64_t step);
 // The dataset's checksum attributes (io/checksum.hpp) from every rank's terms `mine`, as
 // write() puts them. Collective.
 void put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine);

@@ -222,6 +222,7 @@ struct H5File::Impl {
   std::unique_ptr<detail::Series> series;  // run attributes, catalog, XDMF (io/series.hpp)
   std::shared_ptr<detail::Background> bg;  // writes in the background (io/background.cpp)
   bool broken = false;  // a write failed after its dataset was made: a Create is not renamed
+  bool tmp_created = false;  // rank 0 made the temporary (only then does a failed open remove it)
   detail::InFlight in_flight;  // rank 0: what the background writes still add (io/room.hpp)
   bool spare_core = false;  // this rank may run a second thread (spare_core_here): write's checksum
 
@@ -312,6 +313,27 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
     if (options.alignment > 1)
       check(H5Pset_alignment(fapl, options.align_threshold, options.alignment), "H5File: H5Pset_alignment");
     // Every rank reaches the same verdict (HDF5 opens collectively); agree() keeps it so.
+    // The temporary is ours alone: a leftover one (a killed run's file, or a symbolic link
+    // someone left at its name) is removed, never written through, and the new one is
+    // created exclusively before HDF5 opens it.
+    agree(m.comm, [&] {
+      if (comm_rank(m.comm) != 0 || mode != Mode::Create) return;
+      struct stat st {};
+      if (::lstat(m.tmp.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+          throw Error(ErrorCode::Io, "H5File: the temporary '" + m.tmp + "' (written first, then renamed to " +
+                                         m.where() + ") exists and is a directory; it is not removed");
+        if (::unlink(m.tmp.c_str()) != 0)
+          throw Error(ErrorCode::Io, "H5File: cannot remove the leftover temporary '" + m.tmp +
+                                         "': " + std::strerror(errno));
+      }
+      const int fd = ::open(m.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd < 0)
+        throw Error(ErrorCode::Io, "H5File: cannot create '" + m.tmp + "' (written first, then renamed to " +
+                                       m.where() + "): " + std::strerror(errno));
+      ::close(fd);
+      m.tmp_created = true;
+    });
     agree(m.comm, [&] {
       if (mode == Mode::Create) {
         const hid_t f = H5Fcreate(m.tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -343,8 +365,8 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
         m.finish(false);
       } catch (...) {
       }
-    } else if (mode == Mode::Create && comm_rank(m.comm) == 0) {
-      std::remove(m.tmp.c_str());
+    } else if (m.tmp_created && comm_rank(m.comm) == 0) {
+      ::unlink(m.tmp.c_str());  // ours: never a directory or a link left there by someone else
     }
     MPI_Comm_free(&m.comm);
     throw;
@@ -420,9 +442,9 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
   H5File::Impl* mp = &m;  // stable while the file moves; the write's after step runs before it dies
   return Pending(detail::background_start(
       m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
-      [mp, &plan, field, step](std::uint64_t mine) {
+      [mp, run = detail::RunStamp::of(plan), field, step](std::uint64_t mine) {
         detail::put_checksum(*mp, field, step, mine);
-        detail::after_data(*mp, plan, field, step);
+        detail::after_data(*mp, run, field, step);
       },
       [mp] { mp->broken = true; }));
 }
@@ -692,8 +714,8 @@ void close_step(H5File::Impl& m, const std::string& where, Id& dset, Id& group) 
 // What follows a step's data in every write, blocking or background: the file's run
 // attributes and the XDMF catalog (io/series.cpp). A per-dataset step computed from the
 // data (a checksum) belongs here too. Collective.
-void detail::after_data(H5File::Impl& m, const fft::Plan& plan, const std::string& field, std::int64_t step) {
-  m.series->wrote(plan, field, step);
+void detail::after_data(H5File::Impl& m, const RunStamp& run, const std::string& field, std::int64_t step) {
+  m.series->wrote(run, field, step);
 }
 
 void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
@@ -718,7 +740,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   }
   close_step(m, where, dset, group);
   detail::put_checksum(m, field, step, mine);
-  detail::after_data(m, plan, field, step);
+  detail::after_data(m, detail::RunStamp::of(plan), field, step);
 }
 
 void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine) {

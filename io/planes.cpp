@@ -231,7 +231,7 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
   if (dset.reset() < 0 || group.reset() < 0) err = op + ": closing " + where + ": " + h5::reason();
   agree_message(h.comm, err, ErrorCode::Io);
   detail::put_checksum(impl, field, step, mine);
-  h.series->wrote(plan, field, step);
+  h.series->wrote(detail::RunStamp::of(plan), field, step);
 }
 
 void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, const std::string& field,

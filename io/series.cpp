@@ -158,15 +158,23 @@ void Series::catalog(const std::string& field, std::int64_t step) {
   entries_.push_back(e);
 }
 
-void Series::wrote(const fft::Plan& plan, const std::string& field, std::int64_t step) {
+RunStamp RunStamp::of(const fft::Plan& plan) {
+  const auto& d = plan.decomposition();
+  RunStamp r;
+  r.grid = {d.n[2], d.n[1], d.n[0]};
+  r.physical_grid = {d.m[2], d.m[1], d.m[0]};
+  std::ostringstream os;
+  os << plan.options();
+  r.plan_options = os.str();
+  return r;
+}
+
+void Series::wrote(const RunStamp& run, const std::string& field, std::int64_t step) {
   agree(comm_, [&] {
     if (!run_stamped_) {  // the run: the plan of the file's first write
-      const auto& d = plan.decomposition();
-      h5::put_int64s(file_, "grid", {d.n[2], d.n[1], d.n[0]});
-      h5::put_int64s(file_, "physical_grid", {d.m[2], d.m[1], d.m[0]});
-      std::ostringstream os;
-      os << plan.options();
-      h5::put_string(file_, "plan_options", os.str());
+      h5::put_int64s(file_, "grid", {run.grid[0], run.grid[1], run.grid[2]});
+      h5::put_int64s(file_, "physical_grid", {run.physical_grid[0], run.physical_grid[1], run.physical_grid[2]});
+      h5::put_string(file_, "plan_options", run.plan_options);
       run_stamped_ = true;
     }
     if (xdmf_) catalog(field, step);

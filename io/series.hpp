@@ -43,6 +43,14 @@ std::string xdmf_text(const std::vector<Entry>& entries, const std::string& h5_n
 // "run.h5" -> "run.xmf" (also .hdf5, .hdf, .he5; any other name gets ".xmf" appended).
 std::string xdmf_path_for(const std::string& h5_path);
 
+// What a file's run attributes record of the plan of its first write: taken when a write
+// starts, so a background write needs no plan at its wait (the caller may have destroyed it).
+struct RunStamp {
+  std::array<std::int64_t, 3> grid{}, physical_grid{};  // (z, y, x)
+  std::string plan_options;
+  static RunStamp of(const fft::Plan& plan);
+};
+
 class Series {
  public:
   // Collective, after the file is open and stamped: Create stamps box_lengths on the root;
@@ -51,7 +59,7 @@ class Series {
 
   // Collective, after /<field>/<step> was written and closed: the run's attributes on the
   // first write, the catalog entry, and (Append) the XDMF rewritten.
-  void wrote(const fft::Plan& plan, const std::string& field, std::int64_t step);
+  void wrote(const RunStamp& run, const std::string& field, std::int64_t step);
   // Collective, after close() (and Create's rename): the XDMF written.
   void closed();
 

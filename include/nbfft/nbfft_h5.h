@@ -109,26 +109,38 @@ nbfft_status nbfft_h5_xdmf_path(nbfft_h5file file, char* buffer, size_t size, si
 
 /* Writing in the background (docs/io.md "Writing in the background"): starts the write
  * nbfft_h5_write would make and returns at once with *request; the file is the one
- * nbfft_h5_write makes (non-blocking collective MPI-IO at the dataset's place in the file: any
- * MPI thread level). Collective (same order on every rank): the dataset is made here, so a
- * step already there or a wrong element type fails this call; the waits are collective too
- * (the same requests in the same order on every rank). Files with chunked datasets
- * (chunk=...) answer NBFFT_UNAVAILABLE: use nbfft_h5_write. borrow = 0 copies this
+ * nbfft_h5_write makes (non-blocking MPI-IO at the dataset's place in the file: any MPI
+ * thread level). Collective, in the same order on every rank: the dataset is made here, so
+ * a step already there or a wrong element type fails this call. Files with chunked
+ * datasets (chunk=...) answer NBFFT_UNAVAILABLE: use nbfft_h5_write. borrow = 0 copies this
  * rank's box now (data is free at return); borrow = 1 copies nothing and data must stay
- * unchanged until nbfft_h5_wait. The plan must live until the wait. Until every write in
- * flight is waited for, no other nbfft_h5 call of this process may touch a file
+ * unchanged until nbfft_h5_wait. The plan may be destroyed once this returns.
+ *
+ * The completion rule (the same in C++, Fortran and Python): nbfft_h5_wait is collective,
+ * but the ranks may wait for their requests in different orders. A wait settles, on every
+ * rank together, every write started up to the latest one any rank is waiting for: each
+ * write's bytes complete everywhere, its status is agreed, and its checksum goes into the
+ * file in start order; a wait whose write an earlier wait already settled returns at once
+ * without communicating. A write that failed on any rank returns the same error from its
+ * wait on every rank, and a file being created is then never renamed over the previous
+ * one. Every rank waits for (or frees) the same requests before its next
+ * nbfft_h5_write_start or nbfft_h5_close: a rank that starts a write while another waits
+ * gets NBFFT_RANKS_DISAGREE, as does the other, and nothing is committed. Until every
+ * write in flight is settled, no other nbfft_h5 call of this process may touch a file
  * (NBFFT_INVALID_STATE) except more nbfft_h5_write_start on the same file and
- * nbfft_h5_close, which completes them first. */
+ * nbfft_h5_close, which settles them first. */
 nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
                                   int64_t step, double time, const void* data, size_t bytes, int borrow,
                                   nbfft_h5request* request);
-/* *done = 1 when the write has finished (nbfft_h5_wait is still needed); never blocks. Local. */
+/* *done = 1 when the write has finished (nbfft_h5_wait is still needed); never blocks. Local;
+ * NBFFT_INVALID_STATE once the request was waited for. */
 nbfft_status nbfft_h5_test(nbfft_h5request request, int* done);
-/* Waits for the write and returns its status (the same on every rank). Local, in any order;
- * a second wait of one request is NBFFT_INVALID_STATE. */
+/* Waits for the write and returns its status (the same on every rank). Collective, in any
+ * order (the rule above); a second wait of one request is NBFFT_INVALID_STATE. */
 nbfft_status nbfft_h5_wait(nbfft_h5request request);
-/* Frees a request (waited for first if it was not, returning the write's status); sets
- * *request = NULL; NULL ok. Local. */
+/* Frees a request; sets *request = NULL; NULL ok. Local: a request not waited for has this
+ * rank's part of its write completed here, and a failure of that write is reported by
+ * nbfft_h5_close on every rank. */
 nbfft_status nbfft_h5_request_free(nbfft_h5request* request);
 
 /* The file's fields, sorted, one per line ("U\nu"), as nbfft_options_string (cut to size

@@ -111,8 +111,14 @@ class Pending:
 
     ``wait()`` waits for it and raises its error (the same on every rank); ``test()``
     says without blocking whether it has finished. As a context manager it waits at the
-    end of the block. A Pending collected without ``wait()`` completes its write on this
-    rank; the file stays busy until its ``close()``, which raises an error nobody heard of.
+    end of the block. A Pending collected without ``wait()`` completes this rank's part of
+    its write; the file's ``close()`` then raises its error, if it failed.
+
+    ``wait()`` is collective, but the ranks may wait for their writes in different orders
+    (the rule of every front end, docs/io.md "Writing in the background"): a wait settles,
+    on every rank together, every write started up to the latest one any rank is waiting
+    for, and a wait whose write was already settled returns at once. Every rank must wait
+    for (or drop) the same writes before its next ``write_start`` or ``close()``.
 
     Examples
     --------
@@ -126,28 +132,29 @@ class Pending:
 
     @property
     def active(self) -> bool:
-        """Whether the write was started and not yet waited for."""
+        """Whether the write is still in flight: started, and not yet settled by a wait
+        (on any rank) or by the file's ``close()``."""
         return bool(self._p.active)
 
     def test(self) -> bool:
         """Whether the write has finished (``wait()`` is still needed); never blocks.
 
         Raises ``nbfft.InvalidState`` once waited for."""
-        if not self._p.active:
+        if not self._p.valid:
             raise InvalidState("Pending.test: the write of {} was already waited for".format(self._what))
         return bool(self._p.test())
 
     def wait(self) -> None:
         """Waits for the write; raises its error (the same on every rank), or
-        ``nbfft.InvalidState`` when called a second time. Local: waits may come in any
-        order."""
+        ``nbfft.InvalidState`` when called a second time. Collective, in any order (see
+        the class)."""
         self._p.wait()
 
     def __enter__(self) -> "Pending":
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if not self._p.active:
+        if not self._p.valid:
             return
         if exc_type is None:
             self.wait()
@@ -158,7 +165,8 @@ class Pending:
                 pass  # the block's own exception is the one to see
 
     def __repr__(self) -> str:
-        return "<nbfft.io.Pending {} {}>".format(self._what, "in flight" if self._p.active else "waited")
+        return "<nbfft.io.Pending {} {}>".format(self._what, "waited" if not self._p.valid
+                                                  else "in flight" if self._p.active else "finished")
 
 
 class _Discard:
@@ -601,11 +609,11 @@ class File:
         write's outcome. ``borrow=False``
         copies this rank's block now (``a`` is free at once); ``borrow=True`` copies
         nothing and ``a`` must stay unchanged until the wait (the Pending keeps a reference
-        to it, so it is not freed). Keep ``plan`` open until the wait. Until every write in
-        flight is waited for, no nbfft.io.File of this process may be used (InvalidState),
-        except more ``write_start`` on this file and :meth:`close`, which completes them.
-        Any MPI thread level. Collective: started, and waited, in the same order on every
-        rank.
+        to it, so it is not freed). ``plan`` may be closed once this returns. Until every
+        write in flight is settled, no nbfft.io.File of this process may be used
+        (InvalidState), except more ``write_start`` on this file and :meth:`close`, which
+        settles them. Any MPI thread level. Collective: started in the same order on every
+        rank; waited for in any order (see :class:`Pending`).
 
         Returns
         -------

@@ -41,8 +41,8 @@ io::Space space_of(const std::string& s) {
 }
 
 // A background write: the C++ Pending plus what it needs alive until the wait, the array
-// (Borrow: HDF5 reads it later) and the plan. Members are destroyed in reverse order: the
-// Pending (which waits for its write) before the references are dropped.
+// (Borrow: MPI-IO reads it later). Members are destroyed in reverse order: the Pending
+// (which completes this rank's part of its write) before the references are dropped.
 io::Axis axis_of(const std::string& a) {
   if (a == "x") return io::Axis::X;
   if (a == "y") return io::Axis::Y;
@@ -57,10 +57,11 @@ class PyWritePending {
   PyWritePending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
   ~PyWritePending() {
     if (!p_.active()) return;
-    nb::gil_scoped_release release;  // ~Pending waits for its write (collective MPI-IO)
+    nb::gil_scoped_release release;  // ~Pending completes this rank's part of the write (local)
     H5File::Pending gone(std::move(p_));
   }
   bool active() const { return p_.active(); }
+  bool valid() const { return p_.valid(); }
   bool test() { return p_.test(); }
   void wait() {
     {
@@ -224,6 +225,7 @@ void bind_io(nb::module_& m) {
   m.def("hdf5_info", &io::hdf5_info);
   nb::class_<PyWritePending>(m, "H5Pending")
       .def_prop_ro("active", &PyWritePending::active)
+      .def_prop_ro("valid", &PyWritePending::valid)
       .def("test", &PyWritePending::test)
       .def("wait", &PyWritePending::wait);
   nb::class_<PyH5File>(m, "H5File")

@@ -207,15 +207,26 @@ class H5File {
   // with H5Options::chunk: an Unavailable error). Stage::Copy (the default) copies this
   // rank's box at start (one box of memory per write in flight; the buffer is free at
   // once); Stage::Borrow copies nothing (a spectrum is still staged into the file's order)
-  // and the buffer must stay unchanged until wait(). The plan must outlive wait(). Any
-  // number of writes of one file may be in flight. Starts are collective, in the same
-  // order on every rank; so are waits (every rank waits for the same writes in the same
-  // order); test() is local and drives the write (MPICH progresses it only inside MPI
-  // calls). From a start until the wait of every write in flight no H5File of this process
-  // may be used (an InvalidState error saying so) except for more write_start calls on the
-  // same file and close(), which completes them first (and throws the first error no
-  // wait() reported). The destructor completes them and discards the file as ever; a
-  // Pending destroyed without wait() completes its write, close() reports its error.
+  // and the buffer must stay unchanged until wait(). The plan may be destroyed once
+  // write_start returns. Any number of writes of one file may be in flight.
+  //
+  // The completion rule (the same in C, Fortran and Python): starts are collective, in
+  // the same order on every rank. wait() is collective too, but the ranks may wait for
+  // their writes in different orders: a wait settles, on every rank together, every write
+  // started up to the latest one any rank is waiting for (each write's bytes complete on
+  // every rank, its outcome is agreed, and its checksum attributes and series entry go
+  // into the file in start order), and a wait whose write an earlier wait settled returns
+  // at once without communicating. So the file holds each write whole, or, when any
+  // rank's part failed, that write's wait throws the same error on every rank and a
+  // Create file is never renamed over the previous one. Every rank must wait for the same
+  // writes (or drop them) before its next write_start or close(): a rank that starts a
+  // write while another waits is a RanksDisagree error on both, and nothing is committed.
+  // test() is local and drives the write (MPICH progresses it only inside MPI calls).
+  // Until every write in flight is settled no H5File of this process may be used (an
+  // InvalidState error saying so) except for more write_start calls on the same file and
+  // close(), which settles them first (and throws the first error no wait() of this rank
+  // reported). The destructor settles them and discards the file as ever; a Pending
+  // destroyed without wait() completes this rank's part, and close() reports its error.
   enum class Stage { Copy, Borrow };
   class Pending {
    public:
@@ -223,7 +234,8 @@ class H5File {
     ~Pending();
     Pending(Pending&&) noexcept;
     Pending& operator=(Pending&&) noexcept;
-    bool active() const;  // started and not yet waited for
+    bool active() const;  // started and not yet settled (by a wait on any rank, or close())
+    bool valid() const;   // holds a write not yet waited for here (never started, moved from or waited: false)
     bool test();          // whether the write has finished (wait() still needed); never blocks
     void wait();          // waits for the write; throws its error (the same on every rank)
     struct Impl;
