@@ -350,13 +350,20 @@ nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_spac
                                   int64_t step, double time, const void* data, size_t bytes, int borrow,
                                   nbfft_h5request* request) {
   return guard("nbfft_h5_write_start", [&] {
-    nbfft::agree(file_of(file).comm, [&] { need(request, "the request pointer"); });
+    // First the call itself, where a rank waiting for a background write meets this one.
+    file_of(file).file.agree_call("write_start", request ? "" : "the request pointer is NULL");
     *request = nullptr;
     const Call c = checked(file, plan, space, field, data, bytes);
     const auto stage = borrow ? H5File::Stage::Borrow : H5File::Stage::Copy;
     H5File::Pending p = c.f->file.write_start_bytes(c.p->plan, c.space, field, step, time,
                                                     dtype_of(c.p->plan, c.space), data, bytes, stage);
     *request = add_handle<nbfft_h5request>(std::unique_ptr<nbfft_h5request_s>(new nbfft_h5request_s{std::move(p)}));
+  });
+}
+
+nbfft_status nbfft_h5_agree(nbfft_h5file file, const char* call, const char* error) {
+  return guard(call && *call ? call : "nbfft_h5_agree", [&] {
+    file_of(file).file.agree_call(call ? call : "", error ? error : "");
   });
 }
 

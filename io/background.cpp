@@ -99,6 +99,9 @@ struct Buffer {
 };
 
 struct Background {
+  // The file's communicator (H5File::Impl::comm): the first call of every start and wait
+  // meets there, where the front ends' own checks of a start meet too (H5File::agree_call).
+  MPI_Comm file_comm = MPI_COMM_NULL;
   MPI_Comm ctl = MPI_COMM_NULL;
   std::string path;
   MPI_File stream = MPI_FILE_NULL;            // the runs' handle (default view), opened at its first use
@@ -244,17 +247,18 @@ void mark_waited(Background& bg, Job& j) {
 // Settles the file's writes started before `upto` on this rank or any other: completes
 // them here, agrees on each one's outcome, and runs their `after` steps (collective HDF5
 // calls: checksum attributes, series, XDMF) in start order, or `failed` where any rank's
-// part failed. Collective over bg.ctl, and the same on every rank whatever the order in
-// which the ranks' callers wait: each rank brings the highest write it waits for, and all
-// settle up to the highest of them. So ranks may wait for their writes in different orders
-// (a wait that finds its write settled by an earlier one returns at once, locally), and no
-// rank ever commits another write's attributes. A rank that starts a write while another
-// waits meets it in the first allreduce, and both fail (RanksDisagree) before anything is
-// committed. discard: this rank's file is being destroyed unclosed; when any rank
+// part failed. Collective, and the same on every rank whatever the order in which the
+// ranks' callers wait: each rank brings the highest write it waits for, and all settle up
+// to the highest of them. So ranks may wait for their writes in different orders (a wait
+// that finds its write settled by an earlier one returns at once, locally), and no rank
+// ever commits another write's attributes. A rank that starts a write while another waits
+// meets it in the first allreduce (on the file's communicator, where a front end's own
+// checks of a start come first too: H5File::agree_call), and both fail (RanksDisagree)
+// before anything is committed. discard: this rank's file is being destroyed unclosed; when any rank
 // discards, every rank does (no after steps, and `failed` marks the file so that close()
 // removes it as the destructor does, on every rank alike).
 void settle(Background& bg, std::int64_t upto, bool discard) {
-  agree_call(bg.ctl, "H5File background writes", "wait", "");
+  agree_call(bg.file_comm, "H5File", "wait", "");
   std::int64_t agreed[2] = {upto, discard ? 1 : 0};
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, bg.ctl), "MPI_Allreduce");
   upto = agreed[0];
@@ -322,17 +326,28 @@ void open_direct(Background& bg, const std::string& file) {
 
 }  // namespace
 
-void background_guard(const char* op) {
+std::string background_busy(const char* op) {
   std::string path;
   {
     std::lock_guard<std::mutex> g(g_mu);
-    if (g_in_flight == 0) return;
+    if (g_in_flight == 0) return "";
     if (auto o = g_owner.lock()) path = o->path;
   }
-  throw Error(ErrorCode::InvalidState,
-              std::string(op) + ": a background write (H5File::write_start) of '" + path +
-                  "' is in flight in this process; no H5File can be used until that write's Pending::wait() (or "
-                  "that file's close())");
+  return std::string(op) + ": a background write (H5File::write_start) of '" + path +
+         "' is in flight in this process; no H5File can be used until that write's Pending::wait() (or "
+         "that file's close())";
+}
+
+void background_guard(const char* op) {
+  const std::string busy = background_busy(op);
+  if (!busy.empty()) throw Error(ErrorCode::InvalidState, busy);
+}
+
+void agree_entry(MPI_Comm comm, const char* op, const std::string& what, const ConfigFields& call,
+                 const std::string& local_error) {
+  const std::string busy = background_busy(op);
+  agree_call(comm, what, call, busy.empty() ? local_error : busy,
+             busy.empty() ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
 }
 
 std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
@@ -342,13 +357,20 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   if (!bg) {
     bg = std::make_shared<Background>();
     bg->path = path;
+    bg->file_comm = comm;
     std::lock_guard<std::mutex> g(g_mu);
     bg->spare = std::move(g_pool);
     g_pool.clear();
   }
+  // A rank that waits (settle) while this one starts meets it here: both fail, and the
+  // file is marked on both so that neither commits it.
+  try {
+    agree_call(comm, "H5File", "write_start", "");
+  } catch (...) {
+    if (failed) failed();
+    throw;
+  }
   if (bg->ctl == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(comm, &bg->ctl), "MPI_Comm_dup");
-  // A rank that waits (settle) while this one starts meets it here: both fail.
-  agree_call(bg->ctl, "H5File background writes", "write_start", "");
   agree(bg->ctl, [&] {
     if (!writable)
       throw Error(ErrorCode::InvalidArgument, "H5File::write_start: '" + path + "' was opened for reading");
@@ -561,9 +583,10 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   return j;
 }
 
-void background_settle(std::shared_ptr<Background>& bg, bool report, bool discard) {
-  if (!bg) return;
+bool background_settle(std::shared_ptr<Background>& bg, bool report, bool discard) {
+  if (!bg) return false;
   std::exception_ptr failure;
+  bool discarded = discard;
   if (bg->ctl != MPI_COMM_NULL && !bg->unsettled.empty()) {  // the same on every rank (see settle)
     try {
       settle(*bg, bg->started, discard);
@@ -586,8 +609,12 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
   int finalized = 0;
   MPI_Finalized(&finalized);
   // The first error no wait() of this rank reported, agreed (another rank's caller may have
-  // waited for that write and seen it already).
-  if (report && !failure) {
+  // waited for that write and seen it already). Agreed also when the file is destroyed, so
+  // that a rank's destructor meets another rank's close() in the same calls.
+  if (bg->ctl != MPI_COMM_NULL && !failure && !finalized) {
+    int any_discard = discard ? 1 : 0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_discard, 1, MPI_INT, MPI_MAX, bg->ctl), "MPI_Allreduce");
+    discarded = discarded || any_discard;
     std::string first;
     for (auto& j : bg->settled_unwaited)
       if (first.empty() && j->agreed) {
@@ -602,7 +629,7 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
     try {
       agree_message(bg->ctl, first, ErrorCode::Io);
     } catch (...) {
-      failure = std::current_exception();
+      if (report) failure = std::current_exception();
     }
   }
   bg->settled_unwaited.clear();
@@ -626,6 +653,7 @@ void background_settle(std::shared_ptr<Background>& bg, bool report, bool discar
   if (bg->ctl != MPI_COMM_NULL && !finalized) MPI_Comm_free(&bg->ctl);
   bg->ctl = MPI_COMM_NULL;
   if (failure) std::rethrow_exception(failure);
+  return discarded;
 }
 
 }  // namespace detail

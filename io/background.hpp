@@ -4,6 +4,7 @@
 // every other H5File call out until they are waited for.
 #pragma once
 
+#include "nbfft/agree.hpp"
 #include "nbfft/io/hdf5.hpp"
 
 #include <array>
@@ -44,8 +45,15 @@ void after_data(H5File::Impl& m, const RunStamp& run, const std::string& field, 
 void put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine);
 
 // Throws InvalidState naming `op` while a background write is in flight in this process
-// (started and not yet waited for).
+// (started and not yet settled); background_busy gives that message ("" when none).
 void background_guard(const char* op);
+std::string background_busy(const char* op);
+// The first agreement of an H5File call `op`: every rank is in the same call (`call`, as
+// agree_call; RanksDisagree otherwise: a rank waiting for a background write meets it
+// here), no background write is in flight (InvalidState), and no rank's local_error
+// (InvalidArgument). Collective over comm.
+void agree_entry(MPI_Comm comm, const char* op, const std::string& what, const ConfigFields& call,
+                 const std::string& local_error);
 
 // Starts a write of `file`: agreed checks, then place() (collective HDF5 calls making the
 // dataset), the staging and the non-blocking MPI-IO requests. `after` runs at wait (collective);
@@ -58,10 +66,12 @@ std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Backgrou
                                                         std::function<void(std::uint64_t)> after,
                                                         std::function<void()> failed);
 
-// Completes every write of the file and closes its MPI-IO handles (which syncs them)
-// before HDF5 closes the file. report: agrees on the first error no wait() reported and
-// throws it (close()), after running the writes' `after` steps; discard: their wait() says
-// the file was discarded (the destructor). Collective.
-void background_settle(std::shared_ptr<Background>& bg, bool report, bool discard);
+// Settles every write of the file (the same collective calls as a wait's, so that one
+// rank's close() or destructor meets another's wait) and closes its MPI-IO handles (which
+// syncs them) before HDF5 closes the file. report: throws the first error no wait() of this
+// rank reported (close()), after running the writes' `after` steps; discard: their wait()
+// says the file was discarded (the destructor). Returns whether any rank discarded the file
+// (so that close() discards it too, as that rank's destructor does). Collective.
+bool background_settle(std::shared_ptr<Background>& bg, bool report, bool discard);
 
 }  // namespace nbfft::io::detail

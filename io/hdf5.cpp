@@ -232,8 +232,13 @@ struct H5File::Impl {
                           double time, Dtype dtype, std::size_t bytes);
 
   // Closes the file; for Create renames the temporary over the target (or removes it when
-  // `keep` is false). Collective; every rank ends with the same outcome.
-  void finish(bool keep) {
+  // `keep` is false). Collective; every rank ends with the same outcome: when any rank does
+  // not keep the file (its destructor runs while the others close it), none does. Returns
+  // whether the file was kept.
+  bool finish(bool keep) {
+    int kept = keep ? 1 : 0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &kept, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    keep = kept != 0;
     if (!keep && mode == Mode::Create) {
       // Emptied first: on a full disk HDF5's closing flush needs the space back, or the
       // ranks take different paths through it and hang (io/room.hpp).
@@ -245,7 +250,7 @@ struct H5File::Impl {
     agree_message(comm, err, ErrorCode::Io);
     if (mode != Mode::Create) {
       if (keep && series) series->closed();
-      return;
+      return keep;
     }
     agree(comm, [&] {
       if (comm_rank(comm) != 0) return;
@@ -267,6 +272,7 @@ struct H5File::Impl {
       }
     });
     if (keep && series) series->closed();  // the XDMF names the renamed file
+    return keep;
   }
 };
 
@@ -292,7 +298,7 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
     if (some_chunk && !(c[0] && c[1] && c[2]))
       bad = "H5File: H5Options::chunk must be all 0 (contiguous) or all positive, not " + std::to_string(c[0]) + "x" +
             std::to_string(c[1]) + "x" + std::to_string(c[2]);
-    agree_call(m.comm, "H5File",
+    nbfft::agree_call(m.comm, "H5File",
                {{"open", mode_name},
                 {"path", path},
                 {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
@@ -400,6 +406,16 @@ H5File& H5File::operator=(H5File&& o) noexcept {
 
 bool H5File::is_open() const { return impl_ && impl_->file.get() >= 0; }
 
+void H5File::agree_call(const std::string& call, const std::string& local_error) {
+  if (!is_open()) return;
+  try {
+    nbfft::agree_call(impl_->comm, "H5File", call, local_error);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::RanksDisagree) impl_->broken = true;  // ranks parted: commit nothing
+    throw;
+  }
+}
+
 const std::string& H5File::path() const {
   if (!impl_) throw Error(ErrorCode::InvalidState, "H5File: used after being moved from");
   return impl_->path;
@@ -407,7 +423,19 @@ const std::string& H5File::path() const {
 
 void H5File::close() {
   if (!is_open()) return;
-  detail::background_settle(impl_->bg, true, false);  // every write in flight is in the file first
+  // A rank whose H5File is destroyed unclosed (an exception there) while the others close
+  // it: every rank discards the file, as that rank's destructor does, and says so.
+  const auto discarded_elsewhere = [&] {
+    return Error(ErrorCode::InvalidState,
+                 "H5File::close: another rank destroyed its H5File of " + impl_->where() +
+                     " before close() (an exception there?), so the file is discarded on every rank" +
+                     (impl_->mode == Mode::Create ? " and the previous one is unchanged" : ""));
+  };
+  // Every write in flight is in the file first.
+  if (detail::background_settle(impl_->bg, true, false)) {
+    impl_->finish(false);
+    throw discarded_elsewhere();
+  }
   detail::background_guard("H5File::close");
   // Background writes only checked their room (io/room.hpp); the metadata's is claimed now,
   // with nothing in flight, before HDF5's closing flush needs it.
@@ -431,7 +459,7 @@ void H5File::close() {
     throw Error(ErrorCode::Io, "H5File::close: a write to '" + impl_->tmp + "' failed earlier; it is removed, and " +
                                    impl_->where() + " is unchanged");
   }
-  impl_->finish(true);
+  if (!impl_->finish(true)) throw discarded_elsewhere();
 }
 
 H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, const std::string& field,
@@ -632,10 +660,12 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
                std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
   const auto& d = plan.decomposition();
   const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
-  agree_call(m.comm, "H5File::write",
-             {{"call", "write"}, {"field", field}, {"step", std::to_string(step)}, {"time", hex(time)},
-              {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
-             local);
+  // A background write's own start (reserve false) was agreed before; write() meets a
+  // rank's wait here.
+  const ConfigFields call = {{"call", "write"}, {"field", field}, {"step", std::to_string(step)}, {"time", hex(time)},
+                             {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}};
+  if (reserve) detail::agree_entry(m.comm, "H5File::write", "H5File::write", call, local);
+  else nbfft::agree_call(m.comm, "H5File::write", call, local);
   const std::string where = "/" + field + "/" + std::to_string(step);
 
   // The room for the data and the close's metadata, claimed before the dataset is made
@@ -721,7 +751,6 @@ void detail::after_data(H5File::Impl& m, const RunStamp& run, const std::string&
 void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
                          Dtype dtype, const void* data, std::size_t bytes) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
-  detail::background_guard("H5File::write");
   Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   Id group;
@@ -907,14 +936,13 @@ void detail::verify_checksum(MPI_Comm comm, std::uint64_t mine, std::uint64_t st
 void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
                         void* data, std::size_t bytes) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read: the file is closed");
-  detail::background_guard("H5File::read");
   const Impl& m = *impl_;
   const Layout l = layout_of(plan, space);
   const std::string local = local_checks(&m, false, plan, space, l, field, dtype, bytes, m.comm);
-  agree_call(m.comm, "H5File::read",
-             {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
-              {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
-             local);
+  detail::agree_entry(m.comm, "H5File::read", "H5File::read",
+                      {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
+                       {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
+                      local);
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
   bool verify = false;  // datasets written before checksums (or by other writers) have none
   std::uint64_t stored = 0;
@@ -952,8 +980,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
 
 std::vector<std::string> H5File::fields() const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::fields: the file is closed");
-  detail::background_guard("H5File::fields");
-  agree_call(impl_->comm, "H5File", "fields", "");
+  detail::agree_entry(impl_->comm, "H5File::fields", "H5File", {{"the collective call", "fields"}}, "");
   return agree(impl_->comm, [&] {
     std::vector<std::string> out;
     for (const auto& n : children(impl_->file, "listing /")) {
@@ -966,8 +993,8 @@ std::vector<std::string> H5File::fields() const {
 
 std::vector<std::int64_t> H5File::steps(const std::string& field) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::steps: the file is closed");
-  detail::background_guard("H5File::steps");
-  agree_call(impl_->comm, "H5File", {{"call", "steps"}, {"field", field}}, check_field_name(field));
+  detail::agree_entry(impl_->comm, "H5File::steps", "H5File", {{"call", "steps"}, {"field", field}},
+                      check_field_name(field));
   return agree(impl_->comm, [&] {
     if (check(H5Lexists(impl_->file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
       throw Error(ErrorCode::InvalidArgument, "H5File::steps: '" + impl_->path + "' has no field '" + field + "'");
@@ -984,9 +1011,8 @@ std::vector<std::int64_t> H5File::steps(const std::string& field) const {
 
 double H5File::time(const std::string& field, std::int64_t step) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::time: the file is closed");
-  detail::background_guard("H5File::time");
-  agree_call(impl_->comm, "H5File", {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}},
-             check_field_name(field));
+  detail::agree_entry(impl_->comm, "H5File::time", "H5File",
+                      {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}}, check_field_name(field));
   return agree(impl_->comm, [&] {
     Id ds = detail::open_step(impl_->file, impl_->path, field, step, "H5File::time");
     if (check(H5Aexists(ds, "time"), "H5Aexists") <= 0)

@@ -29,6 +29,7 @@ std::vector<std::int64_t> H5File::steps(const std::string&) const { missing(); }
 double H5File::time(const std::string&, std::int64_t) const { missing(); }
 void H5File::close() {}
 bool H5File::is_open() const { return false; }
+void H5File::agree_call(const std::string&, const std::string&) {}
 const std::string& H5File::path() const { missing(); }
 void H5File::write_bytes(const fft::Plan&, Space, const std::string&, std::int64_t, double, Dtype, const void*,
                          std::size_t) {

@@ -175,7 +175,7 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
   const std::string op = std::string("H5File::write_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
   const auto& d = plan.decomposition();
   const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
-  agree_call(h.comm, "H5File::write",
+  detail::agree_entry(h.comm, op.c_str(), "H5File::write",
              {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"time", exact(time)},
               {"space", name(space)}, {"dtype", name(dtype)}, {"cut", cut_text}},
              cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, true));
@@ -240,7 +240,7 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
   const detail::Handle h = detail::handle_of(impl);
   const std::string op = std::string("H5File::read_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
   const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
-  agree_call(h.comm, "H5File::read",
+  detail::agree_entry(h.comm, op.c_str(), "H5File::read",
              {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
               {"dtype", name(dtype)}, {"cut", cut_text}},
              cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, false));
@@ -331,7 +331,6 @@ std::string subsample_cut(const fft::Plan& plan, Space space, std::array<std::in
 void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                                double time, Axis axis, std::int64_t index, Dtype dtype, const void* data,
                                std::size_t bytes) {
-  detail::background_guard("H5File::write_plane");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_plane: the file is closed");
   Cut cut;
   const std::string bad = plane_cut(plan, space, axis, index, cut);
@@ -342,7 +341,6 @@ void H5File::write_plane_bytes(const fft::Plan& plan, Space space, const std::st
 void H5File::write_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                                     double time, std::array<std::int64_t, 3> stride, Dtype dtype, const void* data,
                                     std::size_t bytes) {
-  detail::background_guard("H5File::write_subsampled");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_subsampled: the file is closed");
   Cut cut;
   const std::string bad = subsample_cut(plan, space, stride, cut);
@@ -352,7 +350,6 @@ void H5File::write_subsampled_bytes(const fft::Plan& plan, Space space, const st
 
 void H5File::read_plane_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                               Axis axis, std::int64_t index, Dtype dtype, void* data, std::size_t bytes) const {
-  detail::background_guard("H5File::read_plane");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read_plane: the file is closed");
   Cut cut;
   const std::string bad = plane_cut(plan, space, axis, index, cut);
@@ -363,7 +360,6 @@ void H5File::read_plane_bytes(const fft::Plan& plan, Space space, const std::str
 void H5File::read_subsampled_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                                    std::array<std::int64_t, 3> stride, Dtype dtype, void* data,
                                    std::size_t bytes) const {
-  detail::background_guard("H5File::read_subsampled");
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read_subsampled: the file is closed");
   Cut cut;
   const std::string bad = subsample_cut(plan, space, stride, cut);

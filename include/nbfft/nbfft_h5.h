@@ -123,15 +123,22 @@ nbfft_status nbfft_h5_xdmf_path(nbfft_h5file file, char* buffer, size_t size, si
  * file in start order; a wait whose write an earlier wait already settled returns at once
  * without communicating. A write that failed on any rank returns the same error from its
  * wait on every rank, and a file being created is then never renamed over the previous
- * one. Every rank waits for (or frees) the same requests before its next
- * nbfft_h5_write_start or nbfft_h5_close: a rank that starts a write while another waits
- * gets NBFFT_RANKS_DISAGREE, as does the other, and nothing is committed. Until every
+ * one. Each rank waits for the same requests as the others (in its own order), or frees
+ * the same ones unwaited, before its next nbfft_h5_write_start or nbfft_h5_close: a rank
+ * that starts a write while another waits gets NBFFT_RANKS_DISAGREE, as does the other,
+ * and the file is never committed. Until every
  * write in flight is settled, no other nbfft_h5 call of this process may touch a file
  * (NBFFT_INVALID_STATE) except more nbfft_h5_write_start on the same file and
  * nbfft_h5_close, which settles them first. */
 nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_space space, const char* field,
                                   int64_t step, double time, const void* data, size_t bytes, int borrow,
                                   nbfft_h5request* request);
+/* For language bindings: the first collective of a binding's call `call` ("write_start")
+ * over the file's ranks, before the binding's own checks (error: this rank's message, ""
+ * or NULL: none; NBFFT_INVALID_ARGUMENT on every rank if any rank has one). A rank waiting
+ * for a background write meets a rank in that call here: NBFFT_RANKS_DISAGREE on both, and
+ * the file is never committed. */
+nbfft_status nbfft_h5_agree(nbfft_h5file file, const char* call, const char* error);
 /* *done = 1 when the write has finished (nbfft_h5_wait is still needed); never blocks. Local;
  * NBFFT_INVALID_STATE once the request was waited for. */
 nbfft_status nbfft_h5_test(nbfft_h5request request, int* done);

@@ -117,8 +117,10 @@ class Pending:
     ``wait()`` is collective, but the ranks may wait for their writes in different orders
     (the rule of every front end, docs/io.md "Writing in the background"): a wait settles,
     on every rank together, every write started up to the latest one any rank is waiting
-    for, and a wait whose write was already settled returns at once. Every rank must wait
-    for (or drop) the same writes before its next ``write_start`` or ``close()``.
+    for, and a wait whose write was already settled returns at once. Each rank waits for
+    the same writes as the others (in its own order), or drops the same ones, before its
+    next ``write_start`` or ``close()``; a rank that starts a write while another waits is
+    ``nbfft.RanksDisagree`` on both, and the file is never committed.
 
     Examples
     --------
@@ -636,6 +638,9 @@ class File:
         >>> u = step_forward(plan, u)     # overlaps the write
         >>> w.wait()
         """
+        # First the call itself, where a rank waiting for a background write meets this one
+        # (RanksDisagree on both) instead of in the checks' collectives.
+        self._file().agree_call("write_start", "")
         if not isinstance(borrow, (bool, np.bool_)):
             raise ArgumentTypeError("write_start: borrow must be a bool, got {!r}".format(borrow))
         space = self._checked("write_start", plan, name, a, space, False, step, time)

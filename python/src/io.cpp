@@ -246,6 +246,14 @@ void bind_io(nb::module_& m) {
           "xdmf"_a)
       .def("close", &PyH5File::close)
       .def("discard", &PyH5File::discard)
+      .def(
+          "agree_call",
+          [](PyH5File& f, const std::string& call, const std::string& error) {
+            H5File& h = f.file();
+            nb::gil_scoped_release release;
+            h.agree_call(call, error);
+          },
+          "call"_a, "error"_a)
       .def_prop_ro("closed", &PyH5File::closed)
       .def_prop_ro("path", [](const PyH5File& f) { return f.file().path(); })
       .def("write", &PyH5File::write, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a, "a"_a.noconvert())

@@ -193,6 +193,43 @@ def test_background_file_equals_blocking(comm, folder):
     assert serial(b_path, check), "the background-written file differs from the blocking one"
 
 
+def test_waits_in_any_order_on_each_rank_and_the_plan_may_go_first(comm, folder):
+    """The completion rule (every front end's): each rank waits in its own order, the plan
+    is closed before the waits, and every dataset reads back whole (its checksum checked)."""
+    path = os.path.join(folder, "order.h5")
+    g = global_field(SHAPE, np.float64, seed=5)
+    with nbfft.Plan(comm, SHAPE, dtype=np.float64) as reader:
+        with nbfft.io.File(comm, path, "w", xdmf=False) as f:
+            plan = nbfft.Plan(comm, SHAPE, dtype=np.float64)
+            u = block(plan, g)
+            w = [f.write_start(plan, "u", (k + 1) * u, step=k) for k in range(4)]
+            plan.close()  # the writes need nothing more of it
+            order = list(range(4))
+            if comm.rank % 2:
+                order.reverse()
+            else:
+                order = order[comm.rank % 4:] + order[:comm.rank % 4]
+            for k in order:
+                w[k].wait()
+            assert not any(p.active for p in w)
+            if comm.size > 1:
+                # A rank that starts a write while another waits: an error on both, and
+                # the file is never committed.
+                a = f.write_start(reader, "v", u, step=0)
+                if comm.rank == 0:
+                    e = raises_everywhere(nbfft.RanksDisagree, a.wait)
+                else:
+                    e = raises_everywhere(nbfft.RanksDisagree, lambda: f.write_start(reader, "v", u, step=1))
+                assert "write_start" in str(e) and "wait" in str(e)
+                raises_everywhere(nbfft.IoError, f.close)
+        if comm.size > 1:
+            assert all_ranks(not os.path.exists(path))
+            return
+        with nbfft.io.File(comm, path) as f:
+            for k in range(4):
+                assert np.array_equal(f.read(reader, "u", step=k), (k + 1) * u)
+
+
 def test_borrowed_array_lives_until_wait_and_dropped_pending_waits(comm, folder):
     path = os.path.join(folder, "borrow.h5")
     g = global_field(SHAPE, np.float64, seed=11)

@@ -218,9 +218,10 @@ class H5File {
   // into the file in start order), and a wait whose write an earlier wait settled returns
   // at once without communicating. So the file holds each write whole, or, when any
   // rank's part failed, that write's wait throws the same error on every rank and a
-  // Create file is never renamed over the previous one. Every rank must wait for the same
-  // writes (or drop them) before its next write_start or close(): a rank that starts a
-  // write while another waits is a RanksDisagree error on both, and nothing is committed.
+  // Create file is never renamed over the previous one. Each rank waits for the same writes
+  // as the others (in its own order), or drops the same ones, before its next write_start
+  // or close(): a rank that starts a write while another waits is a RanksDisagree error on
+  // both, and the file is never committed.
   // test() is local and drives the write (MPICH progresses it only inside MPI calls).
   // Until every write in flight is settled no H5File of this process may be used (an
   // InvalidState error saying so) except for more write_start calls on the same file and
@@ -271,6 +272,14 @@ class H5File {
   // `path`. Then the object is closed; a second close() does nothing.
   void close();
   bool is_open() const;
+
+  // For language bindings: the first collective of a binding's call `call` ("write_start"),
+  // before its own argument checks, so that a rank in that call meets a rank waiting for a
+  // background write here and both fail (RanksDisagree; the file is then never committed)
+  // instead of meeting in different collectives. local_error ("" = none): the binding's
+  // checks of this rank, agreed as an InvalidArgument error. Collective; nothing on a closed
+  // file (the call itself says so).
+  void agree_call(const std::string& call, const std::string& local_error);
   const std::string& path() const;
 
   void write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
