@@ -258,7 +258,7 @@ void mark_waited(Background& bg, Job& j) {
 // discards, every rank does (no after steps, and `failed` marks the file so that close()
 // removes it as the destructor does, on every rank alike).
 void settle(Background& bg, std::int64_t upto, bool discard) {
-  agree_call(bg.file_comm, "H5File", "wait", "");
+  agree_call(bg.file_comm, "H5File", ConfigFields{{"call", "wait"}}, "");
   std::int64_t agreed[2] = {upto, discard ? 1 : 0};
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, bg.ctl), "MPI_Allreduce");
   upto = agreed[0];
@@ -365,7 +365,7 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   // A rank that waits (settle) while this one starts meets it here: both fail, and the
   // file is marked on both so that neither commits it.
   try {
-    agree_call(comm, "H5File", "write_start", "");
+    agree_call(comm, "H5File", ConfigFields{{"call", "write_start"}}, "");
   } catch (...) {
     if (failed) failed();
     throw;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,7 @@ namespace {
 
 constexpr const char* kFormat = "nbfft fields 1";  // root attribute nbfft_format
 constexpr const char* kTmpSuffix = ".nbfft-tmp";
+constexpr std::uint64_t kMaxAlignment = std::uint64_t(1) << 32;  // H5Options::alignment's limit
 // Disk room claimed beyond a file's data for the metadata HDF5 writes when it closes.
 constexpr std::uint64_t kMetadataRoom = std::uint64_t(256) << 10;
 
@@ -188,13 +190,6 @@ bool parse_step(const std::string& s, std::int64_t& out) {
   return std::to_string(out) == s;  // one spelling per step: no leading zeros
 }
 
-std::string check_field_name(const std::string& f) {
-  if (f.empty()) return "the field name is empty";
-  if (f.find('/') != std::string::npos) return "the field name '" + f + "' contains '/'";
-  if (f == "." || f == "..") return "the field name '" + f + "' is not a name";
-  return "";
-}
-
 std::string hex(double v) {
   std::ostringstream os;
   os << std::hexfloat << v;
@@ -298,12 +293,20 @@ H5File::H5File(MPI_Comm comm, const std::string& path, Mode mode, const H5Option
     if (some_chunk && !(c[0] && c[1] && c[2]))
       bad = "H5File: H5Options::chunk must be all 0 (contiguous) or all positive, not " + std::to_string(c[0]) + "x" +
             std::to_string(c[1]) + "x" + std::to_string(c[2]);
+    // Every object at least align_threshold bytes long starts at a multiple of the
+    // alignment, so the file reaches several times it: past a few GiB no file system's
+    // stripe or block asks for it, and HDF5 itself failed on one rank only (a crash at 16
+    // TiB, a hang at 2^62).
+    if (options.alignment > kMaxAlignment)
+      bad = "H5File: H5Options::alignment is " + std::to_string(options.alignment) + " bytes; at most " +
+            std::to_string(kMaxAlignment) + " (4 GiB, the largest stripe size of a parallel file system) is taken";
     nbfft::agree_call(m.comm, "H5File",
                {{"open", mode_name},
                 {"path", path},
                 {"alignment", std::to_string(options.alignment) + "/" + std::to_string(options.align_threshold)},
                 {"chunk", std::to_string(c[0]) + "x" + std::to_string(c[1]) + "x" + std::to_string(c[2])},
-                {"sync", options.sync ? "yes" : "no"}},
+                {"sync", options.sync ? "yes" : "no"},
+                {"xdmf", options.xdmf || mode == Mode::Read ? "yes" : "no"}},
                bad, ErrorCode::InvalidArgument);
     // The target of a Create must be a file (or nothing): a directory is never replaced.
     agree(m.comm, [&] {
@@ -409,7 +412,7 @@ bool H5File::is_open() const { return impl_ && impl_->file.get() >= 0; }
 void H5File::agree_call(const std::string& call, const std::string& local_error) {
   if (!is_open()) return;
   try {
-    nbfft::agree_call(impl_->comm, "H5File", call, local_error);
+    nbfft::agree_call(impl_->comm, "H5File", ConfigFields{{"call", call}}, local_error);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::RanksDisagree) impl_->broken = true;  // ranks parted: commit nothing
     throw;
@@ -482,7 +485,7 @@ namespace {
 std::string local_checks(const H5File::Impl* m, bool writing, const fft::Plan& plan, Space space, const Layout& l,
                          const std::string& field, Dtype dtype, std::size_t bytes, MPI_Comm comm) {
   const char* op = writing ? "H5File::write" : "H5File::read";
-  std::string e = check_field_name(field);
+  std::string e = detail::check_field_name(field);
   if (!e.empty()) return std::string(op) + ": " + e;
   if (writing && m->mode == H5File::Mode::Read)
     return std::string(op) + ": '" + m->path + "' was opened for reading";
@@ -659,11 +662,13 @@ namespace {
 Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space space, const std::string& field,
                std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
   const auto& d = plan.decomposition();
-  const std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
+  std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
+  if (local.empty() && !detail::check_time(time).empty()) local = "H5File::write: " + detail::check_time(time);
   // A background write's own start (reserve false) was agreed before; write() meets a
   // rank's wait here.
   const ConfigFields call = {{"call", "write"}, {"field", field}, {"step", std::to_string(step)}, {"time", hex(time)},
-                             {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}};
+                             {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)},
+                             {"process grid", detail::process_grid(plan)}};
   if (reserve) detail::agree_entry(m.comm, "H5File::write", "H5File::write", call, local);
   else nbfft::agree_call(m.comm, "H5File::write", call, local);
   const std::string where = "/" + field + "/" + std::to_string(step);
@@ -911,6 +916,39 @@ bool detail::dtype_of_file(hid_t t, Dtype& out, std::string& why) {
   return false;
 }
 
+std::string detail::check_field_name(const std::string& f) {
+  if (f.empty()) return "the field name is empty";
+  if (f.find('/') != std::string::npos) return "the field name '" + f + "' contains '/'";
+  if (f == "." || f == "..") return "the field name '" + f + "' is not a name";
+  return "";
+}
+
+std::string detail::check_time(double t) {
+  if (std::isfinite(t)) return "";
+  std::ostringstream os;
+  os << t;
+  return "the time is " + os.str() + "; a step's time must be finite (the XDMF series and its readers order the "
+         "steps by it)";
+}
+
+std::string detail::spectrum_mismatch(hid_t ds, const fft::Plan& plan, Space space) {
+  if (space != Space::Spectral) return "";
+  const auto& o = plan.options();
+  const std::string kinds = get_string(ds, "kinds"), norm = get_string(ds, "norm");
+  const std::string want_kinds = fft::kinds_str(o.kinds), want_norm = fft::name(o.norm);
+  // The spectrum depends only on how the forward transform scales: 'none' and 'backward'
+  // leave it unscaled alike.
+  const auto forward_scale = [](const std::string& n) { return n == "none" ? std::string("backward") : n; };
+  const bool other_kinds = !kinds.empty() && kinds != want_kinds,
+             other_norm = !norm.empty() && forward_scale(norm) != forward_scale(want_norm);
+  if (!other_kinds && !other_norm) return "";
+  return " is the spectrum of a plan with " + (other_kinds ? "kinds " + kinds : "") +
+         (other_kinds && other_norm ? " and " : "") + (other_norm ? "norm '" + norm + "'" : "") +
+         "; this plan has " + (other_kinds ? "kinds " + want_kinds : "") + (other_kinds && other_norm ? " and " : "") +
+         (other_norm ? "norm '" + want_norm + "'" : "") +
+         ", whose spectrum holds other values (read it into a plan made with the file's, or read the physical field)";
+}
+
 bool detail::stored_checksum(hid_t ds, const std::string& where, const char* op, std::uint64_t& sum,
                              ChecksumMethod& method) {
   if (check(H5Aexists(ds, "checksum"), "H5Aexists") <= 0) return false;
@@ -941,7 +979,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
   const std::string local = local_checks(&m, false, plan, space, l, field, dtype, bytes, m.comm);
   detail::agree_entry(m.comm, "H5File::read", "H5File::read",
                       {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
-                       {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}},
+                       {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}, {"process grid", detail::process_grid(plan)}},
                       local);
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
   bool verify = false;  // datasets written before checksums (or by other writers) have none
@@ -969,6 +1007,8 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(dims) +
                                                   " (z, y, x) array; this plan's " + name(space) + " field is " +
                                                   shape_text(l.dims) + " (another grid)");
+    const std::string other = detail::spectrum_mismatch(ds, plan, space);
+    if (!other.empty()) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + other);
     verify = detail::stored_checksum(ds, where, "H5File::read", stored, sum_method);
     return ds;
   });
@@ -980,7 +1020,7 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
 
 std::vector<std::string> H5File::fields() const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::fields: the file is closed");
-  detail::agree_entry(impl_->comm, "H5File::fields", "H5File", {{"the collective call", "fields"}}, "");
+  detail::agree_entry(impl_->comm, "H5File::fields", "H5File", {{"call", "fields"}}, "");
   return agree(impl_->comm, [&] {
     std::vector<std::string> out;
     for (const auto& n : children(impl_->file, "listing /")) {
@@ -994,7 +1034,7 @@ std::vector<std::string> H5File::fields() const {
 std::vector<std::int64_t> H5File::steps(const std::string& field) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::steps: the file is closed");
   detail::agree_entry(impl_->comm, "H5File::steps", "H5File", {{"call", "steps"}, {"field", field}},
-                      check_field_name(field));
+                      detail::check_field_name(field));
   return agree(impl_->comm, [&] {
     if (check(H5Lexists(impl_->file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
       throw Error(ErrorCode::InvalidArgument, "H5File::steps: '" + impl_->path + "' has no field '" + field + "'");
@@ -1012,7 +1052,7 @@ std::vector<std::int64_t> H5File::steps(const std::string& field) const {
 double H5File::time(const std::string& field, std::int64_t step) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::time: the file is closed");
   detail::agree_entry(impl_->comm, "H5File::time", "H5File",
-                      {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}}, check_field_name(field));
+                      {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}}, detail::check_field_name(field));
   return agree(impl_->comm, [&] {
     Id ds = detail::open_step(impl_->file, impl_->path, field, step, "H5File::time");
     if (check(H5Aexists(ds, "time"), "H5Aexists") <= 0)

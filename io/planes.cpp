@@ -139,8 +139,7 @@ std::string cut_checks(const std::string& op, const detail::Handle& h, const fft
   int rank = 0, size = 0;
   MPI_Comm_rank(h.comm, &rank);
   MPI_Comm_size(h.comm, &size);
-  if (field.empty() || field.find('/') != std::string::npos || field == "." || field == "..")
-    return op + ": the field name '" + field + "' is not a name (empty, '.', '..' or with '/')";
+  if (!detail::check_field_name(field).empty()) return op + ": " + detail::check_field_name(field);
   if (writing && h.mode == H5File::Mode::Read) return op + ": '" + h.path + "' was opened for reading";
   if (size != d.m1 * d.m2 || rank != d.rank) return op + ": the plan was made on another communicator than the file's";
   if (!bad_cut.empty()) return op + ": " + bad_cut;
@@ -175,10 +174,13 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
   const std::string op = std::string("H5File::write_") + (std::strcmp(kind, "plane") == 0 ? "plane" : "subsampled");
   const auto& d = plan.decomposition();
   const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
+  std::string bad = cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, true);
+  if (bad.empty() && !detail::check_time(time).empty()) bad = op + ": " + detail::check_time(time);
   detail::agree_entry(h.comm, op.c_str(), "H5File::write",
-             {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"time", exact(time)},
-              {"space", name(space)}, {"dtype", name(dtype)}, {"cut", cut_text}},
-             cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, true));
+                      {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"time", exact(time)},
+                       {"space", name(space)}, {"dtype", name(dtype)}, {"cut", cut_text},
+                       {"process grid", detail::process_grid(plan)}},
+                      bad);
 
   const Part part = part_of(box, cut);
   const std::size_t es = elem_bytes(dtype);
@@ -242,7 +244,7 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
   const fft::Box3 box = space == Space::Physical ? plan.in_box() : plan.out_box();
   detail::agree_entry(h.comm, op.c_str(), "H5File::read",
              {{"call", op}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
-              {"dtype", name(dtype)}, {"cut", cut_text}},
+              {"dtype", name(dtype)}, {"cut", cut_text}, {"process grid", detail::process_grid(plan)}},
              cut_checks(op, h, plan, space, field, bad_cut, dtype, bytes, false));
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + h.path + "'";
   bool verify = false;
@@ -277,6 +279,8 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
     if (fd != dtype)
       throw Error(ErrorCode::InvalidArgument, op + ": " + where + " holds " + name(fd) + ", the plan reads " +
                                                   name(dtype) + " (another precision or transform)");
+    const std::string other = detail::spectrum_mismatch(ds, plan, space);
+    if (!other.empty()) throw Error(ErrorCode::InvalidArgument, op + ": " + where + other);
     verify = detail::stored_checksum(ds, where, op.c_str(), stored, method);
     return ds;
   });

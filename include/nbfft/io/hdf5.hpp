@@ -76,7 +76,7 @@ constexpr Dtype dtype_of() {
 struct H5Options {
   // Objects of at least align_threshold bytes start at a multiple of `alignment` bytes in
   // the file (0 = HDF5's packing): set it to the file system's stripe or block size (Lustre
-  // stripes, 1 MiB) so that ranks' writes do not share one.
+  // stripes, 1 MiB) so that ranks' writes do not share one. At most 4 GiB.
   std::uint64_t alignment = 0;
   std::uint64_t align_threshold = 0;
   // Chunk shape in the file's (z, y, x) order, each entry clipped to the dataset's extent;
