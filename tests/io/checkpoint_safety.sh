@@ -22,7 +22,8 @@
 #   checkpoint_safety.sh killed_rank NBFFT_IO_CASE MPIEXEC...
 #     one rank is killed (SIGKILL) after every field is written, before close() renames: rank
 #     1, then rank 0. The job must end (no hang), the previous file must be intact; the
-#     temporary it leaves is overwritten by the next Create, which then succeeds.
+#     temporary it leaves is overwritten by the next Create, which then succeeds. Then the same
+#     with background writes, the rank killed while they are in flight.
 set -u
 what=$1 prog=$2
 shift 2
@@ -105,8 +106,9 @@ case $what in
     ck=$dir/ck.h5
     run 3 write "$ck" --grid 12,10,9 --steps 0 --spectral >"$out" 2>&1 || { cat "$out"; echo "FAIL: the first checkpoint"; exit 1; }
     cp "$ck" "$dir/saved.h5"
-    for victim in 1 0; do
-      run 2 write "$ck" --grid 12,10,9 --steps 0,1 --spectral --kill-rank "$victim" >"$out" 2>&1
+    for victim in 1 0 "1 --background" "0 --background"; do
+      # shellcheck disable=SC2086  # "R --background": the rank and the option
+      run 2 write "$ck" --grid 12,10,9 --steps 0,1 --spectral --kill-rank $victim >"$out" 2>&1
       rc=$?
       echo "rank $victim killed mid-checkpoint: exit $rc"
       ((rc == 124)) && fail "the job hung after rank $victim was killed"

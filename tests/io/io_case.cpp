@@ -11,7 +11,8 @@
 //                                        dataset /u/0 of the right shape, no nbfft_format
 // Options: --grid NX,NY,NZ (8,6,5)  --steps S,S,.. (0)  --field NAME (u)  --single
 //          --spectral  --append  --proc-grid M1xM2  --kill-rank R (after writing every
-//          field, rank R raises SIGKILL before close(): a rank killed mid-checkpoint)
+//          field, rank R raises SIGKILL before close(): a rank killed mid-checkpoint; with
+//          --background, before the waits: killed with its writes in flight)
 //          --background (each field by write_start, all waited for after the last start)
 //          --fsize-limit R:BYTES (rank R alone gets a file size limit: its own MPI-IO
 //          writes past BYTES fail with EFBIG, which no check at the start can foresee)
@@ -169,6 +170,7 @@ int run(const Args& a, MPI_Comm world) {
           f.write(plan, Space::Spectral, a.field + "_hat", s, 0.5 * double(s), U);
       }
     }
+    if (rank == a.kill_rank && a.background) std::raise(SIGKILL);  // its writes in flight
     try {
       for (auto& p : pending) p.wait();  // a write's failure comes out here, on every rank
     } catch (const Error& e) {
