@@ -7,7 +7,6 @@ out of a global array), and ``axes`` are spelled as numpy's (negative ones count
 end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 """
 
-import operator
 import weakref
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
@@ -15,6 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 import numpy as np
 
 from . import _core, _lifetime
+from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, per_axis_arg, problem_of,
+                    rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import aligned_empty
@@ -73,6 +74,70 @@ def _fields(what: str, name: str, value: Any, ndim: int) -> Tuple[List[Any], _Pr
         return list(value), None
     return [], (ArgumentTypeError, "{}: {} must be a list of arrays or a stacked array, got {}".format(
         what, name, type(value).__name__))
+
+
+def _word(what: str, name: str, value: Any, words: Sequence[str]) -> str:
+    """``value`` lower-cased, one of ``words``."""
+    if not isinstance(value, str) or value.lower() not in words:
+        raise InvalidArgument("{}: {} must be one of {}, got {!r}".format(what, name, ", ".join(words), value))
+    return value.lower()
+
+
+def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: Any, transport: Any, effort: Any,
+               batch_axis: Any, fields_in_flight: Any, kinds: Any, output_order: Any, tune: Any, tune_budget: Any,
+               tune_fields: Any, in_box: Any, out_box: Any, allow_empty: Any, lean_workspace: Any) -> Dict[str, Any]:
+    """NdPlan's arguments checked (raising InvalidArgument / ArgumentTypeError) and in the core's terms."""
+    a: Dict[str, Any] = {}
+    if shape is None:
+        raise ArgumentTypeError("{}: shape must be a sequence of ints, got None".format(what))
+    a["shape"] = list(ints_arg(what, "shape", shape, None, 1, EXTENT_MAX))
+    nd = len(a["shape"])
+    if nd == 0:
+        raise InvalidArgument("{}: shape is empty (an array needs at least one axis)".format(what))
+    a["batch_axis"] = None if batch_axis is None else int_arg(what, "batch_axis", batch_axis, -nd, nd - 1)
+    if axes is None:  # every axis but the batch
+        a["axes"] = [k for k in range(nd) if a["batch_axis"] is None or k != a["batch_axis"] % nd]
+    else:
+        a["axes"] = list(ints_arg(what, "axes", axes, None, -nd, nd - 1))
+    a["grid"] = [] if grid is None else list(ints_arg(what, "grid", grid, None, 1, INT_MAX))
+    try:
+        a["dtype"] = np.dtype(dtype)
+    except TypeError:
+        a["dtype"] = None
+    if a["dtype"] not in _DTYPES:
+        raise ArgumentTypeError("{}: dtype must be float64 or float32 (r2c), complex128 or complex64 (c2c), "
+                                "got {!r}".format(what, dtype))
+    a["kinds"] = []
+    if kinds is not None:
+        given = kinds.split(",") if isinstance(kinds, str) else kinds
+        items: List[Any] = list(given) if isinstance(given, (list, tuple)) else [None]
+        if not all(isinstance(k, str) for k in items):
+            raise ArgumentTypeError("{}: kinds must be a sequence of str, got {!r}".format(what, kinds))
+        a["kinds"] = [_word(what, "kinds", k.strip(), _KINDS) for k in items]
+    a["norm"] = _word(what, "norm", norm, list(_NORMS))
+    a["effort"] = _word(what, "effort", effort, list(_EFFORTS))
+    a["output_order"] = _word(what, "output_order", output_order, ("natural", "transposed"))
+    if not isinstance(transport, str):
+        raise ArgumentTypeError("{}: transport must be a str, got {!r}".format(what, transport))
+    a["fields_in_flight"] = int_arg(what, "fields_in_flight", fields_in_flight, 1, INT_MAX)  # the core says how many
+    a["tune"] = _word(what, "tune", tune, _TUNES)
+    a["tune_budget"] = real_arg(what, "tune_budget", tune_budget)
+    a["tune_fields"] = int_arg(what, "tune_fields", tune_fields, 1, 64)
+    a["allow_empty"] = flag_arg(what, "allow_empty", allow_empty)
+    a["lean_workspace"] = flag_arg(what, "lean_workspace", lean_workspace)
+    for name, b in (("in_box", in_box), ("out_box", out_box)):
+        a[name] = None
+        if b is None:
+            continue
+        try:
+            start, extent = b
+        except (TypeError, ValueError):
+            raise ArgumentTypeError("{}: {} must be (start, shape), two sequences of ints, got {!r}".format(
+                what, name, b)) from None
+        # The core checks that the blocks tile the array; here that they are ints it can take.
+        a[name] = (list(ints_arg(what, name + " start", start, nd, -EXTENT_MAX, EXTENT_MAX)),
+                   list(ints_arg(what, name + " shape", extent, nd, -EXTENT_MAX, EXTENT_MAX)))
+    return a
 
 
 class NdPending:
@@ -234,103 +299,28 @@ class NdPlan:
         problem: _Problem = comm_problem(comm, what)
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])
-        n: List[int] = []
-        ax: List[int] = []
-        g: List[int] = []
-        for name, value, out in (("shape", shape, n), ("axes", axes, ax), ("grid", grid, g)):
-            if problem is not None:
-                break
-            if value is None:
-                continue
-            try:
-                out.extend(int(v) for v in value)
-            except (TypeError, ValueError):
-                problem = ArgumentTypeError, "{}: {} must be a sequence of ints, got {!r}".format(what, name, value)
-        if problem is None and axes is None:
-            ax = list(range(len(n)))
-            if isinstance(batch_axis, (int, np.integer)) and -len(n) <= batch_axis < len(n):
-                ax.remove(int(batch_axis) % len(n))  # every axis but the batch
-        kind = precision = 0
-        try:
-            dt = np.dtype(dtype)
-        except TypeError:
-            dt = None
+        a: Dict[str, Any] = {}
         if problem is None:
-            if dt in _DTYPES:
-                kind, precision = _DTYPES[dt]
-            else:
-                problem = InvalidArgument, ("{}: dtype must be float64 or float32 (r2c), complex128 or complex64 "
-                                            "(c2c), got {!r}").format(what, dtype)
-        kk: List[str] = []
-        if problem is None and kinds is not None:
-            given = kinds.split(",") if isinstance(kinds, str) else kinds
-            items: List[Any] = list(given) if isinstance(given, (list, tuple)) else [None]
-            words = [k.strip().lower() for k in items if isinstance(k, str)]
-            if len(words) != len(items):
-                problem = ArgumentTypeError, "{}: kinds must be a sequence of str, got {!r}".format(what, kinds)
-            else:
-                kk = words
-            bad = [k for k in kk if k not in _KINDS]
-            if problem is None and bad:
-                problem = InvalidArgument, "{}: kind {!r} is not one of {}".format(what, bad[0], ", ".join(_KINDS))
-        for word, given, table in (("norm", norm, _NORMS), ("effort", effort, _EFFORTS)):
-            if problem is None and (not isinstance(given, str) or given.lower() not in table):
-                problem = InvalidArgument, "{}: {} must be one of {}, got {!r}".format(
-                    what, word, ", ".join(table), given)
-        if problem is None and (not isinstance(output_order, str) or
-                                output_order.lower() not in ("natural", "transposed")):
-            problem = InvalidArgument, "{}: output_order must be 'natural' or 'transposed', got {!r}".format(
-                what, output_order)
-        if problem is None and not isinstance(transport, str):
-            problem = ArgumentTypeError, "{}: transport must be a str, got {!r}".format(what, transport)
-        for word, v in (("batch_axis", batch_axis), ("fields_in_flight", fields_in_flight)):
-            if problem is None and v is not None and (isinstance(v, (bool, np.bool_)) or
-                                                      not isinstance(v, (int, np.integer))):
-                problem = ArgumentTypeError, "{}: {} must be an int{}, got {!r}".format(
-                    what, word, " or None" if word == "batch_axis" else "", v)
-        if problem is None and fields_in_flight is None:
-            problem = ArgumentTypeError, "{}: fields_in_flight must be an int, got None".format(what)
-        if problem is None and (not isinstance(tune, str) or tune.lower() not in _TUNES):
-            problem = InvalidArgument, "{}: tune must be one of {}, got {!r}".format(what, ", ".join(_TUNES), tune)
-        if problem is None and (isinstance(tune_budget, (bool, np.bool_)) or
-                                not isinstance(tune_budget, (int, float, np.integer, np.floating))):
-            problem = ArgumentTypeError, "{}: tune_budget must be a number of seconds, got {!r}".format(
-                what, tune_budget)
-        if problem is None and not (np.isfinite(tune_budget) and tune_budget > 0):
-            problem = InvalidArgument, "{}: tune_budget must be > 0 seconds, got {!r}".format(what, tune_budget)
-        if problem is None and (isinstance(tune_fields, (bool, np.bool_)) or
-                                not isinstance(tune_fields, (int, np.integer))):
-            problem = ArgumentTypeError, "{}: tune_fields must be an int, got {!r}".format(what, tune_fields)
-        for word, flag in (("allow_empty", allow_empty), ("lean_workspace", lean_workspace)):
-            if problem is None and not isinstance(flag, (bool, np.bool_)):
-                problem = ArgumentTypeError, "{}: {} must be a bool, got {!r}".format(what, word, flag)
-        if problem is None and not 1 <= tune_fields <= 64:
-            problem = InvalidArgument, "{}: tune_fields must be in [1, 64], got {!r}".format(what, tune_fields)
-        boxes: List[Optional[Tuple[List[int], List[int]]]] = []
-        for word, b in (("in_box", in_box), ("out_box", out_box)):
-            if b is None:
-                boxes.append(None)
-                continue
             try:
-                start, extent = b
-                boxes.append(([operator.index(v) for v in start], [operator.index(v) for v in extent]))
-            except (TypeError, ValueError):
-                boxes.append(None)
-                if problem is None:
-                    problem = ArgumentTypeError, "{}: {} must be (start, shape), two sequences of ints, got {!r}".format(
-                        what, word, b)
+                a = _plan_args(what, shape, axes, dtype, norm, grid, transport, effort, batch_axis, fields_in_flight,
+                               kinds, output_order, tune, tune_budget, tune_fields, in_box, out_box, allow_empty,
+                               lean_workspace)
+            except InvalidArgument as e:
+                problem = problem_of(e)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
-        self._p = _core.NdPlan(handle_of(comm), n, ax, kind, _NORMS[norm.lower()], _EFFORTS[effort.lower()], g,
-                               transport, None if batch_axis is None else int(batch_axis), int(fields_in_flight),
-                               precision, ",".join(kk), output_order.lower(),
+        kind, precision = _DTYPES[a["dtype"]]
+        kk = a["kinds"]
+        self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], kind, _NORMS[a["norm"]], _EFFORTS[a["effort"]],
+                               a["grid"], transport, a["batch_axis"], a["fields_in_flight"], precision, ",".join(kk),
+                               a["output_order"],
                                "tune={} tune_budget={!r} tune_fields={} allow_empty={} lean_workspace={}".format(
-                                   tune.lower(), float(tune_budget), int(tune_fields),
-                                   "true" if allow_empty else "false", "true" if lean_workspace else "false"),
-                               boxes[0], boxes[1])
+                                   a["tune"], a["tune_budget"], a["tune_fields"],
+                                   "true" if a["allow_empty"] else "false", "true" if a["lean_workspace"] else "false"),
+                               a["in_box"], a["out_box"])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
-        self._kinds = tuple(kk) if kk else ("periodic",) * len(ax)
-        self._in_dtype = dt
+        self._kinds = tuple(kk) if kk else ("periodic",) * len(a["axes"])
+        self._in_dtype = a["dtype"]
         real_out = kind == 0 and all(k != "periodic" for k in self._kinds)
         self._out_dtype = np.dtype((np.float32 if precision else np.float64) if real_out else
                                    (np.complex64 if precision else np.complex128))
@@ -383,17 +373,20 @@ class NdPlan:
     @property
     def in_dtype(self) -> "np.dtype[Any]":
         """The input's dtype (as given)."""
+        self._get()
         return self._in_dtype
 
     @property
     def out_dtype(self) -> "np.dtype[Any]":
         """The spectrum's dtype: complex of the input's precision, or real when every listed
         axis is r2r on real input."""
+        self._get()
         return self._out_dtype
 
     @property
     def kinds(self) -> Tuple[str, ...]:
         """The kind of each listed axis, in the order of ``axes``."""
+        self._get()
         return self._kinds
 
     @property
@@ -498,12 +491,12 @@ class NdPlan:
 
     def in_slices_of(self, rank: int) -> Tuple[slice, ...]:
         """Rank ``rank``'s block of the global input (for gathering)."""
-        lo, sz = self._get().in_box(int(rank))
+        lo, sz = self._box_of("NdPlan.in_slices_of", rank, False)
         return tuple(slice(a, a + b) for a, b in zip(lo, sz))
 
     def out_slices_of(self, rank: int) -> Tuple[slice, ...]:
         """Rank ``rank``'s block of the global spectrum (for gathering)."""
-        lo, sz = self._get().out_box(int(rank))
+        lo, sz = self._box_of("NdPlan.out_slices_of", rank, True)
         return tuple(slice(a, a + b) for a, b in zip(lo, sz))
 
     def describe(self) -> str:
@@ -515,7 +508,7 @@ class NdPlan:
         if not isinstance(a, np.ndarray):
             return ArgumentTypeError, "{}: {} must be a numpy array, got {}".format(what, name, type(a).__name__)
         if a.dtype != dtype:
-            return InvalidArgument, "{}: {} has dtype {}, this plan needs {}".format(what, name, a.dtype, dtype)
+            return ArgumentTypeError, "{}: {} has dtype {}, this plan needs {}".format(what, name, a.dtype, dtype)
         if tuple(a.shape) != shape:
             return InvalidArgument, "{}: {} has shape {}, this rank's block is {}".format(
                 what, name, tuple(a.shape), shape)
@@ -683,15 +676,19 @@ class NdPlan:
         """This rank's spectrum block as ``(lo, n)``."""
         return self.out_box_of(-1)
 
+    def _box_of(self, what: str, rank: Any, out: bool) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        p = self._get()
+        r = int_arg(what, "rank", rank, -1, self.mpi_comm.size - 1)
+        lo, n = p.out_box(r) if out else p.in_box(r)
+        return tuple(int(v) for v in lo), tuple(int(v) for v in n)
+
     def in_box_of(self, rank: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
         """Rank ``rank``'s input block as ``(lo, n)`` (-1: this rank's). Local."""
-        lo, n = self._get().in_box(int(rank))
-        return tuple(int(v) for v in lo), tuple(int(v) for v in n)
+        return self._box_of("NdPlan.in_box_of", rank, False)
 
     def out_box_of(self, rank: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
         """Rank ``rank``'s spectrum block as ``(lo, n)`` (-1: this rank's). Local."""
-        lo, n = self._get().out_box(int(rank))
-        return tuple(int(v) for v in lo), tuple(int(v) for v in n)
+        return self._box_of("NdPlan.out_box_of", rank, True)
 
     def wavenumbers(self, d: Any = None, length: Any = None) -> Tuple[Any, ...]:
         """Wavenumbers of this rank's spectrum block, one entry per axis, broadcastable.
@@ -716,17 +713,10 @@ class NdPlan:
         if d is not None and length is not None:
             raise InvalidArgument("NdPlan.wavenumbers: give d (sample spacing) or length (box length), not both")
 
-        def per_axis(v: Any, what: str) -> List[Any]:
-            if v is None or np.ndim(v) == 0:
-                return [v] * nd
-            vals = list(v)
-            if len(vals) != nd:
-                raise InvalidArgument("NdPlan.wavenumbers: {} has {} entries for a {}-D array".format(what, len(vals), nd))
-            return vals
+        def per_axis(v: Any, name: str) -> List[Any]:
+            return [None] * nd if v is None else list(per_axis_arg("NdPlan.wavenumbers", name, v, nd))
 
         ds, ls = per_axis(d, "d"), per_axis(length, "length")
-        if length is not None and not all(float(v) > 0 for v in ls):
-            raise InvalidArgument("NdPlan.wavenumbers: length must be positive, got {!r}".format(length))
         axes = [int(a) for a in p.axes]
         kind_of = dict(zip(axes, self._kinds))
         if d is not None and any(k != "periodic" for k in self._kinds):
@@ -743,25 +733,18 @@ class NdPlan:
             full = int(p.shape[a])
             f = np.fft.rfftfreq if a == real_axis else np.fft.fftfreq
             if kind_of[a] != "periodic":
-                k = np.pi / (2 * np.pi if ls[a] is None else float(ls[a])) * (np.arange(full) + _R2R_SHIFT[kind_of[a]])
+                k = np.pi / (2 * np.pi if ls[a] is None else ls[a]) * (np.arange(full) + _R2R_SHIFT[kind_of[a]])
             elif ds[a] is not None:
                 k = f(full, ds[a])
             else:
-                k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / float(ls[a]))
+                k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / ls[a])
             shape = [1] * nd
             shape[self._order.index(a)] = n[a]  # where axis a lies in the spectrum block
             out.append(k[lo[a]:lo[a] + n[a]].reshape(shape))
         return tuple(out)
 
     def _root_problem(self, what: str, root: Any) -> _Problem:
-        if root is None:
-            return None
-        if isinstance(root, (bool, np.bool_)) or not isinstance(root, (int, np.integer)):
-            return ArgumentTypeError, "{}: root must be an int (a rank) or None (every rank), got {!r}".format(what, root)
-        if not 0 <= int(root) < self.mpi_comm.size:
-            return InvalidArgument, "{}: root {} is not a rank of the plan's {} ranks".format(
-                what, root, self.mpi_comm.size)
-        return None
+        return None if root is None else check_problem(rank_arg, what, "root", root, self.mpi_comm.size)
 
     def _space(self, what: str, space: Any) -> Tuple[_Problem, bool]:
         if space not in ("input", "output"):
@@ -849,9 +832,12 @@ class NdPlan:
             if not isinstance(g, np.ndarray):
                 problem = ArgumentTypeError, "NdPlan.scatter: g must be a numpy array on the root, got {}".format(
                     type(g).__name__)
-            elif tuple(g.shape) != gshape or g.dtype != dt:
-                problem = InvalidArgument, "NdPlan.scatter: g is {} {}, the global {} is {} {}".format(
-                    g.dtype, tuple(g.shape), space, dt, gshape)
+            elif g.dtype != dt:
+                problem = ArgumentTypeError, "NdPlan.scatter: g has dtype {}, the global {} is {}".format(
+                    g.dtype, space, dt)
+            elif tuple(g.shape) != gshape:
+                problem = InvalidArgument, "NdPlan.scatter: g has shape {}, the global {} is {}".format(
+                    tuple(g.shape), space, gshape)
         if problem is None and out is not None:
             problem = self._check("NdPlan.scatter", out, shape, dt, True, "out")
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)

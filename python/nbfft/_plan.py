@@ -1,16 +1,14 @@
 """nbfft.Plan: a distributed 3D FFT on numpy arrays and mpi4py communicators."""
 
 import logging
-import numbers
-import operator
 
 import numpy as np
 
 from . import _core, _lifetime
+from ._args import EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, is_number, per_axis_arg, rank_arg
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 
-_INT_MAX = 2**31 - 1
 ALIGNMENT = 64  # bytes; FFTW's SIMD codelets want 16-32, cache lines 64
 
 # dtype -> (precision, transform of the dtype alone)
@@ -67,22 +65,18 @@ def _option_text(what, key, value):
     row = _ROWS[key]
     kind = row["type"]
     if kind == "int":
-        return str(_count(what, key, value, row["lo"], row["hi"]))
+        return str(int_arg(what, key, value, row["lo"], row["hi"]))
     if kind == "bool":
-        return "true" if _flag(what, key, value) else "false"
+        return "true" if flag_arg(what, key, value) else "false"
     if kind == "real":
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not is_number(value):
             raise ArgumentTypeError("{}: {} must be a number ({}), got {!r}".format(what, key, row["allowed"], value))
         text = repr(float(value))
         _core.check_option(key, text)
         return text
     if kind == "grid" and not isinstance(value, str):
-        try:
-            m1, m2 = (operator.index(g) for g in value)
-        except (TypeError, ValueError):
-            raise InvalidArgument("{}: {} must be (m1, m2) or a string such as '2x4', got {!r}".format(
-                what, key, value)) from None
-        return "{}x{}".format(m1, m2)
+        return "{}x{}".format(*ints_arg(what, key, value, 2, 0, INT_MAX))  # or the table's '2x4'
+
     if key == "kinds" and isinstance(value, (tuple, list)) and all(isinstance(k, str) for k in value):
         value = ",".join(value)  # (kx, ky, kz) as the table's "KX,KY,KZ"
     if kind == "ratios" and not isinstance(value, str):
@@ -95,6 +89,11 @@ def _option_text(what, key, value):
 
 # Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
 _R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
+
+
+def _lengths(what, length):
+    """A box's (Lz, Ly, Lx): ``length`` (one for every axis, or three), 2*pi when None."""
+    return (2 * np.pi,) * 3 if length is None else per_axis_arg(what, "length", length, 3, order="Lz, Ly, Lx")
 
 
 def _axis_points(kind, n, length):
@@ -115,8 +114,7 @@ def _ratios_text(what, key, value):
     """A number, or three in numpy's axis order (z, y, x) as ``shape``, as the table's word
     (one number, or x,y,z: "1.5" or "2,1,1.5" for (1.5, 1, 2))."""
     values = list(value) if isinstance(value, (tuple, list, np.ndarray)) else [value]
-    if len(values) not in (1, 3) or not all(isinstance(v, (int, float, np.integer, np.floating)) and
-                                            not isinstance(v, (bool, np.bool_)) for v in values):
+    if len(values) not in (1, 3) or not all(is_number(v) for v in values):
         raise ArgumentTypeError("{}: {} must be a number or a sequence of 3 numbers (z, y, x), got {!r}".format(
             what, key, value))
     text = ",".join(repr(float(v)) for v in reversed(values))
@@ -142,8 +140,14 @@ def aligned_empty(shape, dtype, alignment=ALIGNMENT):
     >>> a.ctypes.data % 64, a.flags.c_contiguous
     (0, True)
     """
-    dtype = np.dtype(dtype)
-    shape = tuple(int(s) for s in np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape
+    what = "aligned_empty"
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise ArgumentTypeError("{}: dtype {!r} is not a numpy dtype".format(what, dtype)) from None
+    shape = (int_arg(what, "shape", shape, 0, EXTENT_MAX),) if np.ndim(shape) == 0 and not isinstance(
+        shape, (str, bytes)) else ints_arg(what, "shape", shape, None, 0, EXTENT_MAX)
+    alignment = int_arg(what, "alignment", alignment, 1, 2**30)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + alignment, dtype=np.uint8)
     start = -raw.ctypes.data % alignment
@@ -178,6 +182,8 @@ def required_thread_level(transport):
     >>> nbfft.required_thread_level("blocking") == MPI.THREAD_SINGLE
     True
     """
+    if not isinstance(transport, str):
+        raise ArgumentTypeError("required_thread_level: transport must be a str, got {!r}".format(transport))
     return _core.required_thread_level(transport)
 
 
@@ -187,6 +193,7 @@ def thread_level_name(level):
     >>> nbfft.thread_level_name(MPI.THREAD_SINGLE)
     'MPI_THREAD_SINGLE'
     """
+    level = int_arg("thread_level_name", "level", level)
     return _THREAD_NAMES.get(level, str(level))
 
 
@@ -245,10 +252,16 @@ class Box:
     __slots__ = ("axes", "start", "shape", "global_shape")
 
     def __init__(self, axes, start, shape, global_shape):
-        self.axes = tuple(axes)
-        self.start = tuple(int(s) for s in start)
-        self.shape = tuple(int(s) for s in shape)
-        self.global_shape = tuple(int(s) for s in global_shape)
+        what = "Box"
+        try:
+            self.axes = tuple(axes)
+        except TypeError:
+            self.axes = ()
+        if not all(isinstance(a, str) for a in self.axes) or sorted(self.axes) != ["x", "y", "z"]:
+            raise InvalidArgument("{}: axes must be a permutation of 'z', 'y', 'x', got {!r}".format(what, axes))
+        self.start = ints_arg(what, "start", start, 3, 0, EXTENT_MAX)
+        self.shape = ints_arg(what, "shape", shape, 3, 0, EXTENT_MAX)
+        self.global_shape = ints_arg(what, "global_shape", global_shape, 3, 0, EXTENT_MAX)
 
     @classmethod
     def _from_cpp(cls, box, sizes):
@@ -297,15 +310,9 @@ def _user_box(name, box):
         except (TypeError, ValueError):
             raise ArgumentTypeError("Plan: {} must be (start, shape), two (z, y, x) triples, or an nbfft.Box; got "
                                     "{!r}".format(name, box)) from None
-    try:
-        start = tuple(operator.index(v) for v in start)
-        shape = tuple(operator.index(v) for v in shape)
-    except TypeError:
-        raise ArgumentTypeError("Plan: {} start and shape must be ints, got {!r}".format(name, box)) from None
-    if len(start) != 3 or len(shape) != 3:
-        raise InvalidArgument("Plan: {} start and shape need 3 entries each, got {!r}".format(name, box))
-    if sorted(axes) != ["x", "y", "z"]:
-        raise InvalidArgument("Plan: {} axes must be a permutation of 'z', 'y', 'x', got {!r}".format(name, axes))
+    # The core checks that the blocks tile the grid; here only that they are ints it can take.
+    start = ints_arg("Plan", name + " start", start, 3, -EXTENT_MAX, EXTENT_MAX)
+    shape = ints_arg("Plan", name + " shape", shape, 3, -EXTENT_MAX, EXTENT_MAX)
     lo = tuple(start[axes.index(a)] for a in "xyz")
     n = tuple(shape[axes.index(a)] for a in "xyz")
     order = tuple("xyz".index(a) for a in reversed(axes))  # fastest first
@@ -454,21 +461,6 @@ def _array_problem(what, name, a, shape, dtype, writable, space, axes=None):
         return InvalidArgument, "{}: expected {} writable (it receives the result), got a read-only array".format(
             what, name)
     return None
-
-
-def _count(what, name, value, least, most=_INT_MAX):
-    """value as an int in [least, most], or raises ArgumentTypeError / InvalidArgument."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError("{}: {} must be an int, got {!r}".format(what, name, value))
-    if not least <= value <= most:  # the C++ option is an int
-        raise InvalidArgument("{}: {} must be in [{}, {}], got {}".format(what, name, least, most, value))
-    return int(value)
-
-
-def _flag(what, name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError("{}: {} must be True or False, got {!r}".format(what, name, value))
-    return bool(value)
 
 
 class Plan:
@@ -650,15 +642,7 @@ class Plan:
         self._xc = xc
 
     def _check_args(self, comm, shape, dtype, transform, grid, transport, row, col, norm):
-        try:
-            shape = tuple(operator.index(s) for s in shape)  # 4.5 is an error, not 4
-        except TypeError:
-            return ArgumentTypeError, "Plan: shape must be a sequence of 3 ints, got {!r}".format(shape)
-        if len(shape) != 3:
-            return InvalidArgument, "Plan: shape must have 3 entries (nz, ny, nx), got {}".format(shape)
-        if min(shape) < 1 or max(shape) > 2**62:
-            return InvalidArgument, "Plan: every entry of shape must be in [1, 2**62], got {}".format(shape)
-        self._shape = shape
+        self._shape = ints_arg("Plan", "shape", shape, 3, 1, EXTENT_MAX)  # (nz, ny, nx); 4.5 is an error, not 4
         try:
             dt = np.dtype(dtype)
         except TypeError:
@@ -675,15 +659,7 @@ class Plan:
         self._precision, self._transform = precision, transform
         self.in_dtype = _REAL[precision] if transform == "r2c" else _COMPLEX[precision]
         self.out_dtype = _COMPLEX[precision]
-        if grid is None:
-            grid = (0, 0)
-        try:
-            m1, m2 = (operator.index(g) for g in grid)
-        except (TypeError, ValueError):
-            return InvalidArgument, "Plan: grid must be (m1, m2) or None, got {!r}".format(grid)
-        if not (0 <= m1 <= _INT_MAX and 0 <= m2 <= _INT_MAX):
-            return InvalidArgument, "Plan: grid entries must be >= 0 (0 = choose), got {}".format((m1, m2))
-        self._grid = (m1, m2)
+        self._grid = (0, 0) if grid is None else ints_arg("Plan", "grid", grid, 2, 0, INT_MAX)  # 0: choose
         if not (norm is None or isinstance(norm, str)) or norm not in _NORMS:  # a list is unhashable
             return InvalidArgument, "Plan: norm must be 'backward', 'forward', 'ortho' or None, got {!r}".format(norm)
         self._norm = _NORMS[norm]
@@ -728,6 +704,7 @@ class Plan:
         """Global input shape in numpy order ``(nz, ny, nx)``: as given, or for a padded plan
         its physical grid (floor(n * padding) per axis), the spectrum keeping the modes of the
         shape given."""
+        self._plan()
         return self._shape
 
     @property
@@ -735,16 +712,19 @@ class Plan:
         """Global output shape in numpy.fft order: ``(nz, ny, nx//2 + 1)`` for r2c with a
         periodic x (as ``numpy.fft.rfftn``), ``(nz, ny, nx)`` for c2c or an r2r x; a padded
         plan's spectrum keeps the modes of the shape given."""
+        self._plan()
         return (self._spectral[0], self._spectral[1], self._xc)
 
     @property
     def transform(self):
         """'r2c' (real input, complex output of x extent nx//2 + 1) or 'c2c'."""
+        self._plan()
         return self._transform
 
     @property
     def kinds(self):
         """The forward transform of each axis in x, y, z order ('periodic', 'dct2', ...)."""
+        self._plan()
         return self._kinds
 
     @property
@@ -804,11 +784,13 @@ class Plan:
     def empty_input(self):
         """An aligned, uninitialized array for this rank's input block: shape
         ``input_box.shape`` (``[z][y][x]``), dtype ``in_dtype``."""
+        self._plan()
         return aligned_empty(self.input_box.shape, self.in_dtype)
 
     def empty_output(self):
         """An aligned, uninitialized array for this rank's output block: shape
         ``output_box.shape`` (``[ky][kz][kx]``), dtype ``out_dtype``."""
+        self._plan()
         return aligned_empty(self.output_box.shape, self.out_dtype)
 
     def empty_inplace(self):
@@ -1002,6 +984,7 @@ class Plan:
             F /= np.where(k2 == 0, 1, -k2)
             phi = plan.backward(F)
         """
+        self._plan()
         nz, ny, nx = self._spectral
         kz_, ky_, kx_ = self._kinds[2], self._kinds[1], self._kinds[0]
         if d is not None and length is not None:
@@ -1009,13 +992,8 @@ class Plan:
         if d is not None and any(k != "periodic" for k in self._kinds):
             raise InvalidArgument("wavenumbers: d (a sample spacing) is for periodic axes; these kinds {} need "
                                   "length (the box's length)".format(",".join(self._kinds)))
-        dz, dy, dx = (None, None, None) if d is None else (tuple(d) if np.ndim(d) else (d, d, d))
-        if length is None:
-            lz, ly, lx = 2 * np.pi, 2 * np.pi, 2 * np.pi
-        else:
-            lz, ly, lx = tuple(length) if np.ndim(length) else (length, length, length)
-            if not all(float(v) > 0 for v in (lz, ly, lx)):
-                raise InvalidArgument("wavenumbers: length must be positive, got {!r}".format(length))
+        dz, dy, dx = (None, None, None) if d is None else per_axis_arg("wavenumbers", "d", d, 3, order="dz, dy, dx")
+        lz, ly, lx = _lengths("wavenumbers", length)
 
         def freq(n, dd, kind, L, real=False):
             if kind != "periodic":
@@ -1045,9 +1023,9 @@ class Plan:
         ``(j+1/2) L/n``, dct1 ``j L/(n-1)`` (both walls), dst1 ``(j+1) L/(n+1)`` (interior),
         dct3 ``j L/n``, dst3 ``(j+1) L/n``.
         """
+        self._plan()
         nz, ny, nx = self._shape
-        lz, ly, lx = (2 * np.pi,) * 3 if length is None else (
-            tuple(length) if np.ndim(length) else (length, length, length))
+        lz, ly, lx = _lengths("points", length)
         b = self.input_box
         (z0, y0, x0), (cz, cy, cx) = b.start, b.shape
         z = _axis_points(self._kinds[2], nz, lz)[z0:z0 + cz].reshape(cz, 1, 1)
@@ -1077,11 +1055,7 @@ class Plan:
         return ("input" if mask == 1 else "output"), None
 
     def _root_problem(self, what, root):
-        if isinstance(root, (bool, np.bool_)) or not isinstance(root, (int, np.integer)):
-            return ArgumentTypeError, "{}: root must be an int (a rank), got {!r}".format(what, root)
-        if not 0 <= root < self._size:
-            return InvalidArgument, "{}: root {} is not a rank of the plan's {} ranks".format(what, root, self._size)
-        return None
+        return check_problem(rank_arg, what, "root", root, self._size)
 
     def gather(self, a, root=0, space="auto"):
         """Collects every rank's block into the global array on ``root`` (None elsewhere).

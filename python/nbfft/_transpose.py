@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, Union
 import numpy as np
 
 from . import _core, _lifetime
+from ._args import EXTENT_MAX, INT_MAX, bytes_dtype_problem, int_arg, ints_arg, problem_of
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import Box, required_thread_level, thread_level_name
@@ -130,26 +131,16 @@ class Pencils:
         problem: _Problem = comm_problem(comm, what)
         if problem is not None and not isinstance(comm, MPI.Intracomm):
             raise problem[0](problem[1])
-        n: List[int] = []
+        n: Tuple[int, ...] = ()
         m: Tuple[int, ...] = (0, 0)
+        fields = 0
         try:
-            n = [int(s) for s in shape]
-        except (TypeError, ValueError):
-            problem = problem or (ArgumentTypeError, "{}: shape must be 3 ints (nz, ny, nx), got {!r}".format(
-                what, shape))
-        if problem is None and (len(n) != 3 or min(n) < 1):
-            problem = InvalidArgument, "{}: shape must be 3 positive sizes (nz, ny, nx), got {!r}".format(what, shape)
-        if problem is None and proc_grid is not None:
-            try:
-                m = tuple(int(g) for g in proc_grid)
-                if len(m) != 2 or min(m) < 0:
-                    raise ValueError
-            except (TypeError, ValueError):
-                problem = InvalidArgument, "{}: proc_grid must be (m1, m2), non-negative ints, got {!r}".format(
-                    what, proc_grid)
-        if problem is None and (not isinstance(fields_in_flight, int) or fields_in_flight < 1):
-            problem = InvalidArgument, "{}: fields_in_flight must be an int >= 1, got {!r}".format(
-                what, fields_in_flight)
+            if problem is None:
+                n = ints_arg(what, "shape", shape, 3, 1, EXTENT_MAX)  # (nz, ny, nx)
+                m = (0, 0) if proc_grid is None else ints_arg(what, "proc_grid", proc_grid, 2, 0, INT_MAX)
+                fields = int_arg(what, "fields_in_flight", fields_in_flight, 1, INT_MAX)
+        except InvalidArgument as e:
+            problem = problem_of(e)
         words: List[str] = []
         for key, t in (("row_transport", row_transport), ("col_transport", col_transport)):
             if problem is not None:
@@ -168,7 +159,7 @@ class Pencils:
                 break
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         nz, ny, nx = n
-        self._p = _core.Pencils(handle_of(comm), [nx, ny, nz], m[0], m[1], words[0], words[1], fields_in_flight)
+        self._p = _core.Pencils(handle_of(comm), [nx, ny, nz], m[0], m[1], words[0], words[1], fields)
         self._shape = (nz, ny, nx)
         self._key = _lifetime.register(self)
         self._pending: "weakref.WeakSet[PencilsPending]" = weakref.WeakSet()
@@ -186,6 +177,7 @@ class Pencils:
     @property
     def global_shape(self) -> Tuple[int, int, int]:
         """The global grid, numpy order ``(nz, ny, nx)``."""
+        self._get()
         return self._shape
 
     @property
@@ -212,15 +204,15 @@ class Pencils:
                                               _pencil(dst_pencil, "Pencils.can_transpose")))
 
     def _check(self, what: str, src: Sequence[Any], src_pencil: str, dst: Sequence[Any],
-               dst_pencil: str) -> Tuple[int, int, int]:
-        """Agrees on every rank that the arrays fit; returns (from, to, element size)."""
+               dst_pencil: str, problem: _Problem = None) -> Tuple[int, int, int]:
+        """Agrees on every rank that the arrays fit (and on ``problem``, one the caller
+        found); returns (from, to, element size)."""
         p = self._get()
-        problem: _Problem = None
         a, b = 0, 0
         try:
             a, b = _pencil(src_pencil, what), _pencil(dst_pencil, what)
         except InvalidArgument as e:
-            problem = InvalidArgument, e.message
+            problem = problem or problem_of(e)
         if problem is None and a == b:
             problem = InvalidArgument, "{}: source and destination are both the {}-pencil".format(what, "xyz"[a])
         if problem is None and not p.can_transpose(a, b):
@@ -244,6 +236,8 @@ class Pencils:
                        dtype: "Optional[np.dtype[Any]]") -> _Problem:
         if not isinstance(x, np.ndarray):
             return ArgumentTypeError, "{}: {} must be a numpy.ndarray, got {}".format(what, name, type(x).__name__)
+        if x.dtype.hasobject:
+            return bytes_dtype_problem(what, name, x.dtype)
         if dtype is not None and x.dtype != dtype:
             return ArgumentTypeError, "{}: {} has dtype {} but the source {} (nbfft never converts silently)".format(
                 what, name, x.dtype, dtype)
@@ -316,11 +310,15 @@ class Pencils:
         >>> p.transpose_many([uz, wz], "z", [uy, wy], "y")
         """
         what = "Pencils.transpose_many"
-        src, dst = list(src), list(dst)
+        problem: _Problem = None
+        for name, fields in (("src", src), ("dst", dst)):
+            if problem is None and not isinstance(fields, (list, tuple, np.ndarray)):
+                problem = ArgumentTypeError, "{}: {} must be a list of arrays, got {}".format(
+                    what, name, type(fields).__name__)
+        src, dst = (list(src), list(dst)) if problem is None else ([], [])
         if len(src) != len(dst):
-            agree(self._get().agree, (InvalidArgument, "{}: {} source fields but {} destinations".format(
-                what, len(src), len(dst))))
-        a, b, elem = self._check(what, src, src_pencil, dst, dst_pencil)
+            problem = InvalidArgument, "{}: {} source fields but {} destinations".format(what, len(src), len(dst))
+        a, b, elem = self._check(what, src, src_pencil, dst, dst_pencil, problem)
         nbytes = src[0].nbytes if src else 0, dst[0].nbytes if dst else 0
         self._p.transpose_many(a, b, [_bytes(x) for x in src], nbytes[0], [_bytes(x) for x in dst], nbytes[1], elem)
 

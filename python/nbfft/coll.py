@@ -25,6 +25,7 @@ from typing import Any, List, Optional, Tuple, Type, Union
 import numpy as np
 
 from . import _core, _lifetime
+from ._args import bytes_dtype_problem
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import thread_level_name
@@ -256,6 +257,8 @@ def alltoall(comm: Union[Comm, MPI.Intracomm], send: np.ndarray[Any, Any], recv:
             problem = InvalidArgument, "alltoall: {} is read-only".format(name)
     if problem is None and send.dtype != recv.dtype:
         problem = ArgumentTypeError, "alltoall: send has dtype {} but recv {}".format(send.dtype, recv.dtype)
+    if problem is None:
+        problem = bytes_dtype_problem("alltoall", "send", send.dtype)
     if problem is None and (send.size != recv.size or send.size % comm.size):
         problem = InvalidArgument, "alltoall: send ({}) and recv ({}) must hold the same number of elements, a " \
                                    "multiple of the {} ranks".format(send.size, recv.size, comm.size)

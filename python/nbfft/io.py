@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _core, _lifetime
 from . import _plan as _plan_module
+from ._args import INT64_MAX, check_problem, int_arg, ints_arg, is_int, is_number, per_axis_arg, problem_of
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import Plan, aligned_empty
@@ -55,28 +56,13 @@ def hdf5_info() -> str:
 
 
 def _bytes_option(what: str, name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError("{}: {} must be an int (bytes), got {!r}".format(what, name, value))
-    if not 0 <= value < 2**63:
-        raise InvalidArgument("{}: {} must be >= 0, got {}".format(what, name, value))
-    return int(value)
+    """A size in bytes or points: an int >= 0 that fits int64_t."""
+    return int_arg(what, name, value, 0, INT64_MAX)
 
 
 def _lengths_option(what: str, value: Any) -> Tuple[float, ...]:
-    """box_lengths: 3 finite floats >= 0, (Lz, Ly, Lx)."""
-    try:
-        items = list(value)
-    except TypeError:
-        raise ArgumentTypeError("{}: box_lengths must be (Lz, Ly, Lx) floats or None, got {!r}".format(
-            what, value)) from None
-    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
-           for v in items):
-        raise ArgumentTypeError("{}: box_lengths must be (Lz, Ly, Lx) floats, got {!r}".format(what, value))
-    lengths = tuple(float(v) for v in items)
-    if len(lengths) != 3 or not all(np.isfinite(v) and v >= 0 for v in lengths):
-        raise InvalidArgument("{}: box_lengths must be 3 finite lengths >= 0 (Lz, Ly, Lx; 0: the default), "
-                              "got {!r}".format(what, value))
-    return lengths
+    """box_lengths: (Lz, Ly, Lx), 3 finite floats >= 0 (0: the default)."""
+    return per_axis_arg(what, "box_lengths", value, 3, 0.0, False, False, "Lz, Ly, Lx")
 
 
 def _core_plan(plan: Plan) -> Any:
@@ -85,25 +71,21 @@ def _core_plan(plan: Plan) -> Any:
     return p._plan()
 
 
-def _stride_problem(what: str, stride: Any) -> Optional[Tuple[Type[Error], str]]:
-    """stride: an int or (sz, sy, sx) ints; values below 1 are the core's to name."""
-    def is_int(v: Any) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+def _xyz(what: str, stride: Any) -> Tuple[int, ...]:
+    """stride (an int, or (sz, sy, sx) ints) in the core's (x, y, z) order; values below 1
+    are the core's to name."""
     if is_int(stride):
-        return None
-    try:
-        s = tuple(stride)
-    except TypeError:
-        s = ()
-    if len(s) != 3 or not all(is_int(v) for v in s):
-        return ArgumentTypeError, "{}: stride must be an int or (sz, sy, sx) ints, got {!r}".format(what, stride)
-    return None
+        return (int_arg(what, "stride", stride),) * 3
+    if np.ndim(stride) != 1 or len(stride) != 3:
+        raise ArgumentTypeError("{}: stride must be an int or (sz, sy, sx) ints, got {!r}".format(what, stride))
+    return ints_arg(what, "stride", stride, 3)[::-1]
 
 
-def _xyz(stride: Any) -> Tuple[int, int, int]:
-    """A checked stride (one int, or (sz, sy, sx)) in the core's (x, y, z) order."""
-    s = (stride,) * 3 if isinstance(stride, (int, np.integer)) else tuple(stride)
-    return int(s[2]), int(s[1]), int(s[0])
+def _field_step(what: str, name: Any, step: Any) -> None:
+    """A field's name (a str) and a step (an int that fits int64_t)."""
+    if not isinstance(name, str):
+        raise ArgumentTypeError("{}: the field name must be a str, got {!r}".format(what, name))
+    int_arg(what, "step", step)
 
 
 class Pending:
@@ -311,6 +293,15 @@ class File:
             raise InvalidState("nbfft.io.File: used after close()")
         return self._f
 
+    def _agree(self, problem: Optional[Tuple[Type[Error], str]], call: Optional[str] = None) -> None:
+        """Raises ``problem`` of any rank on every rank of the file. With ``call``, the
+        ranks first meet in the file's own agreement on which call they are in, so that a
+        rank in this call and one waiting for a background write (or in another call)
+        fail with RanksDisagree instead of waiting in different collectives."""
+        if call is not None:
+            self._file().agree_call(call, "")
+        agree(lambda k, m: _core.agree(handle_of(self.comm), k, m), problem)
+
     @property
     def path(self) -> str:
         """The file's path as given."""
@@ -338,31 +329,15 @@ class File:
                  step: Any, time: Any = 0.0, **cut: Any) -> str:
         """Checks the arguments on every rank together (two allreduces on the file's ranks);
         returns the space."""
-        self._file()
+        self._file().agree_call(what, "")  # every rank in this call (see _agree)
         problem: Optional[Tuple[Type[Error], str]] = None
-        if not isinstance(plan, Plan):
-            problem = ArgumentTypeError, "{}: plan must be an nbfft.Plan, got {}".format(what, type(plan).__name__)
-        elif plan.closed:
-            problem = InvalidState, "{}: the plan is closed".format(what)
-        elif not isinstance(name, str):
-            problem = ArgumentTypeError, "{}: the field name must be a str, got {!r}".format(what, name)
-        elif isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)):
-            problem = ArgumentTypeError, "{}: step must be an int, got {!r}".format(what, step)
-        elif isinstance(time, (bool, np.bool_)) or not isinstance(time, (int, float, np.integer, np.floating)):
-            problem = ArgumentTypeError, "{}: time must be a float, got {!r}".format(what, time)
-        elif space not in _SPACES:
-            problem = InvalidArgument, "{}: space must be 'auto', 'physical' or 'spectral', got {!r}".format(
-                what, space)
-        if problem is None and "axis" in cut:
-            if cut["axis"] not in _AXES:
-                problem = InvalidArgument, "{}: axis must be 'x', 'y' or 'z', got {!r}".format(what, cut["axis"])
-            elif isinstance(cut["index"], (bool, np.bool_)) or not isinstance(cut["index"], (int, np.integer)):
-                problem = ArgumentTypeError, "{}: index must be an int, got {!r}".format(what, cut["index"])
-        if problem is None and "stride" in cut:
-            problem = _stride_problem(what, cut["stride"])
+        try:
+            self._check_call(what, plan, name, space, step, time, **cut)
+        except (InvalidArgument, InvalidState) as e:
+            problem = problem_of(e)
         # 'auto' asks every rank (an allreduce): agree on the arguments first so that every
         # rank reaches it, or none does.
-        agree(lambda k, m: _core.agree(handle_of(self.comm), k, m), problem)
+        self._agree(problem)
         if space == "auto":
             if a is None:
                 space = "physical"
@@ -373,8 +348,31 @@ class File:
         if problem is None and a is not None:
             box, dtype = (plan.input_box, plan.in_dtype) if space == "physical" else (plan.output_box, plan.out_dtype)
             problem = _array_problem(what, "out" if writable else "a", a, box.shape, dtype, writable, space, box.axes)
-        agree(lambda k, m: _core.agree(handle_of(self.comm), k, m), problem)
+        self._agree(problem)
         return space
+
+    def _check_call(self, what: str, plan: Any, name: Any, space: Any, step: Any, time: Any, **cut: Any) -> None:
+        """This rank's checks of a write's or read's arguments (raising)."""
+        if not isinstance(plan, Plan):
+            raise ArgumentTypeError("{}: plan must be an nbfft.Plan, got {}".format(what, type(plan).__name__))
+        if plan.closed:
+            raise InvalidState("{}: the plan is closed".format(what))
+        p: Any = plan
+        if (p._size, p._rank) != (self.comm.Get_size(), self.comm.Get_rank()):
+            raise InvalidArgument("{}: the plan was made on another communicator (rank {} of {}) than the file's "
+                                  "(rank {} of {}); use a plan on the file's ranks".format(
+                                      what, p._rank, p._size, self.comm.Get_rank(), self.comm.Get_size()))
+        _field_step(what, name, step)
+        if not is_number(time):
+            raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+        if space not in _SPACES:
+            raise InvalidArgument("{}: space must be 'auto', 'physical' or 'spectral', got {!r}".format(what, space))
+        if "axis" in cut:
+            if cut["axis"] not in _AXES:
+                raise InvalidArgument("{}: axis must be 'x', 'y' or 'z', got {!r}".format(what, cut["axis"]))
+            int_arg(what, "index", cut["index"])
+        if "stride" in cut:
+            _xyz(what, cut["stride"])
 
     def write(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0,
               space: str = "auto") -> None:
@@ -526,7 +524,8 @@ class File:
         >>> f.write_subsampled(plan, "u_coarse", u, step=3, stride=4)   # every 4th point
         """
         space = self._checked("write_subsampled", plan, name, a, space, False, step, time, stride=stride)
-        self._file().write_subsampled(_core_plan(plan), space, name, int(step), float(time), _xyz(stride), a)
+        self._file().write_subsampled(_core_plan(plan), space, name, int(step), float(time),
+                                      _xyz("write_subsampled", stride), a)
 
     def read_plane(self, plan: Plan, name: str, step: Optional[int] = None, out: Optional[np.ndarray] = None, *,
                    axis: str, index: int, space: str = "auto") -> np.ndarray:
@@ -597,8 +596,8 @@ class File:
         >>> coarse = f.read_subsampled(plan, "u_coarse", 3, stride=4)   # zeros between the points
         """
         return self._read_into("read_subsampled", plan, name, step, out, space,
-                               lambda core, sp, st, o: self._file().read_subsampled(core, sp, name, st,
-                                                                                    _xyz(stride), o),
+                               lambda core, sp, st, o: self._file().read_subsampled(
+                                   core, sp, name, st, _xyz("read_subsampled", stride), o),
                                stride=stride)
 
     def write_start(self, plan: Plan, name: str, a: np.ndarray, step: int, time: float = 0.0,
@@ -638,11 +637,9 @@ class File:
         >>> u = step_forward(plan, u)     # overlaps the write
         >>> w.wait()
         """
-        # First the call itself, where a rank waiting for a background write meets this one
-        # (RanksDisagree on both) instead of in the checks' collectives.
-        self._file().agree_call("write_start", "")
-        if not isinstance(borrow, (bool, np.bool_)):
-            raise ArgumentTypeError("write_start: borrow must be a bool, got {!r}".format(borrow))
+        lent = None if isinstance(borrow, (bool, np.bool_)) else (
+            ArgumentTypeError, "write_start: borrow must be a bool, got {!r}".format(borrow))
+        self._agree(lent, "write_start")
         space = self._checked("write_start", plan, name, a, space, False, step, time)
         core = _core_plan(plan)
         p = self._file().write_start(core, space, name, int(step), float(time), a, bool(borrow), (a, core))
@@ -655,14 +652,12 @@ class File:
     def steps(self, name: str) -> List[int]:
         """The steps of field ``name``, ascending (``nbfft.InvalidArgument`` if there is no
         such field). Collective."""
-        if not isinstance(name, str):
-            raise ArgumentTypeError("steps: the field name must be a str, got {!r}".format(name))
-        return [int(s) for s in self._file().steps(name)]
+        f = self._file()
+        self._agree(check_problem(_field_step, "steps", name, 0), "steps")
+        return [int(s) for s in f.steps(name)]
 
     def time(self, name: str, step: int) -> float:
         """The physical time written with ``/<name>/<step>``. Collective."""
-        if not isinstance(name, str):
-            raise ArgumentTypeError("time: the field name must be a str, got {!r}".format(name))
-        if isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)):
-            raise ArgumentTypeError("time: step must be an int, got {!r}".format(step))
-        return float(self._file().time(name, int(step)))
+        f = self._file()
+        self._agree(check_problem(_field_step, "time", name, step), "time")
+        return float(f.time(name, int(step)))
