@@ -246,6 +246,8 @@ class NdPlan:
                 out.extend(int(v) for v in value)
             except (TypeError, ValueError):
                 problem = ArgumentTypeError, "{}: {} must be a sequence of ints, got {!r}".format(what, name, value)
+        if problem is None and any(not -2**63 <= v < 2**63 for v in n):  # C++ takes int64: name it here
+            problem = InvalidArgument, "{}: shape {} has an extent beyond a 64-bit integer".format(what, tuple(n))
         if problem is None and axes is None:
             ax = list(range(len(n)))
             if isinstance(batch_axis, (int, np.integer)) and -len(n) <= batch_axis < len(n):

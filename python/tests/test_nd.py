@@ -386,6 +386,19 @@ def test_errors_on_every_rank():
     assert "output_order" in str(e)
 
 
+def test_sizes_that_overflow_or_cannot_be_allocated():
+    """Shapes whose element counts overflow are refused before anything is allocated, naming the
+    shape (C++'s check; extents beyond int64 Python's own); one no rank can allocate is OutOfMemory."""
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**40, 2**40)))
+    assert "shape 1099511627776x1099511627776: 2^80 elements overflow a 64-bit count" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**31, 2**31, 4)))  # the 3-D plan's case
+    assert "2^64 elements overflow" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**70, 4)))
+    assert "extent beyond a 64-bit integer" in str(e)
+    e = raises_everywhere(nbfft.OutOfMemory, lambda: nbfft.NdPlan(COMM, (2**46, 2), axes=(1,), dtype=np.complex128))
+    assert "cannot allocate" in str(e) and isinstance(e, MemoryError)
+
+
 def test_tuned_plan_matches_numpy_and_reports():
     shape, axes = (10, 6, 9), (0, 2)
     g = global_array(shape, np.float64)
