@@ -51,6 +51,11 @@ Pencil pencil(nbfft_pencil p) {
   return static_cast<Pencil>(p);
 }
 
+// A collective call's pencils go to Pencils unchecked: it checks them on every rank inside
+// its agreement, so a bad value on one rank fails every rank instead of leaving the others
+// waiting for it.
+Pencil unchecked(nbfft_pencil p) { return static_cast<Pencil>(p); }
+
 void fill(const nbfft::fft::Box3& b, int64_t lo[3], int64_t n[3]) {
   for (int d = 0; d < 3; ++d) {
     if (lo) lo[d] = b.lo[d];
@@ -134,7 +139,7 @@ nbfft_status nbfft_transpose_run(nbfft_pencils pencils, nbfft_pencil from, nbfft
                                  size_t in_bytes, void* out, size_t out_bytes, size_t elem_bytes) {
   return guard("nbfft_transpose_run", [&] {
     checked(pencils, "the pencils handle")
-        ->p.transpose_bytes(pencil(from), pencil(to), in, in_bytes, out, out_bytes, elem_bytes);
+        ->p.transpose_bytes(unchecked(from), unchecked(to), in, in_bytes, out, out_bytes, elem_bytes);
   });
 }
 
@@ -143,7 +148,7 @@ nbfft_status nbfft_transpose_many(nbfft_pencils pencils, nbfft_pencil from, nbff
                                   size_t elem_bytes) {
   return guard("nbfft_transpose_many", [&] {
     checked(pencils, "the pencils handle")
-        ->p.transpose_many_bytes(pencil(from), pencil(to), nv, in, in_bytes, out, out_bytes, elem_bytes);
+        ->p.transpose_many_bytes(unchecked(from), unchecked(to), nv, in, in_bytes, out, out_bytes, elem_bytes);
   });
 }
 
@@ -158,7 +163,7 @@ nbfft_status nbfft_transpose_start(nbfft_pencils pencils, nbfft_pencil from, nbf
     });
     *t = nullptr;
     auto h = std::make_unique<nbfft_transpose_s>();
-    h->pending = p.start_bytes(pencil(from), pencil(to), in, in_bytes, out, out_bytes, elem_bytes);
+    h->pending = p.start_bytes(unchecked(from), unchecked(to), in, in_bytes, out, out_bytes, elem_bytes);
     track(h.get(), true);
     *t = h.release();
   });

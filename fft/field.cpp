@@ -147,8 +147,22 @@ struct ElementType {
 };
 }  // namespace
 
+std::size_t part_bytes(const std::vector<std::int64_t>& counts, std::size_t elem) {
+  std::int64_t most = 0;
+  for (std::int64_t c : counts) most = std::max(most, c);
+  return static_cast<std::size_t>(most) * elem;
+}
+
 void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const std::vector<std::int64_t>& counts,
                 const void* local_in, void* local_out, const std::function<void(int, char*)>& copy) {
+  int me = 0;
+  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  std::vector<char> part(me == root ? part_bytes(counts, elem) : 0);
+  move_parts(comm, root, to_root, elem, counts, local_in, local_out, copy, part.data());
+}
+
+void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const std::vector<std::int64_t>& counts,
+                const void* local_in, void* local_out, const std::function<void(int, char*)>& copy, char* part) {
   int me = 0;
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
   const int mycount = static_cast<int>(counts[static_cast<std::size_t>(me)]);
@@ -162,19 +176,19 @@ void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const s
   }
   for (std::size_t r = 0; r < counts.size(); ++r) {
     const int n = static_cast<int>(counts[r]), ri = static_cast<int>(r);
-    std::vector<char> part(static_cast<std::size_t>(counts[r]) * elem);
+    const std::size_t bytes = static_cast<std::size_t>(counts[r]) * elem;
     if (to_root) {
       if (ri == root)
-        std::memcpy(part.data(), local_in, part.size());
+        std::memcpy(part, local_in, bytes);
       else if (n > 0)
-        check_mpi(MPI_Recv(part.data(), n, type.t, ri, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-      copy(ri, part.data());
+        check_mpi(MPI_Recv(part, n, type.t, ri, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      copy(ri, part);
     } else {
-      copy(ri, part.data());
+      copy(ri, part);
       if (ri == root)
-        std::memcpy(local_out, part.data(), part.size());
+        std::memcpy(local_out, part, bytes);
       else if (n > 0)
-        check_mpi(MPI_Send(part.data(), n, type.t, ri, 0, comm), "MPI_Send");
+        check_mpi(MPI_Send(part, n, type.t, ri, 0, comm), "MPI_Send");
     }
   }
 }

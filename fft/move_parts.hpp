@@ -18,5 +18,11 @@ namespace nbfft::fft::detail {
 
 void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const std::vector<std::int64_t>& counts,
                 const void* local_in, void* local_out, const std::function<void(int, char*)>& copy);
+// The same with the root's buffer for one part given (part_bytes(counts, elem) bytes on the
+// root; ignored elsewhere), so that a caller can allocate it before agreeing on the call: an
+// allocation that fails on the root then fails every rank instead of leaving them waiting.
+void move_parts(MPI_Comm comm, int root, bool to_root, std::size_t elem, const std::vector<std::int64_t>& counts,
+                const void* local_in, void* local_out, const std::function<void(int, char*)>& copy, char* part);
+std::size_t part_bytes(const std::vector<std::int64_t>& counts, std::size_t elem);
 
 }  // namespace nbfft::fft::detail

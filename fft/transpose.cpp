@@ -15,6 +15,7 @@
 #include "nbfft/fft/decomposition.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -120,15 +121,93 @@ struct Pencils::Impl {
     return pools.emplace(key, std::move(p)).first->second;
   }
 
-  // A free slot of the pool (a new one when all are in flight).
+  // Slots are made by every rank of the pool's communicator together: binding a slot's
+  // collectives is collective (an MPI-level algorithm duplicates the communicator), so the
+  // ranks agree on how many to make, make their buffers, agree that every allocation
+  // succeeded (OutOfMemory on every rank otherwise), and only then bind them. `agree_on`
+  // holds the pool's ranks (this object's communicator, or a larger one whose every rank is
+  // here for a Pencils of its own, nbfft's N-D plan). Collective over agree_on.
+
+  // Free slots of a pool (local).
+  static std::size_t free_slots(const Pool& p) {
+    std::size_t free = 0;
+    for (const auto& s : p.slots) free += s->busy ? 0 : 1;
+    return free;
+  }
+
+  // Makes the most slots any rank of agree_on lacks (lack: this rank's), on every rank.
+  static void grow(Pool& p, std::size_t lack, MPI_Comm agree_on) {
+    long long mine = static_cast<long long>(lack), most = 0;
+    check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, agree_on), "MPI_Allreduce");
+    const std::size_t bytes[2] = {static_cast<std::size_t>(p.ex->buffer_elems(0)),
+                                  static_cast<std::size_t>(p.ex->buffer_elems(1))};
+    std::vector<std::shared_ptr<Slot>> fresh;
+    agree(agree_on, [&] {
+      try {
+        for (long long k = 0; k < most; ++k) {
+          fresh.push_back(std::make_shared<Slot>());
+          for (int side = 0; side < 2; ++side) fresh.back()->buf[side].resize(bytes[side]);
+        }
+      } catch (const std::bad_alloc&) {
+        throw Error("Pencils: cannot allocate " + std::to_string(bytes[0] + bytes[1]) + " bytes of " +
+                        p.ex->name() + " transpose buffers (" + std::to_string(p.slots.size() + fresh.size()) +
+                        " sets held)",
+                    ErrorCode::OutOfMemory);
+      }
+    });
+    for (auto& s : fresh) {
+      for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
+      p.slots.push_back(std::move(s));
+    }
+  }
+
+  // A free slot of the pool; the call that takes it has made sure there is one.
   static std::shared_ptr<Slot> slot(Pool& p) {
     for (auto& s : p.slots)
       if (!s->busy) return s;
-    auto s = std::make_shared<Slot>();
-    for (int side = 0; side < 2; ++side) s->buf[side].resize(static_cast<std::size_t>(p.ex->buffer_elems(side)));
-    for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
-    p.slots.push_back(s);
-    return s;
+    throw Error("Pencils: no free transpose buffers (the call reserved too few)", ErrorCode::Internal);
+  }
+
+  // How many more free slots than the pool of from -> to has (made first, local) `n`
+  // transposes in flight need on this rank; p: that pool.
+  std::size_t lack(Pool*& p, Pencil from, Pencil to, std::size_t elem, std::size_t n) {
+    p = &pool(pair_of(from, to), elem);
+    const std::size_t free = free_slots(*p);
+    return n > free ? n - free : 0;
+  }
+
+  static int pair_of(Pencil from, Pencil to) {
+    const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
+    const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
+    return lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+  }
+
+  // "" or what is wrong with a transpose `call` of elem-byte elements from `from` to `to`
+  // here: the pencils, the element size, and whether its byte sizes can be addressed (the
+  // pencils of this rank, x measured in bytes: a huge element size would wrap them).
+  std::string pair_error(const std::string& call, Pencil from, Pencil to, std::size_t elem) const {
+    for (Pencil p : {from, to})
+      if (static_cast<int>(p) < 0 || static_cast<int>(p) > 2)
+        return call + ": pencil " + std::to_string(static_cast<int>(p)) + " is not X (0), Y (1) or Z (2)";
+    if (elem == 0) return call + ": element size is 0 bytes";
+    if (!can(from, to))
+      return call + ": " + (from == to ? std::string("the same pencil on both sides")
+                                       : "X<->Z is one transpose only on a slab grid (M1 = 1 or M2 = 1), this grid is " +
+                                             std::to_string(d.m1) + "x" + std::to_string(d.m2) + ": transpose through Y");
+    std::int64_t bytes = 0;
+    const auto fits = [&](std::int64_t points) {
+      return elem <= static_cast<std::size_t>(PTRDIFF_MAX) &&
+             !__builtin_mul_overflow(points, static_cast<std::int64_t>(elem), &bytes);
+    };
+    for (Pencil p : {from, to})
+      if (!fits(box[static_cast<int>(p)].count()))
+        return call + ": element size " + std::to_string(elem) + " bytes: this rank's " + name(p) + "-pencil of " +
+               std::to_string(box[static_cast<int>(p)].count()) + " points cannot be addressed (more than " +
+               std::to_string(PTRDIFF_MAX) + " bytes)";
+    if (!fits(d.n[0]))
+      return call + ": element size " + std::to_string(elem) + " bytes: a row of " + std::to_string(d.n[0]) +
+             " x-points cannot be addressed (more than " + std::to_string(PTRDIFF_MAX) + " bytes)";
+    return "";
   }
 };
 
@@ -286,37 +365,31 @@ void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* 
                          std::size_t nv_out, void* const* out, std::size_t out_bytes, std::size_t elem) const {
   Impl& m = impl();
   const std::string call = std::string("transpose_many ") + name(from) + "->" + name(to);
-  std::string err;
+  std::string err = m.pair_error(call, from, to, elem);
   const auto need = [&](Pencil p) { return static_cast<std::size_t>(m.box[static_cast<int>(p)].count()) * elem; };
-  if (elem == 0)
-    err = call + ": element size is 0 bytes";
-  else if (!m.can(from, to))
-    err = call + ": " + (from == to ? std::string("the same pencil on both sides")
-                                     : "X<->Z is one transpose only on a slab grid (M1 = 1 or M2 = 1), this grid is " +
-                                           std::to_string(m.d.m1) + "x" + std::to_string(m.d.m2) +
-                                           ": transpose through Y");
-  else if (nv_in != nv_out)
+  if (err.empty() && nv_in != nv_out)
     err = call + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) + " output fields";
-  else if (nv_in > 0 && (in == nullptr || out == nullptr))
-    err = call + ": null list of fields";
+  if (err.empty() && nv_in > 0 && (in == nullptr || out == nullptr)) err = call + ": null list of fields";
   for (std::size_t k = 0; err.empty() && k < nv_in; ++k) {
     err = field_error(call + " field " + std::to_string(k), in[k], in_bytes, need(from), out[k], out_bytes, need(to));
     for (std::size_t l = 0; err.empty() && l < k; ++l)
       if (out[l] == out[k] && need(to) > 0) err = call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
-  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                 {"the number of fields", std::to_string(nv_in)}}, err);
-  if (nv_in == 0) return;
-  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
-  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
-  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
-  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
-  Pool& pool = m.pool(pair, elem);
   // Up to F fields in flight: field k is packed and started while fields k-F+1..k-1 travel.
   const std::size_t F = static_cast<std::size_t>(m.opt.fields_in_flight);
+  ErrorCode code = ErrorCode::InvalidArgument;
+  Pool* pool = nullptr;
+  std::size_t lack = 0;
+  if (nv_in > 0) try_local(err, code, call, [&] { lack = m.lack(pool, from, to, elem, std::min(nv_in, F)); });
+  const bool grow = agree_call_any(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                                       {"the number of fields", std::to_string(nv_in)}},
+                                   err, lack > 0, code);
+  if (nv_in == 0) return;
+  if (grow) Impl::grow(*pool, lack, m.comm);
+  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
   std::vector<std::unique_ptr<Pending::Impl>> flight(nv_in);
   for (std::size_t k = 0; k < nv_in; ++k) {
-    flight[k] = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in[k]), static_cast<Byte*>(out[k]));
+    flight[k] = begin(pool->ex, Impl::slot(*pool), dir, static_cast<const Byte*>(in[k]), static_cast<Byte*>(out[k]));
     if (k + 1 >= F) flight[k + 1 - F]->finish();
   }
   for (std::size_t k = nv_in >= F ? nv_in + 1 - F : 0; k < nv_in; ++k) flight[k]->finish();
@@ -326,27 +399,41 @@ Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, st
                                       std::size_t out_bytes, std::size_t elem) const {
   Impl& m = impl();
   const std::string call = std::string("transpose ") + name(from) + "->" + name(to);
-  std::string err;
-  if (elem == 0)
-    err = call + ": element size is 0 bytes";
-  else if (!m.can(from, to))
-    err = call + ": " + (from == to ? std::string("the same pencil on both sides")
-                                     : "X<->Z is one transpose only on a slab grid (M1 = 1 or M2 = 1), this grid is " +
-                                           std::to_string(m.d.m1) + "x" + std::to_string(m.d.m2) +
-                                           ": transpose through Y");
-  else
+  std::string err = m.pair_error(call, from, to, elem);
+  if (err.empty())
     err = field_error(call, in, in_bytes, static_cast<std::size_t>(m.box[static_cast<int>(from)].count()) * elem, out,
                       out_bytes, static_cast<std::size_t>(m.box[static_cast<int>(to)].count()) * elem);
-  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                 {"the number of fields", "1"}}, err);
-  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
-  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
-  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+  ErrorCode code = ErrorCode::InvalidArgument;
+  Pool* pool = nullptr;
+  std::size_t lack = 0;
+  try_local(err, code, call, [&] { lack = m.lack(pool, from, to, elem, 1); });
+  const bool grow = agree_call_any(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                                       {"the number of fields", "1"}},
+                                   err, lack > 0, code);
+  if (grow) Impl::grow(*pool, lack, m.comm);
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
-  Pool& pool = m.pool(pair, elem);
   Pending p;
-  p.impl_ = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in), static_cast<Byte*>(out));
+  p.impl_ = begin(pool->ex, Impl::slot(*pool), dir, static_cast<const Byte*>(in), static_cast<Byte*>(out));
   return p;
+}
+
+std::size_t Pencils::free_buffers(Pencil from, Pencil to, std::size_t elem) const {
+  Impl& m = impl();
+  const std::string e = m.pair_error(std::string("Pencils::free_buffers ") + name(from) + "->" + name(to), from, to, elem);
+  if (!e.empty()) throw Error(e, ErrorCode::InvalidArgument);
+  return Impl::free_slots(m.pool(Impl::pair_of(from, to), elem));
+}
+
+void Pencils::reserve_bytes(Pencil from, Pencil to, std::size_t elem, std::size_t transposes, MPI_Comm agree_on) const {
+  Impl& m = impl();
+  const MPI_Comm c = agree_on == MPI_COMM_NULL ? m.comm : agree_on;
+  std::string e = m.pair_error(std::string("Pencils::reserve_bytes ") + name(from) + "->" + name(to), from, to, elem);
+  ErrorCode code = ErrorCode::InvalidArgument;
+  Pool* pool = nullptr;
+  std::size_t lack = 0;
+  try_local(e, code, "Pencils::reserve_bytes", [&] { lack = m.lack(pool, from, to, elem, transposes); });
+  agree_message(c, e, code);
+  Impl::grow(*pool, lack, c);
 }
 
 Pencils::Pending::Pending() = default;
@@ -376,7 +463,7 @@ bool Pencils::Pending::active() const { return static_cast<bool>(impl_); }
 
 void Pencils::Pending::progress() {
   if (!active())
-    throw Error("Pencils::Pending::progress: the transpose is not active (never started, or already waited for)",
+    throw Error("Pencils::Pending::progress: the transpose is not active (never started, moved from, or already waited for)",
                 ErrorCode::InvalidState);
   coll::progress_all();
 }
@@ -390,7 +477,7 @@ bool Pencils::Pending::test() {
 
 void Pencils::Pending::wait() {
   if (!active())
-    throw Error("Pencils::Pending::wait: the transpose is not active (never started, or already waited for)",
+    throw Error("Pencils::Pending::wait: the transpose is not active (never started, moved from, or already waited for)",
                 ErrorCode::InvalidState);
   auto p = std::move(impl_);
   p->finish();

@@ -127,65 +127,79 @@ std::unique_ptr<detail::Run> run_on(const Plan::Impl& m, bool fwd, bool split, s
 // A call on a plan with user boxes (Plan::Impl::boxes): each field's input goes from the
 // caller's box to the plan's by one all-to-all, the transform runs there, and its result goes
 // to the caller's box by another (in wait() for a split-phase call). A side whose box the
-// caller did not set is the plan's own and is used in place.
+// caller did not set is the plan's own and is used in place. A lean plan (Plan::Impl::
+// lean_plan) runs in place in one array of the plan's in-place size per field, which the
+// reshapes fill and empty (or plain copies, for a side in the plan's own box).
+// Everything is allocated here, before the call agrees; the first pump moves the inputs.
 class RunOnUserBoxes final : public detail::Run {
  public:
-  RunOnUserBoxes(const Plan::Impl& m, bool fwd, bool split, std::vector<const void*> in, std::size_t in_elem,
-                 std::vector<void*> out, std::size_t out_elem)
-      : out_(std::move(out)) {
+  RunOnUserBoxes(const Plan::Impl& m, bool fwd, bool split, std::vector<const void*> in, std::vector<void*> out)
+      : in_(std::move(in)), out_(std::move(out)) {
     const detail::UserBoxes& b = m.boxes;
     // The forward's input is the array (in_box), its output the spectrum (out_box); backward
     // the other way round.
-    const bool in_set = fwd ? b.in_set : b.out_set, out_set = fwd ? b.out_set : b.in_set;
-    const std::vector<Box>& caller_in = fwd ? b.caller_in : b.caller_out;
-    const std::vector<Box>& plan_in = fwd ? b.plan_in : b.plan_out;
-    const std::vector<Box>& plan_out = fwd ? b.plan_out : b.plan_in;
+    to_plan_ = fwd ? b.in_to_plan.get() : b.out_to_plan.get();
+    back_ = fwd ? b.plan_to_out.get() : b.plan_to_in.get();
+    const std::size_t S = m.box.size() - 1, in_elem = m.esize(fwd ? 0 : S), out_elem = m.esize(fwd ? S : 0);
     const auto me = static_cast<std::size_t>(m.rank);
-    const std::size_t in_b = static_cast<std::size_t>(plan_in[me].count()) * in_elem;
-    const std::size_t out_b = static_cast<std::size_t>(plan_out[me].count()) * out_elem;
-    std::vector<const void*> vi = in;
-    if (in_set) {
-      const detail::Reshape to_plan(m.comm, caller_in, plan_in, in_elem);
-      for (std::size_t k = 0; k < in.size(); ++k) {
-        staged_.push_back(buffer(in_b));
-        to_plan.run(in[k], staged_.back().get());
+    in_b_ = static_cast<std::size_t>((fwd ? b.plan_in : b.plan_out)[me].count()) * in_elem;
+    out_b_ = static_cast<std::size_t>((fwd ? b.plan_out : b.plan_in)[me].count()) * out_elem;
+    std::size_t scratch = 0;
+    for (const detail::Reshape* r : {to_plan_, back_})
+      if (r) scratch = std::max(scratch, r->scratch_bytes());
+    scratch_ = detail::allocate_or_throw(scratch);
+    const bool lean = m.lean_plan();
+    std::vector<const void*> vi(in_.begin(), in_.end());
+    std::vector<void*> vo = out_;
+    for (std::size_t k = 0; k < in_.size(); ++k) {
+      if (lean || to_plan_) {
+        staged_.push_back(detail::allocate_or_throw(lean ? m.lean_array_bytes : in_b_));
         vi[k] = staged_.back().get();
       }
-    }
-    std::vector<void*> vo = out_;
-    if (out_set) {
-      back_ = std::make_unique<detail::Reshape>(m.comm, plan_out, fwd ? b.caller_out : b.caller_in, out_elem);
-      for (auto& v : vo) {
-        results_.push_back(buffer(out_b));
-        v = results_.back().get();
+      if (lean) {
+        vo[k] = staged_.back().get();
+      } else if (back_) {
+        results_.push_back(detail::allocate_or_throw(out_b_));
+        vo[k] = results_.back().get();
       }
     }
-    inner_ = run_on(m, fwd, split, std::move(vi), in_b, std::move(vo), out_b);
+    const std::size_t in_have = lean ? m.lean_array_bytes : in_b_, out_have = lean ? in_have : out_b_;
+    plan_in_ = vi;
+    plan_out_ = vo;
+    inner_ = run_on(m, fwd, split, std::move(vi), in_have, std::move(vo), out_have);
   }
 
   void pump(bool to_end) override {
+    if (!started_) {
+      started_ = true;
+      for (std::size_t k = 0; k < in_.size(); ++k) {
+        if (to_plan_)
+          to_plan_->run(in_[k], const_cast<void*>(plan_in_[k]), scratch_.get());
+        else if (plan_in_[k] != in_[k] && in_b_ > 0)
+          std::memcpy(const_cast<void*>(plan_in_[k]), in_[k], in_b_);
+      }
+    }
     inner_->pump(to_end);
     if (!to_end || done_) return;
     done_ = true;
-    if (back_)
-      for (std::size_t k = 0; k < out_.size(); ++k) back_->run(results_[k].get(), out_[k]);
+    for (std::size_t k = 0; k < out_.size(); ++k) {
+      if (back_)
+        back_->run(plan_out_[k], out_[k], scratch_.get());
+      else if (plan_out_[k] != out_[k] && out_b_ > 0)
+        std::memcpy(out_[k], plan_out_[k], out_b_);
+    }
   }
   bool test() override { return inner_->test(); }
 
  private:
-  // The plan's work arrays' alignment (nd/plan_impl.hpp), so that the run reads and writes
-  // them in place rather than copying.
-  static detail::Bytes buffer(std::size_t bytes) {
-    detail::Bytes b = detail::allocate(bytes);
-    if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes for a user-box reshape",
-                        ErrorCode::OutOfMemory);
-    return b;
-  }
-  std::vector<void*> out_;
-  std::vector<detail::Bytes> staged_, results_;  // the fields in the plan's boxes
-  std::unique_ptr<detail::Reshape> back_;
+  std::vector<const void*> in_, plan_in_;  // the caller's inputs; the transform's (the plan's boxes)
+  std::vector<void*> out_, plan_out_;
+  const detail::Reshape *to_plan_ = nullptr, *back_ = nullptr;  // null: that side in the plan's box
+  std::size_t in_b_ = 0, out_b_ = 0;                             // one field in the plan's boxes
+  detail::Bytes scratch_;                                        // the reshapes' send and receive buffers
+  std::vector<detail::Bytes> staged_, results_;                  // the fields in the plan's boxes
   std::unique_ptr<detail::Run> inner_;
-  bool done_ = false;
+  bool started_ = false, done_ = false;
 };
 
 std::string short_array(const std::string& which, std::size_t have, std::size_t need) {
@@ -215,8 +229,10 @@ std::string type_error(const Plan& p, bool fwd, fft::Element in, fft::Element ou
   return what.empty() ? "" : "nd plan: " + call + " with " + what;
 }
 
-// A lean plan's call (Plan::Impl::lean) runs in the caller's array: the same array in and
-// out, each field's part aligned as the lane's work array (FFTW runs its plans on both).
+// A lean plan's call (Plan::Impl::lean_plan) runs in place: the same array in and out, of
+// at least inplace_bytes(). Without user boxes nd's own steps run FFTW in that array, so each
+// field's part must be aligned as the lane's work array (the 3-D plan checks its own); with
+// user boxes the plan stages each field in an array of its own, aligned.
 std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, const void* in, const void* out,
                        std::size_t have) {
   if (in != out)
@@ -225,6 +241,7 @@ std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, c
   if (have < m.inplace_bytes)
     return "nd plan: " + call + ": the in-place array has " + std::to_string(have) + " bytes, the lean plan needs " +
            std::to_string(m.inplace_bytes) + " (Plan::inplace_bytes(): its stages live there in turn)";
+  if (m.p3 || m.boxes.any()) return "";
   const std::size_t S = m.box.size() - 1;
   for (std::int64_t j = 0; j < m.nbatch; ++j)
     for (const detail::View& v : {m.view(in, fwd ? 0 : S, j), m.view(out, fwd ? S : 0, j)}) {
@@ -260,28 +277,50 @@ std::unique_ptr<detail::Run> make_call(const Plan& plan, const Plan::Impl& m, co
       if (out[l] == out[k] && need_out > 0)
         e = "nd plan: " + call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
-  for (std::size_t k = 0; e.empty() && m.lean && k < nv_in; ++k)
+  for (std::size_t k = 0; e.empty() && m.lean_plan() && k < nv_in; ++k)
     e = lean_error(m, call, fwd, in[k], out[k], std::min(in_n * bytes_of(in_type), out_n * bytes_of(out_type)));
-  agree_call(m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e);
-  const bool split = call.find("start") != std::string::npos;
-  if (m.boxes.any())
-    return std::make_unique<RunOnUserBoxes>(m, fwd, split, std::vector<const void*>(in, in + nv_in),
-                                            bytes_of(in_type), std::vector<void*>(out, out + nv_in), bytes_of(out_type));
-  return run_on(m, fwd, split, std::vector<const void*>(in, in + nv_in), in_n * bytes_of(in_type),
-                std::vector<void*>(out, out + nv_in), out_n * bytes_of(out_type));
+  // The run and everything it allocates (copies, staged fields, the exchanges' buffers) are
+  // made before the agreement, so that a failed allocation fails every rank.
+  ErrorCode code = ErrorCode::InvalidArgument;
+  std::unique_ptr<detail::Run> run;
+  try_local(e, code, "nd plan: " + call, [&] {
+    const bool split = call.find("start") != std::string::npos;
+    if (m.boxes.any())
+      run = std::make_unique<RunOnUserBoxes>(m, fwd, split, std::vector<const void*>(in, in + nv_in),
+                                             std::vector<void*>(out, out + nv_in));
+    else
+      run = run_on(m, fwd, split, std::vector<const void*>(in, in + nv_in), in_n * bytes_of(in_type),
+                   std::vector<void*>(out, out + nv_in), out_n * bytes_of(out_type));
+  });
+  // The exchanges' buffers for the fields in flight at once: where some rank has too few, every
+  // rank makes them after the agreement, exchange by exchange in the same order, agreed over
+  // the plan's ranks (an exchange runs over one grid dimension's ranks only: a buffer that
+  // failed there alone would leave the others waiting in the next exchange).
+  const std::size_t in_flight = std::min(static_cast<std::size_t>(m.depth), nv_in * static_cast<std::size_t>(m.nbatch));
+  bool lacking = false;
+  try_local(e, code, "nd plan: " + call, [&] {
+    for (const detail::Xchg& x : m.xs)
+      lacking = lacking || (x.pen && x.pen->free_buffers(x.side_before, x.side_after, x.elem) < in_flight);
+  });
+  const bool grow = agree_call_any(
+      m.comm, "nd plan", {{"the collective call", call}, {"the number of fields", std::to_string(nv_in)}}, e, lacking, code);
+  if (grow)
+    for (const detail::Xchg& x : m.xs)
+      if (x.pen) x.pen->reserve_bytes(x.side_before, x.side_after, x.elem, in_flight, m.comm);
+  return run;
 }
 
 }  // namespace
 
 void Plan::call(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n, void* out,
                 std::size_t out_n) const {
-  make_call(*this, *impl_, fwd ? "forward" : "backward", fwd, in_type, out_type, 1, &in, in_n, 1, &out, out_n)
+  make_call(*this, impl(), fwd ? "forward" : "backward", fwd, in_type, out_type, 1, &in, in_n, 1, &out, out_n)
       ->pump(true);
 }
 
 void Plan::many(bool fwd, fft::Element in_type, fft::Element out_type, std::size_t nv_in, const void* const* in,
                 std::size_t in_n, std::size_t nv_out, void* const* out, std::size_t out_n) const {
-  make_call(*this, *impl_, fwd ? "forward_many" : "backward_many", fwd, in_type, out_type, nv_in, in, in_n, nv_out,
+  make_call(*this, impl(), fwd ? "forward_many" : "backward_many", fwd, in_type, out_type, nv_in, in, in_n, nv_out,
             out, out_n)
       ->pump(true);
 }
@@ -289,6 +328,13 @@ void Plan::many(bool fwd, fft::Element in_type, fft::Element out_type, std::size
 // Destroying an active Pending (or assigning over it) completes its transform here.
 struct Plan::Pending::Impl {
   std::unique_ptr<detail::Run> run;
+  // A wait that runs collectives (later exchanges, fields not yet started, the reshape to
+  // the caller's boxes) agrees first on its call and on which transform it finishes (the
+  // plan's starts are numbered alike on every rank): ranks that wait out of step fail
+  // together instead of waiting in different collectives or exchanging the wrong fields.
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool collective_wait = false;
+  ConfigFields wait_call;
   ~Impl() {
     try {
       if (run) run->pump(true);
@@ -300,10 +346,16 @@ struct Plan::Pending::Impl {
 
 Plan::Pending Plan::start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n,
                           void* out, std::size_t out_n) const {
+  const Impl& m = impl();
   Pending p;
   p.impl_ = std::make_unique<Pending::Impl>();
-  p.impl_->run = make_call(*this, *impl_, fwd ? "forward_start" : "backward_start", fwd, in_type, out_type, 1, &in,
-                           in_n, 1, &out, out_n);
+  p.impl_->run = make_call(*this, m, fwd ? "forward_start" : "backward_start", fwd, in_type, out_type, 1, &in, in_n, 1,
+                           &out, out_n);
+  const bool reshapes_out = fwd ? m.boxes.out_set : m.boxes.in_set;
+  p.impl_->comm = m.comm;
+  p.impl_->collective_wait = reshapes_out || (!m.p3 && (m.sch.exchanges() > 1 || m.nbatch > 1));
+  p.impl_->wait_call = {{"the collective call", fwd ? "forward wait" : "backward wait"},
+                        {"the split-phase transform (in start order)", "number " + std::to_string(++m.starts)}};
   p.impl_->run->pump(false);
   return p;
 }
@@ -317,8 +369,8 @@ bool Plan::Pending::active() const { return static_cast<bool>(impl_); }
 namespace {
 void need_active(bool active, const char* what) {
   if (!active)
-    throw Error(std::string("nd plan: Pending::") + what + " on a transform that is not active (never started, or "
-                "already waited for)", ErrorCode::InvalidState);
+    throw Error(std::string("nd plan: Pending::") + what + " on a transform that is not active (never started, moved "
+                "from, or already waited for)", ErrorCode::InvalidState);
 }
 }  // namespace
 
@@ -334,6 +386,8 @@ bool Plan::Pending::test() {
 
 void Plan::Pending::wait() {
   need_active(active(), "wait");
+  // Refused (ranks out of step): the transform stays active, to be waited for in step.
+  if (impl_->collective_wait) agree_call(impl_->comm, "nd plan", impl_->wait_call, "");
   auto p = std::move(impl_);
   auto run = std::move(p->run);  // a failing wait leaves nothing for the destructor to finish
   run->pump(true);

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <string>
 
 namespace nbfft::nd {
@@ -90,7 +91,7 @@ std::string field_error(const Plan& plan, MPI_Comm comm, Layout layout, const st
     std::size_t need = e;
     for (std::int64_t v : global_shape(plan, layout))
       if (__builtin_mul_overflow(need, static_cast<std::size_t>(v), &need))
-        throw Error(w + "the whole array cannot be addressed on one rank", ErrorCode::OutOfMemory);
+        return w + "the whole array cannot be addressed on one rank";
     if (global_bytes != need)
       return w + "global_bytes is " + std::to_string(global_bytes) + (root == kEveryRank ? "" : " on the root") +
              " but the whole " + space + " array needs exactly " + std::to_string(need);
@@ -139,23 +140,45 @@ void copy_block(const Box& b, const std::vector<std::int64_t>& g, std::size_t e,
 void move_array(const Plan& plan, MPI_Comm comm, Layout layout, bool to_root, const void* local_in, void* local_out,
                 std::size_t local_bytes, void* global, std::size_t global_bytes, int root) {
   const std::string what = to_root ? "gather" : "scatter";
-  agree_message(comm,
-                field_error(plan, comm, layout, what, to_root ? local_in : local_out, local_bytes, global, global_bytes,
-                            root, to_root),
-                ErrorCode::InvalidArgument);
-  const std::size_t e = element_bytes(plan, layout);
-  const std::vector<std::int64_t> g = global_shape(plan, layout);
   const int at = root == kEveryRank ? 0 : root;
+  // This rank's checks and the root's buffer for one rank's block, then one agreement that
+  // also makes every rank pass the same root and layout (ranks that named different roots
+  // would each wait for messages the others never send).
+  std::string error;
+  ErrorCode code = ErrorCode::InvalidArgument;
   std::vector<Box> boxes;
   std::vector<std::int64_t> counts;
-  for (int r = 0; r < plan.size(); ++r) {
-    boxes.push_back(box_of(plan, layout, r));
-    counts.push_back(boxes.back().count());
+  std::vector<char> part;
+  try {
+    error = field_error(plan, comm, layout, what, to_root ? local_in : local_out, local_bytes, global, global_bytes,
+                        root, to_root);
+    if (error.empty()) {
+      for (int r = 0; r < plan.size(); ++r) {
+        boxes.push_back(box_of(plan, layout, r));
+        counts.push_back(boxes.back().count());
+      }
+      if (plan.rank() == at) part.resize(fft::detail::part_bytes(counts, element_bytes(plan, layout)));
+    }
+  } catch (const Error& e) {
+    error = e.message();
+    code = e.code();
+  } catch (const std::bad_alloc&) {
+    error = "nd " + what + ": out of memory for the root's buffer of one rank's block (" +
+            std::to_string(fft::detail::part_bytes(counts, element_bytes(plan, layout))) + " bytes)";
+    code = ErrorCode::OutOfMemory;
   }
+  agree_call(comm, "nd " + what,
+             {{"the collective call", what},
+              {"the layout", std::to_string(static_cast<int>(layout))},
+              {"the root", std::to_string(root)}},
+             error, code);
+  const std::size_t e = element_bytes(plan, layout);
+  const std::vector<std::int64_t> g = global_shape(plan, layout);
   char* whole = static_cast<char*>(global);
-  fft::detail::move_parts(comm, at, to_root, e, counts, local_in, local_out, [&](int r, char* part) {
-    copy_block(boxes[static_cast<std::size_t>(r)], g, e, part, whole, to_root);
-  });
+  fft::detail::move_parts(
+      comm, at, to_root, e, counts, local_in, local_out,
+      [&](int r, char* block) { copy_block(boxes[static_cast<std::size_t>(r)], g, e, block, whole, to_root); },
+      part.data());
   if (root != kEveryRank) return;
   // Every rank: the root's array to the others, in pieces an int count can hold.
   constexpr std::size_t piece = std::size_t{1} << 30;

@@ -26,7 +26,12 @@ const char* name(Kind k) { return k == Kind::R2C ? "r2c" : "c2c"; }
 
 std::int64_t Box::count() const {
   std::int64_t c = 1;
-  for (auto v : n) c *= v;
+  for (auto v : n)
+    if (__builtin_mul_overflow(c, v, &c)) {
+      std::ostringstream os;
+      os << "nd box " << *this << ": its element count overflows a 64-bit integer";
+      throw Error(os.str(), ErrorCode::InvalidArgument);
+    }
   return c;
 }
 
@@ -113,6 +118,36 @@ std::int64_t product(const std::vector<std::int64_t>& n, std::size_t from, std::
   std::int64_t p = 1;
   for (std::size_t a = from; a < to; ++a) p *= n[a];
   return p;
+}
+
+// Every size the plan makes on a rank (its blocks at every stage, the work arrays, the
+// in-place array, the exchange and reshape buffers, a batch's fields) is at most the whole
+// array's element count times 16 bytes (a complex double) times a few arrays. A shape past
+// kMaxElements would wrap one of those products, or ask the allocator (ours or FFTW's) for
+// a size no rank can have, so it is refused before anything is allocated: the bound the 3-D
+// plan puts on each rank's pencils (fft/decomposition.cpp), 8 arrays of 16-byte elements
+// within PTRDIFF_MAX bytes, on the whole array.
+constexpr std::int64_t kMaxElements = PTRDIFF_MAX / (16 * 8);
+
+// "" or why the array `what` ("shape 8x8") of these extents (each >= 1) cannot be addressed.
+std::string check_addressable(const std::vector<std::int64_t>& shape, const std::string& what) {
+  std::int64_t count = 1;
+  bool overflow = false;
+  double log2 = 0;
+  for (auto s : shape) {
+    overflow = overflow || __builtin_mul_overflow(count, s, &count);
+    log2 += std::log2(static_cast<double>(s));
+  }
+  if (!overflow && count <= kMaxElements) return "";
+  std::ostringstream os;
+  os << what << ": ";
+  if (overflow)
+    os << (log2 == std::floor(log2) ? "2^" : "about 2^") << std::floor(log2 * 10) / 10
+       << " elements overflow a 64-bit count";
+  else
+    os << count << " elements are more than a plan can address";
+  os << " (at most " << kMaxElements << " = 2^56 - 1 elements: 8 arrays of 16-byte elements within PTRDIFF_MAX bytes)";
+  return os.str();
 }
 
 // Normalizes and checks the axes; "" or the problem.
@@ -478,6 +513,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   const std::string what = "shape " + join(user_shape, "x") +
                            (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
   std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
+  if (err.empty()) err = check_addressable(user_shape, what);
   if (err.empty()) {
     m.kinds = options.kinds.empty() ? std::vector<fft::AxisKind>(axes.size(), fft::AxisKind::Periodic) : options.kinds;
     err = check_kinds(user_shape, user_axes, m.kinds);
@@ -595,28 +631,34 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   }
   m.set_user_boxes(in_box, out_box);
   m.inplace_bytes = std::max(m.stage_bytes(0), m.stage_bytes(m.box.size() - 1));
-  if (m.boxes.in_set || m.boxes.out_set)  // the caller's blocks (one array holds either)
+  if (m.boxes.any())  // the caller's blocks (one array holds either; the plan's never see it in place)
     m.inplace_bytes = std::max(in_count() * m.esize(0), out_count() * m.esize(m.box.size() - 1));
+  else if (m.p3)
+    m.inplace_bytes = std::max(m.inplace_bytes, m.p3->inplace_bytes());
   else
     m.inplace_bytes *= static_cast<std::size_t>(m.nbatch);
-  if (m.p3) m.inplace_bytes = std::max(m.inplace_bytes, m.p3->inplace_bytes());
   if (options.lean_workspace && !delegate) {
-    // Decided from agreed values only (user boxes that reshape, a batch axis), so every rank
-    // is lean or none is, and a call that is not in place fails everywhere alike. A batch's
-    // fields lie next to each other, each field's input and spectrum at other offsets: one
-    // field's stages would run over its neighbours'. The FFTW plans were made on work[0] and
-    // the real array (same alignment); the real array goes.
-    m.lean_note = m.boxes.any() ? "user boxes" : m.batch_axis >= 0 ? "a batch axis (its fields share the in-place array)" : "";
+    // Decided from agreed values only (a batch axis), so every rank is lean or none is, and a
+    // call that is not in place fails everywhere alike. A batch's fields lie next to each
+    // other, each field's input and spectrum at other offsets: one field's stages would run
+    // over its neighbours'. The FFTW plans were made on work[0] and the real array (same
+    // alignment); the real array goes.
+    m.lean_note = m.batch_axis >= 0 ? "a batch axis (its fields share the in-place array)" : "";
     m.lean = m.lean_note.empty();
     if (m.lean) {
       m.lane.real.reset();
-      for (std::size_t k = 0; k < m.box.size(); ++k)  // every stage lives there in turn
-        m.inplace_bytes = std::max(m.inplace_bytes, m.stage_bytes(k));
+      std::size_t stages = 0;  // every stage lives in the in-place array in turn
+      for (std::size_t k = 0; k < m.box.size(); ++k) stages = std::max(stages, m.stage_bytes(k));
+      // With user boxes that array is the plan's own, one per field of a call, which the
+      // reshapes fill and empty; the caller's array holds only the caller's blocks.
+      if (!m.boxes.any()) m.inplace_bytes = std::max(m.inplace_bytes, stages);
+      m.lean_array_bytes = m.boxes.any() ? stages : m.inplace_bytes;
     }
     agree(m.comm, [&] {  // not lean: the default plan's second array after all (a failure fails every rank)
       if (!m.lean) m.lane.work[1] = detail::allocate_or_throw(m.work_bytes);
     });
   }
+  if (m.p3 && m.p3->lean_workspace() && m.boxes.any()) m.lean_array_bytes = m.p3->inplace_bytes();
 }
 
 // Every rank's box of both sides (the caller's when given, checked to tile the array), so
@@ -683,6 +725,19 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
   };
   if (boxes.in_set && same(boxes.caller_in, boxes.plan_in)) boxes.in_set = false;
   if (boxes.out_set && same(boxes.caller_out, boxes.plan_out)) boxes.out_set = false;
+  // The reshapes, both ways for each side set: made once here, agreed (a rank whose part of
+  // a reshape exceeds MPI's int counts fails every rank now, not in a call).
+  const std::size_t S = box.size() - 1;
+  agree(comm, [&] {
+    if (boxes.in_set) {
+      boxes.in_to_plan = std::make_unique<detail::Reshape>(comm, boxes.caller_in, boxes.plan_in, esize(0));
+      boxes.plan_to_in = std::make_unique<detail::Reshape>(comm, boxes.plan_in, boxes.caller_in, esize(0));
+    }
+    if (boxes.out_set) {
+      boxes.out_to_plan = std::make_unique<detail::Reshape>(comm, boxes.caller_out, boxes.plan_out, esize(S));
+      boxes.plan_to_out = std::make_unique<detail::Reshape>(comm, boxes.plan_out, boxes.caller_out, esize(S));
+    }
+  });
 }
 
 detail::Bytes detail::allocate(std::size_t bytes) {
@@ -737,37 +792,46 @@ Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-const std::vector<std::int64_t>& Plan::shape() const { return impl_->user_shape; }
-std::vector<std::int64_t> Plan::out_shape() const { return impl_->with_batch(impl_->sch.stage.back().ext, impl_->nbatch); }
-const std::vector<int>& Plan::axes() const { return impl_->user_axes; }
-Kind Plan::kind() const { return impl_->opt.kind; }
-fft::Precision Plan::precision() const { return impl_->opt.precision; }
-const std::vector<fft::AxisKind>& Plan::kinds() const { return impl_->kinds; }
-bool Plan::real_spectrum() const { return impl_->real_spectrum(); }
-const std::vector<int>& Plan::grid() const { return impl_->user_grid; }
-const std::vector<int>& Plan::out_grid() const { return impl_->user_out_grid; }
-fft::OutputOrder Plan::output_order() const { return impl_->opt.output_order; }
+// Every public member reaches the plan's state through here: a moved-from plan has none.
+const Plan::Impl& Plan::impl() const {
+  if (!impl_) throw Error("nd plan: used after being moved from (it holds no plan any more)", ErrorCode::InvalidState);
+  return *impl_;
+}
+
+const std::vector<std::int64_t>& Plan::shape() const { return impl().user_shape; }
+std::vector<std::int64_t> Plan::out_shape() const {
+  const Impl& m = impl();
+  return m.with_batch(m.sch.stage.back().ext, m.nbatch);
+}
+const std::vector<int>& Plan::axes() const { return impl().user_axes; }
+Kind Plan::kind() const { return impl().opt.kind; }
+fft::Precision Plan::precision() const { return impl().opt.precision; }
+const std::vector<fft::AxisKind>& Plan::kinds() const { return impl().kinds; }
+bool Plan::real_spectrum() const { return impl().real_spectrum(); }
+const std::vector<int>& Plan::grid() const { return impl().user_grid; }
+const std::vector<int>& Plan::out_grid() const { return impl().user_out_grid; }
+fft::OutputOrder Plan::output_order() const { return impl().opt.output_order; }
 const std::vector<int>& Plan::out_order() const { return out_box().order; }
-int Plan::exchanges() const { return impl_->sch.exchanges(); }
-int Plan::size() const { return impl_->size; }
-int Plan::rank() const { return impl_->rank; }
+int Plan::exchanges() const { return impl().sch.exchanges(); }
+int Plan::size() const { return impl().size; }
+int Plan::rank() const { return impl().rank; }
 const Box& Plan::in_box() const {
-  const Impl& m = *impl_;
+  const Impl& m = impl();
   return m.boxes.in_set ? m.boxes.caller_in[static_cast<std::size_t>(m.rank)] : m.user_in;
 }
 const Box& Plan::out_box() const {
-  const Impl& m = *impl_;
+  const Impl& m = impl();
   return m.boxes.out_set ? m.boxes.caller_out[static_cast<std::size_t>(m.rank)] : m.user_out;
 }
-bool Plan::user_boxes() const { return impl_->boxes.any(); }
+bool Plan::user_boxes() const { return impl().boxes.any(); }
 Box Plan::in_box_of_rank(int r) const {
-  const Impl& m = *impl_;
+  const Impl& m = impl();
   if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
   if (m.boxes.in_set) return m.boxes.caller_in[static_cast<std::size_t>(r)];
   return m.user_box(detail::box_at(m.sch.stage.front(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
 }
 Box Plan::out_box_of_rank(int r) const {
-  const Impl& m = *impl_;
+  const Impl& m = impl();
   if (r < 0 || r >= m.size) throw Error("nd plan: rank " + std::to_string(r) + " is out of range");
   if (m.boxes.out_set) return m.boxes.caller_out[static_cast<std::size_t>(r)];
   return m.user_box(detail::box_at(m.sch.stage.back(), m.sch.ranks, detail::coords_of(m.sch.ranks, r)));
@@ -775,23 +839,25 @@ Box Plan::out_box_of_rank(int r) const {
 std::size_t Plan::in_count() const { return static_cast<std::size_t>(in_box().count()); }
 std::size_t Plan::out_count() const { return static_cast<std::size_t>(out_box().count()); }
 std::optional<int> Plan::batch_axis() const {
-  return impl_->batch_axis >= 0 ? std::optional<int>(impl_->batch_axis) : std::nullopt;
+  const int b = impl().batch_axis;
+  return b >= 0 ? std::optional<int>(b) : std::nullopt;
 }
-std::int64_t Plan::batch() const { return impl_->nbatch; }
-int Plan::fields_in_flight() const { return impl_->in_flight; }
+std::int64_t Plan::batch() const { return impl().nbatch; }
+int Plan::fields_in_flight() const { return impl().in_flight; }
 std::size_t Plan::workspace_bytes() const {
-  if (impl_->p3) return impl_->p3->workspace_bytes();
-  if (impl_->lean) return impl_->work_bytes;
-  return 2 * impl_->work_bytes + (impl_->halving() ? impl_->real_bytes : 0);
+  const Impl& m = impl();
+  if (m.p3) return m.p3->workspace_bytes();
+  if (m.lean) return m.work_bytes;
+  return 2 * m.work_bytes + (m.halving() ? m.real_bytes : 0);
 }
-std::size_t Plan::inplace_bytes() const { return impl_->inplace_bytes; }
-bool Plan::lean_workspace() const { return impl_->p3 ? impl_->p3->lean_workspace() : impl_->lean; }
-bool Plan::uses_3d_plan() const { return static_cast<bool>(impl_->p3); }
-const Options& Plan::options() const { return impl_->made; }
-const TuneReport* Plan::tune_report() const { return impl_->report.get(); }
+std::size_t Plan::inplace_bytes() const { return impl().inplace_bytes; }
+bool Plan::lean_workspace() const { return impl().lean_plan(); }
+bool Plan::uses_3d_plan() const { return static_cast<bool>(impl().p3); }
+const Options& Plan::options() const { return impl().made; }
+const TuneReport* Plan::tune_report() const { return impl().report.get(); }
 
 std::string Plan::describe() const {
-  const Impl& m = *impl_;
+  const Impl& m = impl();
   std::ostringstream os;
   os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.user_shape, ", ") << ") axes ("
      << join(m.user_axes, ", ") << ")";

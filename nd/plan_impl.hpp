@@ -6,10 +6,13 @@
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/nd/tune.hpp"
 #include "fft/fftw_api.hpp"
+#include "nd/reshape.hpp"
 #include "nd/schedule.hpp"
 
 #include <fftw3.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <type_traits>
@@ -85,12 +88,15 @@ struct Xchg {
 };
 
 // The caller's boxes (Plan's user-box constructor): every rank's, in rank order, and the
-// plan's own boxes of the same arrays, between which each call reshapes (nd/reshape.hpp).
+// plan's own boxes of the same arrays, between which each call reshapes (nd/reshape.hpp):
+// the reshapes of a side the caller set, made once with the plan.
 struct UserBoxes {
   bool in_set = false, out_set = false;
   std::vector<Box> caller_in, caller_out, plan_in, plan_out;
+  std::unique_ptr<Reshape> in_to_plan, plan_to_in, out_to_plan, plan_to_out;
   bool any() const { return in_set || out_set; }
 };
+
 
 }  // namespace nbfft::nd::detail
 
@@ -138,6 +144,13 @@ struct Plan::Impl {
   // The bytes one call's array must hold in place: the larger of the input and spectrum,
   // and on a lean plan of one field per array also every stage (its stages live there in turn).
   std::size_t inplace_bytes = 0;
+  // The bytes of the array a lean call's stages live in: the caller's in-place array
+  // (inplace_bytes), or with user boxes an array of the plan's own per field (nd/calls.cpp
+  // RunOnUserBoxes; inplace_bytes is then the caller's blocks').
+  std::size_t lean_array_bytes = 0;
+  // Split-phase starts so far (the same on every rank: they are agreed), numbering each
+  // Pending for the agreement of its wait.
+  mutable std::atomic<std::uint64_t> starts{0};
   // The 3-D plan the transforms run on (Options::use_3d_plan; nd/plan.cpp make_3d): then
   // fd, ff, xs and lane stay empty, and the schedule only gives the boxes and grids.
   std::unique_ptr<fft::Plan> p3;
@@ -149,6 +162,8 @@ struct Plan::Impl {
   bool single() const { return opt.precision == fft::Precision::Single; }
   bool halving() const { return half_axis >= 0; }
   bool real_spectrum() const { return opt.kind == Kind::R2C && half_axis < 0; }
+  // Whether every call runs in place (nd's own lean workspace, or the 3-D plan's).
+  bool lean_plan() const { return lean || (p3 && p3->lean_workspace()); }
   std::size_t real_size() const { return single() ? sizeof(float) : sizeof(double); }
   // Bytes per element at stage k: complex except the real input of a halving plan and
   // every stage of a real spectrum.

@@ -71,18 +71,26 @@ void copy_run(unsigned char* to, std::int64_t to_stride, const unsigned char* fr
 std::string check_tiling(const std::vector<Box>& boxes, const std::vector<std::int64_t>& shape, const std::string& what) {
   const std::size_t d = shape.size();
   std::int64_t volume = 1, total = 0;
-  for (auto s : shape) volume *= s;
+  for (auto s : shape) volume *= s;  // addressable: the plan checked its shapes first
   for (std::size_t r = 0; r < boxes.size(); ++r) {
     const Box& b = boxes[r];
     const std::string who = what + " of rank " + std::to_string(r);
     if (b.lo.size() != d || b.n.size() != d)
       return who + " has " + std::to_string(b.lo.size()) + " and " + std::to_string(b.n.size()) +
              " entries (lo and n) for a " + std::to_string(d) + "-D array";
+    // Compared without adding lo and n (which a huge value would wrap); inside the array,
+    // every count below is at most the array's.
     for (std::size_t a = 0; a < d; ++a)
-      if (b.lo[a] < 0 || b.n[a] < 0 || b.lo[a] + b.n[a] > shape[a])
-        return who + " spans [" + std::to_string(b.lo[a]) + ", " + std::to_string(b.lo[a] + b.n[a]) + ") along axis " +
-               std::to_string(a) + ", outside the array's [0, " + std::to_string(shape[a]) + ")";
-    total += b.count();
+      if (b.lo[a] < 0 || b.n[a] < 0 || b.lo[a] > shape[a] || b.n[a] > shape[a] - b.lo[a]) {
+        std::int64_t end = 0;
+        const std::string span = b.lo[a] >= 0 && b.n[a] >= 0 && !__builtin_add_overflow(b.lo[a], b.n[a], &end)
+                                     ? "[" + std::to_string(b.lo[a]) + ", " + std::to_string(end) + ")"
+                                     : "lo " + std::to_string(b.lo[a]) + " n " + std::to_string(b.n[a]);
+        return who + " spans " + span + " along axis " + std::to_string(a) + ", outside the array's [0, " +
+               std::to_string(shape[a]) + ")";
+      }
+    // Past the volume, boxes overlap (named below); stopping there keeps the sum from wrapping.
+    if (total <= volume) total += b.count();
   }
   for (std::size_t r = 0; r < boxes.size(); ++r)
     for (std::size_t q = 0; q < r; ++q)
@@ -123,12 +131,12 @@ Reshape::Reshape(MPI_Comm comm, const std::vector<Box>& src, const std::vector<B
   rbytes_ = static_cast<std::size_t>(r) * elem;
 }
 
-void Reshape::run(const void* from, void* to) const {
+void Reshape::run(const void* from, void* to, unsigned char* scratch) const {
   const auto* in = static_cast<const unsigned char*>(from);
   auto* out = static_cast<unsigned char*>(to);
-  std::vector<unsigned char> sbuf(std::max<std::size_t>(sbytes_, 1)), rbuf(std::max<std::size_t>(rbytes_, 1));
+  unsigned char *sbuf = scratch, *rbuf = scratch + sbytes_;
   for (std::size_t p = 0; p < sends_.size(); ++p) {
-    unsigned char* at = sbuf.data() + static_cast<std::size_t>(sdispl_[p]) * elem_;
+    unsigned char* at = sbuf + static_cast<std::size_t>(sdispl_[p]) * elem_;
     each_run(sends_[p], src_, [&](std::int64_t off, std::int64_t stride, std::int64_t len) {
       copy_run(at, 1, in + static_cast<std::size_t>(off) * elem_, stride, len, elem_);
       at += static_cast<std::size_t>(len) * elem_;
@@ -137,12 +145,12 @@ void Reshape::run(const void* from, void* to) const {
   MPI_Datatype e = MPI_DATATYPE_NULL;
   check_mpi(MPI_Type_contiguous(static_cast<int>(elem_), MPI_BYTE, &e), "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&e), "MPI_Type_commit");
-  const int rc = MPI_Alltoallv(sbuf.data(), scount_.data(), sdispl_.data(), e, rbuf.data(), rcount_.data(),
+  const int rc = MPI_Alltoallv(sbuf, scount_.data(), sdispl_.data(), e, rbuf, rcount_.data(),
                                rdispl_.data(), e, comm_);
   MPI_Type_free(&e);
   check_mpi(rc, "MPI_Alltoallv");
   for (std::size_t p = 0; p < recvs_.size(); ++p) {
-    const unsigned char* at = rbuf.data() + static_cast<std::size_t>(rdispl_[p]) * elem_;
+    const unsigned char* at = rbuf + static_cast<std::size_t>(rdispl_[p]) * elem_;
     each_run(recvs_[p], dst_, [&](std::int64_t off, std::int64_t stride, std::int64_t len) {
       copy_run(out + static_cast<std::size_t>(off) * elem_, stride, at, 1, len, elem_);
       at += static_cast<std::size_t>(len) * elem_;

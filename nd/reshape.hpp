@@ -23,9 +23,13 @@ std::string check_tiling(const std::vector<Box>& boxes, const std::vector<std::i
 class Reshape {
  public:
   // src[r], dst[r]: rank r's blocks (each in its own memory order); elem: bytes per element.
+  // Local; throws InvalidArgument when this rank would move more than MPI's int counts.
   Reshape(MPI_Comm comm, const std::vector<Box>& src, const std::vector<Box>& dst, std::size_t elem);
-  // Collective over comm: `from` holds this rank's src block, `to` gets its dst block.
-  void run(const void* from, void* to) const;
+  // Bytes of the send and receive buffers run() takes.
+  std::size_t scratch_bytes() const { return sbytes_ + rbytes_; }
+  // Collective over comm: `from` holds this rank's src block, `to` gets its dst block;
+  // scratch: scratch_bytes() bytes (made by the caller, before it agrees on the call).
+  void run(const void* from, void* to, unsigned char* scratch) const;
 
  private:
   MPI_Comm comm_;

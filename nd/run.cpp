@@ -207,8 +207,8 @@ class Flight {
     return p == lane_.work[0].get() ? lane_.work[1].get() : lane_.work[0].get();
   }
   std::size_t bytes_of(const Byte* p) const {
-    if (p == out_.base && p == in_.base)  // in place: both fit; lean: every stage (Impl::inplace_bytes)
-      return m_.lean ? m_.inplace_bytes : std::max(in_.chunk, out_.chunk);
+    if (p == out_.base && p == in_.base)  // in place: both fit; lean: every stage (Impl::lean_array_bytes)
+      return m_.lean ? m_.lean_array_bytes : std::max(in_.chunk, out_.chunk);
     if (p == out_.base) return out_.chunk;
     if (p == in_.base) return in_.chunk;
     return m_.work_bytes;

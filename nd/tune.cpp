@@ -141,8 +141,12 @@ class Arrays {
     // Each field's array holds inplace_bytes (and is passed with counts that cover it: a
     // lean plan's middle stages may be larger than both boxes), 64-byte multiples apart.
     const std::size_t each = (std::max({ni * sizeof(In), no * sizeof(Out), p.inplace_bytes()}) + 63) / 64 * 64;
-    In* in = lean ? grow<In>(in_, (each * f + sizeof(In) - 1) / sizeof(In)) : grow<In>(in_, ni * f);
-    Out* out = lean ? nullptr : grow<Out>(out_, no * f);
+    In* in = nullptr;
+    Out* out = nullptr;
+    agree(comm, [&] {  // an allocation that fails on one rank fails the trial on every rank
+      in = lean ? grow<In>(in_, (each * f + sizeof(In) - 1) / sizeof(In)) : grow<In>(in_, ni * f);
+      out = lean ? nullptr : grow<Out>(out_, no * f);
+    });
     if (lean) {
       ni = each / sizeof(In);
       no = each / sizeof(Out);

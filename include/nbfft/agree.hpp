@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -82,6 +83,24 @@ void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call
 // collective of its own.
 bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& call,
                     const std::string& local_error, bool flag, ErrorCode code = ErrorCode::InvalidArgument);
+
+// Runs f() unless `error` is already set, keeping what it throws as this rank's error for
+// agree_call: an nbfft::Error's message and kind, std::bad_alloc as OutOfMemory ("<what>:
+// out of memory"). For what a collective call allocates before it agrees with the other
+// ranks, so that an allocation failing on one rank fails every rank, before anything is sent.
+template <typename F>
+void try_local(std::string& error, ErrorCode& code, const std::string& what, F&& f) {
+  if (!error.empty()) return;
+  try {
+    f();
+  } catch (const Error& e) {
+    error = e.message();
+    code = e.code();
+  } catch (const std::bad_alloc&) {
+    error = what + ": out of memory";
+    code = ErrorCode::OutOfMemory;
+  }
+}
 
 // Gives every rank of comm `root`'s string (collective; the others' s is replaced). For
 // what one rank reads and all must share: a wisdom file, a host name, a remembered choice.

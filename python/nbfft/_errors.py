@@ -7,7 +7,7 @@ Errors of collective calls are raised on every rank; the message then ends with 
 failing rank ("... [rank 2]").
 """
 
-from typing import Callable, List, Optional, Tuple, Type
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Type
 
 from . import _core
 
@@ -114,6 +114,18 @@ def agree(agree_fn: Callable[[int, str], Tuple[int, str]], problem: Optional[Tup
     kind, message = agree_fn(kind, message)
     if kind:
         raise _AGREED[kind - 1](message)
+
+def agree_same(comm: Any, what: str, fields: Sequence[Tuple[str, Any]]) -> None:
+    """Every rank of the mpi4py ``comm`` must pass the same ``fields`` ((name, value)
+    pairs): otherwise RanksDisagree on every rank naming the first that differs and two
+    ranks' values, as C++'s check_same. Collective (one allgather)."""
+    every = comm.allgather([v for _, v in fields])
+    for i, (name, mine) in enumerate(fields):
+        for r, values in enumerate(every):
+            if values[i] != every[0][i]:
+                raise RanksDisagree("{}: ranks disagree on {}: rank 0 has {!r}, rank {} has {!r} (it must be the "
+                                    "same on every rank)".format(what, name, every[0][i], r, values[i]))
+
 
 for _k in [Error, ArgumentTypeError] + list(_BY_CODE.values()):
     _k.__module__ = "nbfft"  # shown as nbfft.InvalidArgument in tracebacks

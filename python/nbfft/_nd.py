@@ -16,7 +16,7 @@ import numpy as np
 from . import _core, _lifetime
 from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, per_axis_arg, problem_of,
                     rank_arg, real_arg)
-from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
+from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import aligned_empty
 
@@ -776,6 +776,8 @@ class NdPlan:
             shape, dt = (self._out[1], self._out_dtype) if out else (self._in[1], self._in_dtype)
             problem = self._check("NdPlan.gather", a, shape, dt, False, "a") or self._root_problem("NdPlan.gather", root)
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        # Roots valid on each rank but not the same would pair sends with no receive: agreed.
+        agree_same(self._comm, "NdPlan.gather", [("root", None if root is None else int(root)), ("space", space)])
         comm, me = self._comm, self._comm.rank
         at = 0 if root is None else int(root)
         g = None
@@ -841,6 +843,7 @@ class NdPlan:
         if problem is None and out is not None:
             problem = self._check("NdPlan.scatter", out, shape, dt, True, "out")
         agree(lambda k, msg: _core.agree(handle_of(self.mpi_comm), k, msg), problem)
+        agree_same(self._comm, "NdPlan.scatter", [("root", int(root)), ("space", space)])
         if out is None:
             out = np.empty(shape, dt)
         comm = self._comm

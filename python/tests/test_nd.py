@@ -109,6 +109,23 @@ def test_gather_scatter(root):
             assert p.scatter(g if COMM.rank == at else None, root=at, out=out) is out
 
 
+@pytest.mark.skipif(P < 2, reason="needs two ranks to disagree")
+def test_gather_scatter_roots_that_differ_fail_on_every_rank():
+    """Roots each valid on their own but not the same (or another space) would pair sends
+    with no receive: RanksDisagree on every rank, never a hang."""
+    shape = (6, 4, 5)
+    g = global_array(shape, np.float64)
+    with nbfft.NdPlan(COMM, shape, grid=(P, 1, 1)) as p:
+        u = np.ascontiguousarray(g[p.in_slices])
+        e = raises_everywhere(nbfft.RanksDisagree, lambda: p.gather(u, root=0 if COMM.rank == 0 else 1))
+        assert "ranks disagree on root" in str(e)
+        e = raises_everywhere(nbfft.RanksDisagree, lambda: p.gather(u, root=None if COMM.rank == 0 else 0))
+        assert "ranks disagree on root" in str(e)
+        e = raises_everywhere(nbfft.RanksDisagree, lambda: p.scatter(g, root=COMM.rank % 2))
+        assert "ranks disagree on root" in str(e)
+        assert all_ranks(np.array_equal(p.scatter(g if COMM.rank == 0 else None, root=0), u))  # still usable
+
+
 def test_boxes_and_wavenumbers():
     shape, axes = (6, 5, 8), (0, 2)          # channel: kz, y, kx
     L = (2.0, 1.0, 3.0)
@@ -384,6 +401,19 @@ def test_errors_on_every_rank():
     raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(COMM, (3, 4, 5), batch_axis="0"))
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (3, 4), output_order="sideways"))
     assert "output_order" in str(e)
+
+
+def test_sizes_that_overflow_or_cannot_be_allocated():
+    """Shapes whose element counts overflow are refused before anything is allocated, naming the
+    shape (C++'s check; extents beyond 2**62 Python's own); one no rank can allocate is OutOfMemory."""
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**40, 2**40)))
+    assert "shape 1099511627776x1099511627776: 2^80 elements overflow a 64-bit count" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**31, 2**31, 4)))  # the 3-D plan's case
+    assert "2^64 elements overflow" in str(e)
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(COMM, (2**70, 4)))
+    assert "shape[0] must be in [1, 2**62]" in str(e)
+    e = raises_everywhere(nbfft.OutOfMemory, lambda: nbfft.NdPlan(COMM, (2**46, 2), axes=(1,), dtype=np.complex128))
+    assert "cannot allocate" in str(e) and isinstance(e, MemoryError)
 
 
 def test_tuned_plan_matches_numpy_and_reports():

@@ -1,8 +1,9 @@
 ! N-D plans through the Fortran module (nbfft_nd_*): arrays of rank 2 to 5 in Fortran order
 ! (dimension 1 fastest), transforms along chosen dimensions, r2c and c2c, each forward
 ! against a serial DFT of the whole array and backward to the input; then an array declared
-! in another order on one rank only, a Fortran axis out of range and a bad option, each
-! failing every rank with a message naming it. Stops with a non-zero code on any failure.
+! in another order on one rank only, a Fortran axis out of range, a bad option and a shape
+! whose element count overflows, each failing every rank with a message naming it. Stops
+! with a non-zero code on any failure.
 program fortran_nd
   use mpi
   use nbfft
@@ -357,6 +358,11 @@ contains
     call expect_error(st, "repeated", "a repeated dimension")
     call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [4, 5], options="norm=sideways", status=st)
     call expect_error(st, "norm='sideways'", "a bad option")
+    ! A shape whose element count overflows: refused before anything is allocated, naming the
+    ! shape (C order, as nd::Plan sees it), the message of every front end.
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [2**30, 2**30, 2**30], status=st)
+    call expect_error(st, "shape 1073741824x1073741824x1073741824: 2^90 elements overflow a 64-bit count", &
+                      "a shape whose element count overflows")
     ! A transposed spectrum declared in the boxes' order (not the memory order) is refused.
     call nbfft_nd_plan_create(p, MPI_COMM_WORLD, [7, 6], options="output_order=transposed")
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo(1:2), hi(1:2))

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -192,6 +193,79 @@ TEST(NdUserBoxes, ThePlansOwnBlocksAreNotReshaped) {
   Plan same(MPI_COMM_WORLD, s, {0, 1}, own.in_box(), own.out_box());
   EXPECT_FALSE(same.user_boxes());
   EXPECT_EQ(same.describe(), own.describe());
+}
+
+// A lean plan with user boxes runs its calls in place: the caller's array holds the
+// caller's blocks, each field is staged in the plan's own array of its in-place size. On nd's
+// own steps (2-D; 3-D with use_3d_plan off) and on the 3-D plan (3-D over all axes), one
+// field, several and split phase, bit for bit the default plan's results on the same boxes;
+// out of place and a short array are refused on every rank. (Before, the plan kept the
+// default arrays on nd's steps, and on the 3-D plan every in-place call failed.)
+TEST(NdUserBoxes, LeanInPlace) {
+  const int r = world_rank(), P = world_size();
+  for (const Shape& s : {Shape{6, 10}, Shape{6, 5, 8}})
+    for (const bool use_3d : {true, false}) {
+      if (s.size() == 2 && !use_3d) continue;
+      Options o;
+      o.use_3d_plan = use_3d;
+      std::vector<int> axes(s.size());
+      std::iota(axes.begin(), axes.end(), 0);
+      Shape spectrum = s;
+      spectrum.back() = s.back() / 2 + 1;
+      const Box in = slab(s, 1, r), out = slab(spectrum, 0, r, true);
+      Plan plain(MPI_COMM_WORLD, s, axes, in, out, o);
+      o.lean_workspace = true;
+      Plan lean(MPI_COMM_WORLD, s, axes, in, out, o);
+      SCOPED_TRACE(lean.describe());
+      EXPECT_EQ(lean.uses_3d_plan(), plain.uses_3d_plan());
+      // The 3-D plan may keep its default arrays for its own reasons (one rank: its layout).
+      const bool is_lean = lean.lean_workspace();
+      if (!lean.uses_3d_plan()) {
+        ASSERT_TRUE(is_lean);
+      }
+      EXPECT_NE(lean.describe().find(is_lean ? "lean workspace (in place only)" : "not lean (the 3-D plan's layout)"),
+                std::string::npos);
+      EXPECT_EQ(lean.in_box(), in);
+      EXPECT_EQ(lean.out_box(), out);
+      const std::size_t ni = lean.in_count(), no = lean.out_count();
+      EXPECT_EQ(lean.inplace_bytes(), std::max(ni * sizeof(double), no * sizeof(cplx)));
+      // Two fields, each in its own in-place array, against the default plan out of place.
+      const std::size_t nc = lean.inplace_bytes() / sizeof(cplx) + 1;
+      std::vector<std::vector<cplx>> w(2, std::vector<cplx>(nc));
+      std::vector<std::vector<double>> u(2, std::vector<double>(ni)), v = u;
+      std::vector<std::vector<cplx>> uh(2, std::vector<cplx>(no));
+      for (std::size_t f = 0; f < 2; ++f) {
+        for_each(in, [&](const Shape& g, std::int64_t at) {
+          u[f][static_cast<std::size_t>(at)] = (1.0 + f) * value(s, g, false).real();
+        });
+        plain.forward(u[f].data(), ni, uh[f].data(), no);
+        plain.backward(uh[f].data(), no, v[f].data(), ni);
+      }
+      auto* w0r = reinterpret_cast<double*>(w[0].data());
+      std::copy(u[0].begin(), u[0].end(), w0r);
+      lean.forward(w0r, 2 * nc, w[0].data(), nc);
+      EXPECT_TRUE(std::equal(uh[0].begin(), uh[0].end(), w[0].begin())) << "forward";
+      lean.backward(w[0].data(), nc, w0r, 2 * nc);
+      EXPECT_TRUE(std::equal(v[0].begin(), v[0].end(), w0r)) << "backward";
+      for (std::size_t f = 0; f < 2; ++f) std::copy(u[f].begin(), u[f].end(), reinterpret_cast<double*>(w[f].data()));
+      std::vector<double*> wr{w0r, reinterpret_cast<double*>(w[1].data())};
+      std::vector<cplx*> wc{w[0].data(), w[1].data()};
+      lean.forward_many(wr, 2 * nc, wc, nc);
+      for (std::size_t f = 0; f < 2; ++f) {
+        EXPECT_TRUE(std::equal(uh[f].begin(), uh[f].end(), w[f].begin())) << "forward_many field " << f;
+      }
+      auto t = lean.backward_start(wc[1], nc, wr[1], 2 * nc);
+      t.wait();
+      EXPECT_TRUE(std::equal(v[1].begin(), v[1].end(), wr[1])) << "split-phase backward";
+      // Out of place, and an in-place array short of the caller's blocks on one rank.
+      std::vector<cplx> other(nc);
+      if (is_lean)
+        expect_error([&] { lean.forward(w0r, 2 * nc, other.data(), nc); }, nbfft::ErrorCode::InvalidArgument,
+                     "transforms in place only");
+      const std::size_t need = lean.inplace_bytes(), have = r == P - 1 && need > 0 ? need - 8 : need;
+      expect_error([&] { lean.forward(w0r, have / sizeof(double), w[0].data(), have / sizeof(cplx)); },
+                   nbfft::ErrorCode::InvalidArgument, "array has");
+    }
 }
 
 TEST(NdUserBoxes, Errors) {

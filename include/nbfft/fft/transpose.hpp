@@ -32,8 +32,10 @@
 // pencil. In place (the same pointer as in and out) works when the array holds both pencils;
 // partly overlapping arrays are an error. Each call is collective over the communicator:
 // every rank makes the same calls in the same order with the same element size and number
-// of fields; a short array, a pair of pencils this grid cannot transpose directly, or ranks
-// in different calls are an nbfft::Error on every rank (RanksDisagree for the last).
+// of fields; a short array, a pencil that is not X, Y or Z, a pair of pencils this grid
+// cannot transpose directly, an element size whose bytes cannot be addressed, buffers that
+// cannot be allocated (OutOfMemory), or ranks in different calls are an nbfft::Error on every
+// rank (RanksDisagree for the last). A moved-from Pencils' members throw InvalidState.
 //
 // The exchanges run on the transports of Options (the plan's option strings: "blocking",
 // "pairwise:4@thread", "rma", ...); the thread engine moves a started transpose by itself,
@@ -162,6 +164,20 @@ class Pencils {
                             void* const* out, std::size_t out_bytes, std::size_t elem) const {
     many_bytes(from, to, nv, in, in_bytes, nv, out, out_bytes, elem);
   }
+
+  // Buffers: a transpose in flight holds one set of send and receive buffers of its pair of
+  // pencils and element size; sets are pooled and made when a call finds too few free (the
+  // ranks agree on it in the call's own agreement, and make the same number).
+  // free_buffers: the sets of from<->to for elem-byte elements free on this rank now. Local.
+  std::size_t free_buffers(Pencil from, Pencil to, std::size_t elem) const;
+  // Makes sets now so that `transposes` such transposes can start on this rank without making
+  // any; every rank makes the most that any rank lacks. Collective over this object's ranks,
+  // or over agree_on: a communicator holding them, every rank of which calls reserve_bytes
+  // here (on a Pencils of its own: nbfft's N-D plan reserves each exchange's buffers over the
+  // plan's ranks); a failed allocation is OutOfMemory on every rank of it. InvalidArgument: a
+  // pair this grid cannot transpose, an element size whose buffers cannot be addressed.
+  void reserve_bytes(Pencil from, Pencil to, std::size_t elem, std::size_t transposes,
+                     MPI_Comm agree_on = MPI_COMM_NULL) const;
 
   // Grid, boxes and transports (this rank's view).
   friend std::ostream& operator<<(std::ostream& os, const Pencils& p);

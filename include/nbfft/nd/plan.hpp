@@ -130,9 +130,11 @@ struct Options {
   // array instead of two (and, with real input, a third for it) and uses the caller's array
   // as the other, so every call must run in place: the same array as input and output, of
   // at least inplace_bytes() (the larger of the two sizes, or of the stages between where a
-  // stage is larger); otherwise an error on every rank. A plan with a batch axis or user
-  // boxes keeps the default arrays; describe() says why. A 3-D plan over all axes passes it
-  // to the 3-D plan. Exchanges keep their own send and receive buffers.
+  // stage is larger); otherwise an error on every rank. A plan with a batch axis keeps the
+  // default arrays; describe() says why. With user boxes the caller's array holds only the
+  // caller's blocks: each call stages every field in one array of the plan's in-place size
+  // (the reshapes fill and empty it) and transforms there, in place. A 3-D plan over all axes
+  // passes it to the 3-D plan. Exchanges keep their own send and receive buffers.
   bool lean_workspace = false;
   // Plan-time tuning (nbfft/nd/tune.hpp): none, or quick / thorough / exhaustive. The plan
   // then times candidate grids, transports and fields in flight on the caller's ranks for
@@ -150,7 +152,10 @@ class Plan {
  public:
   // Collective over comm. Throws nbfft::Error on every rank for an axis out of range or
   // repeated, a non-positive extent, ranks that disagree on the shape, axes or options, a
-  // grid of the wrong length or product, or a decomposition that cannot be made.
+  // grid of the wrong length or product, or a decomposition that cannot be made; for a shape
+  // whose element count overflows or passes 2^56 - 1 (InvalidArgument, before anything is
+  // allocated) and work arrays that cannot be allocated (OutOfMemory). A moved-from plan's
+  // members throw InvalidState.
   Plan(MPI_Comm comm, std::vector<std::int64_t> shape, std::vector<int> axes, const Options& options = {});
   Plan(MPI_Comm comm, std::vector<std::int64_t> shape);  // every axis, default Options
   // User boxes: this rank's block of the input array (in_box) and of the spectrum (out_box)
@@ -239,8 +244,10 @@ class Plan {
   // wait() runs the rest. wait() is collective when the plan has more than one exchange, or
   // the call several fields (the later exchanges start there): then every rank waits its
   // Pendings in the same order. Other calls of the plan may run meanwhile (they hold the
-  // plan's work arrays only while they run; so does wait). The arrays and the plan must
-  // outlive the Pending; destroying an active Pending waits for it.
+  // plan's work arrays only while they run; so does wait). A collective wait agrees first
+  // on which transform it finishes (in start order): ranks out of step get RanksDisagree and
+  // the transform stays active. The arrays and the plan must outlive the Pending;
+  // destroying an active Pending waits for it.
   class Pending {
    public:
     Pending();
@@ -303,6 +310,7 @@ class Plan {
             std::size_t in_n, std::size_t nv_out, void* const* out, std::size_t out_n) const;
   Pending start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n, void* out,
                 std::size_t out_n) const;
+  const Impl& impl() const;  // throws InvalidState on a moved-from plan
   std::unique_ptr<Impl> impl_;
 };
 
