@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,6 +126,16 @@ std::string shape_text(const std::array<hsize_t, 3>& d) {
 }
 
 bool natural_order(const fft::Box3& b) { return b.order == std::array<int, 3>{0, 1, 2}; }
+
+// NBFFT_IO_OWN_WRITES=0 sends every write() through HDF5's collective transfer (tests,
+// comparisons); otherwise a box of long runs is written by its rank itself (write_runs).
+bool own_writes_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("NBFFT_IO_OWN_WRITES");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
 
 // Copies planes z0 .. z0+nzp of a box between the plan's memory order and the file's
 // (z, y, x) order, a row of x at a time when x is the fastest dimension in memory (both of
@@ -634,6 +645,86 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
   return sum;
 }
 
+// Whether this rank's box of a contiguous dataset in natural order lies in the file as
+// runs long enough to write them itself (write_runs): at least 64 KiB each
+// (NBFFT_IO_RUN_BYTES overrides it: tests), at most kMaxRuns of them. Local; write()
+// agrees on it.
+constexpr std::int64_t kMaxRuns = 16384;
+std::int64_t min_run_bytes() {
+  static const std::int64_t v = [] {
+    const char* e = std::getenv("NBFFT_IO_RUN_BYTES");
+    return e ? std::atoll(e) : std::int64_t(64) << 10;
+  }();
+  return v;
+}
+bool long_runs(const Layout& l, std::size_t es) {
+  const fft::Box3& b = l.box;
+  if (!natural_order(b)) return false;
+  if (b.empty()) return true;
+  const bool whole_x = b.n[0] == std::int64_t(l.dims[2]), whole_y = whole_x && b.n[1] == std::int64_t(l.dims[1]);
+  const std::int64_t run = whole_y ? b.n[0] * b.n[1] * b.n[2] : whole_x ? b.n[0] * b.n[1] : b.n[0];
+  const std::int64_t runs = b.n[0] * b.n[1] * b.n[2] / run;
+  return run * std::int64_t(es) >= min_run_bytes() && runs <= kMaxRuns;
+}
+
+// write()'s transfer where every rank's box lies in long runs of a contiguous dataset at
+// file byte `offset` (long_runs): each rank writes its own runs with pwrite on a
+// descriptor of its own, a few planes at a time, taking each piece's checksum terms just
+// before, while the piece is in cache: one pass over the array where the checksum then
+// HDF5's collective write made two, and no exchange between the ranks (their runs are
+// disjoint; the file system orders them). HDF5 never writes a contiguous dataset's bytes
+// itself (no fill values), so its metadata and these bytes meet nowhere; close() fsyncs
+// the file (H5Options::sync) before the rename. Returns this rank's checksum terms.
+std::uint64_t write_runs(const std::string& file, haddr_t offset, const Layout& l, Dtype dtype, const void* data,
+                         const std::string& what) {
+  const fft::Box3& b = l.box;
+  if (b.empty()) return 0;
+  const std::size_t es = elem_size(dtype);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorCode::Io, what + ": opening it: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  const std::int64_t nx = std::int64_t(l.dims[2]), ny = std::int64_t(l.dims[1]);
+  const std::int64_t plane = b.n[0] * b.n[1];  // elements of one z plane of the box
+  const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t(2) << 20) / std::max<std::int64_t>(1, plane * std::int64_t(es)));
+  const bool whole_x = b.n[0] == nx, whole_y = whole_x && b.n[1] == ny;
+  const char* base = static_cast<const char*>(data);
+  const auto put = [&](const char* from, std::size_t bytes, std::uint64_t at) {
+    while (bytes > 0) {
+      const ssize_t w = ::pwrite(fd, from, bytes, off_t(at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        rlimit lim{};
+        const bool past_limit = errno == EFBIG && getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY;
+        throw Error(ErrorCode::Io, what + ": " + (w < 0 ? std::strerror(errno) : "nothing written") +
+                                       (past_limit ? " (this process's file size limit, ulimit -f, is " +
+                                                         std::to_string(std::uint64_t(lim.rlim_cur)) + " bytes)"
+                                                   : ""));
+      }
+      from += w;
+      at += std::uint64_t(w);
+      bytes -= std::size_t(w);
+    }
+  };
+  std::uint64_t sum = 0;
+  for (std::int64_t z0 = 0; z0 < b.n[2]; z0 += per) {
+    const std::int64_t nz = std::min(per, b.n[2] - z0);
+    const char* piece = base + std::size_t(z0 * plane) * es;
+    sum += part_checksum(l, z0, nz, dtype, piece);
+    for (std::int64_t z = z0; z < z0 + nz; z += whole_y ? nz : 1) {
+      for (std::int64_t y = 0; y < (whole_x ? 1 : b.n[1]); ++y) {
+        const std::int64_t first = ((b.lo[2] + z) * ny + b.lo[1] + y) * nx + b.lo[0];  // element in the file
+        const std::int64_t run = whole_y ? nz * plane : whole_x ? plane : b.n[0];
+        put(base + std::size_t((z * b.n[1] + y) * b.n[0]) * es, std::size_t(run) * es,
+            std::uint64_t(offset) + std::uint64_t(first) * es);
+      }
+    }
+  }
+  return sum;
+}
+
 // The global checksum: the sum of every rank's terms (collective).
 std::uint64_t global_checksum(std::uint64_t mine, MPI_Comm comm) {
   std::uint64_t all = 0;
@@ -762,11 +853,21 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
+  // Every rank's box in long runs of a contiguous dataset: each rank writes its own
+  // (write_runs), else HDF5's collective transfer (agreed: that one is collective).
+  int own_runs = m.options.chunk[0] == 0 && long_runs(l, elem_size(dtype)) && own_writes_enabled() ? 1 : 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &own_runs, 1, MPI_INT, MPI_MIN, m.comm), "MPI_Allreduce");
   std::uint64_t mine = 0;
   try {
     mine = agree(m.comm, [&] {
-      return move_box(dset, l, dtype, const_cast<void*>(data), true, pieces,
-                      "H5File::write: writing " + where + " in " + m.where(), detail::kChecksumMethod, m.spare_core);
+      const std::string what = "H5File::write: writing " + where + " in " + m.where();
+      if (own_runs) {
+        const haddr_t offset = H5Dget_offset(dset);
+        if (offset == HADDR_UNDEF) throw Error(ErrorCode::Io, what + ": HDF5 gave it no file offset: " + hdf5_reason());
+        return write_runs(m.target(), offset, l, dtype, data, what);
+      }
+      return move_box(dset, l, dtype, const_cast<void*>(data), true, pieces, what, detail::kChecksumMethod,
+                      m.spare_core);
     });
   } catch (...) {
     m.broken = true;
