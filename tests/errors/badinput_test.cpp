@@ -212,7 +212,7 @@ TEST(SplitPhase, StartTwiceOnOneWorkspace) {
   std::vector<Cplx> a(plan.out_count()), b(plan.out_count());
   Plan::Pending p = plan.forward_start(s.in.data(), s.in.size(), a.data(), a.size(), ws);
   expect_error([&] { plan.forward_start(s.in.data(), s.in.size(), b.data(), b.size(), ws); }, ErrorCode::InvalidState,
-               "in use");
+               "a forward_start that was not waited for");
   p.wait();
   expect_error([&] { p.wait(); }, ErrorCode::InvalidState, "already waited");
   EXPECT_TRUE(all_ranks(a == s.ref));

