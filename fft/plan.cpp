@@ -373,6 +373,10 @@ std::size_t Plan::workspace_bytes() const {
 
 const TuneReport* Plan::tune_report() const { return impl().tune_report.get(); }
 
+void Plan::agree_check(const std::string& local_error, ErrorCode code) const {
+  agree_message(impl().comm, local_error, code);
+}
+
 bool Plan::lean_workspace() const {
   return impl().visit([](const auto& t) { return t.tr->lean(); });
 }

@@ -120,5 +120,79 @@ TEST(BusyWorkspace, SameThreadReuseNamesTheMissingWait) {
   EXPECT_LT(worst, 1e-12);
 }
 
+// ---- batch counts beyond memory ---------------------------------------------------------
+
+TEST(Batch, CountBeyondTheBuffers) {
+  Fixture s;
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  // Counts whose bytes overflow: OutOfMemory ("cannot be addressed"); counts that fit an
+  // address but not the buffers: InvalidArgument naming both sizes. Never std::bad_alloc.
+  for (std::size_t nv : {most, most / 2, std::size_t{1} << 40, std::size_t{2}}) {
+    const bool overflows = nv > most / s.plan.inplace_bytes();
+    const ErrorCode kind = overflows ? ErrorCode::OutOfMemory : ErrorCode::InvalidArgument;
+    const std::string needle = std::to_string(nv) + " fields of";
+    expect_error([&] { forward_batch(s.plan, nv, s.in.data(), s.in.size(), s.a.data(), s.a.size()); }, kind,
+                 needle);
+    expect_error([&] { backward_batch(s.plan, nv, s.ref.data(), s.ref.size(), s.in.data(), s.in.size()); }, kind,
+                 needle);
+    std::vector<Cplx> io(s.plan.inplace_bytes() / sizeof(Cplx) + 1);
+    expect_error([&] { forward_batch_bytes(s.plan, nv, io.data(), s.plan.inplace_bytes(), io.data(),
+                                           s.plan.inplace_bytes()); },
+                 kind, overflows ? needle : "the in-place buffer has");
+  }
+  // One rank's buffers short: every rank fails with its message.
+  const std::size_t have = world_rank() == world_size() - 1 ? s.in.size() : 2 * s.in.size();
+  std::vector<double> two(2 * s.in.size());
+  std::vector<Cplx> out(2 * s.a.size());
+  expect_error([&] { forward_batch(s.plan, 2, two.data(), have, out.data(), out.size()); },
+               ErrorCode::InvalidArgument, "the input buffer has");
+  forward_batch(s.plan, 1, s.in.data(), s.in.size(), s.b.data(), s.b.size());
+  EXPECT_TRUE(all_ranks(s.b == s.ref));
+}
+
+// ---- wavenumber box lengths ---------------------------------------------------------------
+
+TEST(Wavenumbers, LengthMustBePositiveAndFinite) {
+  Fixture s;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (double bad : {inf, -inf, nan, -1.0, 0.0, -0.0, 1e-320})
+    for (int d = 0; d < 3; ++d) {
+      std::array<double, 3> L{1.0, 2.0, 3.0};
+      L[d] = bad;
+      expect_error([&] { wavenumbers(s.plan, L); }, ErrorCode::InvalidArgument, "length[" + std::to_string(d) + "]");
+    }
+  const auto k = wavenumbers(s.plan, {1e300, 1e-300, 2.0});
+  bool finite = true;
+  for (const auto& axis : k)
+    for (double v : axis) finite = finite && std::isfinite(v);
+  EXPECT_TRUE(finite);
+}
+
+// ---- grids too large to address ---------------------------------------------------------
+
+TEST(Grids, HugeGridNamesTheGridNotPadding) {
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  for (const Grid& n : {Grid{big, 1, 1}, Grid{1, big, 1}, Grid{1, 1, big}, Grid{big, big, big},
+                        Grid{(std::int64_t{1} << 62) + 1, 2, 2}, Grid{3000000, 3000000, 3000000}}) {
+    expect_error([&] { Plan(MPI_COMM_WORLD, n, quick()); }, ErrorCode::OutOfMemory, "cannot be addressed", "padding");
+    Options c = quick();
+    c.transform = TransformKind::C2C;
+    expect_error([&] { Plan(MPI_COMM_WORLD, n, c); }, ErrorCode::OutOfMemory, "cannot be addressed", "padding");
+  }
+  // Padding the user asked for is named as such.
+  Options p = quick();
+  p.padding = {2.0, 1.0, 1.0};
+  expect_error([&] { Plan(MPI_COMM_WORLD, {(std::int64_t{1} << 62) - 1, 2, 2}, p); }, ErrorCode::InvalidArgument,
+               "padding 2 along x");
+}
+
+TEST(Grids, HugeGridWithTuningFailsBeforeTheTrials) {
+  Options o = quick();
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 5;
+  expect_error([&] { Plan(MPI_COMM_WORLD, {3000000, 3000000, 3000000}, o); }, ErrorCode::OutOfMemory,
+               "cannot be addressed", "padding");
+}
+
 }  // namespace
 }  // namespace nbfft::fft::test
