@@ -38,6 +38,15 @@ void set_last_error(std::string message) noexcept {
   }
 }
 
+MPI_Comm comm_of_fortran(const char* what, MPI_Fint comm) {
+  nbfft::check_mpi_running(what);
+  const MPI_Comm c = MPI_Comm_f2c(comm);
+  if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+    throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
+                nbfft::ErrorCode::Mpi);
+  return c;
+}
+
 namespace {
 
 using fft::Layout;
@@ -359,13 +368,7 @@ nbfft_status nbfft_plan_create(MPI_Comm comm, const int64_t n[3], nbfft_options 
 
 nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
   return guard("nbfft_plan_create_f", [&] {
-    nbfft::check_mpi_running("nbfft_plan_create_f");
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
-    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
-      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
-                  nbfft::ErrorCode::Mpi);
-    create_plan(c, n, options, plan);
+    create_plan(comm_of_fortran("nbfft_plan_create_f", comm), n, options, plan);
   });
 }
 
@@ -383,13 +386,8 @@ nbfft_status nbfft_plan_create_boxes_f(MPI_Fint comm, const int64_t n[3], const 
                                        const int64_t out_n[3], const int out_order[3], nbfft_options options,
                                        nbfft_plan* plan) {
   return guard("nbfft_plan_create_boxes_f", [&] {
-    nbfft::check_mpi_running("nbfft_plan_create_boxes_f");
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
-      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
-                  nbfft::ErrorCode::Mpi);
     const BoxArgs b{in_lo, in_n, in_order, out_lo, out_n, out_order};
-    create_plan(c, n, options, plan, &b);
+    create_plan(comm_of_fortran("nbfft_plan_create_boxes_f", comm), n, options, plan, &b);
   });
 }
 
@@ -493,6 +491,12 @@ nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, si
 nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error) {
   return guard(what && *what ? what : "nbfft_plan_agree", [&] {
     nbfft::agree_message(plan_of(plan).comm, error ? error : "");
+  });
+}
+
+nbfft_status nbfft_comm_agree_f(MPI_Fint comm, const char* what, const char* error) {
+  return guard(what && *what ? what : "nbfft_comm_agree_f", [&] {
+    nbfft::agree_message(comm_of_fortran("nbfft_comm_agree_f", comm), error ? error : "");
   });
 }
 
