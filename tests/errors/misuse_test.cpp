@@ -8,6 +8,7 @@
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/field.hpp"
 #include "../fft/fft_test_util.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -25,25 +25,6 @@ namespace {
 
 using Grid = std::array<std::int64_t, 3>;
 using Cplx = std::complex<double>;
-
-// fn() must throw an Error of `kind` whose message contains `needle` and not `never`.
-void expect_error(const std::function<void()>& fn, ErrorCode kind, const std::string& needle,
-                  const std::string& never = "") {
-  try {
-    fn();
-    ADD_FAILURE() << "rank " << world_rank() << ": no error; expected one naming '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(kind)) << "rank " << world_rank() << ": " << e.what();
-    EXPECT_NE(e.message().find(needle), std::string::npos)
-        << "rank " << world_rank() << ": '" << e.message() << "' does not name '" << needle << "'";
-    if (!never.empty()) {
-      EXPECT_EQ(e.message().find(never), std::string::npos)
-          << "rank " << world_rank() << ": '" << e.message() << "' speaks of '" << never << "'";
-    }
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "rank " << world_rank() << ": not nbfft's error but " << typeid(e).name() << ": " << e.what();
-  }
-}
 
 bool all_ranks(bool mine) {
   int ok = mine ? 1 : 0, all = 0;
