@@ -43,6 +43,9 @@ void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string(what) + " failed", ErrorCode::Mpi);
 }
 
+// The most transposes in flight per pool (pair of pencils, element size).
+constexpr int kMaxSlots = 64;
+
 // Buffers and collectives of one transpose in flight.
 struct Slot {
   std::vector<Byte> buf[2];
@@ -120,15 +123,39 @@ struct Pencils::Impl {
     return pools.emplace(key, std::move(p)).first->second;
   }
 
-  // A free slot of the pool (a new one when all are in flight).
-  static std::shared_ptr<Slot> slot(Pool& p) {
-    for (auto& s : p.slots)
-      if (!s->busy) return s;
-    auto s = std::make_shared<Slot>();
-    for (int side = 0; side < 2; ++side) s->buf[side].resize(static_cast<std::size_t>(p.ex->buffer_elems(side)));
-    for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
-    p.slots.push_back(s);
-    return s;
+  // Which slots of the pool of (pair, elem) are free on this rank: 1 free, 0 busy or not
+  // made (kMaxSlots entries; none before the pool's first call).
+  std::vector<std::uint64_t> free_slots(int pair, std::size_t elem) const {
+    std::vector<std::uint64_t> f(kMaxSlots, 0);
+    const auto it = pools.find(std::make_pair(pair, elem));
+    if (it != pools.end())
+      for (std::size_t k = 0; k < it->second.slots.size(); ++k) f[k] = it->second.slots[k]->busy ? 0 : 1;
+    return f;
+  }
+
+  // `sets` slots of the pool for one call, the same ones on every rank: `common` (agreed
+  // with the call: free_slots' minimum over the ranks) says which are free everywhere; the
+  // rest are made here, on every rank alike. A rank's own free slot will not do: ranks hold
+  // different transposes in flight (waits are local), and a slot's collectives are its own
+  // (`replace` runs on a communicator per slot), so ranks in different slots would wait on
+  // each other for ever; and making a slot binds collectives, collective itself for some
+  // algorithms (`replace` duplicates a communicator, `persistent` is MPI-4's
+  // Alltoallv_init).
+  std::vector<std::shared_ptr<Slot>> slots_for(Pool& p, const std::vector<std::uint64_t>& common, int sets) {
+    std::vector<std::shared_ptr<Slot>> out;
+    for (std::size_t k = 0; k < p.slots.size() && static_cast<int>(out.size()) < sets; ++k)
+      if (common[k]) out.push_back(p.slots[k]);
+    while (static_cast<int>(out.size()) < sets) {
+      if (p.slots.size() >= static_cast<std::size_t>(kMaxSlots))  // the same count on every rank: agreed
+        throw Error("Pencils: " + std::to_string(kMaxSlots) + " transposes of these pencils are in flight, the most "
+                    "at once; wait for some first", ErrorCode::InvalidState);
+      auto s = std::make_shared<Slot>();
+      for (int side = 0; side < 2; ++side) s->buf[side].resize(static_cast<std::size_t>(p.ex->buffer_elems(side)));
+      for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
+      p.slots.push_back(s);
+      out.push_back(std::move(s));
+    }
+    return out;
   }
 };
 
@@ -154,6 +181,13 @@ struct Pencils::Pending::Impl {
 };
 
 namespace {
+
+// The pool index of a pair of pencils: 0 X<->Y, 1 Y<->Z, 2 X<->Z.
+int pair_of(Pencil from, Pencil to) {
+  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
+  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
+  return lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+}
 
 // Packs `in` (this rank's send-side pencil, z planes) into the slot and starts the exchange.
 std::unique_ptr<Pencils::Pending::Impl> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
@@ -304,19 +338,21 @@ void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* 
     for (std::size_t l = 0; err.empty() && l < k; ++l)
       if (out[l] == out[k] && need(to) > 0) err = call + ": fields " + std::to_string(l) + " and " + std::to_string(k) + " write the same array";
   }
-  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                 {"the number of fields", std::to_string(nv_in)}}, err);
-  if (nv_in == 0) return;
-  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
-  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
-  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
-  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
-  Pool& pool = m.pool(pair, elem);
   // Up to F fields in flight: field k is packed and started while fields k-F+1..k-1 travel.
   const std::size_t F = static_cast<std::size_t>(m.opt.fields_in_flight);
+  const int pair = pair_of(from, to);
+  std::vector<std::uint64_t> common = m.free_slots(pair, elem);
+  agree_call_min(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                     {"the number of fields", std::to_string(nv_in)}}, err, common);
+  if (nv_in == 0) return;
+  const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
+  Pool& pool = m.pool(pair, elem);
+  // Field k runs in slot k mod F, free again by then: field k-F finished before it starts.
+  const auto slots = m.slots_for(pool, common, static_cast<int>(std::min(nv_in, F)));
   std::vector<std::unique_ptr<Pending::Impl>> flight(nv_in);
   for (std::size_t k = 0; k < nv_in; ++k) {
-    flight[k] = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in[k]), static_cast<Byte*>(out[k]));
+    flight[k] = begin(pool.ex, slots[k % slots.size()], dir, static_cast<const Byte*>(in[k]),
+                      static_cast<Byte*>(out[k]));
     if (k + 1 >= F) flight[k + 1 - F]->finish();
   }
   for (std::size_t k = nv_in >= F ? nv_in + 1 - F : 0; k < nv_in; ++k) flight[k]->finish();
@@ -337,15 +373,15 @@ Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, st
   else
     err = field_error(call, in, in_bytes, static_cast<std::size_t>(m.box[static_cast<int>(from)].count()) * elem, out,
                       out_bytes, static_cast<std::size_t>(m.box[static_cast<int>(to)].count()) * elem);
-  agree_call(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                 {"the number of fields", "1"}}, err);
-  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
-  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
-  const int pair = lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+  const int pair = pair_of(from, to);
+  std::vector<std::uint64_t> common = m.free_slots(pair, elem);
+  agree_call_min(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                     {"the number of fields", "1"}}, err, common);
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
   Pool& pool = m.pool(pair, elem);
   Pending p;
-  p.impl_ = begin(pool.ex, Impl::slot(pool), dir, static_cast<const Byte*>(in), static_cast<Byte*>(out));
+  p.impl_ = begin(pool.ex, m.slots_for(pool, common, 1).front(), dir, static_cast<const Byte*>(in),
+                  static_cast<Byte*>(out));
   return p;
 }
 

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <type_traits>
@@ -82,6 +83,12 @@ void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call
 // collective of its own.
 bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& call,
                     const std::string& local_error, bool flag, ErrorCode code = ErrorCode::InvalidArgument);
+// The same, and in the same allreduce each of `mins` becomes its minimum over the ranks
+// (every rank passes as many; below INT64_MAX, as MPICH compares them signed): per-call
+// facts that must hold on every rank, such as which of a pool's buffer sets is free on
+// all of them (1 free, 0 not: the minimum is 1 where all are).
+void agree_call_min(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
+                    std::vector<std::uint64_t>& mins, ErrorCode code = ErrorCode::InvalidArgument);
 
 // Gives every rank of comm `root`'s string (collective; the others' s is replaced). For
 // what one rank reads and all must share: a wisdom file, a host name, a remembered choice.

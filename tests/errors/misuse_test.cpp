@@ -7,6 +7,7 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/field.hpp"
+#include "nbfft/fft/transpose.hpp"
 #include "../fft/fft_test_util.hpp"
 #include "expect_error.hpp"
 
@@ -99,6 +100,45 @@ TEST(BusyWorkspace, SameThreadReuseNamesTheMissingWait) {
   double e = rel_error(back, s.in), worst = 0;
   MPI_Allreduce(&e, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_LT(worst, 1e-12);
+}
+
+// Pencils pool one set of buffers and collectives per transpose in flight and make a new
+// set when none is free; with an algorithm whose collectives are built collectively
+// (`replace` duplicates a communicator and agrees on a block size; `persistent` is MPI-4's
+// Alltoallv_init) the ranks must make it together. Waits are local, so one rank may have a
+// free set where the others have none: the new set is agreed (it used to be made on the
+// ranks that lacked one only, while the others started the transpose: a hang).
+TEST(BusyWorkspace, PencilsSlotsWhereOnlySomeRanksWaited) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  // The thread engine: a rank's wait completes while the others are already in their next
+  // call (with the caller engine and a schedule of several steps they would have to
+  // progress the first transpose themselves first).
+  for (const char* transport : {"replace@thread", "pairwise:2@thread"}) {
+    Pencils::Options o;
+    o.m1 = world_size();
+    o.m2 = 1;
+    o.transport(transport);
+    const Pencils p(MPI_COMM_WORLD, {8, 6, 5}, o);
+    std::vector<Cplx> x(p.count(Pencil::X)), y1(p.count(Pencil::Y)), y2(y1.size()), back(x.size());
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = Cplx(double(k), double(world_rank()));
+    Pencils::Pending a = p.start(Pencil::X, Pencil::Y, x, y1);
+    if (world_rank() == 0) a.wait();
+    Pencils::Pending b = p.start(Pencil::X, Pencil::Y, x, y2);
+    if (world_rank() != 0) a.wait();
+    b.wait();
+    EXPECT_TRUE(all_ranks(y1 == y2)) << transport;
+    p.transpose(Pencil::Y, Pencil::X, y2, back);
+    EXPECT_TRUE(all_ranks(back == x)) << transport;
+    // transpose_many with two fields in flight while rank 0 still holds one set.
+    Pencils::Pending c = p.start(Pencil::X, Pencil::Y, x, y1);
+    if (world_rank() != 0) c.wait();
+    std::vector<std::vector<Cplx>> ys(3, std::vector<Cplx>(y1.size()));
+    const std::vector<const Cplx*> ins(3, x.data());
+    const std::vector<Cplx*> outs{ys[0].data(), ys[1].data(), ys[2].data()};
+    p.transpose_many(Pencil::X, Pencil::Y, ins, x.size(), outs, y1.size());
+    if (world_rank() == 0) c.wait();
+    EXPECT_TRUE(all_ranks(ys[0] == y1 && ys[2] == y1)) << transport;
+  }
 }
 
 // ---- batch counts beyond memory ---------------------------------------------------------
