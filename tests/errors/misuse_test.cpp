@@ -18,6 +18,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,25 @@ TEST(Grids, HugeGridNamesTheGridNotPadding) {
   p.padding = {2.0, 1.0, 1.0};
   expect_error([&] { Plan(MPI_COMM_WORLD, {(std::int64_t{1} << 62) - 1, 2, 2}, p); }, ErrorCode::InvalidArgument,
                "padding 2 along x");
+}
+
+// User boxes whose bounds overflow int64: lo + n wrapped below the grid's end and a
+// product of huge extents wrapped to 0 points ("empty"), so such boxes passed the checks.
+TEST(Grids, UserBoxBoundsThatOverflow) {
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  const Grid n{8, 8, 8};
+  const int P = world_size(), r = world_rank();
+  Box3 slab{{0, 0, 8 * r / P}, {8, 8, 8 * (r + 1) / P - 8 * r / P}};  // z-slabs tile the grid
+  Box3 far = slab;
+  if (r == 0) far.lo[0] = big - 3;
+  expect_error([&] { Plan(MPI_COMM_WORLD, n, far, std::nullopt, quick()); }, ErrorCode::InvalidArgument,
+               "out of range along x");
+  Box3 wide = slab;
+  if (r == P - 1) wide.n = {std::int64_t{1} << 32, std::int64_t{1} << 32, 1};  // 2^64 points: count() is 0
+  expect_error([&] { Plan(MPI_COMM_WORLD, n, wide, std::nullopt, quick()); }, ErrorCode::InvalidArgument,
+               "out of range along x");
+  const Plan ok(MPI_COMM_WORLD, n, slab, std::nullopt, quick());
+  EXPECT_EQ(ok.in_box(), slab);
 }
 
 TEST(Grids, HugeGridWithTuningFailsBeforeTheTrials) {
