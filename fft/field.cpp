@@ -59,7 +59,14 @@ std::size_t element_bytes(const Plan& plan, Layout layout) {
 
 std::int64_t global_count(const Plan& plan, Layout layout) {
   const Decomposition& d = plan.decomposition();
-  return layout == Layout::Input ? d.m[0] * d.m[1] * d.m[2] : d.xc * d.n[1] * d.n[2];
+  const std::array<std::int64_t, 3> g = layout == Layout::Input ? d.m : std::array<std::int64_t, 3>{d.xc, d.n[1], d.n[2]};
+  std::int64_t count = 1;
+  for (std::int64_t e : g)  // a grid of many ranks may hold more than an int64 counts
+    if (__builtin_mul_overflow(count, e, &count))
+      throw Error("the whole field of grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
+                      std::to_string(g[2]) + " cannot be addressed on one rank",
+                  ErrorCode::OutOfMemory);
+  return count;
 }
 
 namespace detail {
@@ -122,7 +129,13 @@ std::string field_error(MPI_Comm comm, const Plan& plan, Layout layout, const ch
     return w + ": the local buffer has " + std::to_string(local == nullptr ? 0 : local_bytes) +
            " bytes, the box needs " + std::to_string(need_local);
   if (rank == root) {
-    const std::size_t need = static_cast<std::size_t>(global_count(plan, layout)) * e;
+    std::size_t need = 0;
+    try {  // (a message, not a throw: the others are agreeing on it)
+      if (__builtin_mul_overflow(static_cast<std::size_t>(global_count(plan, layout)), e, &need))
+        return w + ": the whole field cannot be addressed on the root";
+    } catch (const Error& x) {
+      return w + ": " + x.message();
+    }
     if (global_bytes < need || global == nullptr)
       return w + ": the global buffer on root has " + std::to_string(global == nullptr ? 0 : global_bytes) +
              " bytes, the whole grid needs " + std::to_string(need);

@@ -103,7 +103,8 @@ void scatter(MPI_Comm comm, const Plan& plan, Layout layout, const T* global, st
   detail::check_element_bytes(plan, layout, sizeof(T), "scatter");
   scatter_bytes(comm, plan, layout, global, global_n * sizeof(T), local, local_n * sizeof(T), root);
 }
-// Elements of the global array of a layout (nx*ny*nz or xc*ny*nz).
+// Elements of the global array of a layout (nx*ny*nz or xc*ny*nz); OutOfMemory where that
+// count exceeds an int64 (a grid spread over many ranks).
 std::int64_t global_count(const Plan& plan, Layout layout);
 
 namespace detail {
