@@ -109,14 +109,20 @@ int run(int argc, char** argv, MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   // Every rank must run the same command with the same options (an MPMD job can differ).
   nbfft::bench::parse_agreed(world, "nbfft-bench", argc, argv, {"help", "markdown"});
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+  if (argc >= 2 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
     if (rank == 0) usage();
     return 0;
   }
+  std::string names;
+  for (const auto& c : commands()) names += std::string(names.empty() ? "" : ", ") + c.name;
+  if (argc < 2) throw nbfft::Error("no command given (one of " + names + "; nbfft-bench --help says more)");
   const Command* cmd = nullptr;
   for (const auto& c : commands())
     if (c.name == std::string(argv[1])) cmd = &c;
-  if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (try nbfft-bench --help)");
+  if (!cmd && std::string(argv[1]).rfind("-", 0) == 0)
+    throw nbfft::Error(std::string("the command comes first, before options like '") + argv[1] + "' (one of " +
+                       names + ")");
+  if (!cmd) throw nbfft::Error(std::string("unknown command '") + argv[1] + "' (one of " + names + ")");
   Args args(argc - 1, argv + 1, {"help", "markdown"});
   if (args.has("help")) {
     if (rank == 0) std::printf("%s", cmd->help);

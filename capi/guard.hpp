@@ -7,6 +7,8 @@
 #include "nbfft/error.hpp"
 #include "nbfft/nbfft.h"
 
+#include <mpi.h>
+
 #include <exception>
 #include <new>
 #include <string>
@@ -14,6 +16,10 @@
 namespace nbfft::capi {
 
 void set_last_error(std::string message) noexcept;
+
+// A Fortran communicator handle as MPI_Comm; a handle that names no communicator is an Mpi
+// Error naming `what` (MPI_Comm_f2c answers MPI_COMM_NULL for it under Open MPI).
+MPI_Comm comm_of_fortran(const char* what, MPI_Fint comm);
 
 template <typename F>
 nbfft_status guard(const char* function, F&& body) noexcept {

@@ -38,6 +38,15 @@ void set_last_error(std::string message) noexcept {
   }
 }
 
+MPI_Comm comm_of_fortran(const char* what, MPI_Fint comm) {
+  nbfft::check_mpi_running(what);
+  const MPI_Comm c = MPI_Comm_f2c(comm);
+  if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
+    throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
+                nbfft::ErrorCode::Mpi);
+  return c;
+}
+
 namespace {
 
 using fft::Layout;
@@ -180,17 +189,6 @@ void check_exact_field(nbfft_plan_s& p, const char* fn, Layout layout, std::size
   });
 }
 
-// Batch buffers must be addressable before any rank splits them into fields.
-void check_batch(nbfft_plan_s& p, fft::Direction d, std::size_t nv, const void* in, const void* out) {
-  agree(p.comm, [&] {
-    const auto s = fft::detail::batch_strides(p.plan, d, in, out);
-    const std::size_t most = s[0] > s[1] ? s[0] : s[1];
-    if (nv > 0 && most > std::numeric_limits<std::size_t>::max() / nv)
-      throw Error(std::to_string(nv) + " fields of " + std::to_string(most) + " bytes cannot be addressed",
-                  ErrorCode::OutOfMemory);
-  });
-}
-
 // The transform calls, one body per call shape; `fn` names the C function in messages.
 nbfft_status transform_one(const char* fn, fft::Direction d, nbfft_plan plan, const void* in, size_t in_bytes,
                            void* out, size_t out_bytes) {
@@ -225,8 +223,7 @@ nbfft_status transform_batch(const char* fn, fft::Direction d, nbfft_plan plan, 
                              size_t in_bytes, void* out, size_t out_bytes) {
   return guard(fn, [&] {
     auto& p = plan_of(plan);
-    check_batch(p, d, nv, in, out);
-    check_exact(p, fn, d, nv, in, in_bytes, out, out_bytes);
+    check_exact(p, fn, d, nv, in, in_bytes, out, out_bytes);  // (a count that cannot be addressed too)
     fft::transform_batch_bytes(p.plan, d, nv, in, in_bytes, out, out_bytes);
   });
 }
@@ -371,13 +368,7 @@ nbfft_status nbfft_plan_create(MPI_Comm comm, const int64_t n[3], nbfft_options 
 
 nbfft_status nbfft_plan_create_f(MPI_Fint comm, const int64_t n[3], nbfft_options options, nbfft_plan* plan) {
   return guard("nbfft_plan_create_f", [&] {
-    nbfft::check_mpi_running("nbfft_plan_create_f");
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
-    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
-      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
-                  nbfft::ErrorCode::Mpi);
-    create_plan(c, n, options, plan);
+    create_plan(comm_of_fortran("nbfft_plan_create_f", comm), n, options, plan);
   });
 }
 
@@ -395,13 +386,8 @@ nbfft_status nbfft_plan_create_boxes_f(MPI_Fint comm, const int64_t n[3], const 
                                        const int64_t out_n[3], const int out_order[3], nbfft_options options,
                                        nbfft_plan* plan) {
   return guard("nbfft_plan_create_boxes_f", [&] {
-    nbfft::check_mpi_running("nbfft_plan_create_boxes_f");
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
-      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator",
-                  nbfft::ErrorCode::Mpi);
     const BoxArgs b{in_lo, in_n, in_order, out_lo, out_n, out_order};
-    create_plan(c, n, options, plan, &b);
+    create_plan(comm_of_fortran("nbfft_plan_create_boxes_f", comm), n, options, plan, &b);
   });
 }
 
@@ -505,6 +491,12 @@ nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, si
 nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error) {
   return guard(what && *what ? what : "nbfft_plan_agree", [&] {
     nbfft::agree_message(plan_of(plan).comm, error ? error : "");
+  });
+}
+
+nbfft_status nbfft_comm_agree_f(MPI_Fint comm, const char* what, const char* error) {
+  return guard(what && *what ? what : "nbfft_comm_agree_f", [&] {
+    nbfft::agree_message(comm_of_fortran("nbfft_comm_agree_f", comm), error ? error : "");
   });
 }
 

@@ -93,12 +93,8 @@ nbfft_status nbfft_pencils_create(MPI_Comm comm, const int64_t n[3], int m1, int
 nbfft_status nbfft_pencils_create_f(MPI_Fint comm, const int64_t n[3], int m1, int m2, const char* transport,
                                     nbfft_pencils* pencils) {
   return guard("nbfft_pencils_create_f", [&] {
-    nbfft::check_mpi_running("nbfft_pencils_create_f");
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    // MPI_Comm_f2c answers MPI_COMM_NULL for a handle it does not know (Open MPI).
-    if (c == MPI_COMM_NULL && comm != MPI_Comm_c2f(MPI_COMM_NULL))
-      throw Error("MPI_Comm_f2c: Fortran handle " + std::to_string(comm) + " names no communicator", ErrorCode::Mpi);
-    create("nbfft_pencils_create_f", c, n, m1, m2, transport, pencils);
+    create("nbfft_pencils_create_f", nbfft::capi::comm_of_fortran("nbfft_pencils_create_f", comm), n, m1, m2,
+           transport, pencils);
   });
 }
 

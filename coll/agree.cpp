@@ -1,6 +1,7 @@
 // Agreement on outcomes and configurations (nbfft/agree.hpp).
 #include "nbfft/agree.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <new>
@@ -124,18 +125,28 @@ void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& fiel
 
 bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& fields,
                     const std::string& local_error, bool flag, ErrorCode code) {
+  // flag rides as 0 (set) or 1: the minimum is 0 iff any rank set it.
+  std::vector<std::uint64_t> set{flag ? 0u : 1u};
+  agree_call_min(comm, what, fields, local_error, set, code);
+  return set[0] == 0;
+}
+
+void agree_call_min(MPI_Comm comm, const std::string& what, const ConfigFields& fields,
+                    const std::string& local_error, std::vector<std::uint64_t>& mins, ErrorCode code) {
   const std::uint64_t h = hash_fields(fields);
   // "No failure" is INT64_MAX, not UINT64_MAX: MPICH 4.0 compares MPI_UINT64_T as signed in
   // MPI_MIN, so UINT64_MAX (-1 there) won against a failing rank's number and the failure
   // was lost on every rank. The hashes are safe either way (check_same explains why).
   constexpr std::uint64_t kNone = static_cast<std::uint64_t>(INT64_MAX);
   const std::uint64_t failed = local_error.empty() ? kNone : static_cast<std::uint64_t>(comm_rank(comm));
-  // flag rides as 0 (set) or 1: the minimum is 0 iff any rank set it.
-  std::uint64_t mine[4] = {failed, h, ~h, flag ? 0u : 1u}, red[4] = {0, 0, 0, 0};
-  check_mpi(MPI_Allreduce(mine, red, 4, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+  std::vector<std::uint64_t> mine{failed, h, ~h};
+  mine.insert(mine.end(), mins.begin(), mins.end());
+  std::vector<std::uint64_t> red(mine.size());
+  check_mpi(MPI_Allreduce(mine.data(), red.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MIN, comm),
+            "MPI_Allreduce");
   if (red[1] != h || ~red[2] != h) check_same(comm, what, fields);  // throws RanksDisagree on every rank
   if (red[0] != kNone) agree_message(comm, local_error, code);  // every rank is here: share the failing rank's message
-  return red[3] == 0;
+  std::copy(red.begin() + 3, red.end(), mins.begin());
 }
 
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {

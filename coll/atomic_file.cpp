@@ -30,17 +30,19 @@ struct TempFile {
   }
 };
 
-}  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& contents, bool sync) {
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+// The checks before any byte is written: a path that names something to replace, and a
+// temporary beside it, created in `tmp`.
+void open_temp(const std::string& path, TempFile& tmp) {
   if (path.empty()) fail(path, "the path is empty", 0);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     fail(path, "it exists and is not a regular file (refusing to replace it)", 0);
-  const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-
-  TempFile tmp;
   // Same directory as the target; pid + a counter keep concurrent writers apart.
   static int counter = 0;
   for (int attempt = 0; attempt < 100 && tmp.fd < 0; ++attempt) {
@@ -49,10 +51,23 @@ void write_file_atomic(const std::string& path, const std::string& contents, boo
     if (tmp.fd < 0 && errno != EEXIST) {
       const int err = errno;
       tmp.name.clear();
-      fail(path, "cannot create a temporary file in '" + dir + "'", err);
+      fail(path, "cannot create a temporary file in '" + directory_of(path) + "'", err);
     }
   }
   if (tmp.fd < 0) fail(path, "cannot find a free temporary name", EEXIST);
+}
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  TempFile probe;  // removed again on the way out
+  open_temp(path, probe);
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents, bool sync) {
+  TempFile tmp;
+  open_temp(path, tmp);
+  const std::string dir = directory_of(path);
 
   const char* p = contents.data();
   std::size_t left = contents.size();

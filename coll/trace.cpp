@@ -3,6 +3,10 @@
 // stage), serialized as Chrome trace-event JSON when written.
 #include "nbfft/coll/trace.hpp"
 
+#include "nbfft/agree.hpp"
+#include "nbfft/atomic_file.hpp"
+#include "nbfft/error.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -95,11 +99,15 @@ std::string serialize(Recorder& r) {
   return out;
 }
 
-bool write_file(const std::string& path, const std::string& body) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[%s]}\n", body.c_str());
-  return std::fclose(f) == 0;
+// Writes the trace file (atomically: a failed write leaves an older one intact); "" or why
+// it could not be written.
+std::string write_file(const std::string& path, const std::string& body) {
+  try {
+    write_file_atomic(path, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[" + body + "]}\n", false);
+  } catch (const Error& e) {
+    return "trace: " + e.message();
+  }
+  return "";
 }
 
 std::string rank_path(const std::string& path, int rank) {
@@ -118,7 +126,8 @@ void write_at_exit() {
   if (!r.per_rank_at_exit || !detail::g_on.load()) return;
   detail::g_on.store(false);
   const std::string p = rank_path(r.path, r.rank);
-  if (!write_file(p, serialize(r))) std::fprintf(stderr, "nbfft: NBFFT_TRACE: cannot write %s\n", p.c_str());
+  const std::string error = write_file(p, serialize(r));
+  if (!error.empty()) std::fprintf(stderr, "nbfft: NBFFT_TRACE: %s\n", error.c_str());  // at exit: nobody to throw to
 }
 
 // NBFFT_TRACE=FILE turns tracing on before main().
@@ -188,15 +197,18 @@ long stop(MPI_Comm comm) {
     all.resize(static_cast<std::size_t>(total));
   }
   MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, comm);
-  if (rank != 0) return 0;
-  std::string body;
+  std::string error;
   long events = 0;
-  for (int i = 0; i < size; ++i) {
-    if (!body.empty()) body += ',';
-    body.append(all, static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(counts[i]));
+  if (rank == 0) {
+    std::string body;
+    for (int i = 0; i < size; ++i) {
+      if (!body.empty()) body += ',';
+      body.append(all, static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(counts[i]));
+    }
+    for (std::size_t p = body.find("\"ph\""); p != std::string::npos; p = body.find("\"ph\"", p + 1)) ++events;
+    error = write_file(path, body);
   }
-  for (std::size_t p = body.find("\"ph\""); p != std::string::npos; p = body.find("\"ph\"", p + 1)) ++events;
-  if (!write_file(path, body)) std::fprintf(stderr, "nbfft: trace: cannot write %s\n", path.c_str());
+  agree_message(comm, error, ErrorCode::Io);  // a trace that was not written fails every rank
   return events;
 }
 

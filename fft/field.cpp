@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 namespace nbfft::fft {
@@ -21,13 +24,19 @@ std::array<std::vector<double>, 3> wavenumbers(const Plan& plan, std::array<doub
   const Options& o = plan.options();
   std::array<std::vector<double>, 3> k;
   for (int d = 0; d < 3; ++d) {
-    if (!(length[d] > 0))
-      throw Error("wavenumbers: length[" + std::to_string(d) + "] must be positive, not " +
-                  std::to_string(length[d]));
+    auto refuse = [&](const char* why) {
+      std::ostringstream m;
+      m << "wavenumbers: length[" << d << "] (the box's length along " << "xyz"[d] << ") is " << length[d] << "; "
+        << why;
+      throw Error(m.str());
+    };
+    if (!(length[d] > 0) || !std::isfinite(length[d])) refuse("it must be a positive finite number");
     k[d].resize(static_cast<std::size_t>(b.n[d]));
     // Each axis's kind (nbfft/fft/r2r_kinds.hpp): periodic 2 pi/L * fftfreq, r2r pi/L * (k + shift).
-    for (std::int64_t m = 0; m < b.n[d]; ++m)
+    for (std::int64_t m = 0; m < b.n[d]; ++m) {
       k[d][m] = wavenumber(o.kinds[d], b.lo[d] + m, n[d], length[d], d == 0 && halves_x(o));
+      if (!std::isfinite(k[d][m])) refuse("so small that the wavenumbers overflow");
+    }
   }
   return k;
 }
@@ -50,7 +59,14 @@ std::size_t element_bytes(const Plan& plan, Layout layout) {
 
 std::int64_t global_count(const Plan& plan, Layout layout) {
   const Decomposition& d = plan.decomposition();
-  return layout == Layout::Input ? d.m[0] * d.m[1] * d.m[2] : d.xc * d.n[1] * d.n[2];
+  const std::array<std::int64_t, 3> g = layout == Layout::Input ? d.m : std::array<std::int64_t, 3>{d.xc, d.n[1], d.n[2]};
+  std::int64_t count = 1;
+  for (std::int64_t e : g)  // a grid of many ranks may hold more than an int64 counts
+    if (__builtin_mul_overflow(count, e, &count))
+      throw Error("the whole field of grid " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
+                      std::to_string(g[2]) + " cannot be addressed on one rank",
+                  ErrorCode::OutOfMemory);
+  return count;
 }
 
 namespace detail {
@@ -65,6 +81,29 @@ std::array<std::size_t, 2> batch_strides(const Plan& plan, Direction d, const vo
   if (in == out && in != nullptr) return {plan.inplace_bytes(), plan.inplace_bytes()};
   return d == Direction::Forward ? std::array<std::size_t, 2>{plan.in_bytes(), plan.out_bytes()}
                  : std::array<std::size_t, 2>{plan.out_bytes(), plan.in_bytes()};
+}
+
+void check_batch(const Plan& plan, Direction d, std::size_t nv, const void* in, std::size_t in_bytes,
+                 const void* out, std::size_t out_bytes) {
+  const std::string what = d == Direction::Forward ? "forward_batch" : "backward_batch";
+  const bool in_place = in == out && in != nullptr;
+  const auto stride = batch_strides(plan, d, in, out);
+  const std::size_t have[2] = {in_bytes, out_bytes};
+  const char* side[2] = {in_place ? "in-place" : "input", in_place ? "in-place" : "output"};
+  std::string err;
+  ErrorCode code = ErrorCode::InvalidArgument;
+  for (int k = 0; k < 2 && err.empty(); ++k) {
+    const std::string fields = what + ": " + std::to_string(nv) + " fields of " + std::to_string(stride[k]) + " bytes";
+    std::size_t need = 0;
+    if (__builtin_mul_overflow(stride[k], nv, &need) || need > static_cast<std::size_t>(PTRDIFF_MAX)) {
+      err = fields + " cannot be addressed on this rank (nv beyond any " + side[k] + " buffer)";
+      code = ErrorCode::OutOfMemory;
+    } else if (have[k] < need) {
+      err = fields + " need " + std::to_string(need) + " bytes, but the " + side[k] + " buffer has " +
+            std::to_string(have[k]) + " (nv larger than the buffer holds?)";
+    }
+  }
+  plan.agree_check(err, code);
 }
 }  // namespace detail
 
@@ -90,7 +129,13 @@ std::string field_error(MPI_Comm comm, const Plan& plan, Layout layout, const ch
     return w + ": the local buffer has " + std::to_string(local == nullptr ? 0 : local_bytes) +
            " bytes, the box needs " + std::to_string(need_local);
   if (rank == root) {
-    const std::size_t need = static_cast<std::size_t>(global_count(plan, layout)) * e;
+    std::size_t need = 0;
+    try {  // (a message, not a throw: the others are agreeing on it)
+      if (__builtin_mul_overflow(static_cast<std::size_t>(global_count(plan, layout)), e, &need))
+        return w + ": the whole field cannot be addressed on the root";
+    } catch (const Error& x) {
+      return w + ": " + x.message();
+    }
     if (global_bytes < need || global == nullptr)
       return w + ": the global buffer on root has " + std::to_string(global == nullptr ? 0 : global_bytes) +
              " bytes, the whole grid needs " + std::to_string(need);

@@ -71,6 +71,12 @@ std::array<std::int64_t, 3> padded_size(const std::array<std::int64_t, 3>& n, co
     if (!std::isfinite(r[d]) || r[d] < 1.0)
       throw Error(std::string("padding along ") + axis[d] + " is " + number(r[d]) +
                   "; a padding ratio must be a number >= 1 (1: no padding)");
+    // No padding keeps the grid as given: its size is the decomposition's to check (a huge
+    // grid is refused there as one that cannot be addressed, not as a padding).
+    if (r[d] == 1.0) {
+      m[d] = n[d];
+      continue;
+    }
     const double p = std::floor(static_cast<double>(n[d]) * r[d]);  // mpi4py-fft's int(np.floor(padding * n))
     if (p > 4611686018427387904.0)
       throw Error(std::string("padding ") + number(r[d]) + " along " + axis[d] + " gives " + number(p) +

@@ -292,22 +292,42 @@ const Plan::Impl& Plan::impl() const {
 
 namespace {
 
-// Marks a plan busy for the length of one transform call; a second call on the same plan
-// while the first runs (from another thread) is an error on the calling thread only.
+// Claims a busy flag (the plan's own workspace, or a Workspace) for one call. Two callers
+// can hold it:
+//   - a call running now: only another thread can meet it, and the refusal stays on that
+//     thread (agreeing on it would be a second collective on the plan's communicator at
+//     once), so it throws here;
+//   - a split-phase transform between its start and its wait (`started` names its start):
+//     ranks may differ there (forward waits are local), so the refusal is returned, and
+//     the caller agrees on it before its collective; every rank fails with it.
+// Returns "" when claimed.
+std::string claim(std::atomic<bool>& busy, const std::atomic<const char*>* started, const char* what) {
+  if (!busy.exchange(true, std::memory_order_acq_rel)) return "";
+  if (const char* start = started ? started->load(std::memory_order_acquire) : nullptr)
+    return std::string(what) + ": the workspace still belongs to a " + start + " that was not waited for (a second " +
+           "call on a workspace before its transform's wait: call wait() on that Pending first, or make one "
+           "workspace per transform in flight)";
+  throw Error(std::string(what) + ": another thread is running a transform on the same workspace (the plan's own, or "
+              "the Workspace passed: one call at a time on each; give each thread a Workspace of its own, or serialize "
+              "the calls)",
+              ErrorCode::InvalidState);
+}
+
+// Holds a claim for the length of one transform call.
 class BusyGuard {
  public:
-  BusyGuard(std::atomic<bool>& flag, const char* what) : flag_(flag) {
-    if (flag_.exchange(true, std::memory_order_acq_rel))
-      throw Error(std::string(what) + ": the plan is already running a transform in another thread (a plan's "
-                  "workspace is shared; use one plan per thread, or serialize the calls)",
-                  ErrorCode::InvalidState);
+  BusyGuard(std::atomic<bool>& flag, const std::atomic<const char*>* started, const char* what)
+      : flag_(flag), refused_(claim(flag, started, what)) {}
+  ~BusyGuard() {
+    if (refused_.empty()) flag_.store(false, std::memory_order_release);
   }
-  ~BusyGuard() { flag_.store(false, std::memory_order_release); }
   BusyGuard(const BusyGuard&) = delete;
   BusyGuard& operator=(const BusyGuard&) = delete;
+  const std::string& refused() const { return refused_; }
 
  private:
   std::atomic<bool>& flag_;
+  std::string refused_;
 };
 
 }  // namespace
@@ -352,6 +372,10 @@ std::size_t Plan::workspace_bytes() const {
 }
 
 const TuneReport* Plan::tune_report() const { return impl().tune_report.get(); }
+
+void Plan::agree_check(const std::string& local_error, ErrorCode code) const {
+  agree_message(impl().comm, local_error, code);
+}
 
 bool Plan::lean_workspace() const {
   return impl().visit([](const auto& t) { return t.tr->lean(); });
@@ -411,17 +435,21 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
   return err;
 }
 
-// Checks sizes and aliasing of the user's buffers on every rank together.
+// Checks sizes and aliasing of the user's buffers on every rank together, and that the
+// workspace was free on every rank (`refused`: this rank's claim, "" = claimed).
 // The call's name takes part in the agreement: ranks in different calls of the plan (a
 // backward_start on one, a backward wait on another) fail together instead of hanging.
 // The same allreduce tells whether any rank's lean binding moves (`rebinds`, this rank's
-// Transform::rebinds); returns that.
-bool check_buffers(MPI_Comm comm, const char* what, const void* in, std::size_t in_have,
+// Transform::rebinds, asked only where the claim held); returns that.
+bool check_buffers(MPI_Comm comm, const char* what, const std::string& refused, const void* in, std::size_t in_have,
                    std::size_t in_need, const void* out, std::size_t out_have,
-                   std::size_t out_need, std::size_t inplace_need, bool in_place_only, bool rebinds) {
-  return agree_call_any(comm, "plan", {{"the collective call", what}},
-                        buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only),
-                        rebinds);
+                   std::size_t out_need, std::size_t inplace_need, bool in_place_only,
+                   const std::function<bool()>& rebinds) {
+  const bool claimed = refused.empty();
+  return agree_call_any(
+      comm, "plan", {{"the collective call", what}},
+      claimed ? buffer_error(what, in, in_have, in_need, out, out_have, out_need, inplace_need, in_place_only) : refused,
+      claimed && rebinds(), claimed ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
 }
 
 }  // namespace
@@ -432,6 +460,9 @@ struct Plan::Workspace::Impl {
                std::unique_ptr<fft::Workspace<double, double>>, std::unique_ptr<fft::Workspace<float, float>>>
       ws;
   std::atomic<bool> busy{false};
+  // While a split-phase transform holds it between start and wait: its start's name
+  // ("forward_start"), for the message of a second use (claim()).
+  std::atomic<const char*> started{nullptr};
   Pending::Impl* user = nullptr;  // the split-phase transform using it, if any
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's user boxes (when they reshape)
   ~Impl();
@@ -445,7 +476,7 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   Timings* t = c.timings;
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
-  BusyGuard busy(ws ? ws->impl_->busy : impl().busy, what);
+  BusyGuard busy(ws ? ws->impl_->busy : impl().busy, ws ? &ws->impl_->started : nullptr, what);
   const Dir d = dir_of(dir);
   impl().visit([&](const auto& p) {
     using W = typename std::decay_t<decltype(p.ws)>::value_type::element_type;
@@ -454,9 +485,9 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
     UserLayout::Buffers* lb = L ? (ws ? ws->impl_->layout_bufs.get() : impl().layout_bufs.get()) : nullptr;
     void* bound = L ? L->internal(*lb, 0) : out;  // the array a lean transform binds
     p.tr->agreed(&w, 1,
-                 check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                               forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
-                               p.tr->rebinds(d, 1, &bound, &w, 1)));
+                 check_buffers(impl().comm, what, busy.refused(), in, in_b, forward ? in_bytes() : out_bytes(), out,
+                               out_b, forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
+                               [&] { return p.tr->rebinds(d, 1, &bound, &w, 1); }));
     if (!L) {
       p.tr->run(d, 1, &in, &out, &w, 1, t);
       return;
@@ -512,7 +543,10 @@ struct Plan::Pending::Impl {
       auto& v = plan->pending;
       v.erase(std::remove(v.begin(), v.end(), this), v.end());
     }
-    if (ws) ws->user = nullptr;
+    if (ws) {
+      ws->started.store(nullptr, std::memory_order_release);
+      ws->user = nullptr;
+    }
     if (busy) busy->store(false, std::memory_order_release);
     busy = nullptr;
     plan = nullptr;
@@ -610,6 +644,8 @@ void Plan::Pending::wait() {
   // another call of the plan. On a mismatch the transform stays active (wait again, in
   // the same order on every rank).
   if (impl_->collective_wait) agree_call(impl_->plan->comm, "split-phase", impl_->wait_name, "");
+  // From here the wait runs: the workspace is held by a running call, no longer by a start.
+  if (impl_->ws) impl_->ws->started.store(nullptr, std::memory_order_release);
   struct Release {
     Impl& p;
     ~Release() { p.release(); }
@@ -625,13 +661,10 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   if (!ws.impl_ || ws.impl_->owner != &impl())
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   std::atomic<bool>& busy = ws.impl_->busy;
-  if (busy.exchange(true, std::memory_order_acq_rel))
-    throw Error(std::string(what) + ": the workspace is in use by a transform that has not completed (wait for it, "
-                "or make one workspace per transform in flight)",
-                ErrorCode::InvalidState);
+  const std::string refused = claim(busy, &ws.impl_->started, what);
   Pending p;
   p.impl_ = std::make_unique<Pending::Impl>();
-  p.impl_->busy = &busy;
+  if (refused.empty()) p.impl_->busy = &busy;  // held from here to the wait
   try {
     const Dir d = dir_of(dir);
     const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
@@ -641,9 +674,9 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
       void* bound = L ? L->internal(*lb, 0) : out;
       typed.tr->agreed(&w, 1,
-                       check_buffers(impl().comm, what, in, in_b, forward ? in_bytes() : out_bytes(), out, out_b,
-                                     forward ? out_bytes() : in_bytes(), inplace_bytes(), lean_workspace() && !L,
-                                     typed.tr->rebinds(d, 1, &bound, &w, 1)));
+                       check_buffers(impl().comm, what, refused, in, in_b, forward ? in_bytes() : out_bytes(), out,
+                                     out_b, forward ? out_bytes() : in_bytes(), inplace_bytes(),
+                                     lean_workspace() && !L, [&] { return typed.tr->rebinds(d, 1, &bound, &w, 1); }));
     });
     // Backward waits run the ROW exchange; with user boxes that exchange, waits run the
     // phases left (and pump the other transforms in flight): collective both ways.
@@ -719,6 +752,7 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       if (!L->first_exchanges(d)) pi->step();  // a local copy: on to the COL exchange now
       impl().pump(pi);
     });
+    ws.impl_->started.store(what, std::memory_order_release);
   } catch (...) {
     p.impl_->release();
     throw;
@@ -730,7 +764,7 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
                       std::size_t nv_out, void* const* out, std::size_t out_b, Timings* t) const {
   const bool forward = dir == Direction::Forward;
   const char* what = many_name(dir);
-  BusyGuard busy(impl().busy, what);
+  BusyGuard busy(impl().busy, nullptr, what);
   const std::size_t need_in = forward ? in_bytes() : out_bytes();
   const std::size_t need_out = forward ? out_bytes() : in_bytes();
   std::string err;
@@ -824,7 +858,7 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
   if (exchange != 0 && exchange != 1)
     throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
-  BusyGuard busy(impl().busy, "exchange_only");
+  BusyGuard busy(impl().busy, nullptr, "exchange_only");
   impl().visit([&](const auto& p) {
     p.tr->exchange_only(*p.ws[0], exchange == 0 ? kRow : kCol, dir_of(dir), t);
   });

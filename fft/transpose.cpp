@@ -44,6 +44,9 @@ void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string(what) + " failed", ErrorCode::Mpi);
 }
 
+// The most transposes in flight per pool (pair of pencils, element size).
+constexpr int kMaxSlots = 64;
+
 // Buffers and collectives of one transpose in flight.
 struct Slot {
   std::vector<Byte> buf[2];
@@ -121,66 +124,60 @@ struct Pencils::Impl {
     return pools.emplace(key, std::move(p)).first->second;
   }
 
-  // Slots are made by every rank of the pool's communicator together: binding a slot's
-  // collectives is collective (an MPI-level algorithm duplicates the communicator), so the
-  // ranks agree on how many to make, make their buffers, agree that every allocation
-  // succeeded (OutOfMemory on every rank otherwise), and only then bind them. `agree_on`
-  // holds the pool's ranks (this object's communicator, or a larger one whose every rank is
-  // here for a Pencils of its own, nbfft's N-D plan). Collective over agree_on.
-
-  // Free slots of a pool (local).
-  static std::size_t free_slots(const Pool& p) {
-    std::size_t free = 0;
-    for (const auto& s : p.slots) free += s->busy ? 0 : 1;
-    return free;
+  // Which slots of the pool of (pair, elem) are free on this rank: 1 free, 0 busy or not
+  // made (kMaxSlots entries; none before the pool's first call).
+  std::vector<std::uint64_t> free_slots(int pair, std::size_t elem) const {
+    std::vector<std::uint64_t> f(kMaxSlots, 0);
+    const auto it = pools.find(std::make_pair(pair, elem));
+    if (it != pools.end())
+      for (std::size_t k = 0; k < it->second.slots.size(); ++k) f[k] = it->second.slots[k]->busy ? 0 : 1;
+    return f;
   }
 
-  // Makes the most slots any rank of agree_on lacks (lack: this rank's), on every rank.
-  static void grow(Pool& p, std::size_t lack, MPI_Comm agree_on) {
-    long long mine = static_cast<long long>(lack), most = 0;
-    check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, agree_on), "MPI_Allreduce");
+  // `sets` slots of the pool for one call, the same ones on every rank: `common` (agreed
+  // with the call: free_slots' minimum over the ranks) says which are free everywhere; the
+  // rest are made here, on every rank alike. A rank's own free slot will not do: ranks hold
+  // different transposes in flight (waits are local), and a slot's collectives are its own
+  // (`replace` runs on a communicator per slot), so ranks in different slots would wait on
+  // each other for ever; and making a slot binds collectives, collective itself for some
+  // algorithms (`replace` duplicates a communicator, `persistent` is MPI-4's
+  // Alltoallv_init). The new slots' buffers are allocated first and the ranks agree that
+  // every allocation succeeded (OutOfMemory on every rank otherwise) before any is bound.
+  // Collective over agree_on (this object's ranks, or a communicator holding them whose
+  // every rank makes as many here: nbfft's N-D plan).
+  std::vector<std::shared_ptr<Slot>> slots_for(Pool& p, const std::vector<std::uint64_t>& common, int sets,
+                                               MPI_Comm agree_on) {
+    std::vector<std::shared_ptr<Slot>> out;
+    for (std::size_t k = 0; k < p.slots.size() && static_cast<int>(out.size()) < sets; ++k)
+      if (common[k]) out.push_back(p.slots[k]);
+    const std::size_t more = static_cast<std::size_t>(sets) - out.size();
+    if (more == 0) return out;
+    if (p.slots.size() + more > static_cast<std::size_t>(kMaxSlots))  // the same count on every rank: agreed
+      throw Error("Pencils: " + std::to_string(kMaxSlots) + " transposes of these pencils are in flight, the most "
+                  "at once; wait for some first", ErrorCode::InvalidState);
     const std::size_t bytes[2] = {static_cast<std::size_t>(p.ex->buffer_elems(0)),
                                   static_cast<std::size_t>(p.ex->buffer_elems(1))};
     std::vector<std::shared_ptr<Slot>> fresh;
     agree(agree_on, [&] {
       try {
-        for (long long k = 0; k < most; ++k) {
+        for (std::size_t k = 0; k < more; ++k) {
           fresh.push_back(std::make_shared<Slot>());
           for (int side = 0; side < 2; ++side) fresh.back()->buf[side].resize(bytes[side]);
         }
       } catch (const std::bad_alloc&) {
-        throw Error("Pencils: cannot allocate " + std::to_string(bytes[0] + bytes[1]) + " bytes of " +
-                        p.ex->name() + " transpose buffers (" + std::to_string(p.slots.size() + fresh.size()) +
-                        " sets held)",
+        throw Error("Pencils: cannot allocate " + std::to_string(bytes[0] + bytes[1]) + " bytes of " + p.ex->name() +
+                        " transpose buffers (" + std::to_string(p.slots.size() + fresh.size()) + " sets held)",
                     ErrorCode::OutOfMemory);
       }
     });
-    for (auto& s : fresh) {
-      for (Dir d : {kForward, kBackward}) s->coll[d] = p.ex->bind(d, s->buf[0].data(), s->buf[1].data(), 1);
-      p.slots.push_back(std::move(s));
+    for (auto& f : fresh) {
+      for (Dir d : {kForward, kBackward}) f->coll[d] = p.ex->bind(d, f->buf[0].data(), f->buf[1].data(), 1);
+      p.slots.push_back(f);
+      out.push_back(std::move(f));
     }
+    return out;
   }
 
-  // A free slot of the pool; the call that takes it has made sure there is one.
-  static std::shared_ptr<Slot> slot(Pool& p) {
-    for (auto& s : p.slots)
-      if (!s->busy) return s;
-    throw Error("Pencils: no free transpose buffers (the call reserved too few)", ErrorCode::Internal);
-  }
-
-  // How many more free slots than the pool of from -> to has (made first, local) `n`
-  // transposes in flight need on this rank; p: that pool.
-  std::size_t lack(Pool*& p, Pencil from, Pencil to, std::size_t elem, std::size_t n) {
-    p = &pool(pair_of(from, to), elem);
-    const std::size_t free = free_slots(*p);
-    return n > free ? n - free : 0;
-  }
-
-  static int pair_of(Pencil from, Pencil to) {
-    const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
-    const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
-    return lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
-  }
 
   // "" or what is wrong with a transpose `call` of elem-byte elements from `from` to `to`
   // here: the pencils, the element size, and whether its byte sizes can be addressed (the
@@ -233,6 +230,13 @@ struct Pencils::Pending::Impl {
 };
 
 namespace {
+
+// The pool index of a pair of pencils: 0 X<->Y, 1 Y<->Z, 2 X<->Z.
+int pair_of(Pencil from, Pencil to) {
+  const int lo = std::min(static_cast<int>(from), static_cast<int>(to));
+  const int hi = std::max(static_cast<int>(from), static_cast<int>(to));
+  return lo == 0 && hi == 1 ? 0 : lo == 1 ? 1 : 2;
+}
 
 // Packs `in` (this rank's send-side pencil, z planes) into the slot and starts the exchange.
 std::unique_ptr<Pencils::Pending::Impl> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
@@ -377,19 +381,19 @@ void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* 
   }
   // Up to F fields in flight: field k is packed and started while fields k-F+1..k-1 travel.
   const std::size_t F = static_cast<std::size_t>(m.opt.fields_in_flight);
-  ErrorCode code = ErrorCode::InvalidArgument;
-  Pool* pool = nullptr;
-  std::size_t lack = 0;
-  if (nv_in > 0) try_local(err, code, call, [&] { lack = m.lack(pool, from, to, elem, std::min(nv_in, F)); });
-  const bool grow = agree_call_any(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                                       {"the number of fields", std::to_string(nv_in)}},
-                                   err, lack > 0, code);
+  const int pair = pair_of(from, to);
+  std::vector<std::uint64_t> common = m.free_slots(pair, elem);
+  agree_call_min(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                     {"the number of fields", std::to_string(nv_in)}}, err, common);
   if (nv_in == 0) return;
-  if (grow) Impl::grow(*pool, lack, m.comm);
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
+  Pool& pool = m.pool(pair, elem);
+  // Field k runs in slot k mod F, free again by then: field k-F finished before it starts.
+  const auto slots = m.slots_for(pool, common, static_cast<int>(std::min(nv_in, F)), m.comm);
   std::vector<std::unique_ptr<Pending::Impl>> flight(nv_in);
   for (std::size_t k = 0; k < nv_in; ++k) {
-    flight[k] = begin(pool->ex, Impl::slot(*pool), dir, static_cast<const Byte*>(in[k]), static_cast<Byte*>(out[k]));
+    flight[k] = begin(pool.ex, slots[k % slots.size()], dir, static_cast<const Byte*>(in[k]),
+                      static_cast<Byte*>(out[k]));
     if (k + 1 >= F) flight[k + 1 - F]->finish();
   }
   for (std::size_t k = nv_in >= F ? nv_in + 1 - F : 0; k < nv_in; ++k) flight[k]->finish();
@@ -403,17 +407,15 @@ Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, st
   if (err.empty())
     err = field_error(call, in, in_bytes, static_cast<std::size_t>(m.box[static_cast<int>(from)].count()) * elem, out,
                       out_bytes, static_cast<std::size_t>(m.box[static_cast<int>(to)].count()) * elem);
-  ErrorCode code = ErrorCode::InvalidArgument;
-  Pool* pool = nullptr;
-  std::size_t lack = 0;
-  try_local(err, code, call, [&] { lack = m.lack(pool, from, to, elem, 1); });
-  const bool grow = agree_call_any(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
-                                                       {"the number of fields", "1"}},
-                                   err, lack > 0, code);
-  if (grow) Impl::grow(*pool, lack, m.comm);
+  const int pair = pair_of(from, to);
+  std::vector<std::uint64_t> common = m.free_slots(pair, elem);
+  agree_call_min(m.comm, "pencils", {{"the collective call", call}, {"element bytes", std::to_string(elem)},
+                                     {"the number of fields", "1"}}, err, common);
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
+  Pool& pool = m.pool(pair, elem);
   Pending p;
-  p.impl_ = begin(pool->ex, Impl::slot(*pool), dir, static_cast<const Byte*>(in), static_cast<Byte*>(out));
+  p.impl_ = begin(pool.ex, m.slots_for(pool, common, 1, m.comm).front(), dir, static_cast<const Byte*>(in),
+                  static_cast<Byte*>(out));
   return p;
 }
 
@@ -421,19 +423,25 @@ std::size_t Pencils::free_buffers(Pencil from, Pencil to, std::size_t elem) cons
   Impl& m = impl();
   const std::string e = m.pair_error(std::string("Pencils::free_buffers ") + name(from) + "->" + name(to), from, to, elem);
   if (!e.empty()) throw Error(e, ErrorCode::InvalidArgument);
-  return Impl::free_slots(m.pool(Impl::pair_of(from, to), elem));
+  const auto f = m.free_slots(pair_of(from, to), elem);
+  return static_cast<std::size_t>(std::count(f.begin(), f.end(), std::uint64_t(1)));
 }
 
+// The slots a call takes are those free on every rank (slots_for), so the sets made now are
+// as many as `transposes` lacks of those, the same count on every rank of agree_on.
 void Pencils::reserve_bytes(Pencil from, Pencil to, std::size_t elem, std::size_t transposes, MPI_Comm agree_on) const {
   Impl& m = impl();
   const MPI_Comm c = agree_on == MPI_COMM_NULL ? m.comm : agree_on;
   std::string e = m.pair_error(std::string("Pencils::reserve_bytes ") + name(from) + "->" + name(to), from, to, elem);
-  ErrorCode code = ErrorCode::InvalidArgument;
-  Pool* pool = nullptr;
-  std::size_t lack = 0;
-  try_local(e, code, "Pencils::reserve_bytes", [&] { lack = m.lack(pool, from, to, elem, transposes); });
-  agree_message(c, e, code);
-  Impl::grow(*pool, lack, c);
+  if (e.empty() && transposes > static_cast<std::size_t>(kMaxSlots))
+    e = "Pencils::reserve_bytes: " + std::to_string(transposes) + " transposes in flight, more than the " +
+        std::to_string(kMaxSlots) + " a pair of pencils takes";
+  agree_message(c, e, ErrorCode::InvalidArgument);
+  const int pair = pair_of(from, to);
+  std::vector<std::uint64_t> common = m.free_slots(pair, elem);
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, common.data(), static_cast<int>(common.size()), MPI_UINT64_T, MPI_MIN, c),
+            "MPI_Allreduce");
+  m.slots_for(m.pool(pair, elem), common, static_cast<int>(transposes), c);
 }
 
 Pencils::Pending::Pending() = default;

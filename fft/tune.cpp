@@ -146,6 +146,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
     detail::search_greedy(trials, space);
   trials.runoff(kRunoff);
   const TuneTrial* b = trials.best(/*runoff_only=*/true);
+  if (!b && trials.untuned_refusal()) std::rethrow_exception(trials.untuned_refusal());
   if (!b) throw Error("tune: no candidate configuration could be planned for this grid and communicator");
   r.chosen = b->options;
   r.best_seconds = b->seconds;

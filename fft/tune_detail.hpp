@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,6 +98,9 @@ class Trials {
   void runoff(int most);
 
   static bool same(const Options& a, const Options& b);
+  // Why the plan as asked (the untuned trial) could not be built, or null: the error to
+  // give when no candidate can be (a grid too large to address, not "no candidate").
+  const std::exception_ptr& untuned_refusal() const { return untuned_refusal_; }
 
  private:
   double time(Plan plan);
@@ -108,6 +112,7 @@ class Trials {
   TuneLogger& log_;
   double start_;
   std::unique_ptr<Arrays> arrays_;
+  std::exception_ptr untuned_refusal_;
 };
 
 // ---- tune_search.cpp -----------------------------------------------------------------

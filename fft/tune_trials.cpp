@@ -144,6 +144,7 @@ double Trials::run(const Options& o, const char* step, bool always) {
   } catch (const Error& e) {
     // Unavailable transports, grids the plan refuses: not a candidate here.
     if (e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
+    if (always && !untuned_refusal_) untuned_refusal_ = std::current_exception();
     TuneTrial skipped;
     skipped.options = o;
     skipped.seconds = -1;

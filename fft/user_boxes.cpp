@@ -53,6 +53,16 @@ bool uncovered_point(const std::vector<Box3>& boxes, const std::array<std::int64
   return false;
 }
 
+// A non-negative 128-bit count in decimal (std::to_string has no __int128).
+std::string decimal(__int128 v) {
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v > 0);
+  return s;
+}
+
 }  // namespace
 
 std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::int64_t, 3>& grid,
@@ -66,11 +76,18 @@ std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::
              std::to_string(b.order[2]) + "} is not a permutation of the axes {0, 1, 2} (x, y, z; fastest first)";
     for (int d = 0; d < 3; ++d)
       if (b.n[d] < 0) return head + "a negative extent along " + "xyz"[d];
-    if (b.empty()) continue;
-    for (int d = 0; d < 3; ++d)
-      if (b.lo[d] < 0 || b.lo[d] + b.n[d] > grid[d])
+    // Empty by its extents, not by count(): a product of huge extents can wrap to 0.
+    if (b.n[0] == 0 || b.n[1] == 0 || b.n[2] == 0) continue;
+    for (int d = 0; d < 3; ++d)  // (lo > grid - n: lo + n could overflow)
+      if (b.lo[d] < 0 || b.n[d] > grid[d] || b.lo[d] > grid[d] - b.n[d])
         return head + "out of range along " + std::string(1, "xyz"[d]) + " (" + grid_what + " has " +
                std::to_string(grid[d]) + " points along " + "xyz"[d] + ": 0.." + std::to_string(grid[d] - 1) + ")";
+    // Its rank's array and buffers are counted in bytes (16 per point at most).
+    std::int64_t bytes = 16;
+    for (int d = 0; d < 3; ++d)
+      if (__builtin_mul_overflow(bytes, b.n[d], &bytes))
+        return head + "holds more points than one rank can address (" + std::to_string(b.n[0]) + " x " +
+               std::to_string(b.n[1]) + " x " + std::to_string(b.n[2]) + "); give that rank a smaller box";
   }
   for (int r = 0; r < m; ++r)
     for (int s = r + 1; s < m; ++s) {
@@ -82,12 +99,13 @@ std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::
                " and " + box_str(b) + " share " + std::to_string(c.count()) + " points, from (" +
                std::to_string(c.lo[0]) + ", " + std::to_string(c.lo[1]) + ", " + std::to_string(c.lo[2]) + ")";
     }
-  std::int64_t total = 0;
+  // In 128 bits: the grid of many ranks may hold more points than an int64 counts.
+  __int128 total = 0;
   for (const Box3& b : boxes) total += b.count();
-  const std::int64_t want = grid[0] * grid[1] * grid[2];
+  const __int128 want = static_cast<__int128>(grid[0]) * grid[1] * grid[2];
   if (total != want) {
     std::string msg = what + " of the " + std::to_string(m) + " ranks do not tile " + grid_what + ": they hold " +
-                      std::to_string(total) + " of its " + std::to_string(want) + " points";
+                      decimal(total) + " of its " + decimal(want) + " points";
     std::array<std::int64_t, 3> p{};
     if (m <= 64 && uncovered_point(boxes, grid, &p))
       msg += "; no rank holds (x, y, z) = (" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +

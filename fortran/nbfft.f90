@@ -256,6 +256,11 @@ module nbfft
     type(c_ptr) function c_last_error() bind(c, name="nbfft_last_error")
       import :: c_ptr
     end function
+    integer(c_int) function c_comm_agree_f(comm, what, error) bind(c, name="nbfft_comm_agree_f")
+      import :: c_int, c_char
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: what(*), error(*)
+    end function
     subroutine c_set_last_error(message) bind(c, name="nbfft_set_last_error")
       import :: c_char
       character(kind=c_char), intent(in) :: message(*)
@@ -324,6 +329,66 @@ contains
       error stop 1
     end if
   end subroutine
+
+  ! A local error of the binding (not collective): status and nbfft_last_error(), or nbfft's
+  ! message and a stop.
+  subroutine finish_local(rc, msg, status)
+    integer, intent(in) :: rc
+    character(len=*), intent(in) :: msg
+    integer, intent(out), optional :: status
+    if (present(status)) then
+      status = rc
+      call c_set_last_error(to_c(msg))
+    else
+      write (error_unit, '(a)') "nbfft: " // msg
+      error stop 1
+    end if
+  end subroutine
+
+  ! "" when each array argument has 3 entries (one per axis x, y, z), else what is wrong
+  ! with the first that has not: names holds their names, blank separated, in the order of
+  ! counts (an absent optional one counts 3). Arrays are assumed-shape, so a short one is
+  ! told here instead of read or written past its end.
+  function not_xyz(what, names, counts) result(msg)
+    character(len=*), intent(in) :: what, names
+    integer, intent(in) :: counts(:)
+    character(len=:), allocatable :: msg
+    character(len=len(names)) :: rest
+    integer :: k, cut
+    msg = ""
+    rest = adjustl(names)
+    do k = 1, size(counts)
+      cut = index(trim(rest) // " ", " ")
+      if (counts(k) /= 3) then
+        msg = what // ": " // rest(1:cut - 1) // " has " // ints([counts(k)]) // &
+              " entries; it needs 3, one per axis (x, y, z)"
+        return
+      end if
+      rest = adjustl(rest(cut:))
+    end do
+  end function
+
+  ! The entries of an optional array argument for not_xyz: 3 when absent.
+  integer function count3(a)
+    integer, intent(in), optional :: a(:)
+    count3 = 3
+    if (present(a)) count3 = size(a)
+  end function
+
+  ! True (after reporting through finish) when any rank of the Fortran communicator comm
+  ! found an error (msg, "" = none) in its arguments of a create call: every rank fails
+  ! with the lowest failing rank's message before the collective create. Collective.
+  logical function comm_bad(comm, what, msg, status) result(bad)
+    integer, intent(in) :: comm
+    character(len=*), intent(in) :: what, msg
+    integer, intent(out), optional :: status
+    integer(c_int) :: rc
+    character(kind=c_char, len=len(msg) + 1) :: cmsg
+    cmsg = msg // c_null_char
+    rc = c_comm_agree_f(int(comm, c_int), to_c(what), cmsg)
+    bad = rc /= 0
+    if (bad) call finish(rc, status)
+  end function
 
   subroutine nbfft_options_create(options, status)
     type(nbfft_options), intent(out) :: options
@@ -474,19 +539,20 @@ contains
   subroutine plan_create_int(plan, comm, n, options, status)
     type(nbfft_plan), intent(out) :: plan
     integer, intent(in) :: comm
-    integer, intent(in) :: n(3)
+    integer, intent(in) :: n(:)
     type(nbfft_options), intent(in), optional :: options
     integer, intent(out), optional :: status
     type(c_ptr) :: o
     o = c_null_ptr
     if (present(options)) o = options%p
+    if (comm_bad(comm, "nbfft_plan_create", not_xyz("nbfft_plan_create", "n", [size(n)]), status)) return
     call finish(c_plan_create_f(int(comm, c_int), int(n, c_int64_t), o, plan%p), status)
   end subroutine
 
   subroutine plan_create_f08(plan, comm, n, options, status)
     type(nbfft_plan), intent(out) :: plan
     type(MPI_Comm), intent(in) :: comm
-    integer, intent(in) :: n(3)
+    integer, intent(in) :: n(:)
     type(nbfft_options), intent(in), optional :: options
     integer, intent(out), optional :: status
     call plan_create_int(plan, comm%MPI_VAL, n, options, status)
@@ -501,15 +567,18 @@ contains
   subroutine plan_create_boxes_int(plan, comm, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, out_order)
     type(nbfft_plan), intent(out) :: plan
     integer, intent(in) :: comm
-    integer, intent(in) :: n(3)
+    integer, intent(in) :: n(:)
     type(nbfft_options), intent(in), optional :: options
     integer, intent(out), optional :: status
-    integer, intent(in), optional :: in_lo(3), in_hi(3), out_lo(3), out_hi(3), in_order(3), out_order(3)
+    integer, intent(in), optional :: in_lo(:), in_hi(:), out_lo(:), out_hi(:), in_order(:), out_order(:)
     integer(c_int64_t), target :: ilo(3), icnt(3), olo(3), ocnt(3)
     integer(c_int), target :: io(3), oo(3)
     type(c_ptr) :: o, p(6)
     o = c_null_ptr
     if (present(options)) o = options%p
+    if (comm_bad(comm, "nbfft_plan_create_boxes", not_xyz("nbfft_plan_create_boxes", &
+                 "n in_lo in_hi out_lo out_hi in_order out_order", [size(n), count3(in_lo), count3(in_hi), &
+                 count3(out_lo), count3(out_hi), count3(in_order), count3(out_order)]), status)) return
     p = c_null_ptr
     if (present(in_lo)) then
       ilo = int(in_lo - 1, c_int64_t)
@@ -544,10 +613,10 @@ contains
   subroutine plan_create_boxes_f08(plan, comm, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, out_order)
     type(nbfft_plan), intent(out) :: plan
     type(MPI_Comm), intent(in) :: comm
-    integer, intent(in) :: n(3)
+    integer, intent(in) :: n(:)
     type(nbfft_options), intent(in), optional :: options
     integer, intent(out), optional :: status
-    integer, intent(in), optional :: in_lo(3), in_hi(3), out_lo(3), out_hi(3), in_order(3), out_order(3)
+    integer, intent(in), optional :: in_lo(:), in_hi(:), out_lo(:), out_hi(:), in_order(:), out_order(:)
     call plan_create_boxes_int(plan, comm%MPI_VAL, n, options, status, in_lo, in_hi, out_lo, out_hi, in_order, &
                                out_order)
   end subroutine
@@ -564,29 +633,47 @@ contains
   subroutine nbfft_box(plan, layout, lo, hi, order, status)
     type(nbfft_plan), intent(in) :: plan
     integer, intent(in) :: layout
-    integer, intent(out) :: lo(3), hi(3)
-    integer, intent(out), optional :: order(3)
+    integer, intent(out) :: lo(:), hi(:)
+    integer, intent(out), optional :: order(:)
     integer, intent(out), optional :: status
-    integer(c_int64_t) :: l(3), n(3)
-    integer(c_int) :: o(3)
-    l = 0; n = 0; o = 0
-    call finish(c_plan_box(plan%p, int(layout, c_int), l, n, o), status)
-    lo = int(l) + 1
-    hi = int(l + n)
-    if (present(order)) order = int(o) + 1
+    call box_any(plan, "nbfft_box", layout, -1, lo, hi, order, status)
   end subroutine
 
   ! The same for another rank (0-based rank of the plan's communicator).
   subroutine nbfft_box_of(plan, layout, rank, lo, hi, order, status)
     type(nbfft_plan), intent(in) :: plan
     integer, intent(in) :: layout, rank
-    integer, intent(out) :: lo(3), hi(3)
-    integer, intent(out), optional :: order(3)
+    integer, intent(out) :: lo(:), hi(:)
+    integer, intent(out), optional :: order(:)
+    integer, intent(out), optional :: status
+    call box_any(plan, "nbfft_box_of", layout, rank, lo, hi, order, status)
+  end subroutine
+
+  ! nbfft_box (rank < 0: this rank's) and nbfft_box_of.
+  subroutine box_any(plan, what, layout, rank, lo, hi, order, status)
+    type(nbfft_plan), intent(in) :: plan
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: layout, rank
+    integer, intent(out) :: lo(:), hi(:)
+    integer, intent(out), optional :: order(:)
     integer, intent(out), optional :: status
     integer(c_int64_t) :: l(3), n(3)
-    integer(c_int) :: o(3)
+    integer(c_int) :: o(3), rc
+    character(len=:), allocatable :: msg
     l = 0; n = 0; o = 0
-    call finish(c_plan_box_of(plan%p, int(layout, c_int), int(rank, c_int), l, n, o), status)
+    lo = 0; hi = -1
+    if (present(order)) order = 0
+    msg = not_xyz(what, "lo hi order", [size(lo), size(hi), count3(order)])
+    if (len(msg) > 0) then
+      call finish_local(NBFFT_INVALID_ARGUMENT, msg, status)
+      return
+    end if
+    if (rank < 0) then
+      rc = c_plan_box(plan%p, int(layout, c_int), l, n, o)
+    else
+      rc = c_plan_box_of(plan%p, int(layout, c_int), int(rank, c_int), l, n, o)
+    end if
+    call finish(rc, status)
     lo = int(l) + 1
     hi = int(l + n)
     if (present(order)) order = int(o) + 1
@@ -595,11 +682,16 @@ contains
   ! Global grid n(3) and process grid m1 x m2.
   subroutine nbfft_grid(plan, n, m1, m2, status)
     type(nbfft_plan), intent(in) :: plan
-    integer, intent(out) :: n(3), m1, m2
+    integer, intent(out) :: n(:), m1, m2
     integer, intent(out), optional :: status
     integer(c_int64_t) :: g(3)
     integer(c_int) :: a, b
     g = 0; a = 0; b = 0
+    n = 0; m1 = 0; m2 = 0
+    if (size(n) /= 3) then
+      call finish_local(NBFFT_INVALID_ARGUMENT, not_xyz("nbfft_grid", "n", [size(n)]), status)
+      return
+    end if
     call finish(c_plan_grid(plan%p, g, a, b), status)
     n = int(g); m1 = int(a); m2 = int(b)
   end subroutine
@@ -616,15 +708,39 @@ contains
   ! Wavenumbers of this rank's output box: kx(i) belongs to global x index lo(1)+i-1 of
   ! nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi); numpy's fftfreq*n convention, times
   ! 2*pi/length(d) (length absent: 2*pi, integer wavenumbers).
+  ! kx, ky and kz need at least hi(d) - lo(d) + 1 entries (more are left as they are); a
+  ! shorter one is INVALID_ARGUMENT, never written past.
   subroutine nbfft_wavenumbers(plan, kx, ky, kz, length, status)
     type(nbfft_plan), intent(in) :: plan
-    real(c_double), intent(out) :: kx(*), ky(*), kz(*)
-    real(c_double), intent(in), target, optional :: length(3)
+    real(c_double), intent(inout) :: kx(:), ky(:), kz(:)
+    real(c_double), intent(in), optional :: length(:)
     integer, intent(out), optional :: status
-    type(c_ptr) :: l
-    l = c_null_ptr
-    if (present(length)) l = c_loc(length)
-    call finish(c_wavenumbers(plan%p, l, kx, ky, kz), status)
+    real(c_double), target :: len3(3)
+    integer(c_int64_t) :: l(3), n(3)
+    integer(c_int) :: o(3), rc
+    integer :: have(3)
+    type(c_ptr) :: lp
+    character(len=:), allocatable :: msg
+    lp = c_null_ptr
+    have = 3
+    if (present(length)) have(1) = size(length)
+    msg = not_xyz("nbfft_wavenumbers", "length", have(1:1))
+    l = 0; n = 0; o = 0
+    have = [size(kx), size(ky), size(kz)]
+    ! (A call of its own: in one .and. with any(), Fortran may skip the function.)
+    if (len(msg) == 0 .and. c_associated(plan%p)) rc = c_plan_box(plan%p, int(NBFFT_LAYOUT_OUTPUT, c_int), l, n, o)
+    if (any(have < n)) &  ! n stays 0 where the box is unknown: the C call reports why
+      msg = "nbfft_wavenumbers: kx, ky, kz have " // ints(have) // " entries; this rank's output box needs " // &
+            ints(int(n)) // " (hi - lo + 1 of nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, lo, hi))"
+    if (len(msg) > 0) then
+      call finish_local(NBFFT_INVALID_ARGUMENT, msg, status)
+      return
+    end if
+    if (present(length)) then
+      len3 = length
+      lp = c_loc(len3)
+    end if
+    call finish(c_wavenumbers(plan%p, lp, kx, ky, kz), status)
   end subroutine
 
   ! Forward: real (r2c) or complex (c2c) input u(x,y,z) to complex output uh(x,z,y), double

@@ -21,7 +21,9 @@
 //   mpirun -n 4 nbfft-bench-bricks --grid 128 --rounds 7 --iters 5 --fields 4
 //          --transport blocking,caller,thread --layouts native,bricks --split 1
 #include "brick_layout.hpp"
+#include "bench/common/cli.hpp"
 #include "bench/common/compute.hpp"
+#include "bench/common/main.hpp"
 #include "bench/common/overlap_metrics.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/fft/fft.hpp"
@@ -36,7 +38,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,14 +61,6 @@ struct Run {
   std::vector<Plan::Workspace> ws;
   std::vector<double> base, alone, both, overhead;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, ',');)
-    if (!x.empty()) v.push_back(x);
-  return v;
-}
 
 double slowest(double t) { return nbfft::bench::reduce_max(t, MPI_COMM_WORLD); }
 
@@ -114,74 +107,65 @@ double split_forward(Run& r, nbfft::bench::Compute& compute, long units, int sli
   return in_calls + MPI_Wtime() - a;
 }
 
-}  // namespace
+const char* const kHelp = R"(nbfft-bench-bricks: what user boxes cost (native pencils, natural output order,
+bricks in and out), interleaved; the comment atop bench/bricks/bricks.cpp says more.
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+usage: mpirun -n P nbfft-bench-bricks [options]
+
+  --grid N            an N^3 r2c grid (default 128)
+  --rounds R          rounds (default 7) of --iters I forward+backward pairs (default 5)
+  --iters I
+  --fields F          fields per transform call (default 1)
+  --transport LIST    transports (default blocking)
+  --effort E          FFTW effort (default measure)
+  --layouts LIST      native, natural, bricks (default all three)
+  --split 0|1         also the split-phase forward of the bricks overlapping a compute
+  --slices S          pieces of that compute, progress() between them (default 16)
+)";
+
+int run(int argc, char** argv, MPI_Comm world) {
+  const nbfft::bench::Args args = nbfft::bench::parse_agreed(world, "nbfft-bench-bricks", argc, argv);
+  args.allow_only({"grid", "rounds", "iters", "transport", "effort", "fields", "layouts", "split", "slices", "help"});
   int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  std::int64_t n = 128;
-  int rounds = 7, iters = 5, fields = 1, split = 0, slices = 16;
-  std::string transports = "blocking", effort = "measure", layouts = "native,natural,bricks";
-  for (int a = 1; a + 1 < argc; a += 2) {
-    const std::string k = argv[a], v = argv[a + 1];
-    if (k == "--grid") n = std::atoll(v.c_str());
-    else if (k == "--rounds") rounds = std::atoi(v.c_str());
-    else if (k == "--iters") iters = std::atoi(v.c_str());
-    else if (k == "--transport") transports = v;
-    else if (k == "--effort") effort = v;
-    else if (k == "--fields") fields = std::atoi(v.c_str());
-    else if (k == "--layouts") layouts = v;
-    else if (k == "--split") split = std::atoi(v.c_str());
-    else if (k == "--slices") slices = std::atoi(v.c_str());
-    else {
-      if (rank == 0)
-        std::fprintf(stderr, "nbfft-bench-bricks: unknown option %s (--grid --rounds --iters --transport --effort "
-                     "--fields --layouts --split --slices)\n", k.c_str());
-      MPI_Finalize();
-      return 2;
-    }
-  }
-  if (fields < 1 || rounds < 1 || iters < 1 || slices < 1) {
-    if (rank == 0) std::fprintf(stderr, "nbfft-bench-bricks: --fields, --rounds, --iters and --slices must be >= 1\n");
-    MPI_Finalize();
-    return 2;
-  }
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &P);
+  if (nbfft::bench::print_help(world, args, kHelp)) return 0;
+  const std::int64_t n = args.get_long("grid", 128, 1, 1 << 20);
+  const int rounds = static_cast<int>(args.get_long("rounds", 7, 1, 1000000));
+  const int iters = static_cast<int>(args.get_long("iters", 5, 1, 1000000));
+  const int fields = static_cast<int>(args.get_long("fields", 1, 1, 64));
+  const bool split = args.get_long("split", 0, 0, 1) != 0;
+  const int slices = static_cast<int>(args.get_long("slices", 16, 1, 1 << 20));
+  const std::vector<std::string> transports = args.get_list("transport", "blocking");
+  const std::vector<std::string> layouts = args.get_list("layouts", "native,natural,bricks");
+  for (const std::string& lay : layouts)
+    if (lay != "native" && lay != "natural" && lay != "bricks")
+      throw nbfft::Error("--layouts: unknown layout '" + lay + "' (native, natural, bricks)");
+  const Effort effort = parse_effort(args.get("effort", "measure"));
   const std::array<std::int64_t, 3> N{n, n, n}, S{n / 2 + 1, n, n};
   const auto bg = brick_grid(P);
   const std::string bricks_name = "bricks " + std::to_string(bg[0]) + "x" + std::to_string(bg[1]) + "x" +
                                   std::to_string(bg[2]);
   std::vector<Run> runs;
-  try {
-    for (const std::string& tr : split_list(transports))
-      for (const std::string& lay : split_list(layouts)) {
-        Options o;
-        o.effort = parse_effort(effort);
-        o.transport(tr);
-        o.fields_in_flight = fields > 1 ? 2 : 1;
-        Run r;
-        r.layout = lay;
-        r.transport = tr;
-        if (lay == "native") {
-          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
-        } else if (lay == "natural") {
-          o.output_order = OutputOrder::Natural;
-          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
-        } else if (lay == "bricks") {
-          r.layout = bricks_name;
-          r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, brick(N, bg, rank), brick(S, bg, rank), o);
-        } else {
-          throw std::runtime_error("--layouts: unknown layout '" + lay + "' (native, natural, bricks)");
-        }
-        r.name = r.layout + " " + tr;
-        runs.push_back(std::move(r));
+  for (const std::string& tr : transports)
+    for (const std::string& lay : layouts) {
+      Options o;
+      o.effort = effort;
+      o.transport(tr);
+      o.fields_in_flight = fields > 1 ? 2 : 1;
+      Run r;
+      r.layout = lay;
+      r.transport = tr;
+      if (lay == "natural") o.output_order = OutputOrder::Natural;
+      if (lay == "bricks") {
+        r.layout = bricks_name;
+        r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, brick(N, bg, rank), brick(S, bg, rank), o);
+      } else {
+        r.plan = std::make_unique<Plan>(MPI_COMM_WORLD, N, o);
       }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+      r.name = r.layout + " " + tr;
+      runs.push_back(std::move(r));
+    }
   nbfft::bench::Compute compute(nbfft::bench::ComputeKind::Cache);
   for (Run& r : runs) {
     const Box3& b = r.plan->in_box();
@@ -282,7 +266,12 @@ int main(int argc, char** argv) {
                   str(summarize(r.both)).c_str(), o.median, o.min, o.max, h.median, h.min, h.max);
     }
   }
-  runs.clear();
-  MPI_Finalize();
   return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nbfft::bench::run_main("nbfft-bench-bricks", argc, argv, MPI_THREAD_MULTIPLE,
+                                [&](MPI_Comm world) { return run(argc, argv, world); });
 }

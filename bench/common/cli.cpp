@@ -1,12 +1,14 @@
 #include "bench/common/cli.hpp"
 
 #include "nbfft/agree.hpp"
+#include "nbfft/atomic_file.hpp"
 #include "nbfft/error.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace nbfft::bench {
@@ -96,9 +98,14 @@ Args::Args(int argc, char** argv, std::vector<std::string> flags) {
     } else if (is_flag) {
       name = a;
       value = "1";
+    } else if (i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0) {
+      // The last argument, or one followed by another option (no value here starts with
+      // "--"): told in allow_only(), after unknown names, so that a misspelt option is
+      // called unknown rather than short of a value.
+      if (missing_value_.empty()) missing_value_ = a;
+      continue;
     } else {
       name = a;
-      if (i + 1 >= argc) bad(name, "needs a value");
       value = argv[++i];
     }
     if (name.empty()) bad("", "'" + std::string(argv[i]) + "' is not an option (an option is --name or --name=value)");
@@ -134,20 +141,54 @@ std::vector<long> Args::get_long_list(const std::string& name, const std::string
 void Args::allow_only(const std::vector<std::string>& known) const {
   if (!positional_.empty())
     bad("", "unexpected argument '" + positional_.front() + "' (options are written --name value)");
-  for (const auto& [k, v] : values_)
+  std::vector<std::string> names;
+  for (const auto& kv : values_) names.push_back(kv.first);
+  if (!missing_value_.empty()) names.push_back(missing_value_);
+  for (const auto& k : names)
     if (std::find(known.begin(), known.end(), k) == known.end()) {
       std::string list;
       for (const auto& n : known) list += " --" + n;
       bad("", "unknown option --" + k + " (options:" + list + ")");
     }
+  if (!missing_value_.empty()) bad(missing_value_, "needs a value");
+}
+
+bool print_help(MPI_Comm comm, const Args& args, const char* help) {
+  if (!args.has("help")) return false;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) std::fputs(help, stdout);
+  return true;
+}
+
+void check_outputs(MPI_Comm comm, const std::vector<std::pair<std::string, std::string>>& outputs) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  for (const auto& [option, path] : outputs) {
+    if (rank != 0 || path.empty() || !error.empty()) continue;
+    try {
+      check_writable(path);
+    } catch (const Error& e) {
+      error = option + ": " + e.message();
+    }
+  }
+  agree_message(comm, error, ErrorCode::Io);
 }
 
 Args parse_agreed(MPI_Comm comm, const std::string& what, int argc, char** argv, std::vector<std::string> flags) {
   Args args = agree(comm, [&] { return Args(argc, argv, flags); });
+  // An option without its value is told later (allow_only: after unknown names) where
+  // every rank has the same one; where ranks differ it is a syntax error of some ranks, and
+  // every rank reports it as such now.
+  const std::vector<std::string> missing = allgather_strings(comm, args.missing_value());
+  if (std::any_of(missing.begin(), missing.end(), [&](const std::string& m) { return m != missing.front(); }))
+    agree_message(comm, args.missing_value().empty() ? "" : "--" + args.missing_value() + ": needs a value");
   ConfigFields fields;
   for (const auto& [k, v] : args.values()) fields.emplace_back("--" + k, v);
   for (std::size_t i = 0; i < args.positional().size(); ++i)
     fields.emplace_back("argument " + std::to_string(i + 1), args.positional()[i]);
+  if (!args.missing_value().empty()) fields.emplace_back("--" + args.missing_value(), "(no value)");
   check_same(comm, what + " options", fields);
   return args;
 }

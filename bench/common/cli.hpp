@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nbfft::bench {
@@ -36,14 +37,18 @@ class Args {
   std::vector<long> get_long_list(const std::string& name, const std::string& fallback, long min = 0,
                                   long max = LONG_MAX) const;
   // Throws Error naming any option not in `known` (catches typos such as --size for
-  // --sizes), and any positional argument (nothing takes one).
+  // --sizes), any positional argument (nothing takes one), and then a last option given
+  // without its value (so that a misspelt last option is called unknown). Every program
+  // calls it before reading its options.
   void allow_only(const std::vector<std::string>& known) const;
   const std::vector<std::string>& positional() const { return positional_; }
   const std::map<std::string, std::string>& values() const { return values_; }
+  const std::string& missing_value() const { return missing_value_; }  // "" or that option's name
 
  private:
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
+  std::string missing_value_;
 };
 
 // Parses the options on every rank of `comm` and checks that every rank was given the
@@ -53,6 +58,16 @@ class Args {
 // ("nbfft-bench overlap"). Collective over comm.
 Args parse_agreed(MPI_Comm comm, const std::string& what, int argc, char** argv,
                   std::vector<std::string> flags = {"help"});
+
+// --help: the program's help text on rank 0's stdout; true when it was asked for (the
+// program then exits 0 without running).
+bool print_help(MPI_Comm comm, const Args& args, const char* help);
+
+// The files a run writes at its end ({"--json", path}, ...; "" = not asked for), checked on
+// rank 0 of comm before the run starts (nbfft/atomic_file.hpp check_writable) and agreed:
+// a missing or read-only folder is an Io Error naming the option on every rank now, not
+// after the run. Collective.
+void check_outputs(MPI_Comm comm, const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // Splits at `sep`, keeping empty items (callers that must reject them use split_items).
 std::vector<std::string> split(const std::string& text, char sep);

@@ -43,6 +43,16 @@ double fail_timeout() {
 
 }  // namespace
 
+int run_serial_main(const char* prog, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (...) {
+    auto [code, msg] = describe(std::current_exception());
+    std::fprintf(stderr, "%s: [%s] %s\n", prog, error_code_name(code), msg.c_str());
+    return exit_code_for(code);
+  }
+}
+
 int run_main(const char* prog, int argc, char** argv, int thread_level, const std::function<int(MPI_Comm)>& body) {
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, thread_level, &provided) != MPI_SUCCESS) {

@@ -26,4 +26,8 @@ namespace nbfft::bench {
 
 int run_main(const char* prog, int argc, char** argv, int thread_level, const std::function<int(MPI_Comm)>& body);
 
+// The same for a program without MPI (the serial limits): an error is printed as
+// "prog: [kind] message" and exits 2 for bad input, 1 otherwise.
+int run_serial_main(const char* prog, const std::function<int()>& body);
+
 }  // namespace nbfft::bench

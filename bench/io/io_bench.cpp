@@ -11,6 +11,7 @@
 // The field is the physical one (real, (z, y, x) in the file); --spectral writes the
 // spectrum instead (complex, the Z-pencil reordered into (kz, ky, kx)). The values read
 // back are compared with those written (outside the timings); the file is removed.
+#include "bench/common/cli.hpp"
 #include "bench/common/main.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/io/hdf5.hpp"
@@ -105,30 +106,31 @@ int run(MPI_Comm world, std::int64_t n, const std::string& path, bool sync, bool
   return 0;
 }
 
+
+const char* const kHelp = R"(nbfft-io-bench: the time of a checkpoint of one double field through nbfft::io, one
+round; one JSON line of times (bench/io/bench_io.py interleaves it with its peers).
+
+usage: mpirun -n P nbfft-io-bench --grid N --path FILE [--no-sync] [--spectral]
+
+  --grid N      an N^3 grid (at least 2), required
+  --path FILE   the file to write and read back (removed afterwards), required
+  --no-sync     no fsync at close
+  --spectral    write the spectrum instead of the physical field
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return nbfft::bench::run_main("nbfft-io-bench", argc, argv, MPI_THREAD_FUNNELED, [&](MPI_Comm world) {
-    std::int64_t n = 0;
-    std::string path;
-    bool sync = true, spectral = false;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--grid" && i + 1 < argc) {
-        n = std::atoll(argv[++i]);
-      } else if (a == "--path" && i + 1 < argc) {
-        path = argv[++i];
-      } else if (a == "--no-sync") {
-        sync = false;
-      } else if (a == "--spectral") {
-        spectral = true;
-      } else {
-        throw Error(ErrorCode::InvalidArgument, "nbfft-io-bench: unknown argument '" + a +
-                                                    "' (--grid N --path FILE [--no-sync] [--spectral])");
-      }
-    }
-    if (n < 2 || path.empty())
-      throw Error(ErrorCode::InvalidArgument, "nbfft-io-bench: --grid N (at least 2) and --path FILE are needed");
+    const nbfft::bench::Args args =
+        nbfft::bench::parse_agreed(world, "nbfft-io-bench", argc, argv, {"help", "no-sync", "spectral"});
+    args.allow_only({"grid", "path", "no-sync", "spectral", "help"});
+    if (nbfft::bench::print_help(world, args, kHelp)) return 0;
+    if (!args.has("grid") || !args.has("path")) throw Error(ErrorCode::InvalidArgument, "--grid N and --path FILE are needed");
+    const std::int64_t n = args.get_long("grid", 0, 2, 1 << 20);
+    const std::string path = args.get("path", "");
+    nbfft::bench::check_outputs(world, {{"--path", path}});
+    const bool sync = !args.has("no-sync"), spectral = args.has("spectral");
     return spectral ? run<std::complex<double>>(world, n, path, sync, true) : run<double>(world, n, path, sync, false);
   });
 }

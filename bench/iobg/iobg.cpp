@@ -27,7 +27,9 @@
 //               slowed while the bytes went to disk
 //   cpu         user and system CPU seconds of the loop, summed over ranks and their threads
 //               (MPI-IO's AIO threads too): what the write costs in CPU, whoever pays it
+#include "bench/common/cli.hpp"
 #include "bench/common/clock.hpp"
+#include "bench/common/main.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
@@ -244,45 +246,57 @@ Times run(const Args& a, Variant v, nbfft::fft::Plan& plan, std::vector<std::vec
   return {most[0], most[1], most[2], most[3], most[4], sum[0], sum[1]};
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+const char* const kHelp = R"(nbfft-bench-iobg: how much of a checkpoint's write a background write hides in a
+solver loop, and what it costs the solver (the comment atop bench/iobg/iobg.cpp says more).
+
+usage: mpirun -n P nbfft-bench-iobg [options]
+
+  --grid N             an N^3 grid (default 128)
+  --rounds R           interleaved rounds (default 5)
+  --steps S            steps per loop (default 8)
+  --every K            write every K steps (default 4)
+  --flops F            flops per point of the nonlinear term (default 16)
+  --dir D              folder of the files written (default /tmp)
+  --write u|U          the physical fields u (default) or their spectra U
+  --stage copy|borrow  H5File::write_start's staging (default copy; borrow needs --write U)
+  --raw fresh|reuse    the sketch's raw file: a new one per loop (default) or the last one
+  --raw-handles 1|3    MPI-IO handles of the sketch (3 adds iwrite3)
+)";
+
+// One of the words `allowed` as the value of --option (its default when absent).
+std::string word(const nbfft::bench::Args& args, const std::string& option, const std::vector<std::string>& allowed) {
+  const std::string v = args.get(option, allowed.front());
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    std::string list;
+    for (const auto& w : allowed) list += (list.empty() ? "" : ", ") + w;
+    throw nbfft::Error("--" + option + ": '" + v + "' is not one of " + list);
+  }
+  return v;
+}
+
+int run_bench(int argc, char** argv, MPI_Comm world) {
+  const nbfft::bench::Args args = nbfft::bench::parse_agreed(world, "nbfft-bench-iobg", argc, argv);
+  args.allow_only({"grid", "rounds", "steps", "every", "flops", "dir", "write", "stage", "raw", "raw-handles", "help"});
+  int rank = 0, size = 1, provided = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  MPI_Query_thread(&provided);
+  if (nbfft::bench::print_help(world, args, kHelp)) return 0;
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], val = argv[i + 1];
-    if (k == "--grid") a.n = std::atoll(val.c_str());
-    else if (k == "--rounds") a.rounds = std::atoi(val.c_str());
-    else if (k == "--steps") a.steps = std::atoi(val.c_str());
-    else if (k == "--every") a.every = std::atoi(val.c_str());
-    else if (k == "--flops") a.flops = std::atoi(val.c_str());
-    else if (k == "--dir") a.dir = val;
-    else if (k == "--write" && (val == "u" || val == "U")) a.spectral = val == "U";
-    else if (k == "--raw" && (val == "fresh" || val == "reuse")) a.fresh_raw = val == "fresh";
-    else if (k == "--raw-handles" && (val == "1" || val == "3")) a.raw_handles = std::atoi(val.c_str());
-    else if (k == "--stage" && (val == "copy" || val == "borrow"))
-      a.stage = val == "copy" ? H5File::Stage::Copy : H5File::Stage::Borrow;
-    else {
-      if (rank == 0)
-        std::fprintf(stderr, "usage: nbfft-bench-iobg [--grid N] [--rounds R] [--steps S] [--every K] [--flops F] "
-                             "[--dir D] [--write u|U] [--stage copy|borrow] [--raw fresh|reuse] [--raw-handles 1|3]; bad option %s %s\n",
-                     k.c_str(), val.c_str());
-      MPI_Finalize();
-      return 2;
-    }
-  }
-  if (!a.spectral && a.stage == H5File::Stage::Borrow) {
-    // The loop overwrites u every step: only the spectra it never changes may be borrowed.
-    if (rank == 0) std::fprintf(stderr, "nbfft-bench-iobg: --stage borrow needs --write U\n");
-    MPI_Finalize();
-    return 2;
-  }
-  int rc = 0;
-  try {
+  a.n = args.get_long("grid", a.n, 1, 1 << 20);
+  a.rounds = static_cast<int>(args.get_long("rounds", a.rounds, 1, 1000000));
+  a.steps = static_cast<int>(args.get_long("steps", a.steps, 1, 1000000));
+  a.every = static_cast<int>(args.get_long("every", a.every, 1, 1000000));
+  a.flops = static_cast<int>(args.get_long("flops", a.flops, 0, 1000000));
+  a.dir = args.get("dir", a.dir);
+  a.spectral = word(args, "write", {"u", "U"}) == "U";
+  a.stage = word(args, "stage", {"copy", "borrow"}) == "copy" ? H5File::Stage::Copy : H5File::Stage::Borrow;
+  a.fresh_raw = word(args, "raw", {"fresh", "reuse"}) == "fresh";
+  a.raw_handles = word(args, "raw-handles", {"1", "3"}) == "3" ? 3 : 1;
+  // The loop overwrites u every step: only the spectra it never changes may be borrowed.
+  if (!a.spectral && a.stage == H5File::Stage::Borrow) throw nbfft::Error("--stage borrow needs --write U");
+  {
     nbfft::fft::Options o;
     o.effort = nbfft::fft::Effort::Estimate;
     nbfft::fft::Plan plan(MPI_COMM_WORLD, {a.n, a.n, a.n}, o);
@@ -298,6 +312,7 @@ int main(int argc, char** argv) {
     long pid = static_cast<long>(getpid());
     MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     const std::string path = a.dir + "/nbfft-bench-iobg-" + std::to_string(pid) + ".h5";
+    nbfft::bench::check_outputs(world, {{"--dir", path}});
     const Variant all[5] = {Variant::None, Variant::Blocking, Variant::Background, Variant::IWrite, Variant::IWrite3};
     const int nv = a.spectral ? 3 : a.raw_handles == 3 ? 5 : 4;  // the iwrite sketches write the physical field
     std::vector<Times> t[5];
@@ -364,10 +379,13 @@ int main(int argc, char** argv) {
                     100 * (1 - bg_io / std::max(1e-9, blk_io)), 100 * median(slow));
       }
     }
-  } catch (const nbfft::Error& e) {
-    std::fprintf(stderr, "nbfft-bench-iobg: %s\n", e.what());
-    rc = 1;
   }
-  MPI_Finalize();
-  return rc;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nbfft::bench::run_main("nbfft-bench-iobg", argc, argv, MPI_THREAD_MULTIPLE,
+                                [&](MPI_Comm world) { return run_bench(argc, argv, world); });
 }

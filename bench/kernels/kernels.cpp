@@ -204,6 +204,7 @@ int run_typed(const Args& args, MPI_Comm world, const Grid& n, int m1, int m2, i
 
 int run_kernels(const Args& args, MPI_Comm world) {
   args.allow_only({"grid", "proc-grid", "kernels", "chunk-planes", "precision", "iters", "warmup", "json", "help"});
+  check_outputs(world, {{"--json", args.get("json", "")}});
   int size = 1;
   MPI_Comm_size(world, &size);
   const Grid n = parse_grid(args);

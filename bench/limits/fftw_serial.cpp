@@ -10,9 +10,11 @@
 // spectrum has no subnormal noise), its round trip checked against the field.
 #include "bench/common/cli.hpp"
 #include "bench/common/json.hpp"
+#include "bench/common/main.hpp"
 #include "bench/common/sine_field.hpp"
 #include "bench/common/stats.hpp"
 #include "bench/common/subnormals.hpp"
+#include "nbfft/atomic_file.hpp"
 #include "nbfft/error.hpp"
 
 #include <fftw3.h>
@@ -156,6 +158,13 @@ int run(int argc, char** argv) {
   const int iters = static_cast<int>(args.get_long("iters", 5));
   if (threads < 1 || threads > 1024) throw nbfft::Error("--threads must be in [1, 1024]");
   if (iters < 1 || iters > 100000) throw nbfft::Error("--iters must be in [1, 100000]");
+  if (args.has("json")) {  // written at the end: its folder is checked now
+    try {
+      nbfft::check_writable(args.get("json", ""));
+    } catch (const nbfft::Error& e) {
+      throw nbfft::Error("--json: " + e.message(), e.code());
+    }
+  }
   const std::string effort = args.get("effort", "measure");
   unsigned flags = FFTW_MEASURE;
   if (effort == "estimate") flags = FFTW_ESTIMATE;
@@ -194,10 +203,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nbfft-fftw-serial: %s\n", e.what());
-    return 2;
-  }
+  return nbfft::bench::run_serial_main("nbfft-fftw-serial", [&] { return run(argc, argv); });
 }

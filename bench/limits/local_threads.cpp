@@ -11,6 +11,7 @@
 //   whole    no plane in cache: one FFTW plan with T threads over all planes in place
 //            (the y FFT with a second loop over z; no copies at all).
 #include "bench/common/cli.hpp"
+#include "bench/common/main.hpp"
 #include "bench/common/stats.hpp"
 #include "nbfft/error.hpp"
 
@@ -124,10 +125,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nbfft-local-threads: %s\n", e.what());
-    return 2;
-  }
+  return nbfft::bench::run_serial_main("nbfft-local-threads", [&] { return run(argc, argv); });
 }

@@ -26,6 +26,9 @@
 // Every contestant runs unnormalized (FFTW-MPI has no norm) with the same FFTW effort;
 // FFTW-MPI in place, nd (but nd-transposed-inplace) and the 3-D plan out of place from the
 // caller's arrays.
+#include "bench/common/cli.hpp"
+#include "bench/common/main.hpp"
+#include "nbfft/error.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/nd/plan.hpp"
 
@@ -54,22 +57,37 @@ struct Args {
   int rounds = 5;
   std::string effort = "measure";
   std::string transport = "blocking";
+  bool help = false;  // asked for and printed: nothing to run
 };
 
-Args parse(int argc, char** argv) {
+const char* const kHelp = R"(nbfft-bench-nd: nbfft::nd::Plan against FFTW-MPI and the 3-D plan, interleaved in
+rounds; one RESULT line of JSON per contestant (bench/nd/bench_nd.py prints the table).
+
+usage: mpirun -n P nbfft-bench-nd [options]
+
+  --case 2d|batch|3d  the work (default 2d; the comment atop bench/nd/bench_nd.cpp says more)
+  --n N               points per axis (default 256)
+  --batch B           fields of the batch case (default 1)
+  --rounds R          timed rounds after one warm-up (default 5)
+  --effort E          FFTW effort of every contestant (default measure)
+  --transport T       the nd plans' exchanges (default blocking)
+)";
+
+// The options, checked (the same on every rank: parse_agreed).
+Args parse(MPI_Comm world, int argc, char** argv) {
+  const nbfft::bench::Args args = nbfft::bench::parse_agreed(world, "nbfft-bench-nd", argc, argv);
+  args.allow_only({"case", "n", "batch", "rounds", "effort", "transport", "help"});
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--case") a.which = v;
-    else if (k == "--n") a.n = std::stoll(v);
-    else if (k == "--batch") a.batch = std::stoll(v);
-    else if (k == "--rounds") a.rounds = std::stoi(v);
-    else if (k == "--effort") a.effort = v;
-    else if (k == "--transport") a.transport = v;
-    else throw std::runtime_error("unknown option " + k + " (--case 2d|batch|3d --n N --batch B --rounds R --effort E "
-                                  "--transport T)");
-  }
-  if (a.which != "2d" && a.which != "batch" && a.which != "3d") throw std::runtime_error("--case is 2d, batch or 3d");
+  a.help = nbfft::bench::print_help(world, args, kHelp);
+  if (a.help) return a;
+  a.which = args.get("case", a.which);
+  if (a.which != "2d" && a.which != "batch" && a.which != "3d")
+    throw nbfft::Error("--case: '" + a.which + "' is not 2d, batch or 3d");
+  a.n = args.get_long("n", a.n, 1, 1L << 31);
+  a.batch = args.get_long("batch", a.batch, 1, 1L << 20);
+  a.rounds = static_cast<int>(args.get_long("rounds", a.rounds, 1, 1000000));
+  a.effort = args.get("effort", a.effort);
+  a.transport = args.get("transport", a.transport);
   return a;
 }
 
@@ -200,68 +218,68 @@ std::string json_times(const std::vector<double>& t) {
   return os.str() + "]";
 }
 
+int run(int argc, char** argv, MPI_Comm world) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  const Args a = parse(world, argc, argv);
+  if (a.help) return 0;
+  fftw_mpi_init();
+  struct Cleanup {
+    ~Cleanup() { fftw_mpi_cleanup(); }
+  } cleanup;
+  std::vector<Contestant> cs;
+  if (a.which == "2d") {
+    cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
+    cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed", std::nullopt, 2,
+                               nbfft::fft::OutputOrder::Transposed));
+    cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-inplace", std::nullopt, 2,
+                               nbfft::fft::OutputOrder::Transposed, true, true));
+    cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-lean", std::nullopt, 2,
+                               nbfft::fft::OutputOrder::Transposed, true, true, 0, true));
+    cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
+    cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
+  } else if (a.which == "batch") {
+    cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}));
+    cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch", 0, 2));
+    cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-f1", 0, 1));
+    cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-whole", 0, 2,
+                               nbfft::fft::OutputOrder::Natural, true, false, 1));
+    cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
+  } else {
+    using nbfft::fft::OutputOrder;
+    cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}));
+    cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-transposed", std::nullopt, 2,
+                               OutputOrder::Transposed));
+    cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own", std::nullopt, 2, OutputOrder::Natural, false));
+    cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own-transposed", std::nullopt, 2,
+                               OutputOrder::Transposed, false));
+    cs.push_back(plan3d_contestant(a));
+    cs.push_back(plan3d_contestant(a, OutputOrder::Natural));
+  }
+  for (auto& c : cs) c.pair();  // warm up
+  for (int r = 0; r < a.rounds; ++r)
+    for (std::size_t j = 0; j < cs.size(); ++j) {
+      Contestant& c = cs[(j + static_cast<std::size_t>(r)) % cs.size()];
+      MPI_Barrier(MPI_COMM_WORLD);
+      const auto t0 = std::chrono::steady_clock::now();
+      c.pair();
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      c.times.push_back(t);
+    }
+  if (rank == 0)
+    for (const auto& c : cs)
+      std::printf("RESULT {\"case\": \"%s\", \"who\": \"%s\", \"n\": %lld, \"batch\": %lld, \"ranks\": %d, "
+                  "\"note\": \"%s\", \"times\": %s}\n",
+                  a.which.c_str(), c.who.c_str(), static_cast<long long>(a.n), static_cast<long long>(a.batch), size,
+                  c.note.c_str(), json_times(c.times).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // the thread engine needs it
-  fftw_mpi_init();
-  int rank = 0, size = 1, rc = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  try {
-    const Args a = parse(argc, argv);
-    std::vector<Contestant> cs;
-    if (a.which == "2d") {
-      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}));
-      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed", std::nullopt, 2,
-                                 nbfft::fft::OutputOrder::Transposed));
-      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-inplace", std::nullopt, 2,
-                                 nbfft::fft::OutputOrder::Transposed, true, true));
-      cs.push_back(nd_contestant(a, {a.n, a.n}, {0, 1}, "nd-transposed-lean", std::nullopt, 2,
-                                 nbfft::fft::OutputOrder::Transposed, true, true, 0, true));
-      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1));
-      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n}, 1, false));
-    } else if (a.which == "batch") {
-      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}));
-      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch", 0, 2));
-      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-f1", 0, 1));
-      cs.push_back(nd_contestant(a, {a.batch, a.n, a.n, a.n}, {1, 2, 3}, "nd-batch-whole", 0, 2,
-                                 nbfft::fft::OutputOrder::Natural, true, false, 1));
-      cs.push_back(fftw_mpi_contestant(a, {a.n, a.n, a.n}, a.batch));
-    } else {
-      using nbfft::fft::OutputOrder;
-      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}));
-      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-transposed", std::nullopt, 2,
-                                 OutputOrder::Transposed));
-      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own", std::nullopt, 2, OutputOrder::Natural, false));
-      cs.push_back(nd_contestant(a, {a.n, a.n, a.n}, {0, 1, 2}, "nd-own-transposed", std::nullopt, 2,
-                                 OutputOrder::Transposed, false));
-      cs.push_back(plan3d_contestant(a));
-      cs.push_back(plan3d_contestant(a, OutputOrder::Natural));
-    }
-    for (auto& c : cs) c.pair();  // warm up
-    for (int r = 0; r < a.rounds; ++r)
-      for (std::size_t j = 0; j < cs.size(); ++j) {
-        Contestant& c = cs[(j + static_cast<std::size_t>(r)) % cs.size()];
-        MPI_Barrier(MPI_COMM_WORLD);
-        const auto t0 = std::chrono::steady_clock::now();
-        c.pair();
-        double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        c.times.push_back(t);
-      }
-    if (rank == 0)
-      for (const auto& c : cs)
-        std::printf("RESULT {\"case\": \"%s\", \"who\": \"%s\", \"n\": %lld, \"batch\": %lld, \"ranks\": %d, "
-                    "\"note\": \"%s\", \"times\": %s}\n",
-                    a.which.c_str(), c.who.c_str(), static_cast<long long>(a.n), static_cast<long long>(a.batch), size,
-                    c.note.c_str(), json_times(c.times).c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nbfft-bench-nd: %s\n", e.what());
-    rc = 1;
-  }
-  fftw_mpi_cleanup();
-  MPI_Finalize();
-  return rc;
+  return nbfft::bench::run_main("nbfft-bench-nd", argc, argv, MPI_THREAD_MULTIPLE,  // the thread engine needs it
+                                [&](MPI_Comm world) { return run(argc, argv, world); });
 }

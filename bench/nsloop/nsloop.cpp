@@ -478,6 +478,7 @@ int run_nsloop(const Args& args, MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
   Setup s = parse_setup(args);
+  check_outputs(world, {{"--json", args.get("json", "")}});
   std::vector<Variant> vs = make_variants(args, s, world);
   const Fields u = velocity(*vs[0].plan, s.n, s.F);
   Fields terms(u.size(), std::vector<double>(u[0].size()));  // each term's output (zeros until computed)

@@ -160,6 +160,7 @@ Result measure(const coll::Comm& comm, const Config& c, Compute& compute, double
 
 int run_overlap(const Args& args, MPI_Comm world) {
   args.allow_only({"algorithm", "window", "progress", "sizes", "tests", "concurrent", "iters", "compute", "json", "trace", "help"});
+  check_outputs(world, {{"--json", args.get("json", "")}, {"--trace", args.get("trace", "")}});
   int rank = 0, P = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);

@@ -158,6 +158,7 @@ double mpi_barrier_latency(MPI_Comm mc, long iters) {
 
 int run_primitives(const Args& args, MPI_Comm world) {
   args.allow_only({"primitive", "progress", "sizes", "receivers", "groups", "tests", "iters", "compute", "json", "trace", "help"});
+  check_outputs(world, {{"--json", args.get("json", "")}, {"--trace", args.get("trace", "")}});
   int rank = 0, P = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &P);

@@ -38,6 +38,7 @@ int run(const nbfft::sine::SineArgs& a) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  nbfft::bench::check_outputs(MPI_COMM_WORLD, {{"--json", a.json}, {"--wisdom", a.wisdom}});
   if (!a.wisdom.empty()) nbfft::fft::load_wisdom(MPI_COMM_WORLD, a.wisdom);
   std::vector<std::string> skipped;
   std::vector<Result> results = plan_runs(a, skipped);

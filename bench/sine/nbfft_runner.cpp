@@ -18,7 +18,9 @@ class NbfftRunner final : public Runner {
   NbfftRunner(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string name)
       // A padded plan (--padding) transforms the field sampled on its physical grid; the
       // sine field is band-limited, so the round trip through the n modes returns it.
-      : name_(std::move(name)), field_(fft::padded_size(a.n, o.padding)), plan_(comm, a.n, o), nv_(a.fields) {
+      // The plan first: it refuses a grid too large to address before the field's tables
+      // (a few vectors of n points each) are made for it.
+      : name_(std::move(name)), plan_(comm, a.n, o), field_(fft::padded_size(a.n, o.padding)), nv_(a.fields) {
     const fft::Box3& b = plan_.in_box();
     const bool r2c = a.transform == fft::TransformKind::R2C;
     const std::size_t count = static_cast<std::size_t>(b.count());
@@ -154,8 +156,8 @@ class NbfftRunner final : public Runner {
   }
 
   std::string name_;
-  SineField field_;
   fft::Plan plan_;
+  SineField field_;
   int nv_;
   std::vector<std::vector<T>> real_in_, real_out_;
   std::vector<std::vector<C>> cplx_in_, cplx_out_, spec_;

@@ -265,6 +265,7 @@ int run_nd(MPI_Comm comm, const NdArgs& a) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  bench::check_outputs(comm, {{"--json", a.json}, {"--wisdom", a.wisdom}});
   if (!a.wisdom.empty()) fft::load_wisdom(comm, a.wisdom);
   std::vector<std::unique_ptr<Run>> runs;
   std::vector<std::string> labels = a.transports;  // each run's name in the table

@@ -11,8 +11,11 @@
 //              alone timed in the same iteration (overlap %, hidden %: bench/common/overlap_metrics.hpp)
 // Elements are complex doubles (16 bytes). Times are the slowest rank's; the report gives
 // median and [min, max] over the iterations.
+#include "common/cli.hpp"
 #include "common/compute.hpp"
+#include "common/main.hpp"
 #include "common/overlap_metrics.hpp"
+#include "nbfft/fft/options.hpp"
 #include "nbfft/fft/transpose.hpp"
 
 #include <mpi.h>
@@ -22,8 +25,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using nbfft::fft::Box3;
@@ -114,34 +117,29 @@ double timed(F&& f) {
   return slowest(MPI_Wtime() - t0);
 }
 
-}  // namespace
+const char* const kHelp = R"(nbfft-transpose-bench: nbfft's pencil transposes against 2DECOMP&FFT-style pack,
+MPI_Alltoallv and unpack, and the split-phase transpose overlapping a compute.
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+usage: mpirun -n P nbfft-transpose-bench [options]
+
+  --grid N            an N^3 grid of complex doubles (default 64)
+  --iters N           measured iterations (default 10), after one warm-up
+  --transport LIST    nbfft transports, each run beside the baseline (default blocking,thread)
+  --proc-grid M1xM2   process grid (default: Pencils' choice)
+)";
+
+int run(int argc, char** argv, MPI_Comm world) {
+  const nbfft::bench::Args args = nbfft::bench::parse_agreed(world, "nbfft-transpose-bench", argc, argv);
+  args.allow_only({"grid", "iters", "transport", "proc-grid", "help"});
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::int64_t n = 64;
-  int iters = 10, m1 = 0, m2 = 0;
-  std::string transports = "blocking,thread";
-  for (int a = 1; a + 1 < argc; a += 2) {
-    const std::string k = argv[a], v = argv[a + 1];
-    if (k == "--grid") n = std::stoll(v);
-    else if (k == "--iters") iters = std::stoi(v);
-    else if (k == "--transport") transports = v;
-    else if (k == "--proc-grid") std::sscanf(v.c_str(), "%dx%d", &m1, &m2);
-    else {
-      if (rank == 0) std::fprintf(stderr, "nbfft-transpose-bench: unknown option %s\n", k.c_str());
-      MPI_Finalize();
-      return 2;
-    }
-  }
-  std::vector<std::string> names;
-  {
-    std::stringstream ss(transports);
-    for (std::string t; std::getline(ss, t, ',');) names.push_back(t);
-  }
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  if (nbfft::bench::print_help(world, args, kHelp)) return 0;
+  const std::int64_t n = args.get_long("grid", 64, 1, 1 << 20);
+  const int iters = static_cast<int>(args.get_long("iters", 10, 1, 1000000));
+  const std::vector<std::string> names = args.get_list("transport", "blocking,thread");
+  int m1 = 0, m2 = 0;
+  if (args.has("proc-grid")) std::tie(m1, m2) = nbfft::fft::parse_proc_grid(args.get("proc-grid", ""));
   std::vector<Pencils> pencils;
   for (const auto& t : names) {
     Pencils::Options o;
@@ -259,7 +257,12 @@ int main(int argc, char** argv) {
   }
   MPI_Comm_free(&row);
   MPI_Comm_free(&col);
-  pencils.clear();
-  MPI_Finalize();
   return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nbfft::bench::run_main("nbfft-transpose-bench", argc, argv, MPI_THREAD_MULTIPLE,
+                                [&](MPI_Comm world) { return run(argc, argv, world); });
 }

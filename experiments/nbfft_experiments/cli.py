@@ -13,6 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
+from nbfft_experiments import argv as cli_argv
 from nbfft_experiments import docs as docgen
 from nbfft_experiments.registry import all_experiments
 from nbfft_experiments.runner import REPO, Cluster, Context, Launcher, Progress, Skip
@@ -117,12 +118,22 @@ def run(args) -> int:
     exps = _select(args.names)
     if args.repeats is not None and args.repeats < 2:
         raise SystemExit("nbfft-experiments: --repeats must be at least 2 (one run has no spread to compare an effect with)")
+    try:
+        cluster = Cluster.parse(args.cluster) if args.cluster else None
+    except ValueError as x:
+        raise SystemExit(f"nbfft-experiments: {x}")
     mpi = args.mpi or ("mpich" if "mpich" in Path(args.build).name else "openmpi")
     _needs(Path(args.build).resolve())
-    cluster = Cluster.parse(args.cluster) if args.cluster else None
     launcher = Launcher(Path(args.build).resolve(), mpi, cluster, args.lock)
+    # What the runs need from the file system, checked before the first one starts.
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if args.lock:
+            open(args.lock, "a").close()  # flock FILE opens it the same way
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as x:
+        which = "--lock" if args.lock and x.filename == args.lock else "--out"
+        raise SystemExit(f"nbfft-experiments: {which}: {x.strerror}: '{x.filename}'")
     progress = Progress(sum(e.weight for e in exps))
     cache: dict = {}
     failed, skipped = [], []
@@ -213,7 +224,7 @@ def check(out: Path, names) -> int:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    args = cli_argv.parse(_parser(), argv)
     if args.cmd == "list":
         for e in all_experiments():
             print(f"{e.name:<16} seed {e.seed} {e.figure:<30} {e.title}")

@@ -108,6 +108,8 @@ def parse_grid(text: str) -> Tuple[int, int, int]:
     n = tuple(int(p) for p in (parts * 3 if len(parts) == 1 else parts))
     if min(n) < 2:
         raise ModelError(f"grid: expected N or NXxNYxNZ with every size >= 2, got '{text}'")
+    if max(n) > 2**31 - 1:  # nbfft-sine's --grid range: the model predicts only what can be measured
+        raise ModelError(f"grid: every size must be <= {2**31 - 1}, got '{text}'")
     return n  # type: ignore[return-value]
 
 

@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from nbfft_experiments import argv as cli_argv
 from nbfft_experiments import model as M
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,8 +87,11 @@ def measure(args) -> int:
         ranks = [int(p) for p in args.ranks.split(",")]
     except ValueError:
         raise _fail(f"--grids/--ranks: expected comma-separated integers, got '{args.grids}' / '{args.ranks}'") from None
-    if min(grids) < 2 or min(ranks) < 1 or args.iters < 1 or args.fields < 1:
-        raise _fail("--grids must be >= 2, --ranks, --iters and --fields >= 1")
+    for option, values, least in (("--grids", grids, 2), ("--ranks", ranks, 1), ("--iters", [args.iters], 1),
+                                  ("--fields", [args.fields], 1)):
+        if min(values) < least:
+            raise _fail(f"{option} must be >= {least}, got {min(values)}")
+    _check_output("--out", args.out)  # written after every run: its folder must take a file now
     plan = plan_measurements(cluster, grids, ranks, args.fields, args.pipeline_transports, args.iters)
     cores = os.cpu_count() or 1
     h, r, rate = cluster if cluster else (1, 0, "")
@@ -169,7 +173,21 @@ def _q(d: Dict) -> str:
            f"{100 * d['max_abs_rel']:.1f} % (n={d['n']})"
 
 
+def _check_output(option: str, path: Optional[str]) -> None:
+    """An output file the command writes at its end: refused now if its folder cannot take it."""
+    if not path:
+        return
+    if Path(path).is_dir():
+        raise _fail(f"{option}: '{path}' is a folder, not a file")
+    try:
+        with tempfile.NamedTemporaryFile(dir=Path(path).parent, prefix=Path(path).name + "."):
+            pass
+    except OSError as x:
+        raise _fail(f"{option}: cannot write '{path}': {x.strerror}") from None
+
+
 def do_fit(args) -> int:
+    _check_output("--out", args.out)
     obs, pipes = load_measurements(args.measurements)
     gaps = [p["gap_closed"] for p in pipes if p["gap_closed"] is not None and p["obs"].network]
     if not gaps:  # no pipeline between nodes measured: use what there is
@@ -244,8 +262,7 @@ def predict_table(m: M.Model, grids: List[Tuple[int, int, int]], ranks: List[int
 
 
 def do_predict(args) -> int:
-    m = M.with_network(_load_model(args.model), args.network)
-    rpn = m.network.ranks_per_node or int(m.fit_report.get("ranks_per_node", 1))
+    _check_output("--json", args.json)
     grids = [M.parse_grid(g) for g in args.grid.split(";" if ";" in args.grid else ",")]
     try:
         ranks = [int(p) for p in args.ranks.split(",")]
@@ -253,6 +270,8 @@ def do_predict(args) -> int:
         raise M.ModelError(f"--ranks: expected a comma-separated list of integers, got '{args.ranks}'") from None
     if min(ranks) < 1:
         raise M.ModelError("--ranks: every count must be >= 1")
+    m = M.with_network(_load_model(args.model), args.network)
+    rpn = m.network.ranks_per_node or int(m.fit_report.get("ranks_per_node", 1))
     rows = predict_table(m, grids, ranks, rpn, args.fields, args.transform, args.precision)
     n = m.network
     net = (f"inter-node alpha {1e6 * n.alpha_inter:.2f} us, beta {1e9 * n.beta_inter:.4f} ns/B "
@@ -298,6 +317,7 @@ def validate_rows(m: M.Model, obs: List[M.Observation], pipes: List[Dict]) -> Li
 
 
 def do_validate(args) -> int:
+    _check_output("--json", args.json)
     m = _load_model(args.model)
     used = set(Path(p).resolve() for p in m.fit_report.get("inputs", []))
     again = [p for p in args.measurements if Path(p).resolve() in used]
@@ -363,7 +383,7 @@ def _parser():
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    args = cli_argv.parse(_parser(), argv)
     try:
         if args.cmd == "measure":
             return measure(args)

@@ -68,8 +68,8 @@ class Cluster:
     @staticmethod
     def parse(spec: str) -> "Cluster":
         m = re.fullmatch(r"(\d+)x(\d+)@([0-9.]+[a-zA-Z]+)", spec)
-        if not m:
-            raise ValueError(f"--cluster: expected HOSTSxRANKS@RATE such as 4x1@1gbit, got '{spec}'")
+        if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+            raise ValueError(f"--cluster: expected HOSTSxRANKS@RATE such as 4x1@1gbit (HOSTS, RANKS >= 1), got '{spec}'")
         return Cluster(int(m.group(1)), int(m.group(2)), m.group(3))
 
     @property

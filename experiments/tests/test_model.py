@@ -228,10 +228,40 @@ def test_cli_fit_predict_validate_round_trip(tmp_path, capsys):
     (["predict", "--model", "/nonexistent.json", "--grid", "64", "--ranks", "4"], "cannot read model"),
     (["measure", "--out", "/tmp/x.json", "--build", "/nonexistent"], "nbfft-sine is missing"),
     (["measure", "--out", "/tmp/x.json", "--cluster", "4@1gbit"], "HOSTSxRANKS@RATE"),
+    (["predict", "--model", "/nonexistent.json", "--grid", "100000000000", "--ranks", "4"], "every size must be <="),
+    # issue 37: outputs in a missing folder refused before the work (were tracebacks at its
+    # end), each option named alone, an unknown option named before a missing required one
+    (["fit", "/nonexistent.json", "--out", "/nonexistent-nbfft-dir/m.json"], "--out: cannot write"),
+    (["predict", "--model", "/nonexistent.json", "--grid", "64", "--ranks", "4", "--json", "/nonexistent-nbfft-dir/p.json"],
+     "--json: cannot write"),
+    (["validate", "/nonexistent.json", "--model", "/nonexistent.json", "--json", "/nonexistent-nbfft-dir/v.json"],
+     "--json: cannot write"),
 ])
 def test_cli_bad_input_exits_2_with_a_message(argv, what, capsys):
     assert C.main(argv) == 2
     assert what in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, what", [
+    (["--out", "/nonexistent-nbfft-dir/m.json"], "--out: cannot write"),  # before the runs, not after
+    (["--out", "OUT", "--iters", "0"], "--iters must be >= 1, got 0"),
+    (["--out", "OUT", "--grids", "1,8"], "--grids must be >= 2, got 1"),
+    (["--out", "OUT", "--ranks", "2,0"], "--ranks must be >= 1, got 0"),
+])
+def test_cli_measure_refuses_before_running(tmp_path, extra, what, capsys):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nbfft-sine").write_text("#!/bin/sh\nexit 99\n")  # never run
+    argv = ["measure", "--build", str(tmp_path), *[str(tmp_path / "m.json") if a == "OUT" else a for a in extra]]
+    assert C.main(argv) == 2
+    assert what in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["predict", "--modle", "m.json", "--grid", "8", "--ranks", "2"], ["fit", "--bogus"]])
+def test_cli_unknown_option_is_named_not_a_required_one(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        C.main(argv)
+    assert e.value.code == 2
+    assert "unrecognized arguments: " + argv[1] in capsys.readouterr().err
 
 
 def test_cli_rejects_a_file_that_is_not_measurements(tmp_path, capsys):

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <string>
@@ -83,6 +84,12 @@ void agree_call(MPI_Comm comm, const std::string& what, const ConfigFields& call
 // collective of its own.
 bool agree_call_any(MPI_Comm comm, const std::string& what, const ConfigFields& call,
                     const std::string& local_error, bool flag, ErrorCode code = ErrorCode::InvalidArgument);
+// The same, and in the same allreduce each of `mins` becomes its minimum over the ranks
+// (every rank passes as many; below INT64_MAX, as MPICH compares them signed): per-call
+// facts that must hold on every rank, such as which of a pool's buffer sets is free on
+// all of them (1 free, 0 not: the minimum is 1 where all are).
+void agree_call_min(MPI_Comm comm, const std::string& what, const ConfigFields& call, const std::string& local_error,
+                    std::vector<std::uint64_t>& mins, ErrorCode code = ErrorCode::InvalidArgument);
 
 // Runs f() unless `error` is already set, keeping what it throws as this rank's error for
 // agree_call: an nbfft::Error's message and kind, std::bad_alloc as OutOfMemory ("<what>:

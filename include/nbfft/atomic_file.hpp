@@ -18,4 +18,9 @@ namespace nbfft {
 
 void write_file_atomic(const std::string& path, const std::string& contents, bool sync = true);
 
+// Throws the Io Error write_file_atomic(path, ...) would throw before writing (a missing or
+// read-only folder, a target that is not a regular file), by creating and removing a
+// temporary beside it: for outputs a long run writes at its end (benchmark --json, --trace).
+void check_writable(const std::string& path);
+
 }  // namespace nbfft

@@ -192,6 +192,9 @@ nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user);
  * message ("" or NULL: none); if any rank has one, every rank returns
  * NBFFT_INVALID_ARGUMENT with "<what>: <lowest failing rank's message> [rank r]". */
 nbfft_status nbfft_plan_agree(nbfft_plan plan, const char* what, const char* error);
+/* The same over a Fortran communicator handle, for a binding's own checks of a create call's
+ * arguments before the object exists (a Fortran n(:) without 3 entries). Collective. */
+nbfft_status nbfft_comm_agree_f(MPI_Fint comm, const char* what, const char* error);
 
 /* Wavenumbers of this rank's output box along x, y, z (numpy's fftfreq*n; x of r2c:
  * rfftfreq*n), times 2*pi/length[d]; length NULL = 2*pi (integers). An r2r axis (option

@@ -18,6 +18,7 @@ over all ranks decides, so every rank exits 0 (passed) or 1 (failed) together.
 """
 
 import argparse
+import math
 import platform
 import sys
 from typing import List, Optional, Sequence, TextIO, Tuple
@@ -106,8 +107,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--tolerance", type=float, default=None,
                         help="fail above this relative error (default 1e-12 double, 1e-5 single)")
     args = parser.parse_args(argv)
-    if args.tolerance is not None and not args.tolerance >= 0:
-        parser.error("--tolerance must be a number >= 0, got {}".format(args.tolerance))
+    if args.tolerance is not None and not (args.tolerance >= 0 and math.isfinite(args.tolerance)):
+        # inf (or nan) would be a self-test that cannot fail
+        parser.error("--tolerance must be a finite number >= 0, got {}".format(args.tolerance))
+    if args.tolerance is not None and not args.test:
+        parser.error("--tolerance applies to --test only (python -m nbfft --test --tolerance T)")
     comm = MPI.COMM_WORLD
     if not args.test:
         if comm.Get_rank() == 0:

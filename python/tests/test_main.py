@@ -63,7 +63,16 @@ def test_self_test_can_fail(comm):
         assert "nbfft self-test: FAILED" in out.getvalue()
 
 
-def test_bad_tolerance_is_an_error():
+@pytest.mark.parametrize("argv, names", [
+    (["--test", "--tolerance", "-1"], "--tolerance must be a finite number >= 0"),
+    (["--test", "--tolerance", "inf"], "--tolerance must be a finite number >= 0"),  # a test that cannot fail
+    (["--test", "--tolerance", "nan"], "--tolerance must be a finite number >= 0"),
+    (["--tolerance", "1e-9"], "--tolerance applies to --test only"),
+    (["--test", "--tolerance"], "--tolerance: expected one argument"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_bad_arguments_are_an_error(argv, names, capsys):
     with pytest.raises(SystemExit) as e:
-        cli.main(["--test", "--tolerance", "-1"])
+        cli.main(argv)
     assert e.value.code == 2
+    assert names in capsys.readouterr().err

@@ -247,6 +247,19 @@ int main(int argc, char** argv) {
     if (cnt[0] > 0)
       CASE("wavenumbers: kx NULL", nbfft_wavenumbers(plan, NULL, NULL, kx, kx), NBFFT_INVALID_ARGUMENT, "kx is NULL");
   }
+  {
+    /* A box length must be a positive finite number on every axis (issue 37: infinity was taken). */
+    const double bad[6] = {INFINITY, -INFINITY, NAN, 0.0, -2.0, 1e-320};
+    int b, d;
+    for (b = 0; b < 6; ++b)
+      for (d = 0; d < 3; ++d) {
+        double len[3] = {1.0, 2.0, 3.0};
+        char needle[16];
+        len[d] = bad[b];
+        snprintf(needle, sizeof needle, "length[%d]", d);
+        CASE("wavenumbers: bad length", nbfft_wavenumbers(plan, len, kx, kx, kx), NBFFT_INVALID_ARGUMENT, needle);
+      }
+  }
 
   /* ---- precision: a single-precision plan takes float-sized buffers only ---- */
   sopt = make_options("precision", "single", NULL, NULL);

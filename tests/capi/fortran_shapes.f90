@@ -1,12 +1,13 @@
 ! Bad input through the Fortran module: arrays of the wrong order, extent or kind, on every
-! rank or on one rank only, and plans on sub-communicators. Each case asserts the status,
-! that the message names the problem (expected and given shape, the failing rank), and that
-! the plan still works afterwards. Every rank takes part in every case, so a rank that hung
-! would stop the test at ctest's timeout. Stops with a non-zero code on any failure.
+! rank or on one rank only, plans on sub-communicators, and array arguments of the wrong
+! length. Each case asserts the status, that the message names the problem (expected and
+! given shape, the failing rank), and that the plan still works afterwards. Every rank takes
+! part in every case, so a rank that hung would stop the test at ctest's timeout. Stops with a non-zero code on any failure.
 program fortran_shapes
   use mpi
   use nbfft
   use, intrinsic :: iso_c_binding, only: c_float, c_float_complex
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_positive_inf
   implicit none
   integer, parameter :: dp = kind(1d0)
   integer, parameter :: nx = 8, ny = 6, nz = 10, xc = nx / 2 + 1
@@ -211,12 +212,102 @@ program fortran_shapes
   call nbfft_plan_destroy(splan)
   call nbfft_plan_destroy(plan)
   call nbfft_options_destroy(opts)
+  call array_lengths()
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a,i0,a)', 'fortran_shapes: ', nprocs, ' ranks, ', total, ' failures'
   call MPI_Finalize(ierr)
   if (total /= 0) error stop 1
 
 contains
+  ! 20.-27. (issue 37) array arguments of the wrong length: the module's routines take
+  ! assumed-shape arrays and check their length (they took kx(*) and n(3), and a short
+  ! array was written or read past its end). Arrays one short are sections of a longer
+  ! array whose next entry is a sentinel, so a write past the end would show. The create
+  ! calls are collective: a wrong length on one rank fails every rank.
+  subroutine array_lengths()
+    real(dp), parameter :: sentinel = -12345d0
+    type(nbfft_plan) :: plan, bad
+    type(nbfft_pencils) :: pencils, badp
+    integer :: st, m1, m2, k
+    integer :: olo(3), ohi(3), n(3), lo4(4), hi2(2), g2(2)
+    integer, allocatable :: grid(:)
+    real(dp), allocatable :: kx(:), ky(:), kz(:)
+    call nbfft_plan_create(plan, MPI_COMM_WORLD, [nx, ny, nz])
+    call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, olo, ohi)
+    n = ohi - olo + 1
+    allocate(kx(n(1) + 1), ky(n(2) + 1), kz(n(3) + 1))
+
+    ! 20. kx one short (a section of a longer array): refused, the entry past it untouched.
+    kx = sentinel
+    call nbfft_wavenumbers(plan, kx(1:n(1) - 1), ky, kz, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "kx, ky, kz have", "kx one short")
+    call expect_text("this rank's output box needs", "the message says what the box needs")
+    call expect(all(kx == sentinel), "a short kx is not written")
+    ! 21. kz one short
+    kz = sentinel
+    call nbfft_wavenumbers(plan, kx, ky, kz(1:n(3) - 1), status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "kx, ky, kz have", "kz one short")
+    call expect(all(kz == sentinel), "a short kz is not written")
+    ! 22. arrays longer than the box: filled up to the box, the rest left as it was.
+    kx = sentinel
+    call nbfft_wavenumbers(plan, kx, ky, kz, status=st)
+    call expect(st == NBFFT_SUCCESS, "longer arrays are fine")
+    call expect(kx(n(1) + 1) == sentinel, "an entry past the box is left alone")
+    call expect(all(kx(1:n(1)) == [(real(merge(k, k - nx, k <= nx / 2), dp), k = olo(1) - 1, ohi(1) - 1)]), &
+                "kx holds the integer wavenumbers of the box")
+    ! 23. length of two entries, and an infinite one
+    call nbfft_wavenumbers(plan, kx, ky, kz, [1d0, 2d0], status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_wavenumbers: length has 2 entries", "length of 2")
+    call nbfft_wavenumbers(plan, kx, ky, kz, [1d0, ieee_value(1d0, ieee_positive_inf), 2d0], status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "length[1]", "an infinite length")
+    ! 24. nbfft_box / nbfft_box_of / nbfft_grid with too few or too many entries
+    call nbfft_box(plan, NBFFT_LAYOUT_INPUT, lo4, ohi, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_box: lo has 4 entries; it needs 3", "lo of 4")
+    call nbfft_box_of(plan, NBFFT_LAYOUT_INPUT, 0, olo, hi2, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_box_of: hi has 2 entries", "hi of 2")
+    call nbfft_box(plan, NBFFT_LAYOUT_INPUT, olo, ohi, hi2, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "order has 2 entries", "order of 2")
+    call nbfft_grid(plan, g2, m1, m2, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_grid: n has 2 entries", "grid n of 2")
+    call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, olo, ohi, status=st)
+    call expect(st == NBFFT_SUCCESS .and. all(ohi - olo + 1 == n), "nbfft_box still answers")
+
+    ! 25. a plan of a grid with 2 entries, on every rank, then on the last rank only
+    allocate(grid(2))
+    grid = [nx, ny]
+    call nbfft_plan_create(bad, MPI_COMM_WORLD, grid, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_plan_create: n has 2 entries; it needs 3", "grid of 2")
+    deallocate(grid)
+    allocate(grid(merge(4, 3, rank == last)))
+    grid = nx
+    call nbfft_plan_create(bad, MPI_COMM_WORLD, grid, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, trim(lastrank), "a grid of 4 on the last rank only")
+    call expect_text("n has 4 entries", "every rank hears the last rank's message")
+    ! 26. user boxes with a short bound
+    call nbfft_plan_create_boxes(bad, MPI_COMM_WORLD, [nx, ny, nz], in_lo=[1, 1], in_hi=[nx, ny, nz], status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_plan_create_boxes: in_lo has 2 entries", "in_lo of 2")
+
+    ! 27. pencils: a grid of 2, the boxes' start, end and size
+    call nbfft_pencils_create(badp, MPI_COMM_WORLD, [nx, ny], status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_pencils_create: n has 2 entries", "pencils grid of 2")
+    call nbfft_pencils_create(pencils, MPI_COMM_WORLD, [nx, ny, nz])
+    call nbfft_pencils_box(pencils, NBFFT_PENCIL_X, olo, hi2, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_pencils_box: end has 2 entries", "pencil end of 2")
+    call nbfft_pencils_box_of(pencils, NBFFT_PENCIL_Y, 0, olo, ohi, lo4, status=st)
+    call expect_error(st, NBFFT_INVALID_ARGUMENT, "nbfft_pencils_box_of: size has 4 entries", "pencil size of 4")
+    call nbfft_pencils_box(pencils, NBFFT_PENCIL_X, olo, ohi, n, status=st)
+    call expect(st == NBFFT_SUCCESS .and. all(ohi - olo + 1 == n), "nbfft_pencils_box still answers")
+    call nbfft_pencils_destroy(pencils)
+
+    ! The plan still works after all of the above.
+    call nbfft_box(plan, NBFFT_LAYOUT_OUTPUT, olo, ohi)
+    deallocate(kx, ky, kz)
+    allocate(kx(ohi(1) - olo(1) + 1), ky(ohi(2) - olo(2) + 1), kz(ohi(3) - olo(3) + 1))
+    call nbfft_wavenumbers(plan, kx, ky, kz, [2d0, 2d0, 2d0], status=st)
+    call expect(st == NBFFT_SUCCESS, "exact arrays with a length")
+    call nbfft_plan_destroy(plan)
+  end subroutine
+
   subroutine expect(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what

@@ -9,6 +9,7 @@
 #include "nbfft/fft/fft.hpp"
 #include "nbfft/fft/tune.hpp"
 #include "../fft/fft_test_util.hpp"
+#include "expect_error.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -19,7 +20,6 @@
 #include <complex>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -29,18 +29,6 @@ namespace {
 
 using Grid = std::array<std::int64_t, 3>;
 using Cplx = std::complex<double>;
-
-// fn() must throw an Error of `kind` whose message contains `needle`.
-void expect_error(const std::function<void()>& fn, ErrorCode kind, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "rank " << world_rank() << ": no error; expected one naming '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(kind)) << "rank " << world_rank() << ": " << e.what();
-    EXPECT_NE(e.message().find(needle), std::string::npos)
-        << "rank " << world_rank() << ": '" << e.message() << "' does not name '" << needle << "'";
-  }
-}
 
 Options quick(const std::string& transport = "caller") {
   Options o;
@@ -212,7 +200,7 @@ TEST(SplitPhase, StartTwiceOnOneWorkspace) {
   std::vector<Cplx> a(plan.out_count()), b(plan.out_count());
   Plan::Pending p = plan.forward_start(s.in.data(), s.in.size(), a.data(), a.size(), ws);
   expect_error([&] { plan.forward_start(s.in.data(), s.in.size(), b.data(), b.size(), ws); }, ErrorCode::InvalidState,
-               "in use");
+               "a forward_start that was not waited for");
   p.wait();
   expect_error([&] { p.wait(); }, ErrorCode::InvalidState, "already waited");
   EXPECT_TRUE(all_ranks(a == s.ref));

@@ -150,7 +150,7 @@ TEST(SplitPhase, Misuse) {
   // A workspace of another plan.
   expect_kind([&] { plan.forward_start(in.data(), in.size(), out.data(), out.size(), foreign); },
               ErrorCode::InvalidArgument, "foreign workspace");
-  // A workspace still in use by a pending transform (local: no other rank is involved).
+  // A workspace still held by a pending transform (agreed: every rank refuses together).
   Plan::Pending p = plan.forward_start(in.data(), in.size(), out.data(), out.size(), ws);
   expect_kind([&] { plan.forward_start(in.data(), in.size(), out2.data(), out2.size(), ws); },
               ErrorCode::InvalidState, "busy workspace");

@@ -37,7 +37,8 @@ void async_end(const char* lane, const std::string& name, const void* id);  // t
 // Starts recording into `path` (see above); replaces an NBFFT_TRACE setting.
 void start(const std::string& path);
 // Collective over `comm`: stops recording and writes every rank's events to the path on
-// rank 0. Returns the number of events written (on rank 0; 0 elsewhere).
+// rank 0. Returns the number of events written (on rank 0; 0 elsewhere). A file that
+// cannot be written is an Io Error on every rank.
 long stop(MPI_Comm comm);
 
 // Times a scope onto a lane when tracing is on.

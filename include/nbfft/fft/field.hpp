@@ -103,25 +103,35 @@ void scatter(MPI_Comm comm, const Plan& plan, Layout layout, const T* global, st
   detail::check_element_bytes(plan, layout, sizeof(T), "scatter");
   scatter_bytes(comm, plan, layout, global, global_n * sizeof(T), local, local_n * sizeof(T), root);
 }
-// Elements of the global array of a layout (nx*ny*nz or xc*ny*nz).
+// Elements of the global array of a layout (nx*ny*nz or xc*ny*nz); OutOfMemory where that
+// count exceeds an int64 (a grid spread over many ranks).
 std::int64_t global_count(const Plan& plan, Layout layout);
 
 namespace detail {
 // Field strides of a batch in bytes: {input, output}; both inplace_bytes() when in == out.
 std::array<std::size_t, 2> batch_strides(const Plan& plan, Direction d, const void* in, const void* out);
-// Splits a contiguous batch into the pointer lists of Plan::transform_many. Each field gets
-// the buffer's share (whole size / nv, at most one stride) as its size, so a short buffer
-// fails transform_many's own agreed size check on every rank.
+// Checks on every rank together that nv fields of the strides fit the buffers (in_bytes,
+// out_bytes) and can be addressed, before any rank splits them: a count beyond the
+// buffers is nbfft's error on every rank, never an allocation of nv pointers. Collective.
+void check_batch(const Plan& plan, Direction d, std::size_t nv, const void* in, std::size_t in_bytes,
+                 const void* out, std::size_t out_bytes);
+// Bytes of n elements of T, SIZE_MAX where that overflows (a size no buffer has).
+template <typename T>
+std::size_t saturated_bytes(std::size_t n) {
+  return n > static_cast<std::size_t>(-1) / sizeof(T) ? static_cast<std::size_t>(-1) : n * sizeof(T);
+}
+// Splits a contiguous batch (checked by check_batch) into the pointer lists of
+// Plan::transform_many, one stride per field.
 template <typename In, typename Out>
 struct Batch {
   std::vector<const In*> in;
   std::vector<Out*> out;
   std::size_t in_n = 0, out_n = 0;
   Batch(const Plan& plan, Direction d, std::size_t nv, const In* i, std::size_t i_n, Out* o, std::size_t o_n) {
+    check_batch(plan, d, nv, i, saturated_bytes<In>(i_n), o, saturated_bytes<Out>(o_n));
     const auto s = batch_strides(plan, d, i, o);
-    const std::size_t share_in = nv ? i_n * sizeof(In) / nv : 0, share_out = nv ? o_n * sizeof(Out) / nv : 0;
-    in_n = (share_in < s[0] ? share_in : s[0]) / sizeof(In);
-    out_n = (share_out < s[1] ? share_out : s[1]) / sizeof(Out);
+    in_n = s[0] / sizeof(In);
+    out_n = s[1] / sizeof(Out);
     in.resize(nv);
     out.resize(nv);
     for (std::size_t k = 0; k < nv; ++k) {

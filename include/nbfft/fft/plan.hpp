@@ -47,6 +47,7 @@
 // (start, below) let the caller overlap its own work with a field's exchange.
 #pragma once
 
+#include "nbfft/error.hpp"
 #include "nbfft/fft/box.hpp"
 #include "nbfft/fft/decomposition.hpp"
 #include "nbfft/fft/direction.hpp"
@@ -63,6 +64,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace nbfft::fft {
@@ -121,6 +123,11 @@ class Plan {
   // What plan-time tuning tried and chose (Options::tune; fft/tune.hpp), or nullptr when
   // the plan was made as asked.
   const TuneReport* tune_report() const;
+  // Agrees over the plan's communicator on a check each rank made of its own arguments
+  // (local_error, "" = passed): every rank throws the lowest failing rank's Error (of its
+  // code), or none does. Collective. Helpers that take a plan (nbfft/fft/field.hpp's
+  // batches) check with it before a rank acts on what the others may refuse.
+  void agree_check(const std::string& local_error, ErrorCode code = ErrorCode::InvalidArgument) const;
 
   // The buffers and collectives one transform in flight writes besides the user's arrays.
   // The plan makes its own at construction (calls without a workspace use it, one call at a

@@ -41,7 +41,8 @@
 // "pairwise:4@thread", "rma", ...); the thread engine moves a started transpose by itself,
 // the caller engine inside progress(), test() and wait(). Nothing is allocated per call
 // after the first call of each (pair, element size): buffers are pooled, one set per
-// transpose in flight.
+// transpose in flight (at most 64 per pair and element size), and every rank of a call uses
+// the same set, even where ranks waited for different transposes (waits are local).
 #pragma once
 
 #include "nbfft/coll/transport.hpp"
