@@ -732,12 +732,17 @@ class NdPlan:
                 continue
             full = int(p.shape[a])
             f = np.fft.rfftfreq if a == real_axis else np.fft.fftfreq
-            if kind_of[a] != "periodic":
-                k = np.pi / (2 * np.pi if ls[a] is None else ls[a]) * (np.arange(full) + _R2R_SHIFT[kind_of[a]])
-            elif ds[a] is not None:
-                k = f(full, ds[a])
-            else:
-                k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / ls[a])
+            with np.errstate(all="ignore"):
+                if kind_of[a] != "periodic":
+                    k = np.pi / (2 * np.pi if ls[a] is None else ls[a]) * (np.arange(full) + _R2R_SHIFT[kind_of[a]])
+                elif ds[a] is not None:
+                    k = f(full, ds[a])
+                else:
+                    k = f(full, 1.0 / full) * (1.0 if ls[a] is None else 2 * np.pi / ls[a])
+            if not np.isfinite(k).all():
+                raise InvalidArgument("NdPlan.wavenumbers: {}[{}] = {!r} is so small that the wavenumbers overflow a "
+                                      "double".format("d" if ds[a] is not None else "length", a,
+                                                      ds[a] if ds[a] is not None else ls[a]))
             shape = [1] * nd
             shape[self._order.index(a)] = n[a]  # where axis a lies in the spectrum block
             out.append(k[lo[a]:lo[a] + n[a]].reshape(shape))

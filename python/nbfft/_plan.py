@@ -996,12 +996,16 @@ class Plan:
         lz, ly, lx = _lengths("wavenumbers", length)
 
         def freq(n, dd, kind, L, real=False):
-            if kind != "periodic":
-                return np.pi / L * (np.arange(n) + _R2R_SHIFT[kind])
-            f = np.fft.rfftfreq if real else np.fft.fftfreq
-            if dd is None:
-                return f(n, 1.0 / n) * (2 * np.pi / L)
-            return f(n, dd)
+            with np.errstate(all="ignore"):
+                if kind != "periodic":
+                    k = np.pi / L * (np.arange(n) + _R2R_SHIFT[kind])
+                else:
+                    f = np.fft.rfftfreq if real else np.fft.fftfreq
+                    k = f(n, 1.0 / n) * (2 * np.pi / L) if dd is None else f(n, dd)
+            if not np.isfinite(k).all():
+                raise InvalidArgument("wavenumbers: {} is so small that the wavenumbers overflow a double".format(
+                    "length {!r}".format(L) if dd is None else "d {!r}".format(dd)))
+            return k
 
         box = self.output_box
         start = dict(zip(box.axes, box.start))
