@@ -8,6 +8,7 @@ namespace {
 
 std::atomic<long> plans{0}, plans_peak{0};
 std::atomic<std::size_t> bytes{0}, bytes_peak{0};
+std::atomic<long> trial_arrays_made{0};
 
 template <typename T>
 void raise(std::atomic<T>& peak, T now) {
@@ -18,7 +19,9 @@ void raise(std::atomic<T>& peak, T now) {
 
 }  // namespace
 
-MemoryStats memory_stats() { return {plans.load(), plans_peak.load(), bytes.load(), bytes_peak.load()}; }
+MemoryStats memory_stats() {
+  return {plans.load(), plans_peak.load(), bytes.load(), bytes_peak.load(), trial_arrays_made.load()};
+}
 
 void reset_memory_peaks() {
   plans_peak = plans.load();
@@ -27,6 +30,7 @@ void reset_memory_peaks() {
 
 void note_alloc(std::size_t b) { raise(bytes_peak, bytes += b); }
 void note_free(std::size_t b) { bytes -= b; }
+void note_trial_array() { ++trial_arrays_made; }
 
 PlanCount::PlanCount() { raise(plans_peak, ++plans); }
 PlanCount::~PlanCount() { --plans; }

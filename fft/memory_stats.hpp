@@ -1,6 +1,7 @@
 // Live plans and FFT buffer bytes of this process, with their high-water marks: an
 // instrumentation hook, so that tests can check that the tuner holds one trial at a time
-// (issue 16) without measuring RSS, which other allocations and the OS make noisy.
+// (issue 16) and sizes its arrays once (issue 37) without measuring RSS, which other
+// allocations and the OS make noisy.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@ namespace nbfft::fft::detail {
 struct MemoryStats {
   long plans = 0, plans_peak = 0;             // Plan objects alive (moved-from ones excluded)
   std::size_t bytes = 0, bytes_peak = 0;      // fftw_malloc'd workspace and trial-array bytes
+  long trial_arrays_made = 0;                 // arrays the tuner allocated so far (never decreases)
 };
 
 MemoryStats memory_stats();
@@ -17,6 +19,7 @@ void reset_memory_peaks();  // peaks := the current values
 
 void note_alloc(std::size_t bytes);
 void note_free(std::size_t bytes);
+void note_trial_array();
 
 // One per live plan (a member of Plan::Impl).
 struct PlanCount {

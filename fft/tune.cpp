@@ -138,7 +138,7 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, comm);
   const detail::SearchSpace space{n, base, s, P, provided >= MPI_THREAD_MULTIPLE, std::min(fewest, 64)};
   log.start(detail::planned_trials(space, kRunoff));
-  detail::Trials trials(comm, n, s, r, log, t0);
+  detail::Trials trials(comm, n, s, r, log, t0, detail::candidate_grids(space));
   trials.run(base, detail::kUntuned, /*always=*/true);
   if (s.effort == TuneEffort::Exhaustive)
     detail::search_exhaustive(trials, space);

@@ -1,8 +1,8 @@
 // The tuner's parts (include/nbfft/fft/tune.hpp), one file each:
 //   tune_wisdom.cpp  what is remembered: the key, the choice as text, this process's memory
 //                    and the wisdom file (read, written, checked writable before trials);
-//   tune_trials.cpp  timing one candidate (one plan and one set of arrays at a time) and the
-//                    runoff of the fastest few;
+//   tune_trials.cpp  timing one candidate (one plan at a time, on one set of arrays sized
+//                    once for every trial) and the runoff of the fastest few;
 //   tune_search.cpp  which candidates: grids, transports, chunks, fields in flight, greedy
 //                    or exhaustive, and how many trials a search expects;
 //   tune_log.cpp     the events of a tune(): the hook, the stderr lines, the ETA;
@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nbfft::fft::detail {
@@ -71,15 +72,17 @@ class TuneLogger {
 
 // ---- tune_trials.cpp -----------------------------------------------------------------
 
-class Arrays;  // the trials' user arrays (one set for all trials)
+class Arrays;  // the trials' user arrays (one set for all trials, sized once)
 
 // The step name of the trial of the caller's own options, timed before the search.
 constexpr const char* kUntuned = "untuned";
 
 class Trials {
  public:
+  // grids: every process grid a candidate may have (candidate_grids), so that the arrays
+  // are sized once for the largest boxes of any trial.
   Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r, TuneLogger& log,
-         double t0);
+         double t0, std::vector<std::pair<int, int>> grids);
   ~Trials();
 
   // Whether the budget is spent (agreed: the slowest rank's clock).
@@ -103,7 +106,10 @@ class Trials {
   const std::exception_ptr& untuned_refusal() const { return untuned_refusal_; }
 
  private:
-  double time(Plan plan);
+  // `iters` timed calls of the plan on the shared arrays (after its warm-up), seconds of the
+  // slowest rank each; the plan is freed before it returns.
+  std::vector<double> timed(Plan plan, int iters);
+  double time(Plan plan);  // the median of trial_iters timed calls
   Plan make(const Options& o) const;  // the candidate's plan, on the user's boxes when given
   MPI_Comm comm_;
   std::array<std::int64_t, 3> n_;
@@ -111,6 +117,7 @@ class Trials {
   TuneReport& r_;
   TuneLogger& log_;
   double start_;
+  std::vector<std::pair<int, int>> grids_;
   std::unique_ptr<Arrays> arrays_;
   std::exception_ptr untuned_refusal_;
 };
@@ -131,6 +138,8 @@ struct SearchSpace {
 // Trials the search expects to run (an upper estimate for greedy, exact for exhaustive),
 // the untuned trial and the runoff included.
 int planned_trials(const SearchSpace& sp, int runoff);
+// The process grids M1 x M2 the search's candidates may have.
+std::vector<std::pair<int, int>> candidate_grids(const SearchSpace& sp);
 void search_greedy(Trials& trials, const SearchSpace& sp);
 void search_exhaustive(Trials& trials, const SearchSpace& sp);
 

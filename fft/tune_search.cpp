@@ -112,6 +112,8 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
 
 void search_overlap(Trials& trials, const SearchSpace& sp);
 
+std::vector<std::pair<int, int>> candidate_grids(const SearchSpace& sp) { return grids(sp.n, sp.base, sp.ranks); }
+
 int planned_trials(const SearchSpace& sp, int runoff) {
   const int extra = 1 + runoff + 1;  // the untuned trial, the runoff (it may add the untuned)
   if (sp.s.effort == TuneEffort::Exhaustive) return static_cast<int>(exhaustive_candidates(sp).size()) + extra;

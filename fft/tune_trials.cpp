@@ -3,15 +3,21 @@
 // A trial builds the candidate's plan, runs one warm-up forward+backward and then
 // `trial_iters` timed ones; its time is the median over iterations of the slowest rank.
 // Memory: a tune() holds one trial's plan at a time and one set of arrays for all trials,
-// so it needs about what one plan and its arrays need, never the sum over trials.
+// allocated once (one in-place array per field on several ranks), so it needs at most what
+// its largest candidate plan and one array per field need, never the sum over trials.
 #include "fft/tune_detail.hpp"
 
 #include "fft/memory_stats.hpp"
+#include "nbfft/fft/decomposition.hpp"
 #include "nbfft/error.hpp"
 
 #include <fftw3.h>
 
 #include <algorithm>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace nbfft::fft::detail {
 
@@ -23,6 +29,7 @@ struct Buffer {
   explicit Buffer(std::size_t bytes) : n(std::max<std::size_t>(bytes, 64)), p(fftw_malloc(n)) {
     if (!p) throw Error("tune: out of memory allocating " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
     note_alloc(n);
+    note_trial_array();
     std::fill_n(static_cast<unsigned char*>(p), n, 0);
   }
   ~Buffer() {
@@ -35,40 +42,69 @@ struct Buffer {
   void* p;
 };
 
+// One field's trial arrays. In place (one array of the larger box) wherever that runs the
+// same steps as out of place, so that the trials time what a caller's calls run and hold
+// no second array: on more than one rank (one rank's out-of-place transform has a path of
+// its own, transform.cpp make_local_path, so one rank times that) and whenever a lean
+// workspace was asked for (its caller transforms in place, also where a candidate's lean
+// layout does not fit and the plan is made without it).
+struct FieldArrays {
+  std::size_t in = 0, out = 0;  // bytes; out = 0 in place
+  bool in_place = false;
+};
+
+FieldArrays field_arrays(const Plan& p, std::size_t in, std::size_t out) {
+  if (p.options().lean_workspace || p.m1() * p.m2() > 1) return {std::max(in, out), 0, true};
+  return {in, out, false};
+}
+
+// The largest arrays a trial on any of `grids` needs: each grid's boxes on this rank (the
+// plan's boxes are its decomposition's pencils, or the caller's own boxes when given).
+FieldArrays largest_arrays(const Plan& p, const std::vector<std::pair<int, int>>& grids, const TuneSettings& s) {
+  const Decomposition& d = p.decomposition();
+  const Plan::Shape shape = p.shape(Direction::Forward);
+  std::size_t in = p.in_bytes(), out = p.out_bytes();
+  for (const auto& [m1, m2] : grids) {
+    const Decomposition g = Decomposition::make(d.n, d.r2c, m1, m2, m1 * m2, d.rank, true, d.m);
+    if (!s.in_box) in = std::max(in, static_cast<std::size_t>(g.x_pencil.count()) * shape.in.bytes());
+    if (!s.out_box) out = std::max(out, static_cast<std::size_t>(g.z_pencil.count()) * shape.out.bytes());
+  }
+  return field_arrays(p, in, out);
+}
+
 }  // namespace
 
-// The user's arrays of the trials: one set for every trial of a tune(), grown (freed, then
-// made again) only when a trial needs larger ones. With at most one plan alive, a tune()
-// holds at most one workspace and one set of arrays at a time.
+// The user's arrays of the trials: one set for every trial of a tune(), allocated at the
+// first trial for the largest boxes any candidate grid has, so that no later trial
+// allocates arrays (growing stays as a fallback, freeing the old set first). With at most
+// one plan alive, a tune() holds one workspace and this one set at a time.
 class Arrays {
  public:
-  // nv input and nv output arrays of at least in / out bytes each (in_place: the same).
-  void fit(int nv, std::size_t in, std::size_t out, bool in_place) {
-    const std::size_t need_in = std::max(in, in_place ? out : 0);
-    const std::size_t need_out = in_place ? 0 : out;
-    const bool grow = static_cast<int>(in_.size()) < nv || need_in > in_bytes_ || need_out > out_bytes_ ||
-                      (!in_place && static_cast<int>(out_.size()) < nv);
+  // nv fields of at least `need` each.
+  void fit(int nv, FieldArrays need) {
+    const bool grow = static_cast<int>(in_.size()) < nv || need.in > size_.in || need.out > size_.out ||
+                      (!need.in_place && static_cast<int>(out_.size()) < nv);
     if (grow) {
       in_.clear();  // free before allocating: never two sets at once
       out_.clear();
-      in_bytes_ = std::max(in_bytes_, need_in);
-      out_bytes_ = std::max(out_bytes_, need_out);
-      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(in_bytes_));
-      if (out_bytes_ > 0)
-        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(out_bytes_));
+      size_.in = std::max(size_.in, need.in);
+      size_.out = std::max(size_.out, need.out);
+      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(size_.in));
+      if (size_.out > 0)
+        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(size_.out));
     }
     ip.clear();
     op.clear();
     for (int k = 0; k < nv; ++k) {
       ip.push_back(in_[k]->p);
-      op.push_back(in_place ? in_[k]->p : out_[k]->p);
+      op.push_back(need.in_place ? in_[k]->p : out_[k]->p);
     }
   }
   std::vector<void*> ip, op;
 
  private:
   std::vector<std::unique_ptr<Buffer>> in_, out_;
-  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  FieldArrays size_;
 };
 
 namespace {
@@ -76,10 +112,10 @@ namespace {
 // A plan on the shared arrays, timed one forward+backward at a time.
 struct Timed {
   Timed(Plan p, int fields, Arrays& arrays) : plan(std::move(p)), nv(std::max(1, fields)) {
-    const bool in_place = plan.lean_workspace();  // a lean plan transforms in place only
-    ib = in_place ? plan.inplace_bytes() : plan.in_bytes();
-    ob = in_place ? plan.inplace_bytes() : plan.out_bytes();
-    arrays.fit(nv, ib, ob, in_place);
+    const FieldArrays need = field_arrays(plan, plan.in_bytes(), plan.out_bytes());
+    ib = need.in;
+    ob = need.in_place ? need.in : need.out;
+    arrays.fit(nv, need);
     ip = arrays.ip;
     op = arrays.op;
     run();  // warm-up: first-touch, engine start, MPI connections
@@ -108,15 +144,30 @@ struct Timed {
   std::vector<void*> ip, op;
 };
 
+// After a trial's plan is freed: glibc keeps freed blocks below its mmap threshold (which
+// rises to the largest block freed, up to 32 MiB) resident for later allocations, and the
+// next trial's buffers, sized otherwise, often do not fit the holes. Measured at 128^3 on 4
+// ranks: 8-11 MiB per rank (more than one 7.2 MiB workspace) still resident after tune()
+// without this, and a peak 4 MiB higher for a caller whose own arrays were already there.
+void give_back_freed_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 bool in_runoff(const TuneTrial& t) { return t.step.find("runoff") != std::string::npos; }
 
 }  // namespace
 
 Trials::Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r, TuneLogger& log,
-               double t0)
-    : comm_(comm), n_(n), s_(s), r_(r), log_(log), start_(t0), arrays_(std::make_unique<Arrays>()) {}
+               double t0, std::vector<std::pair<int, int>> grids)
+    : comm_(comm), n_(n), s_(s), r_(r), log_(log), start_(t0), grids_(std::move(grids)),
+      arrays_(std::make_unique<Arrays>()) {}
 
-Trials::~Trials() = default;
+Trials::~Trials() {
+  arrays_.reset();
+  give_back_freed_memory();  // the arrays too: freed last, after the last trial's plan
+}
 
 bool Trials::out_of_time() {
   double elapsed = MPI_Wtime() - start_, most = 0;
@@ -208,10 +259,8 @@ void Trials::runoff(int most) {
   const int per_visit = std::max(2, (s_.trial_iters + 1) / 2);
   std::vector<std::vector<double>> times(order.size());
   for (int round = 0; round < kRounds; ++round)
-    for (std::size_t c = 0; c < order.size(); ++c) {
-      Timed t(make(r_.trials[order[c]].options), s_.fields, *arrays_);
-      for (int it = 0; it < per_visit; ++it) times[c].push_back(t.once(comm_));
-    }
+    for (std::size_t c = 0; c < order.size(); ++c)
+      for (double t : timed(make(r_.trials[order[c]].options), per_visit)) times[c].push_back(t);
   for (std::size_t c = 0; c < order.size(); ++c) {
     std::sort(times[c].begin(), times[c].end());
     TuneTrial& t = r_.trials[order[c]];
@@ -228,10 +277,19 @@ Plan Trials::make(const Options& o) const {
   return Plan(comm_, n_, o);
 }
 
-double Trials::time(Plan plan) {
-  Timed t(std::move(plan), s_.fields, *arrays_);
+std::vector<double> Trials::timed(Plan plan, int iters) {
   std::vector<double> times;
-  for (int it = 0; it < std::max(1, s_.trial_iters); ++it) times.push_back(t.once(comm_));
+  {
+    arrays_->fit(std::max(1, s_.fields), largest_arrays(plan, grids_, s_));  // allocates at the first trial only
+    Timed t(std::move(plan), s_.fields, *arrays_);
+    for (int it = 0; it < iters; ++it) times.push_back(t.once(comm_));
+  }
+  give_back_freed_memory();
+  return times;
+}
+
+double Trials::time(Plan plan) {
+  std::vector<double> times = timed(std::move(plan), std::max(1, s_.trial_iters));
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }

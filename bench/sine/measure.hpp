@@ -33,6 +33,7 @@ struct Result {
   std::string role;
   std::string chosen;           // tuned: the choice in a few words ("pairwise:2@caller")
   std::size_t peak_rss = 0;     // bytes, max over ranks (memory.hpp; 0 = not known)
+  std::size_t tuning_rss = 0;   // tuned: how far tune() alone raised the RSS, max over ranks (known with peak_rss)
   std::vector<double> round_s;  // slowest rank's total per timed iteration (round)
   double total_s() const { return phase[fft::Timings::kPhases - 1].median; }
   BlockingRun as_blocking() const;

@@ -61,11 +61,13 @@ void PeakRss::begin() {
   resettable_ = reset_hwm();
 }
 
-std::size_t PeakRss::end() {
+std::size_t PeakRss::grown() {
   if (!resettable_) return 0;
   const std::size_t h = hwm();
-  return base_ + (h > before_ ? h - before_ : 0);
+  return h > before_ ? h - before_ : 0;
 }
+
+std::size_t PeakRss::end() { return resettable_ ? base_ + grown() : 0; }
 
 std::size_t PeakRss::process_peak() { return std::max(peak_seen, hwm()); }
 

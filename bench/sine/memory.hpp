@@ -16,6 +16,7 @@ class PeakRss {
   bool per_run() const { return resettable_; }  // false: the kernel does not let us reset
   void begin();                     // before planning a run
   std::size_t end();                // after its first iteration: base + growth (0 = unknown)
+  std::size_t grown();              // how far the high-water mark rose since begin() (0 = unknown)
   static std::size_t process_peak();  // the most this process held so far (bytes)
 
  private:

@@ -110,8 +110,11 @@ against the analytic one (not with r2r kinds) and its round trip against the fie
 Memory: "peak MiB" is each run's peak resident memory per rank (max over ranks): the RSS
 before any run plus how far the high-water mark rose while the run was planned (the
 tuner's trials included) and ran its first iteration, i.e. what a process holding only
-that run would need. The JSON records add peak_rss_bytes_per_rank and the whole process's
-process_peak_rss_bytes_per_rank (every run at once).
+that run would need. A line per tuned run sets its peak against the default plan's and
+the tuner's target (the default plan plus one of its workspaces), and says how far tuning
+alone raised the RSS (what a caller whose arrays exist while it tunes adds). The JSON
+records add peak_rss_bytes_per_rank, tuning_rss_bytes_per_rank (tuned runs) and the whole
+process's process_peak_rss_bytes_per_rank (every run at once).
 
 The last line is a summary: each nbfft run against FFTW-MPI (or, without it, against the
 first run, nbfft's default plan when --proc-grid and --transport are left alone): the

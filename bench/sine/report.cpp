@@ -97,6 +97,7 @@ void Report::print() const {
     std::printf("peak MiB: per rank (max over ranks) of a process holding only that run; this process held every "
                 "run at once: %.0f MiB\n",
                 process_peak_rss / 1048576.0);
+  print_tuned_memory();
   bool any_table = false;
   for (const auto& b : results)
     if (b.blocking && !b.baseline && b.has_dirs && blocking_of(b) == &b) {
@@ -106,6 +107,25 @@ void Report::print() const {
   if (a.fields > 1 && !any_table) std::printf("\n(no Table II: add blocking to --transport to compare against it)\n");
   print_summary();
   std::fflush(stdout);
+}
+
+// Each tuned run's peak against the default plan's and the tuner's target, the default plan
+// plus one of its workspaces (issue 37), so that the record says it in numbers; and how far
+// tuning alone raised the RSS, against two of those workspaces: what a caller whose arrays
+// exist while it tunes needs beside them, where the default plan needs one.
+void Report::print_tuned_memory() const {
+  const Result* def = nullptr;
+  for (const auto& r : results)
+    if (r.role == "default" && r.peak_rss) def = &r;
+  if (!def) return;
+  const double mib = 1048576.0, d = def->peak_rss / mib, ws = def->runner->workspace_bytes() / mib;
+  for (const auto& r : results) {
+    if (r.role != "tuned" || !r.peak_rss) continue;
+    std::printf("%s: peak %.0f MiB, %.2fx the default plan's %.0f MiB (target: the default plan plus one of its "
+                "workspaces, %.0f MiB, %.2fx); tuning alone rose %.0f MiB, two default workspaces are %.0f\n",
+                r.runner->transport().c_str(), r.peak_rss / mib, r.peak_rss / mib / d, d, d + ws, (d + ws) / d,
+                r.tuning_rss / mib, 2 * ws);
+  }
 }
 
 // Seed 000 Table II of the process grid of blocking run b.
@@ -174,6 +194,7 @@ std::vector<bench::JsonRecord> Report::records() const {
         .add_raw("workspace_bytes_per_rank", bytes_or_null(r.runner->workspace_bytes()))
         .add_raw("peak_rss_bytes_per_rank", bytes_or_null(r.peak_rss))
         .add_raw("process_peak_rss_bytes_per_rank", bytes_or_null(process_peak_rss))
+        .add_raw("tuning_rss_bytes_per_rank", bytes_or_null(r.tuning_rss))
         .add("role", r.baseline ? "baseline" : r.role)
         .add_raw("interleaved", a.sequential ? "false" : "true")
         .add_raw("flush_subnormals", a.flush_subnormals ? "true" : "false");

@@ -29,6 +29,7 @@ struct Report {
   double gflops(const Result& r) const;
   void print_table2(const Result& blocking) const;
   void print_summary() const;
+  void print_tuned_memory() const;  // each tuned run's peak against the default plan's
   std::string describe(const Result& r) const;  // "nbfft's default plan (1x4, blocking)"
 };
 

@@ -29,8 +29,10 @@
 // forward+backward calls (forward_many/backward_many when fields > 1) after one warm-up;
 // a trial's time is the median over iterations of the slowest rank.
 // The few fastest trials are then timed again in rounds that visit each in turn (a runoff).
-// Memory: a tune() holds one trial's plan at a time and one set of arrays for all trials,
-// so it needs about what one plan and its arrays need, never the sum over trials.
+// Memory: a tune() holds one trial's plan at a time and one set of arrays, allocated once
+// for all trials (on several ranks one in-place array per field, the least a caller of the
+// plan holds), and gives what each trial freed back to the system: it needs at most what
+// the largest candidate plan tried needs, never the sum over trials.
 //
 // Remembering: the choice is stored under a key of everything that decides it — grid,
 // ranks, ranks per node, precision, transform, norm, fields, FFTW effort, the MPI library
