@@ -1,28 +1,45 @@
 #include "fft/axis_fft.hpp"
 
-#include <fftw3.h>
+#include "nbfft/error.hpp"
 
 namespace nbfft::fft {
 
-int fftw_r2r_kind_of(AxisKind kind) {
+local::R2r r2r_of(AxisKind kind) {
   switch (kind) {
-    case AxisKind::Dct1: return FFTW_REDFT00;
-    case AxisKind::Dct2: return FFTW_REDFT10;
-    case AxisKind::Dct3: return FFTW_REDFT01;
-    case AxisKind::Dct4: return FFTW_REDFT11;
-    case AxisKind::Dst1: return FFTW_RODFT00;
-    case AxisKind::Dst2: return FFTW_RODFT10;
-    case AxisKind::Dst3: return FFTW_RODFT01;
-    case AxisKind::Dst4: return FFTW_RODFT11;
+    case AxisKind::Dct1: return local::R2r::Dct1;
+    case AxisKind::Dct2: return local::R2r::Dct2;
+    case AxisKind::Dct3: return local::R2r::Dct3;
+    case AxisKind::Dct4: return local::R2r::Dct4;
+    case AxisKind::Dst1: return local::R2r::Dst1;
+    case AxisKind::Dst2: return local::R2r::Dst2;
+    case AxisKind::Dst3: return local::R2r::Dst3;
+    case AxisKind::Dst4: return local::R2r::Dst4;
     case AxisKind::Periodic: break;
   }
-  return -1;  // not an r2r kind: never planned as one
+  throw Error("periodic is not a real-to-real kind", ErrorCode::Internal);
+}
+
+local::Effort local_effort(int effort) {
+  switch (effort) {
+    case 0: return local::Effort::Estimate;
+    case 1: return local::Effort::Measure;
+    case 2: return local::Effort::Patient;
+    default: return local::Effort::Exhaustive;
+  }
 }
 
 template <typename T>
-LocalFft<T> axis_fft(AxisKind kind, bool forward, FftKind periodic, bool complex_elems, FftDim dim,
-                     std::vector<FftDim> batch, void* in, void* out, unsigned flags) {
-  if (!is_r2r(kind)) return LocalFft<T>(periodic, dim, std::move(batch), in, out, flags);
+local::Transform<T> axis_fft(const LocalChoice& how, AxisKind kind, bool forward, local::Kind periodic,
+                             bool complex_elems, local::Dim dim, std::vector<local::Dim> batch, void* in, void* out,
+                             local::Input input) {
+  local::Problem p;
+  p.input = input;
+  if (!is_r2r(kind)) {
+    p.kind = periodic;
+    p.dims = {dim};
+    p.loops = std::move(batch);
+    return local::Transform<T>(how.backend, p, in, out, how.effort);
+  }
   if (complex_elems) {
     dim.is *= 2;
     dim.os *= 2;
@@ -32,13 +49,16 @@ LocalFft<T> axis_fft(AxisKind kind, bool forward, FftKind periodic, bool complex
     }
     batch.push_back({2, 1, 1});
   }
-  const AxisKind k = forward ? kind : inverse(kind);
-  return LocalFft<T>(FftKind::R2R, dim, std::move(batch), in, out, flags, fftw_r2r_kind_of(k));
+  p.kind = local::Kind::R2R;
+  p.dims = {dim};
+  p.loops = std::move(batch);
+  p.r2r = {r2r_of(forward ? kind : inverse(kind))};
+  return local::Transform<T>(how.backend, p, in, out, how.effort);
 }
 
-template LocalFft<double> axis_fft<double>(AxisKind, bool, FftKind, bool, FftDim, std::vector<FftDim>, void*, void*,
-                                           unsigned);
-template LocalFft<float> axis_fft<float>(AxisKind, bool, FftKind, bool, FftDim, std::vector<FftDim>, void*, void*,
-                                         unsigned);
+template local::Transform<double> axis_fft<double>(const LocalChoice&, AxisKind, bool, local::Kind, bool, local::Dim,
+                                                   std::vector<local::Dim>, void*, void*, local::Input);
+template local::Transform<float> axis_fft<float>(const LocalChoice&, AxisKind, bool, local::Kind, bool, local::Dim,
+                                                 std::vector<local::Dim>, void*, void*, local::Input);
 
 }  // namespace nbfft::fft

@@ -8,7 +8,7 @@
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/coll/transport.hpp"
 
-#include <fftw3.h>
+#include "local/transform.hpp"
 #include <mpi.h>
 
 #include <sstream>
@@ -67,7 +67,10 @@ std::string build_info() {
   os << "nbfft: " << NBFFT_VERSION_STRING << "\n";
   os << "MPI library: " << mpi_library() << "\n";
   os << "MPI thread level: " << thread_levels() << "\n";
-  os << "FFTW: " << fftw_version << " (double), " << fftwf_version << " (single)\n";
+  os << "local FFT backends:";
+  for (local::Backend b : local::built_backends())
+    os << (b == local::built_backends().front() ? " " : "; ") << local::name(b) << " (" << local::version(b) << ")";
+  os << ", default " << local::name(local::default_backend()) << "\n";
   os << "build: "
      << (NBFFT_CFG_PYTHON ? "static, inside the Python extension" : NBFFT_CFG_SHARED ? "shared libraries" : "static libraries")
      << ", " << NBFFT_CFG_BUILD_TYPE << ", " << NBFFT_CFG_COMPILER << ", C++" << __cplusplus / 100 % 100

@@ -10,15 +10,13 @@ namespace nbfft::fft::detail {
 
 struct MemoryStats {
   long plans = 0, plans_peak = 0;             // Plan objects alive (moved-from ones excluded)
-  std::size_t bytes = 0, bytes_peak = 0;      // fftw_malloc'd workspace and trial-array bytes
+  std::size_t bytes = 0, bytes_peak = 0;      // local/memory.hpp's bytes: workspaces, trial arrays, nd arrays
   long trial_arrays_made = 0;                 // arrays the tuner allocated so far (never decreases)
 };
 
 MemoryStats memory_stats();
 void reset_memory_peaks();  // peaks := the current values
 
-void note_alloc(std::size_t bytes);
-void note_free(std::size_t bytes);
 void note_trial_array();
 
 // One per live plan (a member of Plan::Impl).

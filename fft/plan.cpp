@@ -5,7 +5,6 @@
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/tune.hpp"
 #include "nbfft/error.hpp"
-#include "fft/local_fft.hpp"
 #include "fft/memory_stats.hpp"
 #include "fft/threads.hpp"
 #include "fft/transform.hpp"
@@ -100,8 +99,14 @@ std::unique_ptr<Workspace<T, E>> add_workspace(const Transform<T, E>& tr, MPI_Co
   return w;
 }
 
+// The local FFT backend and planning effort of each stage.
+StageChoices stage_choices(const Options& o) {
+  const LocalChoice c{local::default_backend(), local_effort(static_cast<int>(o.effort))};
+  return {c, c, c};
+}
+
 template <typename T, typename E>
-void build(Plan::Impl::Typed<T, E>& p, MPI_Comm comm, const Decomposition& d, const Options& o, unsigned flags,
+void build(Plan::Impl::Typed<T, E>& p, MPI_Comm comm, const Decomposition& d, const Options& o, const StageChoices& local,
            const coll::Comm& row, const coll::Comm& col) {
   // The lean workspace's chunk: the largest of about 1/8 of the z planes, halved, that fits
   // every rank's array (the ranks of an exchange must cut it alike).
@@ -120,7 +125,7 @@ void build(Plan::Impl::Typed<T, E>& p, MPI_Comm comm, const Decomposition& d, co
     }
     if (lean_cp) p.note.clear();
   }
-  agree(comm, [&] { p.tr = std::make_unique<const Transform<T, E>>(d, o, flags, row, col, comm, lean_cp); });
+  agree(comm, [&] { p.tr = std::make_unique<const Transform<T, E>>(d, o, local, row, col, comm, lean_cp); });
   const int n = p.tr->fields_pipeline() ? o.fields_in_flight : 1;
   for (int k = 0; k < n; ++k) p.ws.push_back(add_workspace(*p.tr, comm));
 }
@@ -131,7 +136,7 @@ void check_kinds(const std::array<std::int64_t, 3>& n, const Options& o) {
   static const char* axis[3] = {"x", "y", "z"};
   for (int d = 0; d < 3; ++d)
     if (n[d] < min_points(o.kinds[d]))
-      throw Error(std::string("kinds: ") + name(o.kinds[d]) + " (" + fftw_name(o.kinds[d]) + ") on " + axis[d] +
+      throw Error(std::string("kinds: ") + name(o.kinds[d]) + " (" + redft_name(o.kinds[d]) + ") on " + axis[d] +
                   " needs n" + axis[d] + " >= " + std::to_string(min_points(o.kinds[d])) + ", got " +
                   std::to_string(n[d]));
   if (o.transform == TransformKind::R2C && is_r2r(o.kinds[0]) && !all_r2r(o.kinds))
@@ -224,16 +229,16 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   auto impl = std::make_unique<Impl>();
   try {
     agree_outcome(dup, comm_error);
-    const unsigned flags = fftw_effort_flags(static_cast<int>(opt.effort));
+    const StageChoices local = stage_choices(opt);
     const bool real = real_spectrum(opt);  // real all the way
     if (opt.precision == Precision::Double && real)
-      build(impl->typed.emplace<Impl::Typed<double, double>>(), dup, d, opt, flags, row_comm, col_comm);
+      build(impl->typed.emplace<Impl::Typed<double, double>>(), dup, d, opt, local, row_comm, col_comm);
     else if (opt.precision == Precision::Double)
-      build(impl->typed.emplace<Impl::Typed<double>>(), dup, d, opt, flags, row_comm, col_comm);
+      build(impl->typed.emplace<Impl::Typed<double>>(), dup, d, opt, local, row_comm, col_comm);
     else if (real)
-      build(impl->typed.emplace<Impl::Typed<float, float>>(), dup, d, opt, flags, row_comm, col_comm);
+      build(impl->typed.emplace<Impl::Typed<float, float>>(), dup, d, opt, local, row_comm, col_comm);
     else
-      build(impl->typed.emplace<Impl::Typed<float>>(), dup, d, opt, flags, row_comm, col_comm);
+      build(impl->typed.emplace<Impl::Typed<float>>(), dup, d, opt, local, row_comm, col_comm);
   } catch (...) {
     MPI_Comm_free(&dup);
     throw;

@@ -16,7 +16,7 @@ namespace {
 struct KindRow {
   AxisKind kind;
   const char* name;
-  const char* fftw;
+  const char* redft;  // the classic REDFT/RODFT name (FFTW's)
   AxisKind inverse;
   double shift;  // mode k has wavenumber (k + shift) pi / L (r2r)
 };
@@ -39,15 +39,15 @@ const KindRow& row(AxisKind k) { return kind_rows()[static_cast<std::size_t>(k)]
 }  // namespace
 
 const char* name(AxisKind k) { return row(k).name; }
-const char* fftw_name(AxisKind k) { return row(k).fftw; }
+const char* redft_name(AxisKind k) { return row(k).redft; }
 AxisKind inverse(AxisKind k) { return row(k).inverse; }
 
 AxisKind parse_axis_kind(std::string_view s) {
   const std::string l = lower_case(s);
   for (const auto& r : kind_rows())
-    if (l == r.name || (r.kind != AxisKind::Periodic && l == lower_case(r.fftw))) return r.kind;
+    if (l == r.name || (r.kind != AxisKind::Periodic && l == lower_case(r.redft))) return r.kind;
   throw Error("unknown transform kind '" + std::string(s) +
-              "' (use periodic, dct1..dct4, dst1..dst4, or FFTW's REDFT00, REDFT10, REDFT01, REDFT11, RODFT00, "
+              "' (use periodic, dct1..dct4, dst1..dst4, or the names REDFT00, REDFT10, REDFT01, REDFT11, RODFT00, "
               "RODFT10, RODFT01, RODFT11)");
 }
 

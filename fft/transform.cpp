@@ -3,8 +3,6 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "fft/axis_fft.hpp"
-#include "fft/fftw_api.hpp"
-#include "fft/memory_stats.hpp"
 #include "fft/padding.hpp"
 
 #include <algorithm>
@@ -14,18 +12,6 @@
 #include <utility>
 
 namespace nbfft::fft {
-
-FftwBuffer::FftwBuffer(std::size_t bytes) : bytes_(bytes) {
-  // fftw_malloc aligns for SIMD; every buffer gets at least one cache line so empty
-  // ranks still have valid pointers to bind.
-  void* p = fftw_malloc(std::max<std::size_t>(bytes, 64));
-  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes of FFT workspace", ErrorCode::OutOfMemory);
-  detail::note_alloc(bytes);
-  p_ = std::shared_ptr<void>(p, [bytes](void* q) {
-    detail::note_free(bytes);
-    fftw_free(q);
-  });
-}
 
 template <typename T, typename El>
 Transform<T, El>::Transform(const Decomposition& d, const Options& o, std::int64_t lean_cp)
@@ -62,7 +48,7 @@ std::string Transform<T, El>::lean_fit(const Decomposition& d, const Options& o,
 }
 
 template <typename T, typename El>
-Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned flags, coll::Comm row, coll::Comm col,
+Transform<T, El>::Transform(const Decomposition& d, const Options& o, const StageChoices& local, coll::Comm row, coll::Comm col,
                         MPI_Comm agree, std::int64_t lean_cp)
     : Transform(d, o, 0) {
   agree_ = agree;
@@ -113,34 +99,35 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
                         {&T_::template backward_x<kCol>, kCol, true, nzc_, lean_}};
   }
 
-  // Planned on buffers of the workspace's alignment (fftw_malloc); the measuring planner
+  // Planned on buffers of the workspace's alignment (local/memory.hpp); a measuring planner
   // overwrites them. The user's plane is a stand-in of the X-pencil.
   // Real input: r2c on x when x is periodic; an r2r x (then every axis is r2r, E = T)
   // reads the reals as they are.
   const bool r2c = o.transform == TransformKind::R2C;
   plane_elems_ = std::max({nyi_ * ldx_, my_ * ldy_, nz_ * ldy_});
-  FftwBuffer plane(sizeof(C) * plane_elems_);
-  FftwBuffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
+  local::Buffer plane(sizeof(C) * plane_elems_);
+  local::Buffer user(nyi_ * nx_ * (r2c ? sizeof(T) : sizeof(C)));
   void* U = user.get();
   void* P = plane.get();
   // x: rows of the X-pencil plane; y, z: columns of a plane with x contiguous. Each axis's
   // FFT is its kind's (fft/axis_fft.hpp): the stages are the same for every kind.
   constexpr bool cplx = !std::is_same_v<El, T>;
   const AxisKind* k = o.kinds.data();
-  fx_fwd_ = axis_fft<T>(k[0], true, r2c ? FftKind::R2C : FftKind::Forward, cplx, {nx_, 1, 1}, {{nyi_, nx_, ldx_}}, U,
-                        P, flags | FFTW_PRESERVE_INPUT);  // input is the user's array
-  fx_bwd_ = axis_fft<T>(k[0], false, r2c ? FftKind::C2R : FftKind::Backward, cplx, {nx_, 1, 1}, {{nyi_, ldx_, nx_}},
-                        P, U, flags | FFTW_DESTROY_INPUT);
-  fy_fwd_ = axis_fft<T>(k[1], true, FftKind::Forward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fy_bwd_ = axis_fft<T>(k[1], false, FftKind::Backward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  using local::Kind;
+  fx_fwd_ = axis_fft<T>(local[0], k[0], true, r2c ? Kind::R2C : Kind::Forward, cplx, {nx_, 1, 1}, {{nyi_, nx_, ldx_}},
+                        U, P, local::Input::Preserve);  // input is the user's array
+  fx_bwd_ = axis_fft<T>(local[0], k[0], false, r2c ? Kind::C2R : Kind::Backward, cplx, {nx_, 1, 1},
+                        {{nyi_, ldx_, nx_}}, P, U, local::Input::Destroy);
+  fy_fwd_ = axis_fft<T>(local[1], k[1], true, Kind::Forward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P);
+  fy_bwd_ = axis_fft<T>(local[1], k[1], false, Kind::Backward, cplx, {my_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P);
   // z runs in place on a padded plane; the user's plane (rows of nx_i, a power of two in
   // common cases) is only copied to or from it row by row.
-  fz_fwd_ = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
-  fz_bwd_ = axis_fft<T>(k[2], false, FftKind::Backward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P, flags);
+  fz_fwd_ = axis_fft<T>(local[2], k[2], true, Kind::Forward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P);
+  fz_bwd_ = axis_fft<T>(local[2], k[2], false, Kind::Backward, cplx, {nz_, ldy_, ldy_}, {{nxi_, 1, 1}}, P, P);
   // One rank, forward out of place: the path with one copy to memory (below), for every
   // kind of transform whose z axis is not padded.
   if (d.m1 * d.m2 == 1 && !d.padded())
-    make_local_path(o, flags, P);
+    make_local_path(o, local[2], P);
 }
 
 // ---- The one-rank path ------------------------------------------------------------------
@@ -169,10 +156,10 @@ Transform<T, El>::Transform(const Decomposition& d, const Options& o, unsigned f
 //
 // In place (in == out) keeps the pencil path both ways: forward, the y FFT's planes would
 // overwrite input planes not yet read; backward, the z stage's planes would overwrite the
-// spectrum. Each unit goes through the same FFTW plan whatever the lane, so any thread
+// spectrum. Each unit goes through the same local plan whatever the lane, so any thread
 // count gives the one-thread result.
 template <typename T, typename El>
-void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* plane) {
+void Transform<T, El>::make_local_path(const Options& o, const LocalChoice& z, void* plane) {
   using T_ = Transform<T, El>;
   // z groups: a transposed spectrum [ky][kz][kx] holds each y slab contiguous (rows nxi
   // apart); a natural one [kz][ky][kx] has z rows ny nxi apart, so groups of columns of
@@ -191,13 +178,13 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
   zld_p_ = padded_ld<C>(zcols_);
   plane_elems_ = std::max(plane_elems_, nz_ * zld_p_);  // P holds a group's nz rows
   // The measuring planner writes all over its arrays: a scratch as long as a z group
-  // reaches (a y slab, or the whole spectrum when natural), then P's. FFTW_ESTIMATE touches
+  // reaches (a y slab, or the whole spectrum when natural), then P's. Estimating touches
   // no array and needs none: it sees only the pointers (their alignment, and that in and out
   // differ), so S stands 64 bytes past the plane buffer.
   const std::int64_t reach = (nz_ - 1) * zld_ + zcols_, lag = 64 / static_cast<std::int64_t>(sizeof(C));
   const std::int64_t at_p = (reach + lag - 1) / lag * lag;  // P in the scratch: whole cache lines in
-  const bool estimate = (flags & FFTW_ESTIMATE) != 0;
-  FftwBuffer scratch(estimate ? 0 : sizeof(C) * static_cast<std::size_t>(at_p + nz_ * zld_p_));
+  const bool estimate = z.effort == local::Effort::Estimate;
+  local::Buffer scratch(estimate ? 0 : sizeof(C) * static_cast<std::size_t>(at_p + nz_ * zld_p_));
   C* S = estimate ? static_cast<C*>(plane) + lag : static_cast<C*>(scratch.get());
   C* Pz = estimate ? static_cast<C*>(plane) : S + at_p;
   constexpr bool cplx = !std::is_same_v<El, T>;
@@ -207,8 +194,8 @@ void Transform<T, El>::make_local_path(const Options& o, unsigned flags, void* p
     if (g == 1 && zlast_ == zcols_) break;
     // PRESERVE_INPUT: the planner may not use the caller's spectrum as scratch (it would
     // be free to, as it is overwritten next; the plans it then picked were not faster).
-    lz_fwd_[g] = axis_fft<T>(k[2], true, FftKind::Forward, cplx, {nz_, zld_, zld_p_}, {{w, 1, 1}}, S, Pz,
-                             flags | FFTW_PRESERVE_INPUT);
+    lz_fwd_[g] = axis_fft<T>(z, k[2], true, local::Kind::Forward, cplx, {nz_, zld_, zld_p_}, {{w, 1, 1}}, S, Pz,
+                             local::Input::Preserve);
   }
   // z planes per unit: with the transposed order each y row of a plane goes to its own y
   // slab, so G planes write runs of G rows; as many as make about 4 KiB (the backward z
@@ -395,8 +382,8 @@ std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
     for (ExchangeId e : {kRow, kCol})
       for (int s = 0; s < 2; ++s)
         if (!in_user(e, s)) a = std::max(a, exchange(e).buffer_elems(s));
-    w->shared = FftwBuffer(sizeof(C) * a);
-    w->stand_in = FftwBuffer(64);
+    w->shared = local::Buffer(sizeof(C) * a);
+    w->stand_in = local::Buffer(64);
     for (ExchangeId e : {kRow, kCol})
       for (int s = 0; s < 2; ++s) w->side[e][s] = static_cast<C*>(in_user(e, s) ? w->stand_in.get() : w->shared.get());
     w->user = nullptr;  // bound at the first transform, on the caller's array (attach)
@@ -404,7 +391,7 @@ std::unique_ptr<Workspace<T, El>> Transform<T, El>::allocate() const {
   }
   for (ExchangeId e : {kRow, kCol})
     for (int s = 0; s < 2; ++s) {
-      w->buf[e][s] = FftwBuffer(sizeof(C) * exchange(e).buffer_elems(s));
+      w->buf[e][s] = local::Buffer(sizeof(C) * exchange(e).buffer_elems(s));
       w->side[e][s] = static_cast<C*>(w->buf[e][s].get());
     }
   return w;
@@ -501,7 +488,7 @@ template <typename T, typename El>
 template <Dir d>
 void Transform<T, El>::middle_y(const void*, void*, Workspace<T, El>& ws, std::int64_t z0, std::int64_t z1, int lane, Timings* t) const {
   constexpr ExchangeId from = d == kForward ? kRow : kCol, to = d == kForward ? kCol : kRow;
-  const LocalFft<T>& fft = d == kForward ? fy_fwd_ : fy_bwd_;
+  const local::Transform<T>& fft = d == kForward ? fy_fwd_ : fy_bwd_;
   C* P = ws.P(lane);
   PhaseClock clk(t);
   for (std::int64_t z = z0; z < z1; ++z) {
@@ -747,9 +734,9 @@ void Transform<T, El>::run_pencils(Dir d, int nv, const void* const* in, void* c
 
 template <typename T, typename El>
 void Transform<T, El>::exchange_only(Workspace<T, El>& ws, ExchangeId e, Dir d, Timings* t) const {
-  FftwBuffer stand_in;  // lean: an array in the user's place for the exchange alone
+  local::Buffer stand_in;  // lean: an array in the user's place for the exchange alone
   if (lean_) {
-    stand_in = FftwBuffer(inplace_bytes());
+    stand_in = local::Buffer(inplace_bytes());
     ws.may_rebind = true;  // no call agreement before this: attach agrees itself
     attach(ws, stand_in.get());
   }

@@ -9,7 +9,7 @@
 //   there is no ROW exchange; with M2 = 1 the COL "exchange" is the rank's own block, kept
 //   in place so the z FFT reads it without a copy (Exchange::view).
 //
-// Each "FFT" is its axis's kind (Options::kinds: the DFT, or an FFTW r2r kind through
+// Each "FFT" is its axis's kind (Options::kinds: the DFT, or an r2r kind through
 // fft/axis_fft.hpp); the path, exchanges and driver are the same for every kind.
 //
 // Every FFT runs on one plane in cache, P, whose rows are padded so that columns do not
@@ -30,7 +30,7 @@
 //   - while anything is in flight, stage loops are cut into progress_chunks pieces with
 //     coll::progress_all() between them, so the caller engine moves data during the FFTs.
 //
-// A Transform is immutable after construction: FFTW plans and exchange geometry. The
+// A Transform is immutable after construction: local FFT plans and exchange geometry. The
 // buffers and the collectives bound to them live in a Workspace (one per field in flight).
 //
 // Lean workspace (Options::lean_workspace): side 0 of every exchange is the caller's
@@ -57,10 +57,12 @@
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/timings.hpp"
 #include "fft/exchange.hpp"
-#include "fft/local_fft.hpp"
+#include "fft/axis_fft.hpp"
+#include "local/memory.hpp"
 #include "fft/padding.hpp"
 #include "fft/threads.hpp"
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -70,31 +72,22 @@
 
 namespace nbfft::fft {
 
-// Memory from fftw_malloc (SIMD-aligned), freed with fftw_free.
-struct FftwBuffer {
-  FftwBuffer() = default;
-  explicit FftwBuffer(std::size_t bytes);
-  void* get() const { return p_.get(); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::shared_ptr<void> p_;
-  std::size_t bytes_ = 0;
-};
-
 enum ExchangeId { kRow = 0, kCol = 1 };
+
+// The local FFT backend and effort of the x, y and z stages.
+using StageChoices = std::array<LocalChoice, 3>;
 
 // Buffers of one field in flight and the collectives bound to them; El: the element type of
 // the planes and exchanges (complex, or T when every axis is r2r on real data).
 template <typename T, typename El = std::complex<T>>
 struct Workspace {
   using C = El;
-  std::vector<FftwBuffer> planes;              // P of each lane (Options::threads)
-  FftwBuffer buf[2][2];                        // [exchange][side]
+  std::vector<local::Buffer> planes;              // P of each lane (Options::threads)
+  local::Buffer buf[2][2];                        // [exchange][side]
   C* side[2][2] = {};                          // the same, typed (lean: U or A)
   std::vector<coll::Collective> coll[2][2];    // [exchange][direction], one per chunk
-  FftwBuffer shared;                           // lean: A, side 1 of the exchanges
-  FftwBuffer stand_in;                         // lean: U of ranks with empty boxes
+  local::Buffer shared;                           // lean: A, side 1 of the exchanges
+  local::Buffer stand_in;                         // lean: U of ranks with empty boxes
   const void* user = nullptr;                  // lean: the U the collectives are bound to
   bool may_rebind = true;                      // lean: the call's agreement said some rank's U may move
   C* P(int lane = 0) const { return static_cast<C*>(planes[static_cast<std::size_t>(lane)].get()); }
@@ -125,7 +118,7 @@ class Transform {
   // exchanges' communicators (unused when M1 / M2 is 1).
   // agree: the plan's communicator, for the lean workspace's per-call binding. lean_cp > 0:
   // the lean workspace, its first exchange in chunks of lean_cp planes (see lean_fit).
-  Transform(const Decomposition& d, const Options& o, unsigned fftw_flags, coll::Comm row, coll::Comm col,
+  Transform(const Decomposition& d, const Options& o, const StageChoices& local, coll::Comm row, coll::Comm col,
             MPI_Comm agree, std::int64_t lean_cp = 0);
   // Whether the lean layout with chunks of cp planes fits this rank's array ("" = it does;
   // else why not). Local and cheap: the plan agrees on a cp that fits every rank.
@@ -243,7 +236,7 @@ class Transform {
                  Timings* t) const;
   // One rank (transform.cpp, "The one-rank path"): no exchange, so forward out of place
   // copies once into the spectrum's layout and runs the z FFT from there into P and back.
-  void make_local_path(const Options& o, unsigned flags, void* plane);
+  void make_local_path(const Options& o, const LocalChoice& z, void* plane);
   // Backward out of place: the z FFT's result goes straight into the caller's real array,
   // plane z's rows where the x stage of plane z reads them back, so there is no pass
   // through the workspace's Z-pencil buffer.
@@ -272,13 +265,13 @@ class Transform {
   std::shared_ptr<LanePool> lanes_;
   std::vector<Step> path_[2];
   std::size_t split_[2] = {0, 0};  // the step whose exchange is COL
-  LocalFft<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
+  local::Transform<T> fx_fwd_, fx_bwd_, fy_fwd_, fy_bwd_, fz_fwd_, fz_bwd_;
   // The one-rank path (forward): z FFTs on groups of columns of the spectrum layout (a y
   // slab when transposed; zcols_ columns of the flattened (y, x) rows when natural, the
   // last group zlast_ wide: [1] its plan) into P, whose rows are zld_p_ apart.
   bool local_ = false;
   std::vector<Step> local_path_[2];
-  LocalFft<T> lz_fwd_[2];
+  local::Transform<T> lz_fwd_[2];
   std::int64_t zgroups_ = 0, zstep_ = 0, zcols_ = 0, zlast_ = 0, zld_p_ = 0;
   // Backward: of each z row's nxi points, the first bw_main_ go into the caller's plane z
   // (row y at y bw_main_, as many as fit in the plane's bytes), the other bw_side_ (r2c's

@@ -11,7 +11,7 @@
 #include "nbfft/fft/decomposition.hpp"
 #include "nbfft/error.hpp"
 
-#include <fftw3.h>
+#include "local/memory.hpp"
 
 #include <algorithm>
 
@@ -23,22 +23,14 @@ namespace nbfft::fft::detail {
 
 namespace {
 
-// fftw_malloc'd bytes (the plan's FFTs are planned on SIMD-aligned buffers), zeroed: the
-// trials' transforms are linear, so the arrays stay zero and every timing sees the same data.
+// Aligned as the plan's workspaces (local/memory.hpp), zeroed: the trials' transforms are
+// linear, so the arrays stay zero and every timing sees the same data.
 struct Buffer {
-  explicit Buffer(std::size_t bytes) : n(std::max<std::size_t>(bytes, 64)), p(fftw_malloc(n)) {
-    if (!p) throw Error("tune: out of memory allocating " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
-    note_alloc(n);
+  explicit Buffer(std::size_t bytes) : b(bytes, "the tuner's trial arrays"), p(b.get()) {
     note_trial_array();
-    std::fill_n(static_cast<unsigned char*>(p), n, 0);
+    std::fill_n(b.get(), std::max<std::size_t>(bytes, 1), 0);
   }
-  ~Buffer() {
-    note_free(n);
-    fftw_free(p);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  std::size_t n;
+  local::Bytes b;
   void* p;
 };
 

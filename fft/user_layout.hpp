@@ -64,7 +64,7 @@ class UserLayout {
   // reshape and the internal buffers B (one per field).
   struct Buffers {
     std::unique_ptr<Reshape::Staging> staging[4];  // in_fwd, in_bwd, out_fwd, out_bwd
-    std::vector<FftwBuffer> b;
+    std::vector<local::Buffer> b;
     std::size_t bytes() const;
   };
   // Collective over the plan's communicator (the staging binds collectives). fields: Bs.

@@ -5,7 +5,7 @@
 #include "nbfft/atomic_file.hpp"
 #include "nbfft/error.hpp"
 
-#include <fftw3.h>
+#include "local/transform.hpp"
 
 #include <cstdlib>
 #include <fcntl.h>
@@ -20,15 +20,19 @@ namespace nbfft::fft {
 
 namespace {
 
-// File format: a header line, then each precision's FFTW wisdom text with its length.
+// File format: a header line, then each precision's planning wisdom text (the FFTW backend's) with its length.
 constexpr const char* kMagic = "nbfft-wisdom 1";
 // Real wisdom is kilobytes; the bound keeps a wrong path (/dev/zero, a data file) cheap.
 constexpr off_t kMaxBytes = off_t{64} << 20;
 
-std::string take(char* s) {
-  std::string r = s ? s : "";
-  std::free(s);
-  return r;
+// The planning knowledge nbfft keeps is the FFTW backend's (the one backend with a planner
+// that learns); a build without FFTW saves empty parts and loads none.
+std::string knowledge(bool single) {
+  return local::built(local::Backend::Fftw) ? local::export_knowledge(local::Backend::Fftw, single) : std::string();
+}
+bool learn(bool single, const std::string& text) {
+  return !local::built(local::Backend::Fftw) || text.empty() ||
+         local::import_knowledge(local::Backend::Fftw, single, text);
 }
 
 // Gathers strings to rank 0 (empty elsewhere).
@@ -64,18 +68,18 @@ std::string read_bounded(const std::string& path, std::string& text) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return "missing";
-    return "cannot read FFTW wisdom file '" + path + "': " + std::strerror(errno);
+    return "cannot read wisdom file '" + path + "': " + std::strerror(errno);
   }
   if (!S_ISREG(st.st_mode))
-    return "FFTW wisdom file '" + path + "' is not a regular file";
+    return "wisdom file '" + path + "' is not a regular file";
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return "cannot open FFTW wisdom file '" + path + "': " + std::strerror(errno);
+  if (fd < 0) return "cannot open wisdom file '" + path + "': " + std::strerror(errno);
   struct stat fst {};
   std::string why;
   if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-    why = "FFTW wisdom file '" + path + "' is not a regular file";
+    why = "wisdom file '" + path + "' is not a regular file";
   } else if (fst.st_size > kMaxBytes) {
-    why = "FFTW wisdom file '" + path + "' is " + std::to_string(fst.st_size) + " bytes, more than the " +
+    why = "wisdom file '" + path + "' is " + std::to_string(fst.st_size) + " bytes, more than the " +
           std::to_string(kMaxBytes) + " a wisdom file can be";
   } else {
     // One byte more than the limit tells a file that grew while being read.
@@ -85,7 +89,7 @@ std::string read_bounded(const std::string& path, std::string& text) {
       const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        why = "cannot read FFTW wisdom file '" + path + "': " + std::strerror(errno);
+        why = "cannot read wisdom file '" + path + "': " + std::strerror(errno);
         break;
       }
       if (n == 0) break;
@@ -93,7 +97,7 @@ std::string read_bounded(const std::string& path, std::string& text) {
     }
     text.resize(got);
     if (why.empty() && got > static_cast<std::size_t>(kMaxBytes))
-      why = "FFTW wisdom file '" + path + "' is larger than " + std::to_string(kMaxBytes) + " bytes";
+      why = "wisdom file '" + path + "' is larger than " + std::to_string(kMaxBytes) + " bytes";
   }
   ::close(fd);
   return why;
@@ -118,7 +122,7 @@ bool parse(const std::string& text, std::string& ds, std::string& fs) {
     if (digits == 0 || !expect("\n") || len > text.size() - pos) return false;
     into = text.substr(pos, len);
     pos += len;
-    // FFTW reads C strings: an embedded NUL would silently cut the wisdom short.
+    // Backends read C strings: an embedded NUL would silently cut the wisdom short.
     return into.find('\0') == std::string::npos && expect("\n");
   };
   return expect(std::string(kMagic) + "\n") && part("double", ds) && part("single", fs) && pos == text.size();
@@ -138,20 +142,20 @@ void save_wisdom(MPI_Comm comm, const std::string& path) {
   check_same(comm, "save_wisdom", {{"the wisdom file", path}});
   int rank = 0;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  auto d = gather(comm, take(fftw_export_wisdom_to_string()));
-  auto f = gather(comm, take(fftwf_export_wisdom_to_string()));
+  auto d = gather(comm, knowledge(false));
+  auto f = gather(comm, knowledge(true));
   std::string error;
   if (rank == 0) {
-    for (auto& s : d) fftw_import_wisdom_from_string(s.c_str());
-    for (auto& s : f) fftwf_import_wisdom_from_string(s.c_str());
-    const std::string ds = take(fftw_export_wisdom_to_string());
-    const std::string fs = take(fftwf_export_wisdom_to_string());
+    for (auto& s : d) learn(false, s);
+    for (auto& s : f) learn(true, s);
+    const std::string ds = knowledge(false);
+    const std::string fs = knowledge(true);
     const std::string text = std::string(kMagic) + "\ndouble " + std::to_string(ds.size()) + "\n" + ds +
                              "\nsingle " + std::to_string(fs.size()) + "\n" + fs + "\n";
     try {
       write_file_atomic(path, text);
     } catch (const Error& e) {
-      error = "FFTW wisdom: " + e.message();
+      error = "wisdom: " + e.message();
     }
   }
   bcast_string(comm, error);
@@ -178,9 +182,8 @@ bool load_wisdom(MPI_Comm comm, const std::string& path) {
   bcast_string(comm, ds);
   bcast_string(comm, fs);
   // Every rank imports the same text, so every rank reaches the same verdict.
-  if ((!ds.empty() && !fftw_import_wisdom_from_string(ds.c_str())) ||
-      (!fs.empty() && !fftwf_import_wisdom_from_string(fs.c_str())))
-    throw Error("FFTW rejected the wisdom in '" + path + "'", ErrorCode::Io);
+  if (!learn(false, ds) || !learn(true, fs))
+    throw Error("the FFTW backend rejected the planning wisdom in '" + path + "'", ErrorCode::Io);
   return true;
 }
 

@@ -245,12 +245,12 @@ std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, c
   const std::size_t S = m.box.size() - 1;
   for (std::int64_t j = 0; j < m.nbatch; ++j)
     for (const detail::View& v : {m.view(in, fwd ? 0 : S, j), m.view(out, fwd ? S : 0, j)}) {
-      const int a = m.single() ? fftwf_alignment_of(reinterpret_cast<float*>(v.base))
-                               : fftw_alignment_of(reinterpret_cast<double*>(v.base));
+      const int a = m.single() ? local::misalignment<float>(local::default_backend(), v.base)
+                               : local::misalignment<double>(local::default_backend(), v.base);
       if (a != 0)
-        return "nd plan: " + call + ": the plan has a lean workspace, which runs FFTW in the caller's array" +
+        return "nd plan: " + call + ": the plan has a lean workspace, which runs the local FFTs in the caller's array" +
                (m.nbatch > 1 ? " (field " + std::to_string(j) + " of the batch)" : std::string()) + ", and it starts " +
-               std::to_string(a) + " bytes off FFTW's SIMD alignment (allocate it with fftw_malloc, or 64-byte aligned)";
+               std::to_string(a) + " bytes off the SIMD alignment of the local FFT backend (allocate it 64-byte aligned, e.g. with aligned_alloc or nbfft.aligned_empty)";
     }
   return "";
 }

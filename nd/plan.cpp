@@ -1,4 +1,4 @@
-// nbfft::nd::Plan: the schedule of nd/schedule.hpp run with FFTW guru plans over the whole
+// nbfft::nd::Plan: the schedule of nd/schedule.hpp run with local FFT plans (local/transform.hpp) over the whole
 // axes and nbfft::fft::Pencils transposes over one grid dimension's ranks per exchange. This
 // file makes the plan and checks the calls; nd/run.cpp runs the transforms.
 #include "nbfft/nd/plan.hpp"
@@ -11,7 +11,6 @@
 #include "nd/plan_impl.hpp"
 #include "nd/reshape.hpp"
 
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -92,14 +91,14 @@ std::string join_kinds(const std::vector<fft::AxisKind>& v) {
   return os.str();
 }
 
-unsigned flags_of(fft::Effort e) {
+local::Effort effort_of(fft::Effort e) {
   switch (e) {
-    case fft::Effort::Estimate: return FFTW_ESTIMATE;
-    case fft::Effort::Measure: return FFTW_MEASURE;
-    case fft::Effort::Patient: return FFTW_PATIENT;
-    case fft::Effort::Exhaustive: return FFTW_EXHAUSTIVE;
+    case fft::Effort::Estimate: return local::Effort::Estimate;
+    case fft::Effort::Measure: return local::Effort::Measure;
+    case fft::Effort::Patient: return local::Effort::Patient;
+    case fft::Effort::Exhaustive: return local::Effort::Exhaustive;
   }
-  return FFTW_ESTIMATE;
+  return local::Effort::Estimate;
 }
 
 // Strides (per axis) of a local block stored with its axes in `order`, slowest first.
@@ -123,7 +122,7 @@ std::int64_t product(const std::vector<std::int64_t>& n, std::size_t from, std::
 // Every size the plan makes on a rank (its blocks at every stage, the work arrays, the
 // in-place array, the exchange and reshape buffers, a batch's fields) is at most the whole
 // array's element count times 16 bytes (a complex double) times a few arrays. A shape past
-// kMaxElements would wrap one of those products, or ask the allocator (ours or FFTW's) for
+// kMaxElements would wrap one of those products, or ask the allocator (ours or a backend's) for
 // a size no rank can have, so it is refused before anything is allocated: the bound the 3-D
 // plan puts on each rank's pencils (fft/decomposition.cpp), 8 arrays of 16-byte elements
 // within PTRDIFF_MAX bytes, on the whole array.
@@ -185,10 +184,10 @@ std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vecto
 }  // namespace
 
 using detail::Fft;
-using detail::FftwPlan;
+using detail::LocalPlan;
 
 // Step k's FFTs, whole or (chunks > 1) also in chunks along the slowest axis in memory that
-// the step does not transform, each chunk's start aligned as FFTW's SIMD needs (else whole).
+// the step does not transform, each chunk's start 16-byte aligned for the backends' SIMD (else whole).
 template <typename T>
 void Plan::Impl::plan_fft(std::size_t k) {
   Fft<T> f = make_fft<T>(k, -1, 0);
@@ -217,25 +216,31 @@ void Plan::Impl::plan_fft(std::size_t k) {
 
 template <typename T>
 Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
-  using Api = fft::FftwApi<T>;
-  using iodim = typename Api::iodim;
+  using local::Dim;
   const detail::Step& st = sch.step[k];
   const Box& bin = box[k];  // before: real on the r2c axis when st.r2c
   const Box& bout = box[k + 1];
   const auto ci = strides_of(bin.n, bin.order), co = strides_of(bout.n, bout.order);
-  const unsigned flags = flags_of(opt.effort);
+  const local::Effort effort = effort_of(opt.effort);
+  const local::Backend backend = local::default_backend();
   // The loop over every axis not in `skip` (in the output's memory order, slowest first):
   // extents n, strides times `mult`.
   auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
                      const std::vector<std::int64_t>& is, const std::vector<std::int64_t>& os, std::int64_t mult) {
-    std::vector<iodim> h;
+    std::vector<Dim> h;
     for (int a : bout.order)
       if (std::find(skip.begin(), skip.end(), a) == skip.end())
         h.push_back({a == cax ? cext : n[a], is[a] * mult, os[a] * mult});
     return h;
   };
-  auto fail = [](const std::string& what, const std::vector<int>& ax) {
-    throw Error("nd plan: FFTW could not plan the " + what + " of axes " + join(ax, ", "), ErrorCode::Internal);
+  auto plan = [&](local::Kind kind, std::vector<Dim> d, std::vector<Dim> h, void* in, void* out,
+                  std::vector<local::R2r> r2r = {}) {
+    local::Problem p;
+    p.kind = kind;
+    p.dims = std::move(d);
+    p.loops = std::move(h);
+    p.r2r = std::move(r2r);
+    return LocalPlan<T>(backend, p, in, out, effort);
   };
   // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
   // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).
@@ -243,19 +248,15 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
     const std::vector<std::int64_t>& n = b.n;
     const auto s = strides_of(n, b.order);
     const std::int64_t m = complex_elems ? 2 : 1;
-    std::vector<iodim> d;
-    std::vector<fftw_r2r_kind> kd;
+    std::vector<Dim> d;
+    std::vector<local::R2r> kd;
     for (int a : ax) {
       d.push_back({n[a], s[a] * m, s[a] * m});
-      const fft::AxisKind kk = forward ? axis_kind[a] : fft::inverse(axis_kind[a]);
-      kd.push_back(static_cast<fftw_r2r_kind>(fft::fftw_r2r_kind_of(kk)));
+      kd.push_back(fft::r2r_of(forward ? axis_kind[a] : fft::inverse(axis_kind[a])));
     }
     auto h = howmany(ax, n, s, s, m);
     if (complex_elems) h.push_back({2, 1, 1});
-    FftwPlan<T> p(Api::r2r(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), data, data,
-                           kd.data(), flags));
-    if (!p) fail("r2r transform", ax);
-    return p;
+    return plan(local::Kind::R2R, d, h, data, data, kd);
   };
   std::vector<int> periodic, sines;
   for (std::size_t i = st.r2c ? 1 : 0; i < st.axes.size(); ++i)
@@ -263,39 +264,33 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
   Fft<T> f;
   T* real_in = reinterpret_cast<T*>(lane.real.get());
   T* w = reinterpret_cast<T*>(lane.work[0].get());
-  auto* wc = reinterpret_cast<typename Api::cplx*>(lane.work[0].get());
+  void* wc = lane.work[0].get();
   if (st.r2c) {
     if (!sines.empty()) {  // the r2r axes of this step on the real input: half the work of after
       f.real_r2r_fwd = r2r(sines, bin, real_in, false, true);
       f.real_r2r_bwd = r2r(sines, bin, real_in, false, false);
       sines.clear();
     }
-    // One FFTW r2c over the halved axis and this step's periodic axes together (the halved
-    // one last, as FFTW's r2c takes it): FFTW's multi-dimensional r2c beats an r2c followed
-    // by a strided c2c (docs/performance.md "N-D plans").
+    // One r2c over the halved axis and this step's periodic axes together (the halved one
+    // last, as a multi-dimensional r2c takes it): FFTW's multi-dimensional r2c beats an r2c
+    // followed by a strided c2c (docs/performance.md "N-D plans").
     std::vector<int> ax(periodic);
     ax.push_back(st.axes[0]);
-    std::vector<iodim> d, b;
+    std::vector<Dim> d, b;
     for (int a : ax) {
       d.push_back({bin.n[a], ci[a], co[a]});
       b.push_back({bin.n[a], co[a], ci[a]});
     }
-    auto h = howmany(ax, bout.n, ci, co, 1);
-    f.r2c.reset(Api::r2c(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), real_in, wc, flags));
-    auto hb = howmany(ax, bout.n, co, ci, 1);
-    f.c2r.reset(Api::c2r(static_cast<int>(b.size()), b.data(), static_cast<int>(hb.size()), hb.data(), wc, real_in, flags));
-    if (!f.r2c || !f.c2r) fail("r2c transform", ax);
+    f.r2c = plan(local::Kind::R2C, d, howmany(ax, bout.n, ci, co, 1), real_in, wc);
+    f.c2r = plan(local::Kind::C2R, b, howmany(ax, bout.n, co, ci, 1), wc, real_in);
     periodic.clear();
   }
   if (!periodic.empty()) {
-    std::vector<iodim> d;
+    std::vector<Dim> d;
     for (int a : periodic) d.push_back({bout.n[a], co[a], co[a]});
     auto h = howmany(periodic, bout.n, co, co, 1);
-    f.fwd.reset(Api::dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), wc, wc,
-                         FFTW_FORWARD, flags));
-    f.bwd.reset(Api::dft(static_cast<int>(d.size()), d.data(), static_cast<int>(h.size()), h.data(), wc, wc,
-                         FFTW_BACKWARD, flags));
-    if (!f.fwd || !f.bwd) fail("c2c transform", periodic);
+    f.fwd = plan(local::Kind::Forward, d, h, wc, wc);
+    f.bwd = plan(local::Kind::Backward, d, h, wc, wc);
   }
   if (!sines.empty()) {
     const bool complex_elems = esize(k + 1) != real_size();
@@ -641,7 +636,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     // Decided from agreed values only (a batch axis), so every rank is lean or none is, and a
     // call that is not in place fails everywhere alike. A batch's fields lie next to each
     // other, each field's input and spectrum at other offsets: one field's stages would run
-    // over its neighbours'. The FFTW plans were made on work[0] and the real array (same
+    // over its neighbours'. The local FFT plans were made on work[0] and the real array (same
     // alignment); the real array goes.
     m.lean_note = m.batch_axis >= 0 ? "a batch axis (its fields share the in-place array)" : "";
     m.lean = m.lean_note.empty();
@@ -740,26 +735,15 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
   });
 }
 
-detail::Bytes detail::allocate(std::size_t bytes) {
-  constexpr std::size_t huge = std::size_t{2} << 20;
-  const std::size_t align = bytes >= 2 * huge ? huge : 64;
-  void* p = nullptr;
-  if (posix_memalign(&p, align, std::max<std::size_t>(bytes, 64)) != 0) return nullptr;
-#ifdef MADV_HUGEPAGE
-  if (align == huge) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: refused, the pages stay small
-#endif
-  return Bytes(static_cast<unsigned char*>(p));
-}
-
 detail::Bytes detail::allocate_or_throw(std::size_t bytes) {
-  Bytes b = allocate(bytes);
+  Bytes b = Bytes::try_allocate(bytes);
   if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
   return b;
 }
 
 void Plan::Impl::allocate_lane() {
   // A lean plan's one work array also holds the real input's stage; its second is the
-  // caller's array (the FFTW plans are made on work[0] and, for r2c, the real array, which
+  // caller's array (the local FFT plans are made on work[0] and, for r2c, the real array, which
   // goes once they are made: the lean plan's peak at construction).
   if (opt.lean_workspace) work_bytes = std::max(work_bytes, real_bytes);
   lane.work[0] = detail::allocate_or_throw(work_bytes);

@@ -5,11 +5,10 @@
 #include "nbfft/fft/transpose.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/nd/tune.hpp"
-#include "fft/fftw_api.hpp"
+#include "local/memory.hpp"
+#include "local/transform.hpp"
 #include "nd/reshape.hpp"
 #include "nd/schedule.hpp"
-
-#include <fftw3.h>
 
 #include <atomic>
 #include <cstdint>
@@ -20,33 +19,20 @@
 
 namespace nbfft::nd::detail {
 
-struct Free {
-  void operator()(void* p) const { std::free(p); }
-};
-using Bytes = std::unique_ptr<unsigned char, Free>;
-// A work array (nd/plan.cpp): 64-byte aligned (FFTW's SIMD alignment and more), and from
-// 4 MiB on on 2 MiB boundaries with transparent huge pages asked for: an FFT along a
-// strided axis touches one page per point, and 4 KiB pages made FFTW's 8192^2 r2c 1.7x
-// slower (docs/performance.md "N-D plans"). nullptr when out of memory.
-Bytes allocate(std::size_t bytes);
-// The same, throwing OutOfMemory (naming the size) instead of returning nullptr.
+// A work array: aligned, with huge pages from 4 MiB on (local/memory.hpp).
+using Bytes = local::Bytes;
+// Throws OutOfMemory naming the size.
 Bytes allocate_or_throw(std::size_t bytes);
 
 template <typename T>
-struct Destroy {
-  void operator()(typename fft::FftwApi<T>::plan p) const {
-    if (p) fft::FftwApi<T>::destroy(p);
-  }
-};
-template <typename T>
-using FftwPlan = std::unique_ptr<std::remove_pointer_t<typename fft::FftwApi<T>::plan>, Destroy<T>>;
+using LocalPlan = local::Transform<T>;
 
-// The FFTW plans of one local step in one precision. real_r2r: the r2r axes of the r2c
+// The local FFT plans of one local step in one precision (empty where the step has none). real_r2r: the r2r axes of the r2c
 // step, on the real input before the r2c; r2r: the r2r axes of any other step, on the work
 // buffer (real elements, or complex ones part by part).
 template <typename T>
 struct Fft {
-  FftwPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
+  LocalPlan<T> real_r2r_fwd, real_r2r_bwd, r2c, c2r, fwd, bwd, r2r_fwd, r2r_bwd;
   // In chunks (Plan::Impl::chunks > 1): the same transforms over `count` chunks of the
   // step's slowest untransformed axis (piece), then the rest (tail, when shorter), in_step /
   // out_step bytes apart in the step's input / output, so that a caller engine's exchanges

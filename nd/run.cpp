@@ -165,9 +165,6 @@ bool overlap(const View& a, const View& b) { return a.base < b.end() && b.base <
 template <typename T>
 class Flight {
  public:
-  using Api = fft::FftwApi<T>;
-  using cplx = typename Api::cplx;
-
   Flight(const Plan::Impl& m, bool fwd, const View& in, const View& out)
       : m_(m), fwd_(fwd), in_(in), out_(out), lane_(m.lane), left_(m.sch.step.size()) {}
 
@@ -216,7 +213,8 @@ class Flight {
   void progress() const {
     if (others_) coll::progress_all();
   }
-  static int align(const void* p) { return Api::alignment_of(static_cast<T*>(const_cast<void*>(p))); }
+  // Where the plans run fastest: on arrays aligned as those they were planned on.
+  static int align(const void* p) { return local::misalignment<T>(local::default_backend(), p); }
 
   // Whether step k moves the stage between the two arrays of a lean call (an exchange:
   // the copy before it, its receive and the copy after it, each one move).
@@ -389,17 +387,18 @@ class Flight {
   }
 
   // in: the step's input side, out: its output side (the same array unless an r2c / c2r).
+  // A plan the step does not have is empty and does nothing.
   static void run_forward(const Fft<T>& f, Byte* in, Byte* out) {
-    if (f.real_r2r_fwd) Api::exec_r2r(f.real_r2r_fwd.get(), t(in), t(in));
-    if (f.r2c) Api::exec_r2c(f.r2c.get(), t(in), c(out));
-    if (f.fwd) Api::exec_dft(f.fwd.get(), c(out), c(out));
-    if (f.r2r_fwd) Api::exec_r2r(f.r2r_fwd.get(), t(out), t(out));
+    f.real_r2r_fwd.execute(in, in);
+    f.r2c.execute(in, out);
+    f.fwd.execute(out, out);
+    f.r2r_fwd.execute(out, out);
   }
   static void run_backward(const Fft<T>& f, Byte* in, Byte* out) {
-    if (f.r2r_bwd) Api::exec_r2r(f.r2r_bwd.get(), t(out), t(out));
-    if (f.bwd) Api::exec_dft(f.bwd.get(), c(out), c(out));
-    if (f.c2r) Api::exec_c2r(f.c2r.get(), c(out), t(in));  // destroys its input
-    if (f.real_r2r_bwd) Api::exec_r2r(f.real_r2r_bwd.get(), t(in), t(in));
+    f.r2r_bwd.execute(out, out);
+    f.bwd.execute(out, out);
+    f.c2r.execute(out, in);  // destroys its input
+    f.real_r2r_bwd.execute(in, in);
   }
 
   // Packs the stage and starts the exchange. [A][S][B][F][C] goes through the pencil
@@ -448,8 +447,6 @@ class Flight {
     progress();
   }
 
-  static T* t(Byte* p) { return reinterpret_cast<T*>(p); }
-  static cplx* c(Byte* p) { return reinterpret_cast<cplx*>(p); }
 
   const Plan::Impl& m_;
   bool fwd_;

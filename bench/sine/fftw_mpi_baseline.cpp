@@ -8,8 +8,8 @@
 #include "bench/sine/runner.hpp"
 
 #include "nbfft/error.hpp"
-#include "fft/axis_fft.hpp"
-#include "fft/local_fft.hpp"
+#include "nbfft/fft/options.hpp"
+#include "nbfft/fft/r2r_kinds.hpp"
 
 #include <fftw3-mpi.h>
 
@@ -18,6 +18,34 @@
 #include <sstream>
 
 namespace nbfft::sine {
+
+namespace {
+// The option's planning effort as FFTW's planner flag (the baseline is FFTW's own code).
+unsigned fftw_effort(fft::Effort e) {
+  switch (e) {
+    case fft::Effort::Estimate: return FFTW_ESTIMATE;
+    case fft::Effort::Measure: return FFTW_MEASURE;
+    case fft::Effort::Patient: return FFTW_PATIENT;
+    case fft::Effort::Exhaustive: return FFTW_EXHAUSTIVE;
+  }
+  return FFTW_MEASURE;
+}
+int fftw_kind(fft::AxisKind k) {
+  using K = fft::AxisKind;
+  switch (k) {
+    case K::Dct1: return FFTW_REDFT00;
+    case K::Dct2: return FFTW_REDFT10;
+    case K::Dct3: return FFTW_REDFT01;
+    case K::Dct4: return FFTW_REDFT11;
+    case K::Dst1: return FFTW_RODFT00;
+    case K::Dst2: return FFTW_RODFT10;
+    case K::Dst3: return FFTW_RODFT01;
+    case K::Dst4: return FFTW_RODFT11;
+    case K::Periodic: break;
+  }
+  throw Error("the FFTW-MPI r2r baseline takes r2r kinds on every axis");
+}
+}  // namespace
 
 namespace {
 
@@ -154,7 +182,7 @@ class FftwMpiRunner final : public FftwMpiBase<T> {
     unsigned long long mine = 2 * field_bytes + sizeof(C) * alloc, most = 0;
     MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s.comm);
     data_bytes_ = most;
-    const unsigned effort = fft::fftw_effort_flags(static_cast<int>(s.effort));
+    const unsigned effort = fftw_effort(s.effort);
     auto cin = static_cast<typename Api::cplx*>(in_);
     auto cspec = static_cast<typename Api::cplx*>(spec_);
     auto cres = static_cast<typename Api::cplx*>(res_);
@@ -241,12 +269,12 @@ class FftwMpiR2rRunner final : public FftwMpiBase<T> {
     unsigned long long mine = 3 * bytes, most = 0;
     MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s.comm);
     data_bytes_ = most;
-    const unsigned effort = fft::fftw_effort_flags(static_cast<int>(s.effort));
+    const unsigned effort = fftw_effort(s.effort);
     // FFTW's dimensions are n0 = z, n1 = y, n2 = x.
-    const int fk[3] = {fft::fftw_r2r_kind_of(s.kinds[2]), fft::fftw_r2r_kind_of(s.kinds[1]),
-                       fft::fftw_r2r_kind_of(s.kinds[0])};
-    const int bk[3] = {fft::fftw_r2r_kind_of(fft::inverse(s.kinds[2])), fft::fftw_r2r_kind_of(fft::inverse(s.kinds[1])),
-                       fft::fftw_r2r_kind_of(fft::inverse(s.kinds[0]))};
+    const int fk[3] = {fftw_kind(s.kinds[2]), fftw_kind(s.kinds[1]),
+                       fftw_kind(s.kinds[0])};
+    const int bk[3] = {fftw_kind(fft::inverse(s.kinds[2])), fftw_kind(fft::inverse(s.kinds[1])),
+                       fftw_kind(fft::inverse(s.kinds[0]))};
     Api::threads(s.threads);
     fwd_ = Api::r2r(nz, ny, nx, static_cast<T*>(in_), static_cast<T*>(spec_), s.comm, fk, effort | FFTW_MPI_TRANSPOSED_OUT);
     bwd_ = Api::r2r(nz, ny, nx, static_cast<T*>(spec_), static_cast<T*>(res_), s.comm, bk, effort | FFTW_MPI_TRANSPOSED_IN);

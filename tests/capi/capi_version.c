@@ -64,7 +64,7 @@ static void check_cuts(const char* full) {
 
 static void check_text(const char* text, const char* provided) {
   char want[64];
-  const char* lines[] = {"MPI library: ", "MPI thread level: ", "FFTW: fftw-3", "build: ", "engines: ",
+  const char* lines[] = {"MPI library: ", "MPI thread level: ", "local FFT backends: ", "build: ", "engines: ",
                          "transports: ", "algorithms: "};
   size_t i;
   snprintf(want, sizeof want, "nbfft: %s\n", nbfft_version());

@@ -39,8 +39,10 @@ enum class AxisKind { Periodic, Dct1, Dct2, Dct3, Dct4, Dst1, Dst2, Dst3, Dst4 }
 using AxisKinds = std::array<AxisKind, 3>;  // x, y, z
 
 const char* name(AxisKind k);       // "periodic", "dct1", ...
-const char* fftw_name(AxisKind k);  // "DFT", "REDFT00", ...
-// One kind: periodic, dct1..dct4, dst1..dst4 or FFTW's REDFT00..11 / RODFT00..11
+const char* redft_name(AxisKind k);  // "DFT", "REDFT00", ... (the classic names, FFTW's)
+// Deprecated spelling of redft_name (before local backends other than FFTW).
+[[deprecated("use nbfft::fft::redft_name")]] inline const char* fftw_name(AxisKind k) { return redft_name(k); }
+// One kind: periodic, dct1..dct4, dst1..dst4 or the classic REDFT00..11 / RODFT00..11
 // (case-insensitive); throws InvalidArgument listing them.
 AxisKind parse_axis_kind(std::string_view s);
 // "K,K,K" (x, y, z) or one K for all three axes; throws InvalidArgument naming the problem
