@@ -2,6 +2,8 @@
 
 #include "nbfft/error.hpp"
 
+#include <cstdlib>
+
 namespace nbfft::fft {
 
 local::R2r r2r_of(AxisKind kind) {
@@ -17,6 +19,33 @@ local::R2r r2r_of(AxisKind kind) {
     case AxisKind::Periodic: break;
   }
   throw Error("periodic is not a real-to-real kind", ErrorCode::Internal);
+}
+
+namespace {
+local::Backend local_of(Backend b) { return b == Backend::Mkl ? local::Backend::Mkl : local::Backend::Fftw; }
+}  // namespace
+
+Backend public_backend(local::Backend b) { return b == local::Backend::Mkl ? Backend::Mkl : Backend::Fftw; }
+
+local::Backend resolve_backend(Backend asked, bool r2r, const std::string& where) {
+  local::Backend b;
+  if (asked != Backend::Auto) {
+    b = local_of(asked);
+    local::require_built(b);
+  } else if (r2r) {
+    b = local::built(local::Backend::Fftw) ? local::Backend::Fftw : local::default_backend();
+  } else {
+    // NBFFT_LOCAL_BACKEND: what Auto picks for periodic transforms (a deployment and test knob).
+    const char* env = std::getenv("NBFFT_LOCAL_BACKEND");
+    const Backend e = env && *env ? parse_backend(env) : Backend::Auto;
+    b = e == Backend::Auto ? local::default_backend() : local_of(e);
+    local::require_built(b);
+  }
+  if (r2r && !local::supports_r2r(b))
+    throw Error(where + ": a real-to-real kind needs a local FFT backend that has them (FFTW); " + local::name(b) +
+                    (asked == Backend::Auto ? " is the only one this nbfft was built with" : " has none"),
+                ErrorCode::Unavailable);
+  return b;
 }
 
 local::Effort local_effort(int effort) {

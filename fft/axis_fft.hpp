@@ -11,7 +11,10 @@
 #pragma once
 
 #include "local/transform.hpp"
+#include "nbfft/fft/options.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
+
+#include <string>
 
 #include <vector>
 
@@ -27,6 +30,12 @@ template <typename T>
 local::Transform<T> axis_fft(const LocalChoice& how, AxisKind kind, bool forward, local::Kind periodic,
                              bool complex_elems, local::Dim dim, std::vector<local::Dim> batch, void* in, void* out,
                              local::Input input = local::Input::Any);
+
+// The backend that runs a transform of the option `asked` (Auto: NBFFT_LOCAL_BACKEND or
+// the build's default; for r2r transforms FFTW). Throws Unavailable naming `where` when the
+// backend is not built or lacks the r2r kinds.
+local::Backend resolve_backend(Backend asked, bool r2r, const std::string& where);
+Backend public_backend(local::Backend b);
 
 // The local layer's r2r kind of an axis kind (not Periodic).
 local::R2r r2r_of(AxisKind kind);

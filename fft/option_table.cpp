@@ -152,9 +152,15 @@ std::vector<OptionRow> make_rows() {
        [](Options& o, std::string_view v) {
          if (lower_case(v) != "transport") o.col_kernel(v);
        }},
-      {"effort", T::Choice, "measure|estimate|patient|exhaustive", "FFTW planner effort (kept by FFTW wisdom)", false,
-       false, false, 0, 0, "", "estimate", [](const Options& o) -> std::string { return name(o.effort); },
+      {"effort", T::Choice, "measure|estimate|patient|exhaustive",
+       "planning effort of the local FFT backend (FFTW's planner; kept by wisdom)", false, false, false, 0, 0, "",
+       "estimate", [](const Options& o) -> std::string { return name(o.effort); },
        [](Options& o, std::string_view v) { o.effort = parse_effort(v); }},
+      {"backend", T::Choice, "auto|fftw|mkl|B,B,B",
+       "local FFT library of the x,y,z stages (one for all); auto: FFTW when built (always for r2r kinds), else MKL; "
+       "the plan's options() name the one each stage runs",
+       true, true, false, 0, 0, "", "fftw,mkl,mkl", [](const Options& o) { return backends_str(o.backends); },
+       [](Options& o, std::string_view v) { o.backends = parse_backends(v); }},
       {"allow_empty", T::Bool, "true|false", "let process grids leave some ranks without points", true, false, false,
        0, 0, "", "false", [](const Options& o) { return bool_str(o.allow_empty); },
        [](Options& o, std::string_view v) { o.allow_empty = to_bool(v); }},

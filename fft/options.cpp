@@ -106,6 +106,44 @@ Norm parse_norm(std::string_view s) {
               "' (use none, backward, forward or ortho)");
 }
 
+const char* name(Backend b) {
+  switch (b) {
+    case Backend::Auto: return "auto";
+    case Backend::Fftw: return "fftw";
+    case Backend::Mkl: return "mkl";
+  }
+  return "?";
+}
+
+Backend parse_backend(std::string_view s) {
+  const std::string l = lower_case(s);
+  for (Backend b : {Backend::Auto, Backend::Fftw, Backend::Mkl})
+    if (l == name(b)) return b;
+  throw Error("unknown local FFT backend '" + std::string(s) + "' (use auto, fftw or mkl)");
+}
+
+StageBackends parse_backends(std::string_view s) {
+  std::vector<std::string_view> parts;
+  for (std::size_t a = 0;;) {
+    const std::size_t b = s.find(',', a);
+    parts.push_back(s.substr(a, b == std::string_view::npos ? std::string_view::npos : b - a));
+    if (b == std::string_view::npos) break;
+    a = b + 1;
+  }
+  if (parts.size() != 1 && parts.size() != 3)
+    throw Error("backend '" + std::string(s) + "': give one backend for every stage or three (x,y,z), e.g. fftw,mkl,mkl");
+  if (parts.size() == 1) {
+    const Backend b = parse_backend(parts[0]);
+    return {b, b, b};
+  }
+  return {parse_backend(parts[0]), parse_backend(parts[1]), parse_backend(parts[2])};
+}
+
+std::string backends_str(const StageBackends& b) {
+  if (b[0] == b[1] && b[1] == b[2]) return name(b[0]);
+  return std::string(name(b[0])) + "," + name(b[1]) + "," + name(b[2]);
+}
+
 Effort parse_effort(std::string_view s) {
   const std::string l = lower_case(s);
   if (l == "estimate") return Effort::Estimate;

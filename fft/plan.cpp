@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -99,10 +100,21 @@ std::unique_ptr<Workspace<T, E>> add_workspace(const Transform<T, E>& tr, MPI_Co
   return w;
 }
 
-// The local FFT backend and planning effort of each stage.
+// The backend each stage runs (Options::backends with Auto resolved, fft/axis_fft.hpp).
+StageBackends resolve_backends(const Options& o) {
+  StageBackends r = o.backends;
+  for (int a = 0; a < 3; ++a) {
+    const std::string where = std::string("the ") + "xyz"[a] + " stage (" + name(o.kinds[a]) + ")";
+    r[a] = public_backend(resolve_backend(o.backends[a], is_r2r(o.kinds[a]), where));
+  }
+  return r;
+}
+
+// The local FFT backend and planning effort of each stage (backends resolved).
 StageChoices stage_choices(const Options& o) {
-  const LocalChoice c{local::default_backend(), local_effort(static_cast<int>(o.effort))};
-  return {c, c, c};
+  StageChoices c;
+  for (int a = 0; a < 3; ++a) c[a] = {resolve_backend(o.backends[a], is_r2r(o.kinds[a]), ""), local_effort(static_cast<int>(o.effort))};
+  return c;
 }
 
 template <typename T, typename E>
@@ -205,6 +217,8 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   Options opt = options;
   opt.m1 = d.m1;
   opt.m2 = d.m2;
+  // The stages' backends: resolved from the build and the environment (ranks may differ).
+  opt.backends = agree(comm, [&] { return resolve_backends(options); });
   // Threads per rank (fft/threads.hpp): resolved from the environment when 0, and the MPI
   // thread level they need checked, on every rank together (ranks may differ).
   opt.threads = agree(comm, [&] {

@@ -2,6 +2,7 @@
 // drawn in include/nbfft/fft/tune.hpp).
 #include "fft/tune_detail.hpp"
 #include "fft/threads.hpp"
+#include "fft/axis_fft.hpp"
 
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/fft/decomposition.hpp"
@@ -108,15 +109,52 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
   return out;
 }
 
+// The backends a stage may run: every built one that does its kind; none to search when
+// the caller chose a stage's backend or only one is built.
+std::vector<local::Backend> stage_backends(const Options& base, int a) {
+  std::vector<local::Backend> v;
+  if (base.backends[a] != Backend::Auto) return v;
+  for (local::Backend b : local::built_backends())
+    if (!is_r2r(base.kinds[a]) || local::supports_r2r(b)) v.push_back(b);
+  return v.size() > 1 ? v : std::vector<local::Backend>{};
+}
+
+int backend_trials(const Options& base) {
+  int n = 0;
+  for (int a = 0; a < 3; ++a) n += std::max<int>(0, static_cast<int>(stage_backends(base, a).size()) - 1);
+  return n;
+}
+
 }  // namespace
 
 void search_overlap(Trials& trials, const SearchSpace& sp);
+
+// 7. The local FFT backend of each stage in turn, on the best so far (the others held): a
+// stage's FFTs cost the same whatever the exchange, so one pass finds the mix.
+void search_backends(Trials& trials, const SearchSpace& sp) {
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<local::Backend> choices = stage_backends(sp.base, a);
+    if (choices.empty() || !trials.best()) continue;
+    Options now = trials.best()->options;
+    for (int k = 0; k < 3; ++k)  // what Auto ran, spelt out, so that the trial differs in one stage
+      if (now.backends[k] == Backend::Auto)
+        now.backends[k] = public_backend(resolve_backend(Backend::Auto, is_r2r(now.kinds[k]), ""));
+    for (local::Backend b : choices) {
+      if (public_backend(b) == now.backends[a]) continue;
+      Options o = now;
+      o.backends[a] = public_backend(b);
+      trials.run(o, "backend");
+      if (trials.out_of_time()) return;
+    }
+  }
+}
 
 std::vector<std::pair<int, int>> candidate_grids(const SearchSpace& sp) { return grids(sp.n, sp.base, sp.ranks); }
 
 int planned_trials(const SearchSpace& sp, int runoff) {
   const int extra = 1 + runoff + 1;  // the untuned trial, the runoff (it may add the untuned)
-  if (sp.s.effort == TuneEffort::Exhaustive) return static_cast<int>(exhaustive_candidates(sp).size()) + extra;
+  if (sp.s.effort == TuneEffort::Exhaustive)
+    return static_cast<int>(exhaustive_candidates(sp).size()) + extra + backend_trials(sp.base);
   const auto g = grids(sp.n, sp.base, sp.ranks);
   int per_grid = 0;
   for (std::size_t k = 0; k < std::min(g.size(), grids_kept(sp.s.effort)); ++k) {
@@ -127,7 +165,7 @@ int planned_trials(const SearchSpace& sp, int runoff) {
   int chunks = static_cast<int>(chunk_plane_values(sp.s.effort).size() + progress_chunk_values(sp.s.effort).size());
   int fields = sp.s.fields > 1 ? std::min(3, sp.s.fields) + 1 : 0;
   const int threads = sp.max_threads > 1 ? static_cast<int>(thread_values(sp.max_threads).size()) + 1 : 0;
-  return static_cast<int>(g.size()) + per_grid + chunks + fields + threads + extra;
+  return static_cast<int>(g.size()) + per_grid + chunks + fields + threads + extra + backend_trials(sp.base);
 }
 
 void search_greedy(Trials& trials, const SearchSpace& sp) {
@@ -179,6 +217,7 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
       trials.run(o, "engine_core");
     }
   }
+  search_backends(trials, sp);
 }
 
 void search_overlap(Trials& trials, const SearchSpace& sp) {
@@ -223,6 +262,7 @@ void search_exhaustive(Trials& trials, const SearchSpace& sp) {
     trials.run(c, "exhaustive");
     if (trials.out_of_time()) return;
   }
+  search_backends(trials, sp);
 }
 
 }  // namespace nbfft::fft::detail

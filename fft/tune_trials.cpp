@@ -180,9 +180,11 @@ double Trials::run(const Options& o, const char* step, bool always) {
     // choice rebuilds the same plan and a later trial of that grid is known as this one.
     // So are its threads: with the engine on a core of its own the plan runs fewer compute
     // threads than asked (fft/threads.hpp compute_threads), and the report must say so.
+    // Likewise the local FFT backends that `auto` resolved to.
     planned.m1 = plan.m1();
     planned.m2 = plan.m2();
     planned.threads = plan.options().threads;
+    planned.backends = plan.options().backends;
     seconds = time(std::move(plan));
   } catch (const Error& e) {
     // Unavailable transports, grids the plan refuses: not a candidate here.

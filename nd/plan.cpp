@@ -222,7 +222,7 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
   const Box& bout = box[k + 1];
   const auto ci = strides_of(bin.n, bin.order), co = strides_of(bout.n, bout.order);
   const local::Effort effort = effort_of(opt.effort);
-  const local::Backend backend = local::default_backend();
+  const std::string where = "nd plan, step " + std::to_string(k);
   // The loop over every axis not in `skip` (in the output's memory order, slowest first):
   // extents n, strides times `mult`.
   auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
@@ -240,7 +240,7 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
     p.dims = std::move(d);
     p.loops = std::move(h);
     p.r2r = std::move(r2r);
-    return LocalPlan<T>(backend, p, in, out, effort);
+    return LocalPlan<T>(fft::resolve_backend(opt.backend, kind == local::Kind::R2R, where), p, in, out, effort);
   };
   // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
   // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).
@@ -377,6 +377,7 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   o.kinds = {axis_kind[2], axis_kind[1], axis_kind[0]};
   o.norm = opt.norm;
   o.effort = opt.effort;
+  o.backends = {opt.backend, opt.backend, opt.backend};
   o.m1 = grid[1];  // the 3-D plan's M1 splits y (nd's axis 1), M2 z (axis 0)
   o.m2 = grid[0];
   o.transport(opt.transport);
@@ -482,6 +483,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"kinds", join_kinds(options.kinds)},
               {"norm", std::to_string(static_cast<int>(options.norm))},
               {"effort", std::to_string(static_cast<int>(options.effort))},
+              {"backend", fft::name(options.backend)},
               {"grid", join(options.grid, "x")},
               {"transport", options.transport},
               {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},

@@ -85,7 +85,8 @@ def _word(what: str, name: str, value: Any, words: Sequence[str]) -> str:
 
 def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: Any, transport: Any, effort: Any,
                batch_axis: Any, fields_in_flight: Any, kinds: Any, output_order: Any, tune: Any, tune_budget: Any,
-               tune_fields: Any, in_box: Any, out_box: Any, allow_empty: Any, lean_workspace: Any) -> Dict[str, Any]:
+               tune_fields: Any, in_box: Any, out_box: Any, allow_empty: Any, lean_workspace: Any,
+               backend: Any = "auto") -> Dict[str, Any]:
     """NdPlan's arguments checked (raising InvalidArgument / ArgumentTypeError) and in the core's terms."""
     a: Dict[str, Any] = {}
     if shape is None:
@@ -116,6 +117,7 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
         a["kinds"] = [_word(what, "kinds", k.strip(), _KINDS) for k in items]
     a["norm"] = _word(what, "norm", norm, list(_NORMS))
     a["effort"] = _word(what, "effort", effort, list(_EFFORTS))
+    a["backend"] = _word(what, "backend", backend, ("auto", "fftw", "mkl"))
     a["output_order"] = _word(what, "output_order", output_order, ("natural", "transposed"))
     if not isinstance(transport, str):
         raise ArgumentTypeError("{}: transport must be a str, got {!r}".format(what, transport))
@@ -223,7 +225,8 @@ class NdPlan:
     transport : str
         The exchanges' transport, as ``Plan(transport=...)``: 'blocking', 'pairwise:4@caller', ...
     effort : str
-        FFTW's planner effort: 'estimate', 'measure', 'patient' or 'exhaustive'.
+        The local FFT backend's planning effort (FFTW's planner): 'estimate', 'measure',
+        'patient' or 'exhaustive'.
     batch_axis : int or None
         A batch axis (numpy-style; not among ``axes``): every slice along it is a field,
         whole on every rank, transformed through the multi-field pipeline (each field's
@@ -256,6 +259,10 @@ class NdPlan:
         plan.empty_inplace()`` then ``plan.forward(a, out=A)`` and ``plan.backward(A,
         out=a)`` (an error on every rank otherwise). ``lean_workspace`` says whether it was
         made (not with a batch axis or user boxes: ``describe()`` says why).
+    backend : str
+        The local FFT library: 'auto' (FFTW when built, always for r2r kinds; else MKL),
+        'fftw' or 'mkl'. A backend this nbfft lacks, or 'mkl' with an r2r kind, is
+        ``Unavailable`` on every rank.
     tune : str
         'none', or 'quick' / 'thorough' / 'exhaustive': time candidate grids, transports and
         fields in flight on these ranks for up to ``tune_budget`` seconds and keep the fastest
@@ -293,7 +300,7 @@ class NdPlan:
                  output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
                  tune_fields: int = 1, in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
                  out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, allow_empty: bool = True,
-                 lean_workspace: bool = False) -> None:
+                 lean_workspace: bool = False, backend: str = "auto") -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -304,7 +311,7 @@ class NdPlan:
             try:
                 a = _plan_args(what, shape, axes, dtype, norm, grid, transport, effort, batch_axis, fields_in_flight,
                                kinds, output_order, tune, tune_budget, tune_fields, in_box, out_box, allow_empty,
-                               lean_workspace)
+                               lean_workspace, backend)
             except InvalidArgument as e:
                 problem = problem_of(e)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
@@ -313,9 +320,11 @@ class NdPlan:
         self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], kind, _NORMS[a["norm"]], _EFFORTS[a["effort"]],
                                a["grid"], transport, a["batch_axis"], a["fields_in_flight"], precision, ",".join(kk),
                                a["output_order"],
-                               "tune={} tune_budget={!r} tune_fields={} allow_empty={} lean_workspace={}".format(
+                               "tune={} tune_budget={!r} tune_fields={} allow_empty={} lean_workspace={} "
+                               "backend={}".format(
                                    a["tune"], a["tune_budget"], a["tune_fields"],
-                                   "true" if a["allow_empty"] else "false", "true" if a["lean_workspace"] else "false"),
+                                   "true" if a["allow_empty"] else "false", "true" if a["lean_workspace"] else "false",
+                                   a["backend"]),
                                a["in_box"], a["out_box"])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm

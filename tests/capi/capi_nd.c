@@ -265,7 +265,7 @@ static void run_user_boxes(int size) {
 
 int main(int argc, char** argv) {
   const int size = begin_test(&argc, &argv);
-  char grid[64], grid_made[64], buf[256];
+  char grid[64], grid_made[64], buf[1024];
   size_t needed = 0;
   nbfft_nd_plan p = NULL, stale;
   int64_t nin = 0, nout = 0;

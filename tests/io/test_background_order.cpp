@@ -252,7 +252,9 @@ TEST(Hdf5BackgroundOrder, TheTemporaryIsNeverWrittenThroughALink) {
     r.read(plan, Space::Physical, "u", 1, back);
     EXPECT_EQ(mismatches(plan.in_box(), back, 1), 0);
   }
-  if (world_rank() == 0) ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
+  if (world_rank() == 0) {
+    ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   expect_error([&] { H5File f(MPI_COMM_WORLD, path, H5File::Mode::Create); }, ErrorCode::Io, "is a directory");
   struct stat st {};

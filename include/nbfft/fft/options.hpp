@@ -33,9 +33,17 @@ enum class TransformKind { R2C, C2C };
 // N = nx*ny*nz. The scaling is fused into the z-FFT stage, so it costs no extra pass.
 enum class Norm { None, Backward, Forward, Ortho };
 
-// FFTW planner effort (FFTW_ESTIMATE ... FFTW_EXHAUSTIVE). Measure plans take seconds on
-// large grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
+// How hard the local FFT backend searches for fast plans (FFTW's planner: estimate ...
+// exhaustive; backends without a planner ignore it). Measure plans take seconds on large
+// grids but make each execution faster; wisdom (fft/wisdom.hpp) keeps them.
 enum class Effort { Estimate, Measure, Patient, Exhaustive };
+
+// The library that runs a stage's local FFTs (docs/fft.md "Local FFT backends"). Auto:
+// FFTW where this nbfft was built with it (and for the r2r kinds, which MKL lacks), else
+// MKL; the environment variable NBFFT_LOCAL_BACKEND (fftw|mkl) changes what Auto picks for
+// the periodic axes. Plan::options() reports the backend each stage runs.
+enum class Backend { Auto, Fftw, Mkl };
+using StageBackends = std::array<Backend, 3>;  // the x, y and z stages
 
 // How hard plan-time tuning searches (fft/tune.hpp): None makes the plan as asked; Quick
 // tries the likely winners, Thorough more of each kind, Exhaustive every combination.
@@ -89,6 +97,7 @@ struct Options {
   coll::Transport row_transport{};
   coll::Transport col_transport{};
   Effort effort = Effort::Measure;
+  StageBackends backends{Backend::Auto, Backend::Auto, Backend::Auto};
   // Let grids leave some ranks without points (e.g. 8 ranks on nz = 4). Those ranks just
   // take part in the exchanges. When false such grids are an error at plan time.
   bool allow_empty = true;
@@ -176,6 +185,7 @@ const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 const char* name(OutputOrder o);    // "transposed", "natural"
+const char* name(Backend b);        // "auto", "fftw", "mkl"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
 TransformKind parse_transform(std::string_view s);  // r2c|c2c
@@ -183,6 +193,10 @@ Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 OutputOrder parse_output_order(std::string_view s);  // transposed|natural
+Backend parse_backend(std::string_view s);            // auto|fftw|mkl
+// "B" (every stage) or "B,B,B" (x, y, z); backends_str writes one name when the three agree.
+StageBackends parse_backends(std::string_view s);
+std::string backends_str(const StageBackends& b);
 // "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
 // the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
 std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);

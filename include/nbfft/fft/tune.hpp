@@ -11,8 +11,10 @@
 //
 // What is tuned: the process grid (every M1 x M2 = P that leaves no rank empty), the ROW
 // and COL transports (algorithm, window, engine), the caller engine's progress chunks,
-// the plane pipeline's chunk planes and, for several fields, the fields in flight. Everything else (precision, transform, normalization,
-// FFTW effort) is the caller's and part of the key.
+// the plane pipeline's chunk planes, for several fields the fields in flight, threads, and,
+// when this nbfft has more than one local FFT backend, the backend of each stage whose
+// `backend` the caller left auto. Everything else (precision, transform, normalization,
+// planning effort) is the caller's and part of the key.
 //
 // How (greedy, pruned by short trials, bounded by budget_seconds):
 //   1. grids, with the blocking transport: the grid sets the local FFT shapes and how many
@@ -23,7 +25,10 @@
 //      only), rma never (it cannot run on every MPI/transport);
 //   3. progress chunks (caller engine with something to overlap) and chunk planes (slabs
 //      with a non-blocking transport) on the best so far;
-//   4. with several fields, 1, 2 or 3 fields in flight (memory for speed).
+//   4. with several fields, 1, 2 or 3 fields in flight (memory for speed);
+//   5. threads per rank and the engine thread's core;
+//   6. each stage's local FFT backend in turn on the best so far (FFTW or MKL; r2r stages
+//      stay on FFTW), also after an exhaustive search.
 // Thorough widens every step; Exhaustive runs the full cartesian product of the candidate
 // lists (to check how close the greedy search gets). Each trial is `trial_iters` timed
 // forward+backward calls (forward_many/backward_many when fields > 1) after one warm-up;
@@ -99,7 +104,7 @@ struct TuneEvent {
   Kind kind = Kind::Start;
   int trial = 0;        // Trial: its number from 1; Done: how many ran
   int planned = 0;      // trials the search expects (an estimate; the budget may cut it short)
-  std::string step;     // Trial: "untuned", "grid", "transport", "chunks", "fields", "exhaustive", "runoff"
+  std::string step;     // Trial: "untuned", "grid", "transport", "chunks", "fields", "exhaustive", "backend", "runoff"
   Options options;      // Trial: the candidate; Done: the choice
   double seconds = 0;   // Trial: per forward+backward of all fields, < 0 when it cannot be planned
                         // here; Done: the choice's (0 when from wisdom)
@@ -125,7 +130,7 @@ struct TuneTrial {
   // The search's own timing, the one its later steps compared; `seconds` is the runoff's
   // when the runoff timed the trial again (step then ends in ", runoff").
   double search_seconds = 0;
-  std::string step;    // "grid", "transport", "chunks", "fields", "threads", "engine_core", "exhaustive"
+  std::string step;    // "grid", "transport", "chunks", "fields", "threads", "engine_core", "backend", "exhaustive"
 };
 
 struct TuneReport {

@@ -86,6 +86,9 @@ struct Options {
   std::vector<fft::AxisKind> kinds;
   fft::Norm norm = fft::Norm::Backward;  // as nbfft::fft::Options (1/N on backward)
   fft::Effort effort = fft::Effort::Estimate;
+  // The local FFT library (nbfft/fft/options.hpp Backend): auto, fftw or mkl; r2r axes need
+  // FFTW (auto takes it for them).
+  fft::Backend backend = fft::Backend::Auto;
   // Ranks along each axis at the input (length = number of axes, product = communicator
   // size; a batch axis's entry 1); empty: chosen (untransformed axes first, then the fewest
   // exchanges).
