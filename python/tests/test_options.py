@@ -41,6 +41,10 @@ def test_each_key_reaches_the_plan(comm, key):
     if key == "proc_grid":
         value = "1x{}".format(comm.size)  # the example's 2x3 needs 6 ranks
         kwargs[key] = value
+    if key == "backend":
+        from test_backends import built  # the example's mix needs both backends
+        value = ROWS[key]["example"] if len(built()) > 1 else built()[0]
+        kwargs[key] = value
     with nbfft.Plan(comm, SHAPE, dtype, **kwargs) as plan:
         o = plan.options
         assert set(ROWS) <= set(o.as_dict()), "plan.options lacks a key of the table"
@@ -83,9 +87,10 @@ def test_defaults_are_the_tables(comm):
     with nbfft.Plan(comm, SHAPE) as plan:
         o = plan.options.as_dict()
     for r in nbfft.option_rows():
-        if r["key"] not in ("proc_grid", "threads"):  # the plan resolves auto and 0 (the environment's)
+        if r["key"] not in ("proc_grid", "threads", "backend"):  # the plan resolves auto and 0 (the environment's)
             assert all_ranks(o[r["key"]] == r["default"]), (r["key"], o[r["key"]], r["default"])
     assert all_ranks(o["threads"] >= 1)
+    assert all_ranks(o["backend"] in ("fftw", "mkl"))  # auto names the backend that ran
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
