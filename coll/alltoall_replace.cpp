@@ -9,6 +9,7 @@
 //
 // Cost: (P-1)(α + n_max β) + 2 copies of every block through the staging buffer; the
 // least memory of any algorithm (one block), the most synchronization (P-1 rendezvous).
+#include "local/move.hpp"
 #include "coll/alltoall_algorithms.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/error.hpp"
@@ -40,14 +41,14 @@ Built replace(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
   char* r = a.recvbuf;
   const auto sb = a.sendbytes, so = a.sendoffs, rb = a.recvbytes, ro = a.recvoffs;
   b.action([=] {
-    if (rb[me]) std::memcpy(r + ro[me], s + so[me], rb[me]);
+    local::copy_bytes(r + ro[me], s + so[me], rb[me]);  // the own block
     if (n == 0) return;
     for (int step = 1; step < P; ++step) {
       const int to = (me + step) % P, from = (me - step + P) % P;
-      if (sb[to]) std::memcpy(stage, s + so[to], sb[to]);
+      local::copy_bytes(stage, s + so[to], sb[to]);
       check_mpi(MPI_Sendrecv_replace(stage, static_cast<int>(n), MPI_BYTE, to, step, from, step, mc, MPI_STATUS_IGNORE),
                 "MPI_Sendrecv_replace");
-      if (rb[from]) std::memcpy(r + ro[from], stage, rb[from]);
+      local::copy_bytes(r + ro[from], stage, rb[from]);
     }
   });
   const std::string what = "replace (MPI_Sendrecv_replace, blocks padded to " + std::to_string(n) + " B)";

@@ -7,6 +7,7 @@
 //
 // Blocking like `blocking`: start() returns when done. Cost: (P-1)(2α + nβ) with each
 // step serialized along its cycle (up to P/gcd hops of latency when messages rendezvous).
+#include "local/move.hpp"
 #include "coll/alltoall_algorithms.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/error.hpp"
@@ -29,8 +30,8 @@ Built standard(const Comm& comm, const AlltoallvArgs& a, const AlgorithmSpec&) {
   b.action([=] {
     const auto& sc = mv->sendcounts;
     const auto& rc = mv->recvcounts;
-    if (rc[me]) std::memcpy(r + static_cast<std::size_t>(mv->rdispls[me]) * elem,
-                            s + static_cast<std::size_t>(mv->sdispls[me]) * elem, static_cast<std::size_t>(rc[me]) * elem);
+    local::copy_bytes(r + static_cast<std::size_t>(mv->rdispls[me]) * elem,  // the own block
+                      s + static_cast<std::size_t>(mv->sdispls[me]) * elem, static_cast<std::size_t>(rc[me]) * elem);
     for (int step = 1; step < P; ++step) {
       const int to = (me + step) % P, from = (me - step + P) % P;
       auto send = [&] {

@@ -32,6 +32,7 @@
 // slowest (the Y stage then writes it behind its own reads of the same buffer).
 #pragma once
 
+#include "local/move.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/coll/request.hpp"
 #include "nbfft/coll/transport.hpp"
@@ -52,18 +53,8 @@ namespace nbfft::fft {
 enum Dir { kForward = 0, kBackward = 1 };
 constexpr Dir dir_of(Direction d) { return d == Direction::Forward ? kForward : kBackward; }
 
-// Copies `rows` rows of `len` elements between strided places (one memcpy when both are
-// contiguous).
-template <typename C>
-inline void copy_rows(C* dst, std::int64_t dst_ld, const C* src, std::int64_t src_ld, std::int64_t rows,
-                      std::int64_t len) {
-  if (rows <= 0 || len <= 0) return;
-  if (dst_ld == len && src_ld == len) {
-    std::memcpy(dst, src, sizeof(C) * rows * len);
-    return;
-  }
-  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * dst_ld, src + r * src_ld, sizeof(C) * len);
-}
+// The exchanges' scatter and gather move rows through local/move.hpp.
+using local::copy_rows;
 
 // Row stride for a plane of rows of n elements held in cache: whole cache lines and an
 // odd number of them, so that walking a column does not hit the same few cache sets (a

@@ -24,6 +24,7 @@
 // of a plane for y and z, one element of a row for x). Everything runs in place.
 #pragma once
 
+#include "local/move.hpp"
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -47,23 +48,9 @@ struct Slots {
   C* at(std::int64_t i) const { return p + i * step; }
   // count slots from src to dst (ranges may overlap).
   void move(std::int64_t dst, std::int64_t src, std::int64_t count) const {
-    if (count <= 0 || dst == src) return;
-    if (step == len) {
-      std::memmove(at(dst), at(src), sizeof(C) * static_cast<std::size_t>(count * len));
-      return;
-    }
-    if (dst > src)
-      for (std::int64_t k = count - 1; k >= 0; --k) std::memmove(at(dst + k), at(src + k), sizeof(C) * len);
-    else
-      for (std::int64_t k = 0; k < count; ++k) std::memmove(at(dst + k), at(src + k), sizeof(C) * len);
+    local::move_rows(p, step, dst, src, count, len);
   }
-  void zero(std::int64_t i0, std::int64_t i1) const {
-    if (step == len && i1 > i0) {
-      std::fill(at(i0), at(i0) + (i1 - i0) * len, C(0));
-      return;
-    }
-    for (std::int64_t i = i0; i < i1; ++i) std::fill(at(i), at(i) + len, C(0));
-  }
+  void zero(std::int64_t i0, std::int64_t i1) const { local::zero_rows(at(i0), i1 - i0, step, len); }
 };
 
 // The real type of an element (T for T and std::complex<T>: real planes hold r2r data).

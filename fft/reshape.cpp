@@ -1,3 +1,4 @@
+#include "local/move.hpp"
 #include "fft/reshape.hpp"
 
 #include "nbfft/coll/alltoall.hpp"
@@ -31,20 +32,6 @@ std::array<std::int64_t, 3> strides(const Box3& b) {
   return s;
 }
 
-template <std::size_t E>
-struct Bytes {
-  unsigned char b[E];
-};
-
-// Strided rows of `len` elements of E bytes (the transposing case: the source's row axis is
-// not its fastest).
-template <std::size_t E>
-void strided_rows(unsigned char* d, const unsigned char* s, std::int64_t sstride, std::int64_t len) {
-  auto* dd = reinterpret_cast<Bytes<E>*>(d);
-  const auto* ss = reinterpret_cast<const Bytes<E>*>(s);
-  for (std::int64_t i = 0; i < len; ++i) std::memcpy(dd + i, ss + i * sstride, E);
-}
-
 }  // namespace
 
 void copy_region(const void* src, const Box3& sb, void* dst, const Box3& db, const Box3& region, std::size_t elem) {
@@ -63,18 +50,7 @@ void copy_region(const void* src, const Box3& sb, void* dst, const Box3& db, con
     for (std::int64_t j = 0; j < region.n[a1]; ++j) {
       const unsigned char* s = s0 + static_cast<std::size_t>(soff + k * ss[a2] + j * ss[a1]) * elem;
       unsigned char* d = d0 + static_cast<std::size_t>(doff + k * ds[a2] + j * ds[a1]) * elem;
-      if (ss[a0] == 1) {
-        std::memcpy(d, s, static_cast<std::size_t>(len) * elem);
-        continue;
-      }
-      switch (elem) {
-        case 4: strided_rows<4>(d, s, ss[a0], len); break;
-        case 8: strided_rows<8>(d, s, ss[a0], len); break;
-        case 16: strided_rows<16>(d, s, ss[a0], len); break;
-        default:
-          for (std::int64_t i = 0; i < len; ++i)
-            std::memcpy(d + i * elem, s + static_cast<std::size_t>(i * ss[a0]) * elem, elem);
-      }
+      local::copy_strided(d, 1, s, ss[a0], len, elem);  // transposing when the source's row axis is not its fastest
     }
 }
 

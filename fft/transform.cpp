@@ -263,7 +263,7 @@ void Transform<T, El>::local_forward_z(const void*, void* out, Workspace<T, El>&
     C* c = o + g * zstep_;
     (last ? lz_fwd_[1] : lz_fwd_[0]).execute(c, P);  // PRESERVE_INPUT
     clk.mark(&Timings::fft_z);
-    copy_scaled(c, zld_, P, zld_p_, nzo_, last ? zlast_ : zcols_, fwd_scale_);
+    local::copy_rows_scaled(c, zld_, P, zld_p_, nzo_, last ? zlast_ : zcols_, fwd_scale_);
     clk.mark(&Timings::unpack);
   }
 }
@@ -289,7 +289,7 @@ void Transform<T, El>::local_backward_z(const void* in, void* out, Workspace<T, 
     const std::int64_t ya = g * bw_group_, yb = std::min(ya + bw_group_, nyj_);
     for (std::int64_t y = ya; y < yb; ++y) {
       C* Q = P + (y - ya) * slab;
-      copy_scaled(Q, ldy_, i + y * zoff_, zld_, nzo_, nxi_, bwd_scale_);
+      local::copy_rows_scaled(Q, ldy_, i + y * zoff_, zld_, nzo_, nxi_, bwd_scale_);
       clk.mark(&Timings::pack);
       fz_bwd_.execute(Q, Q);
       clk.mark(&Timings::fft_z);
@@ -299,7 +299,7 @@ void Transform<T, El>::local_backward_z(const void* in, void* out, Workspace<T, 
       char* dst = o + z * plane_bytes + ya * static_cast<std::int64_t>(row_bytes);
       for (std::int64_t y = ya; y < yb; ++y) {
         const C* q = P + (y - ya) * slab + z * ldy_;
-        std::memcpy(dst + (y - ya) * static_cast<std::int64_t>(row_bytes), q, row_bytes);
+        local::copy_bytes(dst + (y - ya) * static_cast<std::int64_t>(row_bytes), q, row_bytes);
         for (std::int64_t k = 0; k < bw_side_; ++k) side[(z * nyj_ + y) * bw_side_ + k] = q[bw_main_ + k];
       }
     }
@@ -321,7 +321,7 @@ void Transform<T, El>::local_backward_xy(const void*, void* out, Workspace<T, El
   for (std::int64_t z = z0; z < z1; ++z) {
     char* plane = o + z * plane_bytes;
     for (std::int64_t y = 0; y < nyj_; ++y) {
-      std::memcpy(P + y * ldx_, plane + y * static_cast<std::int64_t>(row_bytes), row_bytes);
+      local::copy_bytes(P + y * ldx_, plane + y * static_cast<std::int64_t>(row_bytes), row_bytes);
       for (std::int64_t k = 0; k < bw_side_; ++k) P[y * ldx_ + bw_main_ + k] = side[(z * nyj_ + y) * bw_side_ + k];
     }
     clk.mark(&Timings::unpack);
@@ -436,26 +436,6 @@ void Transform<T, El>::bind(Workspace<T, El>& w, ExchangeId e) const {
   for (Dir d : {kForward, kBackward}) w.coll[e][d] = exchange(e).bind(d, w.side[e][0], w.side[e][1], sizeof(C));
 }
 
-template <typename T, typename El>
-void Transform<T, El>::scale(C* first, std::int64_t rows, std::int64_t ld, std::int64_t w, T s) {
-  if (s == T(1)) return;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    C* p = first + r * ld;
-    for (std::int64_t x = 0; x < w; ++x) p[x] *= s;
-  }
-}
-
-template <typename T, typename El>
-void Transform<T, El>::copy_scaled(C* dst, std::int64_t dst_ld, const C* src, std::int64_t src_ld, std::int64_t rows,
-                                   std::int64_t w, T s) {
-  if (s == T(1)) return copy_rows(dst, dst_ld, src, src_ld, rows, w);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    C* d = dst + r * dst_ld;
-    const C* p = src + r * src_ld;
-    for (std::int64_t x = 0; x < w; ++x) d[x] = p[x] * s;
-  }
-}
-
 // ---- Stages ---------------------------------------------------------------------------
 
 // The X stage, forward: x FFT of user plane z into P, scatter into exchange E. On slabs
@@ -514,7 +494,7 @@ void Transform<T, El>::forward_z(const void*, void* out, Workspace<T, El>& ws, s
     clk.mark(&Timings::unpack);
     fz_fwd_.execute(plane, plane);
     truncate_slots(plane, ldy_, nxi_, pad_[2]);
-    scale(plane, nzo_, ldy_, nxi_, fwd_scale_);
+    local::scale_rows(plane, nzo_, ldy_, nxi_, fwd_scale_);
     clk.mark(&Timings::fft_z);
     copy_rows(o + y * zoff_, zld_, plane, ldy_, nzo_, nxi_);
     clk.mark(&Timings::unpack);
@@ -531,7 +511,7 @@ void Transform<T, El>::backward_z(const void* in, void*, Workspace<T, El>& ws, s
     C* plane = view ? view : ws.P(lane);
     copy_rows(plane, ldy_, i + y * zoff_, zld_, nzo_, nxi_);
     clk.mark(&Timings::pack);
-    scale(plane, nzo_, ldy_, nxi_, bwd_scale_);
+    local::scale_rows(plane, nzo_, ldy_, nxi_, bwd_scale_);
     pad_slots(plane, ldy_, nxi_, pad_[2]);
     fz_bwd_.execute(plane, plane);
     clk.mark(&Timings::fft_z);

@@ -213,12 +213,6 @@ class Transform {
   std::size_t inplace_bytes() const;
   static void finish(InFlight& q, double Timings::*phase, Timings* t);
   static double Timings::*phase(ExchangeId e) { return e == kRow ? &Timings::row : &Timings::col; }
-  // rows x w elements, rows ld apart, scaled by s (nothing when s is 1): a plane's rows
-  // (ld = ldy_) or a z group's columns (ld = zld_).
-  static void scale(C* first, std::int64_t rows, std::int64_t ld, std::int64_t w, T s);
-  // rows x w elements from src to dst, scaled by s on the way.
-  static void copy_scaled(C* dst, std::int64_t dst_ld, const C* src, std::int64_t src_ld, std::int64_t rows,
-                          std::int64_t w, T s);
 
   // Stages on local planes [u0, u1).
   template <ExchangeId E>

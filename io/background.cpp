@@ -38,6 +38,7 @@
 // Every decision that makes ranks act differently is agreed: starts and checks on `ctl`
 // (a duplicate of the file's communicator), the write's MPI-IO error at wait(), which is
 // therefore collective, in start order on every rank.
+#include "local/memory.hpp"
 #include "background.hpp"
 
 #include "nbfft/agree.hpp"
@@ -72,7 +73,7 @@ struct H5File::Pending::Impl {
   std::size_t real_es = 8;   // bytes of one
   std::int64_t written = 0;  // of them, reported written by completed requests
   const void* src = nullptr;     // what MPI-IO writes: the caller's buffer or `copy`
-  std::unique_ptr<char[]> copy;  // the staged box (Stage::Copy, or the spectrum's order)
+  local::Bytes copy;             // the staged box (Stage::Copy, or the spectrum's order)
   std::size_t copy_bytes = 0;    // its size; the box starts `shift` bytes in (page placement)
   std::function<void(std::uint64_t)> after;  // given this rank's checksum terms
   std::function<void()> failed;              // the write failed (on every rank): the file is broken
@@ -93,7 +94,7 @@ using Job = H5File::Pending::Impl;
 
 // A staging buffer: its bytes, its size, whether a write of this file has used it.
 struct Buffer {
-  std::unique_ptr<char[]> bytes;
+  local::Bytes bytes;
   std::size_t size = 0;
   bool used = false;
 };
@@ -412,14 +413,15 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
           break;
         }
       if (!j->copy) {
-        j->copy.reset(new char[need + kPage]);
+        j->copy = local::Bytes(need + kPage, "a background write's staging copy");
         j->copy_bytes = need + kPage;
       }
     }
     char* staged = nullptr;
     if (j->copy) {
-      const auto base = reinterpret_cast<std::uintptr_t>(j->copy.get());
-      staged = j->copy.get() + (std::uintptr_t(first_byte) - base) % kPage;
+      char* copy = reinterpret_cast<char*>(j->copy.get());
+      const auto base = reinterpret_cast<std::uintptr_t>(copy);
+      staged = copy + (std::uintptr_t(first_byte) - base) % kPage;
     }
     // The checksum terms now, from the bytes in the file's order (the copy, or the caller's
     // natural-order array, which Borrow leaves unchanged until wait): written at wait.

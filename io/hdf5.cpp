@@ -4,6 +4,7 @@
 // with collective metadata reads and writes), so the ranks see the same results and fail
 // together; each step's outcome is still agreed (nbfft/agree.hpp) so that a local failure
 // (a short buffer, a wrong plan) stops every rank before the next collective HDF5 call.
+#include "local/memory.hpp"
 #include "nbfft/io/hdf5.hpp"
 
 #include "series.hpp"
@@ -629,18 +630,19 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
   }
   std::uint64_t sum = 0;
   const fft::Range first = fft::split(b.n[2], pieces, 0);
-  std::unique_ptr<char[]> stage(new char[std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es]);
+  local::Bytes staging(std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es, "the I/O staging buffer");
+  char* const stage = reinterpret_cast<char*>(staging.get());
   for (std::int64_t k = 0; k < pieces; ++k) {
     const fft::Range zr = fft::split(b.n[2], pieces, k);
     Id memspace;
     select_part(b, zr.lo, zr.n, filespace, memspace);
-    if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage.get(), true);
-    if (writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get());  // the piece is still in cache
-    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage.get())
-                  : H5Dread(dset, mtype, memspace, filespace, dxpl, stage.get()),
+    if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage, true);
+    if (writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage);  // the piece is still in cache
+    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage)
+                  : H5Dread(dset, mtype, memspace, filespace, dxpl, stage),
           what);
-    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage.get(), method);
-    if (!writing) reorder(b, zr.lo, zr.n, es, stage.get(), static_cast<char*>(data), false);
+    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage, method);
+    if (!writing) reorder(b, zr.lo, zr.n, es, stage, static_cast<char*>(data), false);
   }
   return sum;
 }

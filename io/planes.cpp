@@ -6,6 +6,7 @@
 // still takes part. The dataset carries the checksum of a whole field's (io/checksum.hpp:
 // its terms are keyed by the reduced dataset's own indices), and read_plane /
 // read_subsampled read each rank's points back the same way, checking it.
+#include "local/memory.hpp"
 #include "background.hpp"
 #include "h5util.hpp"
 #include "stored.hpp"
@@ -184,9 +185,10 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
 
   const Part part = part_of(box, cut);
   const std::size_t es = elem_bytes(dtype);
-  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, part.count())) * es]);
-  move_points(box, cut, part, es, const_cast<char*>(static_cast<const char*>(data)), block.get(), true);
-  const std::uint64_t mine = part_sum(cut, part, dtype, block.get());
+  local::Bytes staging(std::size_t(std::max<std::int64_t>(1, part.count())) * es, "the I/O staging buffer");
+  char* const block = reinterpret_cast<char*>(staging.get());
+  move_points(box, cut, part, es, const_cast<char*>(static_cast<const char*>(data)), block, true);
+  const std::uint64_t mine = part_sum(cut, part, dtype, block);
 
   const std::string where = "/" + field + "/" + std::to_string(step);
   const hsize_t dims[3] = {hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
@@ -228,7 +230,7 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
       h5::put_int64s(dset, "plane_index", {index});
     }
   });
-  agree(h.comm, [&] { transfer(dset, part, dtype, block.get(), true, op + ": writing " + where + " in '" + h.path + "'"); });
+  agree(h.comm, [&] { transfer(dset, part, dtype, block, true, op + ": writing " + where + " in '" + h.path + "'"); });
   std::string err;
   if (dset.reset() < 0 || group.reset() < 0) err = op + ": closing " + where + ": " + h5::reason();
   agree_message(h.comm, err, ErrorCode::Io);
@@ -286,10 +288,11 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
   });
   const Part part = part_of(box, cut);
   const std::size_t es = elem_bytes(dtype);
-  std::unique_ptr<char[]> block(new char[std::size_t(std::max<std::int64_t>(1, part.count())) * es]);
-  agree(h.comm, [&] { transfer(dset, part, dtype, block.get(), false, op + ": reading " + where); });
-  if (verify) detail::verify_checksum(h.comm, part_sum(cut, part, dtype, block.get(), method), stored, where, op.c_str());
-  move_points(box, cut, part, es, static_cast<char*>(data), block.get(), false);
+  local::Bytes staging(std::size_t(std::max<std::int64_t>(1, part.count())) * es, "the I/O staging buffer");
+  char* const block = reinterpret_cast<char*>(staging.get());
+  agree(h.comm, [&] { transfer(dset, part, dtype, block, false, op + ": reading " + where); });
+  if (verify) detail::verify_checksum(h.comm, part_sum(cut, part, dtype, block, method), stored, where, op.c_str());
+  move_points(box, cut, part, es, static_cast<char*>(data), block, false);
 }
 
 // The full grid of a space, per axis x, y, z.

@@ -1,4 +1,5 @@
 // nd::detail::Reshape (nd/reshape.hpp): one all-to-all between two block decompositions.
+#include "local/move.hpp"
 #include "nd/reshape.hpp"
 
 #include "nbfft/error.hpp"
@@ -57,13 +58,7 @@ void each_run(const Box& part, const Box& in, F&& f) {
 
 void copy_run(unsigned char* to, std::int64_t to_stride, const unsigned char* from, std::int64_t from_stride,
               std::int64_t len, std::size_t elem) {
-  if (to_stride == 1 && from_stride == 1) {
-    std::memcpy(to, from, static_cast<std::size_t>(len) * elem);
-    return;
-  }
-  for (std::int64_t k = 0; k < len; ++k)
-    std::memcpy(to + static_cast<std::size_t>(k * to_stride) * elem, from + static_cast<std::size_t>(k * from_stride) * elem,
-                elem);
+  local::copy_strided(to, to_stride, from, from_stride, len, elem);
 }
 
 }  // namespace

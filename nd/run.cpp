@@ -9,6 +9,8 @@
 // A first exchange reads the caller's input itself (it only reads).
 #include "nd/run.hpp"
 
+#include "local/move.hpp"
+
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
 
@@ -37,7 +39,7 @@ void swap_blocks(Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std
   const auto bytes = static_cast<std::size_t>(R);
   for (std::int64_t a = 0; a < A; ++a)
     for (std::int64_t s = 0; s < S; ++s)
-      for (std::int64_t b = 0; b < B; ++b) std::memcpy(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
+      for (std::int64_t b = 0; b < B; ++b) local::copy_bytes(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
 }
 
 // Whether a transpose writing `bytes` streams its writes past the caches (non-temporal
@@ -62,101 +64,18 @@ bool stream_writes(std::size_t bytes) {
 #endif
 }
 
-// One element from s to d (E bytes; E = 0: `elem` bytes), streamed when `stream` (d and the
-// element size then multiples of 16, or 8-byte elements at 8).
-template <std::size_t E>
-inline void move_elem(Byte* d, const Byte* s, std::size_t elem, bool stream) {
-#if defined(__SSE2__)
-  if (stream) {
-    const std::size_t e = E ? E : elem;
-    if (e == 8) {
-      long long v;
-      std::memcpy(&v, s, 8);
-      _mm_stream_si64(reinterpret_cast<long long*>(d), v);
-      return;
-    }
-    for (std::size_t k = 0; k < e; k += 16)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
-    return;
-  }
-#else
-  (void)stream;
-#endif
-  std::memcpy(d, s, E ? E : elem);
-}
-
-// dst[j][i] = src[i][j] for i < rows, j < cols: elements of `elem` bytes, rows sld elements
-// apart in src and dld apart in dst. In tiles of about 1 KiB per row, so that both sides
-// of a tile stay in cache (a 16-byte element read along a column touches one cache line
-// per element otherwise). When src's rows are a multiple of 4 KiB apart, a tile's column
-// falls into one cache set and evicts itself: its rows are then copied into a small padded
-// buffer first (8192^2 r2c's backward swap, rows 128 KiB apart: 316 -> 153 ms; the forward
-// swap's 64 KiB + 16 B rows stay direct, 128 against 156 buffered).
-template <std::size_t E>
-void transpose_tiles(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t sld, std::int64_t rows,
-                     std::int64_t cols, std::size_t elem, bool stream) {
-  const std::size_t e = E ? E : elem;
-  const std::size_t need = e == 8 ? 8 : 16;  // a streamed element's alignment
-  stream = stream && (e == 8 || e % 16 == 0) && reinterpret_cast<std::uintptr_t>(dst) % need == 0;
-  const std::int64_t tile = std::max<std::int64_t>(1, std::min<std::int64_t>(64, 1024 / static_cast<std::int64_t>(e)));
-  const bool buffered = (static_cast<std::size_t>(sld) * e) % 4096 == 0 && rows > 1;
-  thread_local std::vector<Byte> buffer;
-  const std::int64_t bl = tile + 1;  // the buffer's row, padded off the power of two
-  if (buffered && buffer.size() < static_cast<std::size_t>(tile * bl) * e) buffer.resize(static_cast<std::size_t>(tile * bl) * e);
-  for (std::int64_t i0 = 0; i0 < rows; i0 += tile)
-    for (std::int64_t j0 = 0; j0 < cols; j0 += tile) {
-      const std::int64_t i1 = std::min(rows, i0 + tile), j1 = std::min(cols, j0 + tile);
-      if (buffered) {
-        Byte* b = buffer.data();
-        for (std::int64_t i = i0; i < i1; ++i)
-          std::memcpy(b + static_cast<std::size_t>((i - i0) * bl) * e, src + static_cast<std::size_t>(i * sld + j0) * e,
-                      static_cast<std::size_t>(j1 - j0) * e);
-        for (std::int64_t j = j0; j < j1; ++j) {
-          Byte* d = dst + static_cast<std::size_t>(j * dld + i0) * e;
-          for (std::int64_t i = i0; i < i1; ++i)
-            move_elem<E>(d + static_cast<std::size_t>(i - i0) * e, b + static_cast<std::size_t>((i - i0) * bl + (j - j0)) * e,
-                         e, stream);
-        }
-        continue;
-      }
-      for (std::int64_t j = j0; j < j1; ++j) {
-        Byte* d = dst + static_cast<std::size_t>(j * dld) * e;
-        for (std::int64_t i = i0; i < i1; ++i)
-          move_elem<E>(d + static_cast<std::size_t>(i) * e, src + static_cast<std::size_t>(i * sld + j) * e, e, stream);
-      }
-    }
-#if defined(__SSE2__)
-  if (stream) _mm_sfence();  // the streamed stores reach memory before anything reads them
-#endif
-}
-
-// stream: non-temporal stores (stream_writes of the whole operation's bytes).
-void transpose(Byte* dst, std::int64_t dld, const Byte* src, std::int64_t sld, std::int64_t rows, std::int64_t cols,
-               std::size_t elem, bool stream) {
-  switch (elem) {  // the common element sizes as constants: memcpy becomes a move
-    case 4: return transpose_tiles<4>(dst, dld, src, sld, rows, cols, elem, false);
-    case 8: return transpose_tiles<8>(dst, dld, src, sld, rows, cols, elem, stream);
-    case 16: return transpose_tiles<16>(dst, dld, src, sld, rows, cols, elem, stream);
-    default: return transpose_tiles<0>(dst, dld, src, sld, rows, cols, elem, stream);
-  }
-}
-
 // [A][rows][cols] -> [A][cols][rows] (elements of `elem` bytes).
 void transpose_each(Byte* dst, const Byte* src, std::int64_t A, std::int64_t rows, std::int64_t cols, std::size_t elem) {
   const std::size_t block = static_cast<std::size_t>(rows * cols) * elem;
   const bool stream = stream_writes(block * static_cast<std::size_t>(A));
-  for (std::int64_t a = 0; a < A; ++a) transpose(dst + a * block, rows, src + a * block, cols, rows, cols, elem, stream);
+  for (std::int64_t a = 0; a < A; ++a) local::transpose(dst + a * block, rows, src + a * block, cols, rows, cols, elem, stream);
 }
 
 // o = src * scale (a plain copy when the scale is 1; in place when o == src).
 template <typename T>
 void scale_copy(T* o, const T* src, std::size_t n, double scale) {
-  if (scale == 1) {
-    if (o != src) std::memcpy(o, src, n * sizeof(T));
-    return;
-  }
-  const auto s = static_cast<T>(scale);
-  for (std::size_t i = 0; i < n; ++i) o[i] = src[i] * s;
+  if (o == src) return local::scale_rows(o, 1, 0, static_cast<std::int64_t>(n), static_cast<T>(scale));
+  local::copy_rows_scaled(o, 0, src, 0, 1, static_cast<std::int64_t>(n), static_cast<T>(scale));
 }
 
 bool overlap(const View& a, const View& b) { return a.base < b.end() && b.base < a.end(); }
@@ -351,7 +270,7 @@ class Flight {
       for (std::int64_t j = 0; j < B; ++j) {
         const std::size_t s = static_cast<std::size_t>((a * rows * B + j) * cols) * e;
         const std::size_t d = static_cast<std::size_t>((a * cols * B + j) * rows) * e;
-        transpose(dst + d, B * rows, at_ + s, B * cols, rows, cols, e, stream);
+        local::transpose(dst + d, B * rows, at_ + s, B * cols, rows, cols, e, stream);
       }
     at_ = dst;
   }
