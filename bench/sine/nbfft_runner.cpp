@@ -66,6 +66,7 @@ class NbfftRunner final : public Runner {
   std::string proc_grid() const override {
     return std::to_string(plan_.m1()) + "x" + std::to_string(plan_.m2());
   }
+  std::string local_fft() const override { return fft::backends_str(plan_.options().backends); }
   std::string config() const override {
     std::ostringstream os;
     os << plan_ << "\n  fields: " << nv_;

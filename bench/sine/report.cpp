@@ -82,16 +82,16 @@ void Report::print() const {
       std::printf("\n");
     }
   }
-  std::printf("\n%-4s %-8s %-5s %-20s %11s %9s %9s %10s %11s %9s\n", "run", "code", "proc", "transport", "median ms",
-              "min ms", "GFlop/s", "max error", "vs fftw-mpi", "peak MiB");
+  std::printf("\n%-4s %-8s %-5s %-20s %11s %9s %9s %10s %11s %9s  %s\n", "run", "code", "proc", "transport", "median ms",
+              "min ms", "GFlop/s", "max error", "vs fftw-mpi", "peak MiB", "local FFT");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const Result& r = results[k];
     char ratio[32] = "-", peak[32] = "-";
     if (base) std::snprintf(ratio, sizeof ratio, "%.3f", r.total_s() / base->total_s());
     if (r.peak_rss) std::snprintf(peak, sizeof peak, "%.0f", r.peak_rss / 1048576.0);
-    std::printf("%-4zu %-8s %-5s %-20s %11.2f %9.2f %9.2f %10.2e %11s %9s\n", k + 1, code(r),
+    std::printf("%-4zu %-8s %-5s %-20s %11.2f %9.2f %9.2f %10.2e %11s %9s  %s\n", k + 1, code(r),
                 r.runner->proc_grid().c_str(), r.runner->transport().c_str(), 1e3 * r.total_s(),
-                1e3 * r.phase[kTotal].min, gflops(r), r.max_error, ratio, peak);
+                1e3 * r.phase[kTotal].min, gflops(r), r.max_error, ratio, peak, r.runner->local_fft().c_str());
   }
   if (process_peak_rss)
     std::printf("peak MiB: per rank (max over ranks) of a process holding only that run; this process held every "
@@ -182,6 +182,7 @@ std::vector<bench::JsonRecord> Report::records() const {
         .add("precision", fft::name(a.precision))
         .add("transform", fft::name(a.transform))
         .add("transport", r.runner->transport())
+        .add("local_fft", r.runner->local_fft())
         .add("fields", a.fields)
         .add("iters", a.iters)
         .add("time_s", r.total_s())

@@ -24,6 +24,8 @@ class Runner {
   virtual ~Runner() = default;
   virtual std::string transport() const = 0;  // "blocking", ..., or "fftw-mpi"
   virtual std::string proc_grid() const = 0;  // "M1xM2"
+  // The local FFT library of the x,y,z stages ("fftw", "fftw,mkl,mkl"; the baseline "fftw").
+  virtual std::string local_fft() const { return "fftw"; }
   virtual std::string config() const = 0;     // everything that produced the numbers
   virtual bool has_phases() const = 0;        // false: only the total is measured
   // forward + normalize + backward (of every field); phase times are added to t.
