@@ -1,10 +1,13 @@
 // Helpers shared by the FFT tests: reproducible random fields, gathering boxes to rank 0,
-// and serial FFTW references.
+// and serial references: FFTW's transforms where the tests are built with FFTW, else (a
+// build whose only local backend is MKL) a direct DFT along each axis in long double.
 #pragma once
 
 #include "nbfft/fft/box.hpp"
 
+#if NBFFT_TESTS_WITH_FFTW
 #include <fftw3.h>
+#endif
 #include <mpi.h>
 
 #include <algorithm>
@@ -90,23 +93,63 @@ inline std::vector<double> gather_box(const Box3& b, const std::vector<double>& 
   return global;
 }
 
+// Serial 3D DFT of a complex global field of size n (x fastest, interleaved re/im): sign -1
+// forward, +1 backward, unnormalized.
+inline std::vector<double> serial_c2c(const std::vector<double>& in, const std::array<std::int64_t, 3>& n, int sign) {
+  std::vector<double> out(in.size());
+#if NBFFT_TESTS_WITH_FFTW
+  std::vector<double> tmp(in);
+  fftw_plan p = fftw_plan_dft_3d(static_cast<int>(n[2]), static_cast<int>(n[1]), static_cast<int>(n[0]),
+                                 reinterpret_cast<fftw_complex*>(tmp.data()), reinterpret_cast<fftw_complex*>(out.data()),
+                                 sign, FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+#else
+  using L = std::complex<long double>;
+  std::vector<L> a(in.size() / 2), line;
+  for (std::size_t k = 0; k < a.size(); ++k) a[k] = L(in[2 * k], in[2 * k + 1]);
+  const std::int64_t stride[3] = {1, n[0], n[0] * n[1]};
+  const long double pi = 3.141592653589793238462643383279502884L;
+  for (int ax = 0; ax < 3; ++ax) {
+    const std::int64_t m = n[ax];
+    std::vector<L> w(static_cast<std::size_t>(m));  // twiddles, exact up to long double
+    for (std::int64_t k = 0; k < m; ++k)
+      w[static_cast<std::size_t>(k)] = std::polar(1.0L, sign * 2 * pi * static_cast<long double>(k) / m);
+    line.resize(static_cast<std::size_t>(m));
+    const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
+    for (std::int64_t i = 0; i < n[o1]; ++i)
+      for (std::int64_t j = 0; j < n[o2]; ++j) {
+        L* base = a.data() + i * stride[o1] + j * stride[o2];
+        for (std::int64_t k = 0; k < m; ++k) {
+          L s = 0;
+          for (std::int64_t x = 0; x < m; ++x) s += base[x * stride[ax]] * w[static_cast<std::size_t>((k * x) % m)];
+          line[static_cast<std::size_t>(k)] = s;
+        }
+        for (std::int64_t k = 0; k < m; ++k) base[k * stride[ax]] = line[static_cast<std::size_t>(k)];
+      }
+  }
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    out[2 * k] = static_cast<double>(a[k].real());
+    out[2 * k + 1] = static_cast<double>(a[k].imag());
+  }
+#endif
+  return out;
+}
+
 // Serial forward 3D FFT of the global field (x fastest), in double: r2c gives the
 // nx/2+1 x ny x nz half spectrum, c2c the full one. Interleaved re/im.
 inline std::vector<double> serial_forward(const std::vector<double>& in,
                                           const std::array<std::int64_t, 3>& n, bool r2c) {
-  const int nx = static_cast<int>(n[0]), ny = static_cast<int>(n[1]), nz = static_cast<int>(n[2]);
-  const std::int64_t xc = r2c ? nx / 2 + 1 : nx;
-  std::vector<double> out(static_cast<std::size_t>(2 * xc * ny * nz));
-  std::vector<double> tmp(in);
-  fftw_plan p;
-  if (r2c)
-    p = fftw_plan_dft_r2c_3d(nz, ny, nx, tmp.data(), reinterpret_cast<fftw_complex*>(out.data()),
-                             FFTW_ESTIMATE);
-  else
-    p = fftw_plan_dft_3d(nz, ny, nx, reinterpret_cast<fftw_complex*>(tmp.data()),
-                         reinterpret_cast<fftw_complex*>(out.data()), FFTW_FORWARD, FFTW_ESTIMATE);
-  fftw_execute(p);
-  fftw_destroy_plan(p);
+  if (!r2c) return serial_c2c(in, n, -1);
+  std::vector<double> c(2 * in.size(), 0.0);
+  for (std::size_t k = 0; k < in.size(); ++k) c[2 * k] = in[k];
+  const std::vector<double> full = serial_c2c(c, n, -1);
+  const std::int64_t xc = n[0] / 2 + 1;
+  std::vector<double> out(static_cast<std::size_t>(2 * xc * n[1] * n[2]));
+  for (std::int64_t r = 0; r < n[1] * n[2]; ++r)
+    for (std::int64_t x = 0; x < xc; ++x)
+      for (int c2 = 0; c2 < 2; ++c2)
+        out[static_cast<std::size_t>(2 * (r * xc + x) + c2)] = full[static_cast<std::size_t>(2 * (r * n[0] + x) + c2)];
   return out;
 }
 

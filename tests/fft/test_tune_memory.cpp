@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fftw3.h>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstring>
@@ -65,18 +65,18 @@ Footprint footprint(const std::array<std::int64_t, 3>& n, const Options& o, int 
   f.out = array(p.out_bytes());
   const bool in_place = ranks() > 1 || o.lean_workspace;
   f.field = in_place ? array(p.inplace_bytes()) : f.in + f.out;
-  // The caller's arrays, zeroed, outside the count (fftw_malloc'd: aligned like the tuner's).
+  // The caller's arrays, zeroed, outside the count (64-byte aligned, like the tuner's).
   const std::size_t ib = in_place ? f.field : f.in, ob = in_place ? f.field : f.out;
   std::vector<void*> in, out;
   for (int k = 0; k < nv; ++k) {
-    in.push_back(std::memset(fftw_malloc(ib), 0, ib));
-    out.push_back(in_place ? in.back() : std::memset(fftw_malloc(ob), 0, ob));
+    in.push_back(std::memset(std::aligned_alloc(64, (std::max<std::size_t>(ib, 1) + 63) / 64 * 64), 0, ib));
+    out.push_back(in_place ? in.back() : std::memset(std::aligned_alloc(64, (std::max<std::size_t>(ob, 1) + 63) / 64 * 64), 0, ob));
   }
   p.forward_many_bytes(static_cast<std::size_t>(nv), in.data(), ib, out.data(), ob);
   p.backward_many_bytes(static_cast<std::size_t>(nv), out.data(), ob, in.data(), ib);
   for (int k = 0; k < nv; ++k) {
-    if (!in_place) fftw_free(out[k]);
-    fftw_free(in[k]);
+    if (!in_place) std::free(out[k]);
+    std::free(in[k]);
   }
   f.run = detail::memory_stats().bytes_peak - held;
   return f;
