@@ -30,6 +30,13 @@ else()
   set(_nbfft_timeout_scale 2)
 endif()
 set(NBFFT_TEST_MAX_RANKS ${_nbfft_max_ranks} CACHE STRING "Largest rank count a test is registered at")
+# Rank counts of the suites run again on a second local FFT backend (tests/fft, tests/nd): a
+# backend's results do not depend on the MPI, and MPICH's 3-4-rank runs busy-poll on 2 cores.
+if(NBFFT_MPI_FLAVOR STREQUAL "mpich")
+  set(NBFFT_BACKEND_TEST_RANKS 1 2)
+else()
+  set(NBFFT_BACKEND_TEST_RANKS 1 2 3 4)
+endif()
 
 function(nbfft_mpi_test name target)
   cmake_parse_arguments(T "MPICH_SPLIT" "TIMEOUT;MPICH_AT4" "RANKS;ARGS;LABELS;ENV" ${ARGN})

@@ -123,13 +123,7 @@ Backend parse_backend(std::string_view s) {
 }
 
 StageBackends parse_backends(std::string_view s) {
-  std::vector<std::string_view> parts;
-  for (std::size_t a = 0;;) {
-    const std::size_t b = s.find(',', a);
-    parts.push_back(s.substr(a, b == std::string_view::npos ? std::string_view::npos : b - a));
-    if (b == std::string_view::npos) break;
-    a = b + 1;
-  }
+  const std::vector<std::string_view> parts = split_commas(s);
   if (parts.size() != 1 && parts.size() != 3)
     throw Error("backend '" + std::string(s) + "': give one backend for every stage or three (x,y,z), e.g. fftw,mkl,mkl");
   if (parts.size() == 1) {

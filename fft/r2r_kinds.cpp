@@ -52,14 +52,7 @@ AxisKind parse_axis_kind(std::string_view s) {
 }
 
 AxisKinds parse_axis_kinds(std::string_view s) {
-  std::vector<std::string_view> parts;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = s.find(',', a);
-    parts.push_back(s.substr(a, b == std::string_view::npos ? std::string_view::npos : b - a));
-    if (b == std::string_view::npos) break;
-    a = b + 1;
-  }
+  const std::vector<std::string_view> parts = split_commas(s);
   if (parts.size() == 1) {
     const AxisKind k = parse_axis_kind(parts[0]);
     return {k, k, k};
