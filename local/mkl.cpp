@@ -18,14 +18,13 @@
 // r2r: DFTI has no DCT/DST, so Ops.r2r is false and the seam reports Unavailable.
 //
 // Threads: nbfft runs one committed Transform from several threads at once on different
-// arrays. mkl_dfti.h documents DFTI_NUMBER_OF_USER_THREADS as "the number of user threads
-// that share the descriptor" and Intel's "Different parallelization techniques and Intel MKL
-// FFT" lists a descriptor shared by application threads, each computing its own transform,
-// among the supported uses. nbfft links the sequential layer and sets DFTI_THREAD_LIMIT = 1,
-// so a compute runs wholly in its calling thread; DFTI_NUMBER_OF_USER_THREADS is set to the
-// machine's hardware threads (the most nbfft's default runs per rank), for the MKL versions
-// that size per-thread workspace from it. tests/local (ConcurrentExecute) runs one descriptor from
-// two threads and compares bit for bit with one thread.
+// arrays. The developer reference's threading examples use one descriptor per thread; the
+// way MKL provides for a descriptor shared by user threads is DFTI_NUMBER_OF_USER_THREADS
+// (mkl_dfti.h: "number of user threads that share the descriptor", default 1). So the
+// descriptor is told: that count is set to the machine's hardware threads (nbfft's default
+// per rank is no more), DFTI_THREAD_LIMIT = 1 and the sequential layer keep each compute in
+// its calling thread. tests/local (ConcurrentExecuteMatchesOneThread) runs one descriptor
+// from two threads and compares bit for bit with one thread.
 #include "local/backend.hpp"
 
 #include "nbfft/error.hpp"

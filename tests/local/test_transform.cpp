@@ -162,6 +162,20 @@ void scatter(const Layout& l, T* a, const Index& loop, const std::vector<C>& v) 
   });
 }
 
+// The forward DFT of a real array of shape `full`, its last dim cut to n/2 + 1 (r2c's output).
+std::vector<C> half_spectrum(const std::vector<C>& real, const Index& full) {
+  const std::vector<C> X = naive_dft(real, full, -1);
+  Index half_shape = full;
+  half_shape.back() = full.back() / 2 + 1;
+  std::vector<C> half;
+  for_each(half_shape, [&](const Index& d) {
+    std::int64_t o = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) o = o * full[i] + d[i];
+    half.push_back(X[o]);
+  });
+  return half;
+}
+
 // Input for one batch: random values; for c2r the half spectrum of a random real array (so
 // that the expected output is well defined), returned with that real array.
 std::vector<C> random_input(const Layout& l, std::mt19937& rng, std::vector<C>* real_source) {
@@ -175,14 +189,7 @@ std::vector<C> random_input(const Layout& l, std::mt19937& rng, std::vector<C>* 
   std::vector<C> x(product(full));
   for (C& e : x) e = C(u(rng), 0);
   *real_source = x;
-  const std::vector<C> X = naive_dft(x, full, -1);
-  std::vector<C> half;
-  for_each(l.shape(true), [&](const Index& d) {
-    std::int64_t o = 0;
-    for (std::size_t i = 0; i < d.size(); ++i) o = o * full[i] + d[i];
-    half.push_back(X[o]);
-  });
-  return half;
+  return half_spectrum(x, full);
 }
 
 // What the transform must give for one batch.
@@ -195,17 +202,7 @@ std::vector<C> expected(const Layout& l, const std::vector<C>& input, const std:
       for (C& x : r) x *= static_cast<double>(product(l.shape(false)));  // unnormalized
       return r;
     }
-    default: {  // r2c: the first n/2 + 1 of the last dim
-      const Index full = l.shape(true);
-      const std::vector<C> X = naive_dft(input, full, -1);
-      std::vector<C> half;
-      for_each(l.shape(false), [&](const Index& d) {
-        std::int64_t o = 0;
-        for (std::size_t i = 0; i < d.size(); ++i) o = o * full[i] + d[i];
-        half.push_back(X[o]);
-      });
-      return half;
-    }
+    default: return half_spectrum(input, l.shape(true));  // r2c
   }
 }
 
