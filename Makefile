@@ -7,6 +7,7 @@
 #                      then the seed experiments in quick mode (make experiments-quick)
 #   make experiments   set up what is missing, run every seed experiment (quick; QUICK=0: full)
 #   make test MPI=mpich   the same against MPICH instead of Open MPI
+#   make test MKL=0    the same without Intel MKL (the local FFT backend 'mkl' is then not built)
 #   make python-test   pip install ./python into the venv, run its pytest suite under mpirun
 #   make xdmf-test     an HDF5 time series written at 2 and 3 ranks, its XDMF read by VTK
 #   make tsan          ThreadSanitizer build of the engine tests
@@ -67,8 +68,29 @@ $(VENV)/.mpi4py-mpich: $(VENV)/.ready
 	MPICC=mpicc.mpich $(PY) -m pip install -q --no-binary mpi4py --force-reinstall --no-deps "mpi4py>=4.0"
 	touch $@
 
-build: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(CMAKE_ARGS)
+# Intel MKL for the local FFT backend 'mkl' (local/mkl.cpp, docs/install.md): PyPI's wheels
+# in one venv for every build folder (MKL does not depend on the MPI), downloaded once (~700 MB
+# installed). --no-deps: the sequential layer needs none of the wheels mkl pulls in
+# (intel-openmp, tbb, tcmlib, umf), and their libhwloc.so.15 beside MKL's libraries would
+# shadow Open MPI's on the RPATH. MKL=0 builds without it (-DNBFFT_WITH_MKL=OFF).
+MKL         ?= 1
+MKL_VERSION ?= 2026.2.0
+MKL_VENV    ?= build/mkl
+ifeq ($(MKL),0)
+  MKL_ARGS  = -DNBFFT_WITH_MKL=OFF
+else
+  MKL_STAMP = $(MKL_VENV)/.ready-$(MKL_VERSION)
+  MKL_ARGS  = -DNBFFT_WITH_MKL=ON -DMKL_DIR=$(abspath $(MKL_VENV))/lib/cmake/mkl
+endif
+
+$(MKL_VENV)/.ready-$(MKL_VERSION):
+	python3 -m venv $(MKL_VENV)
+	$(MKL_VENV)/bin/python -m pip install -q --no-deps \
+	  mkl-devel==$(MKL_VERSION) mkl==$(MKL_VERSION) mkl-include==$(MKL_VERSION)
+	touch $@
+
+build: deps $(MKL_STAMP)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(MKL_ARGS) $(CMAKE_ARGS)
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 # (The experiments reuse the build made here: EXPERIMENTS_SETUP=venv skips a second cmake

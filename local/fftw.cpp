@@ -5,14 +5,25 @@
 // arrays; when they do not (a float plane at an odd offset, a user array from a plain
 // allocator), the call falls back to a second plan made with FFTW_UNALIGNED. Both are made
 // at planning time, so execute() is const and allocation-free.
+//
+// Intel MKL's libraries export FFTW3's API as wrappers around DFTI (no r2r, other semantics;
+// see local/CMakeLists.txt). A program that loads MKL before libfftw3 would have these fftw_*
+// calls resolve into MKL: plan() checks whose fftw_version it sees and refuses to plan when it
+// is not FFTW's.
 #include "local/backend.hpp"
 
+#include "nbfft/error.hpp"
+
+#include <dlfcn.h>
 #include <fftw3.h>
 
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace nbfft::local::detail {
 
@@ -56,6 +67,8 @@ struct Api<double> {
   static int alignment_of(const void* p) { return fftw_alignment_of(static_cast<double*>(const_cast<void*>(p))); }
   static char* export_wisdom() { return fftw_export_wisdom_to_string(); }
   static int import_wisdom(const char* s) { return fftw_import_wisdom_from_string(s); }
+  static const char* version_text() { return fftw_version; }
+  static const void* entry_point() { return reinterpret_cast<const void*>(&fftw_plan_guru64_dft); }
 };
 
 template <>
@@ -92,7 +105,25 @@ struct Api<float> {
   static int alignment_of(const void* p) { return fftwf_alignment_of(static_cast<float*>(const_cast<void*>(p))); }
   static char* export_wisdom() { return fftwf_export_wisdom_to_string(); }
   static int import_wisdom(const char* s) { return fftwf_import_wisdom_from_string(s); }
+  static const char* version_text() { return fftwf_version; }
+  static const void* entry_point() { return reinterpret_cast<const void*>(&fftwf_plan_guru64_dft); }
 };
+
+// "" when FFTW's API is libfftw3's, else a sentence naming the library it resolves into.
+// MKL defines fftw_version too ("FFTW 3.3.4 wrappers to Intel oneMKL"), and every name
+// resolves in the same first object that defines it, so the version text tells whose
+// fftw_plan_* these are; real FFTW's reads "fftw-3.x.y...".
+template <typename T>
+std::string foreign_api() {
+  const char* text = Api<T>::version_text();
+  if (std::strncmp(text, "fftw-", 5) == 0) return std::string();
+  Dl_info at{};
+  const std::string where =
+      dladdr(Api<T>::entry_point(), &at) && at.dli_fname ? std::string(at.dli_fname) : std::string("another library");
+  return "the local FFT backend 'fftw' cannot plan: FFTW's API resolves into " + where + " (\"" + text +
+         "\"), not into libfftw3: a library loaded before libfftw3 exports FFTW's API (Intel MKL does); link "
+         "libfftw3 before it";
+}
 
 unsigned effort_flags(Effort e) {
   switch (e) {
@@ -205,6 +236,8 @@ class FftwTransform final : public Executor<T> {
 
 template <typename T>
 std::unique_ptr<Executor<T>> plan(const Problem& p, void* in, void* out, Effort effort) {
+  static const std::string foreign = foreign_api<T>();
+  if (!foreign.empty()) throw Error(foreign, ErrorCode::Unavailable);
   auto t = std::make_unique<FftwTransform<T>>();
   if (!t->plan(p, in, out, effort)) return nullptr;
   return t;
