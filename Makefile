@@ -44,7 +44,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io
+.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io bench-backends
 all: build
 
 deps:
@@ -115,8 +115,8 @@ ifeq ($(MPI),mpich)
 else
   PYTEST_RANKS ?= 1 2 3 4
 endif
-python-test: venv
-	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
+python-test: venv $(MKL_STAMP)
+	CMAKE_ARGS="$(MPI_ARGS) $(MKL_ARGS)" $(PY) -m pip install --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	@for n in $(PYTEST_RANKS); do \
 	  echo "python-test: pytest on $$n rank(s) ($(MPI))"; \
 	  timeout 600 $(MPIRUN) -n $$n $(PY) python/tests/mpi_pytest.py -q -x --color=no -p no:cacheprovider python/tests \
@@ -199,7 +199,7 @@ experiments-quick:
 # --sections compare" remakes only those rows). mpi4py-fft is installed into the venv for it.
 PERF_ARGS ?= --grids 128,256,512
 performance: venv build
-	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
+	CMAKE_ARGS="$(MPI_ARGS) $(MKL_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	$(PY) -m pip install -q mpi4py-fft
 	$(PY) bench/compare/performance.py --build $(BUILD_DIR) --mpirun "$(MPIRUN)" $(PERF_MPI_ARGS) $(PERF_ARGS)
 
@@ -210,7 +210,7 @@ performance: venv build
 # only (not scripts/python-requirements.txt: CI does not need it).
 BENCH_R2R_ARGS ?= --ranks 1,2,4
 bench-r2r: venv build
-	CMAKE_ARGS="$(MPI_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
+	CMAKE_ARGS="$(MPI_ARGS) $(MKL_ARGS)" $(PY) -m pip install -q --no-build-isolation -C build-dir=$(CURDIR)/$(BUILD_DIR)/python ./python
 	$(PY) -m pip install -q mpi4py-fft
 	$(PY) python/benchmarks/peers_r2r_padding.py --mpirun "$(MPIRUN)" $(BENCH_R2R_ARGS)
 
@@ -243,8 +243,8 @@ docs: build
 # under ThreadSanitizer. MPI itself is not
 # instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.
 TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives test_io_background test_fft_threads
-tsan: deps
-	cmake -S . -B build/tsan-$(MPI) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBFFT_SANITIZE=thread $(MPI_ARGS)
+tsan: deps $(MKL_STAMP)
+	cmake -S . -B build/tsan-$(MPI) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBFFT_SANITIZE=thread $(MPI_ARGS) $(MKL_ARGS)
 	cmake --build build/tsan-$(MPI) -j$(JOBS) --target $(TSAN_TESTS)
 	cd build/tsan-$(MPI) && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)|io\.background\.|fft\.threads' -j1
@@ -255,3 +255,11 @@ asan:
 
 clean:
 	rm -rf build
+
+# Issue 33's backends on the 3-D plan (docs/performance.md "Local FFT backends"): FFTW, MKL and
+# the tuner's per-stage mix at 128^3 and 256^3 on 1 and 2 ranks, r2c and c2c, double and
+# single, interleaved rounds (~25 min on 2 cores), and nbfft-bench-local's stage table.
+BENCH_BACKENDS_ROUNDS ?= 2
+bench-backends: build
+	bash bench/local/compare_backends.sh $(BUILD_DIR) $(BENCH_BACKENDS_ROUNDS) $(MPIRUN)
+	$(BUILD_DIR)/bin/nbfft-bench-local --grids 128,256 --rounds 7

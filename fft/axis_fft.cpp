@@ -27,7 +27,7 @@ local::Backend local_of(Backend b) { return b == Backend::Mkl ? local::Backend::
 
 Backend public_backend(local::Backend b) { return b == local::Backend::Mkl ? Backend::Mkl : Backend::Fftw; }
 
-local::Backend resolve_backend(Backend asked, bool r2r, const std::string& where) {
+local::Backend resolve_backend(Backend asked, bool r2r) {
   local::Backend b;
   if (asked != Backend::Auto) {
     b = local_of(asked);
@@ -41,11 +41,7 @@ local::Backend resolve_backend(Backend asked, bool r2r, const std::string& where
     b = e == Backend::Auto ? local::default_backend() : local_of(e);
     local::require_built(b);
   }
-  if (r2r && !local::supports_r2r(b))
-    throw Error(where + ": a real-to-real kind needs a local FFT backend that has them (FFTW); " + local::name(b) +
-                    (asked == Backend::Auto ? " is the only one this nbfft was built with" : " has none"),
-                ErrorCode::Unavailable);
-  return b;
+  return b;  // one without native r2r runs them through its DFT (local/r2r_by_dft.cpp)
 }
 
 local::Effort local_effort(int effort) {

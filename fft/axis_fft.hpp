@@ -32,9 +32,9 @@ local::Transform<T> axis_fft(const LocalChoice& how, AxisKind kind, bool forward
                              local::Input input = local::Input::Any);
 
 // The backend that runs a transform of the option `asked` (Auto: NBFFT_LOCAL_BACKEND or
-// the build's default; for r2r transforms FFTW). Throws Unavailable naming `where` when the
-// backend is not built or lacks the r2r kinds.
-local::Backend resolve_backend(Backend asked, bool r2r, const std::string& where);
+// the build's default; for r2r transforms FFTW where built, whose r2r is native). Throws
+// Unavailable when the backend is not built.
+local::Backend resolve_backend(Backend asked, bool r2r);
 Backend public_backend(local::Backend b);
 
 // The local layer's r2r kind of an axis kind (not Periodic).

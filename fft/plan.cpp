@@ -103,17 +103,14 @@ std::unique_ptr<Workspace<T, E>> add_workspace(const Transform<T, E>& tr, MPI_Co
 // The backend each stage runs (Options::backends with Auto resolved, fft/axis_fft.hpp).
 StageBackends resolve_backends(const Options& o) {
   StageBackends r = o.backends;
-  for (int a = 0; a < 3; ++a) {
-    const std::string where = std::string("the ") + "xyz"[a] + " stage (" + name(o.kinds[a]) + ")";
-    r[a] = public_backend(resolve_backend(o.backends[a], is_r2r(o.kinds[a]), where));
-  }
+  for (int a = 0; a < 3; ++a) r[a] = public_backend(resolve_backend(o.backends[a], is_r2r(o.kinds[a])));
   return r;
 }
 
 // The local FFT backend and planning effort of each stage (backends resolved).
 StageChoices stage_choices(const Options& o) {
   StageChoices c;
-  for (int a = 0; a < 3; ++a) c[a] = {resolve_backend(o.backends[a], is_r2r(o.kinds[a]), ""), local_effort(static_cast<int>(o.effort))};
+  for (int a = 0; a < 3; ++a) c[a] = {resolve_backend(o.backends[a], is_r2r(o.kinds[a])), local_effort(static_cast<int>(o.effort))};
   return c;
 }
 

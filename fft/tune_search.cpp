@@ -109,8 +109,9 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
   return out;
 }
 
-// The backends a stage may run: every built one that does its kind; none to search when
-// the caller chose a stage's backend or only one is built.
+// The backends a stage may run: every built one with the stage's kind natively (r2r on a
+// backend without it, through its DFT, is never the faster); none to search when the
+// caller chose the stage's backend or only one qualifies.
 std::vector<local::Backend> stage_backends(const Options& base, int a) {
   std::vector<local::Backend> v;
   if (base.backends[a] != Backend::Auto) return v;
@@ -138,7 +139,7 @@ void search_backends(Trials& trials, const SearchSpace& sp) {
     Options now = trials.best()->options;
     for (int k = 0; k < 3; ++k)  // what Auto ran, spelt out, so that the trial differs in one stage
       if (now.backends[k] == Backend::Auto)
-        now.backends[k] = public_backend(resolve_backend(Backend::Auto, is_r2r(now.kinds[k]), ""));
+        now.backends[k] = public_backend(resolve_backend(Backend::Auto, is_r2r(now.kinds[k])));
     for (local::Backend b : choices) {
       if (public_backend(b) == now.backends[a]) continue;
       Options o = now;

@@ -6,6 +6,7 @@
 // does not choose, the MPI library, the host); VALUE holds the rows it chose and the
 // time. Rank 0 reads and writes it (atomically: a failed write keeps the old file); the
 // other ranks get its text by broadcast, so every rank takes the same branch.
+#include "local/transform.hpp"
 #include "fft/tune_detail.hpp"
 
 #include "nbfft/agree.hpp"
@@ -219,6 +220,11 @@ std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options
   std::ostringstream k;
   k << "grid=" << n[0] << "x" << n[1] << "x" << n[2] << " ranks=" << P << " per_node=" << most
     << " fields=" << std::max(1, fields) << " fixed_grid=" << base.m1 << "x" << base.m2;
+  // The backends asked for (a stage the caller fixed is not searched) and those this build
+  // has: a choice made with MKL must not replay in a build without it, nor an FFTW-only
+  // choice stand in a build that could try MKL.
+  k << " backend=" << backends_str(base.backends) << " backends_built=";
+  for (local::Backend b : local::built_backends()) k << local::name(b) << (b == local::built_backends().back() ? "" : ",");
   for (const auto& [key, v] : option_values(base, detail::key_row)) k << " " << key << "=" << v;
   k << " mpi=" << mpi_library() << " host=" << host;
   std::string key = k.str();

@@ -1,6 +1,7 @@
 #include "local/transform.hpp"
 
 #include "local/backend.hpp"
+#include "local/r2r_by_dft.hpp"
 #include "nbfft/error.hpp"
 
 #include <string>
@@ -49,13 +50,11 @@ Transform<T>::Transform(Backend backend, const Problem& p, void* plan_in, void* 
   };
   for (const Dim& d : p.dims) add(d);
   for (const Dim& d : p.loops) add(d);
-  if (p.kind == Kind::R2R && !supports_r2r(backend))
-    throw Error(std::string("the local FFT backend '") + name(backend) +
-                    "' has no real-to-real (DCT/DST) transforms: use backend=fftw for the r2r kinds",
-                ErrorCode::Unavailable);
   const detail::Ops* ops = detail::find(backend);
   std::unique_ptr<Executor<T>> e;
-  if constexpr (std::is_same_v<T, double>)
+  if (p.kind == Kind::R2R && !ops->r2r)  // through the backend's complex DFT (local/r2r_by_dft.cpp)
+    e = detail::r2r_by_dft<T>(backend, p);
+  else if constexpr (std::is_same_v<T, double>)
     e = ops->plan_double(p, plan_in, plan_out, effort);
   else
     e = ops->plan_float(p, plan_in, plan_out, effort);

@@ -101,7 +101,8 @@ Backend default_backend();
 void require_built(Backend b);
 // "FFTW 3.3.10 (double), ..." for build_info.
 std::string version(Backend b);
-// Whether b runs the real-to-real kinds natively (else a plan of them is Unavailable).
+// Whether b runs the real-to-real kinds natively (else they run through its complex DFT,
+// local/r2r_by_dft.cpp: correct, several times slower).
 bool supports_r2r(Backend b);
 
 // Bytes p lies off the alignment on which b's plans run fastest for element type T (0:

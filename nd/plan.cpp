@@ -222,7 +222,6 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
   const Box& bout = box[k + 1];
   const auto ci = strides_of(bin.n, bin.order), co = strides_of(bout.n, bout.order);
   const local::Effort effort = effort_of(opt.effort);
-  const std::string where = "nd plan, step " + std::to_string(k);
   // The loop over every axis not in `skip` (in the output's memory order, slowest first):
   // extents n, strides times `mult`.
   auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
@@ -240,7 +239,7 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
     p.dims = std::move(d);
     p.loops = std::move(h);
     p.r2r = std::move(r2r);
-    return LocalPlan<T>(fft::resolve_backend(opt.backend, kind == local::Kind::R2R, where), p, in, out, effort);
+    return LocalPlan<T>(fft::resolve_backend(opt.backend, kind == local::Kind::R2R), p, in, out, effort);
   };
   // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
   // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).

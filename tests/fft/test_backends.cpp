@@ -4,6 +4,7 @@
 // kind on a backend without r2r, and a bad NBFFT_LOCAL_BACKEND are clear errors on every
 // rank. Cases that need MKL report SKIPPED where it is not built.
 #include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "local/transform.hpp"
 #include "fft_test_util.hpp"
 #include "../errors/expect_error.hpp"
@@ -113,13 +114,27 @@ TEST(Backends, MissingBackendIsUnavailableEverywhere) {
                std::string("'") + local::name(missing) + "' is not built");
 }
 
-TEST(Backends, R2rOnMklIsUnavailableEverywhere) {
-  if (!local::built(local::Backend::Mkl)) GTEST_SKIP() << "MKL is not built here";
-  Options o;
-  o.transform = TransformKind::C2C;
-  o.kinds = {AxisKind::Dst2, AxisKind::Periodic, AxisKind::Periodic};
-  o.backends = {Backend::Mkl, Backend::Auto, Backend::Auto};
-  expect_error([&] { Plan p(MPI_COMM_WORLD, kGrid, o); }, ErrorCode::Unavailable, "real-to-real");
+// An r2r axis on MKL runs through its complex DFT (local/r2r_by_dft.cpp): the same numbers
+// as FFTW's native r2r on that axis.
+TEST(Backends, R2rOnMklMatchesFftw) {
+  if (!local::built(local::Backend::Mkl) || !local::built(local::Backend::Fftw))
+    GTEST_SKIP() << "needs both MKL and FFTW built";
+  for (AxisKind k : {AxisKind::Dct1, AxisKind::Dst2, AxisKind::Dct4}) {
+    std::vector<std::vector<double>> spec;
+    for (Backend b : {Backend::Fftw, Backend::Mkl}) {
+      Options o;
+      o.transform = TransformKind::C2C;
+      o.effort = Effort::Estimate;
+      o.kinds = {k, AxisKind::Periodic, k};
+      o.backends = {b, b, b};
+      Plan plan(MPI_COMM_WORLD, kGrid, o);
+      EXPECT_EQ(plan.options().backends[0], b);
+      std::vector<double> in = random_box(plan.in_box(), kGrid, 2, 11), out(2 * static_cast<std::size_t>(plan.out_count()));
+      plan.transform_bytes(Direction::Forward, in.data(), in.size() * sizeof(double), out.data(), out.size() * sizeof(double));
+      spec.push_back(out);
+    }
+    EXPECT_LT(rel_error(spec[1], spec[0]), 1e-12) << name(k) << ": MKL's r2r through its DFT differs from FFTW's";
+  }
 }
 
 TEST(Backends, BadEnvironmentNamesIt) {
@@ -128,6 +143,46 @@ TEST(Backends, BadEnvironmentNamesIt) {
   Options o;
   expect_error([&] { Plan p(MPI_COMM_WORLD, kGrid, o); }, ErrorCode::InvalidArgument, "'fastest'");
   unsetenv("NBFFT_LOCAL_BACKEND");
+}
+
+// The tuner's step 'backend' (tune_search.cpp): with two backends built it tries each
+// periodic stage's other backend on its best candidate and its choice names what ran; with
+// one, or a stage the caller fixed, there is nothing to try.
+TEST(Backends, TunerTriesEachStagesBackend) {
+  forget_tuning();
+  Options base;
+  base.effort = Effort::Estimate;
+  base.kinds = {AxisKind::Periodic, AxisKind::Periodic, AxisKind::Periodic};
+  TuneSettings s;
+  s.budget_seconds = 30;
+  s.trial_iters = 1;
+  const TuneReport r = tune(MPI_COMM_WORLD, {16, 12, 10}, base, s);
+  int backend_trials = 0;
+  for (const TuneTrial& t : r.trials) {
+    if (t.step == "backend") ++backend_trials;
+    for (Backend b : t.options.backends) EXPECT_NE(b, Backend::Auto) << "trial " << t.step << " did not name its backends";
+  }
+  const bool two = local::built(local::Backend::Fftw) && local::built(local::Backend::Mkl);
+  // One candidate per stage with two backends (fewer recorded when a candidate repeats an
+  // earlier trial, which is then not timed again), none with one.
+  if (two) {
+    EXPECT_GE(backend_trials, 1);
+    EXPECT_LE(backend_trials, 3);
+  } else {
+    EXPECT_EQ(backend_trials, 0);
+  }
+  for (Backend b : r.chosen.backends) EXPECT_NE(b, Backend::Auto);
+  // A stage the caller fixed is kept, and searched no further.
+  forget_tuning();
+  base.backends = {Backend::Auto, public_of(local::default_backend()), Backend::Auto};
+  const TuneReport fixed = tune(MPI_COMM_WORLD, {16, 12, 10}, base, s);
+  EXPECT_EQ(fixed.chosen.backends[1], public_of(local::default_backend()));
+  int fixed_trials = 0;
+  for (const TuneTrial& t : fixed.trials) {
+    EXPECT_EQ(t.options.backends[1], public_of(local::default_backend())) << "trial " << t.step << " moved a fixed stage";
+    fixed_trials += t.step == "backend";
+  }
+  EXPECT_LE(fixed_trials, two ? 2 : 0);
 }
 
 TEST(Backends, OptionTextRoundTrips) {
