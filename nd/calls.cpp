@@ -7,6 +7,7 @@
 #include "nd/reshape.hpp"
 #include "nd/run.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -245,8 +246,9 @@ std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, c
   const std::size_t S = m.box.size() - 1;
   for (std::int64_t j = 0; j < m.nbatch; ++j)
     for (const detail::View& v : {m.view(in, fwd ? 0 : S, j), m.view(out, fwd ? S : 0, j)}) {
-      const int a = m.single() ? local::misalignment<float>(local::default_backend(), v.base)
-                               : local::misalignment<double>(local::default_backend(), v.base);
+      int a = 0;  // off the alignment of any backend the plan's steps run on
+      for (local::Backend b : m.backends_used())
+        a = std::max(a, m.single() ? local::misalignment<float>(b, v.base) : local::misalignment<double>(b, v.base));
       if (a != 0)
         return "nd plan: " + call + ": the plan has a lean workspace, which runs the local FFTs in the caller's array" +
                (m.nbatch > 1 ? " (field " + std::to_string(j) + " of the batch)" : std::string()) + ", and it starts " +

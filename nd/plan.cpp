@@ -569,6 +569,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   m.user_grid = m.with_batch(m.grid, 1);
   m.made = options;
   m.made.grid = m.user_grid;
+  // The backend the periodic steps run, as the 3-D plan reports it (agreed: the environment
+  // may differ between ranks).
+  m.made.backend = agree(m.comm, [&] { return fft::public_backend(fft::resolve_backend(options.backend, false)); });
   m.user_out_grid = m.with_batch(m.out_grid, 1);
   m.in_flight = options.fields_in_flight;
   m.coords = detail::coords_of(m.sch.ranks, m.rank);
@@ -740,6 +743,17 @@ detail::Bytes detail::allocate_or_throw(std::size_t bytes) {
   Bytes b = Bytes::try_allocate(bytes);
   if (!b) throw Error("nd plan: cannot allocate " + std::to_string(bytes) + " bytes", ErrorCode::OutOfMemory);
   return b;
+}
+
+std::vector<local::Backend> Plan::Impl::backends_used() const {
+  std::vector<local::Backend> v{fft::resolve_backend(made.backend, false)};
+  for (fft::AxisKind k : axis_kind)
+    if (fft::is_r2r(k)) {
+      const local::Backend r = fft::resolve_backend(opt.backend, true);
+      if (std::find(v.begin(), v.end(), r) == v.end()) v.push_back(r);
+      break;
+    }
+  return v;
 }
 
 void Plan::Impl::allocate_lane() {

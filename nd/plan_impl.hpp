@@ -171,6 +171,9 @@ struct Plan::Impl {
     return const_cast<Impl*>(this)->ffts<T>();
   }
   void allocate_lane();  // throws OutOfMemory
+  // The local FFT backends the steps run on: the periodic steps' (made.backend), and for r2r
+  // axes the one resolve_backend gives them.
+  std::vector<local::Backend> backends_used() const;
 
   // A field's box in the user's array (the batch axis put back, whole).
   Box user_box(const Box& b) const;
