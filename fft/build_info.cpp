@@ -78,7 +78,7 @@ std::string build_info() {
   // The extension carries neither the Fortran module nor the benchmarks: say nothing of them.
   if (!NBFFT_CFG_PYTHON)
     os << ", Fortran module " << (NBFFT_CFG_FORTRAN ? "yes" : "no") << ", FFTW-MPI baseline in nbfft-sine "
-       << (NBFFT_CFG_FFTW_MPI ? "yes" : "no");
+       << (NBFFT_CFG_MPI_BASELINE ? "yes" : "no");
   os << "\n";
   const char* sep = " ";
   os << "engines:";

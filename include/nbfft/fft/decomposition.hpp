@@ -10,7 +10,7 @@
 //
 // The input X-pencil is stored x fastest, then y, then z; the output Z-pencil x fastest,
 // then z, then y (order {x, z, y}: each y is one contiguous z-x plane, the layout of FFTW's
-// FFTW_MPI_TRANSPOSED_OUT). That plane is what the z FFT works on, in cache, and what the
+// transposed-out order). That plane is what the z FFT works on, in cache, and what the
 // COL exchange delivers as a few large blocks per peer (see fft/exchange.hpp).
 //
 // xc is the number of complex points along x: nx/2+1 for r2c (Hermitian symmetry drops

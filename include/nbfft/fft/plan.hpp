@@ -1,7 +1,7 @@
 // Plan: a distributed 3D FFT of an nx x ny x nz grid on an M1 x M2 process grid.
 //
 //   using nbfft::fft::Direction;
-//   nbfft::fft::Options o;               // double r2c, blocking exchanges, FFTW_MEASURE
+//   nbfft::fft::Options o;               // double r2c, blocking exchanges, effort measure
 //   nbfft::fft::Plan plan(MPI_COMM_WORLD, {nx, ny, nz}, o);
 //   std::vector<double> f(plan.in_count());                 // this rank's X-pencil
 //   std::vector<std::complex<double>> F(plan.out_count());  // this rank's Z-pencil
@@ -20,7 +20,7 @@
 // j = rank / M1. Box3::index(x, y, z) gives the offset of a point in either box:
 //     input:  (x - lo[0]) + n[0] * ((y - lo[1]) + n[1] * (z - lo[2]))
 //     output: (x - lo[0]) + n[0] * ((z - lo[2]) + n[2] * (y - lo[1]))
-// The output order is FFTW-MPI's FFTW_MPI_TRANSPOSED_OUT order, chosen for speed: each y
+// The output order is FFTW-MPI's transposed-out order, chosen for speed: each y
 // is one contiguous z-x plane, so the z FFT runs on a plane in cache and the COL exchange
 // delivers each peer's part of it as one block (a z-strided layout made the z FFT 4x
 // slower at 256^3). Real input is unpadded (nx reals per row). With Options::kinds an r2r

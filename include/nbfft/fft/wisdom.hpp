@@ -1,8 +1,9 @@
-// FFTW wisdom for nbfft plans: measure once, reuse in later runs.
+// Planning wisdom for nbfft plans: measure once, reuse in later runs. It is what the local
+// FFT backends learn while planning (the FFTW backend's wisdom; MKL has no planner).
 //
 // Ranks of an uneven grid plan different local transforms, so saving gathers every rank's
 // wisdom (double and single precision) into one file written by rank 0, and loading reads
-// it on rank 0 and broadcasts it, as fftw_mpi_gather/broadcast_wisdom do. Load before
+// it on rank 0 and broadcasts it, as FFTW-MPI's wisdom gather and broadcast do. Load before
 // creating plans; save after. Both are collective over comm.
 #pragma once
 
