@@ -44,13 +44,14 @@ local::Backend resolve_backend(Backend asked, bool r2r) {
   return b;  // one without native r2r runs them through its DFT (local/r2r_by_dft.cpp)
 }
 
-local::Effort local_effort(int effort) {
-  switch (effort) {
-    case 0: return local::Effort::Estimate;
-    case 1: return local::Effort::Measure;
-    case 2: return local::Effort::Patient;
-    default: return local::Effort::Exhaustive;
+local::Effort local_effort(Effort e) {
+  switch (e) {
+    case Effort::Estimate: return local::Effort::Estimate;
+    case Effort::Measure: return local::Effort::Measure;
+    case Effort::Patient: return local::Effort::Patient;
+    case Effort::Exhaustive: return local::Effort::Exhaustive;
   }
+  return local::Effort::Estimate;
 }
 
 template <typename T>

@@ -41,6 +41,6 @@ Backend public_backend(local::Backend b);
 local::R2r r2r_of(AxisKind kind);
 
 // The local layer's planning effort of the option.
-local::Effort local_effort(int effort);  // 0 estimate, 1 measure, 2 patient, 3 exhaustive
+local::Effort local_effort(Effort e);
 
 }  // namespace nbfft::fft

@@ -110,7 +110,7 @@ StageBackends resolve_backends(const Options& o) {
 // The local FFT backend and planning effort of each stage (backends resolved).
 StageChoices stage_choices(const Options& o) {
   StageChoices c;
-  for (int a = 0; a < 3; ++a) c[a] = {resolve_backend(o.backends[a], is_r2r(o.kinds[a])), local_effort(static_cast<int>(o.effort))};
+  for (int a = 0; a < 3; ++a) c[a] = {resolve_backend(o.backends[a], is_r2r(o.kinds[a])), local_effort(o.effort)};
   return c;
 }
 

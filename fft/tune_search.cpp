@@ -136,10 +136,9 @@ void search_backends(Trials& trials, const SearchSpace& sp) {
   for (int a = 0; a < 3; ++a) {
     const std::vector<local::Backend> choices = stage_backends(sp.base, a);
     if (choices.empty() || !trials.best()) continue;
-    Options now = trials.best()->options;
-    for (int k = 0; k < 3; ++k)  // what Auto ran, spelt out, so that the trial differs in one stage
-      if (now.backends[k] == Backend::Auto)
-        now.backends[k] = public_backend(resolve_backend(Backend::Auto, is_r2r(now.kinds[k])));
+    // Trials record the backends their plans ran (Trials::run), never Auto: a candidate
+    // differs from the best in this stage alone.
+    const Options now = trials.best()->options;
     for (local::Backend b : choices) {
       if (public_backend(b) == now.backends[a]) continue;
       Options o = now;

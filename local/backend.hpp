@@ -11,9 +11,8 @@
 namespace nbfft::local::detail {
 
 struct Ops {
-  Backend id;
-  const char* name;
-  bool r2r;  // runs the real-to-real kinds
+  Backend id;  // its name: local::name(id)
+  bool r2r;    // runs the real-to-real kinds natively (else through its DFT, local/r2r_by_dft.cpp)
   std::unique_ptr<Executor<double>> (*plan_double)(const Problem&, void* in, void* out, Effort);
   std::unique_ptr<Executor<float>> (*plan_float)(const Problem&, void* in, void* out, Effort);
   int (*misalignment_double)(const void*);

@@ -267,7 +267,7 @@ std::string version() { return std::string(fftw_version) + " (double), " + fftwf
 }  // namespace
 
 const Ops& fftw_ops() {
-  static const Ops ops{Backend::Fftw,   "fftw",          true,           plan<double>,     plan<float>,
+  static const Ops ops{Backend::Fftw,   true,           plan<double>,     plan<float>,
                        misalignment<double>, misalignment<float>, export_knowledge, import_knowledge, version};
   return ops;
 }

@@ -15,7 +15,8 @@
 //   DFTI_DESTROY_INPUT is set to match (DFTI_AVOID keeps it), and Input::Preserve always asks
 //   DFTI_AVOID, Input::Destroy DFTI_ALLOW. tests/local checks Preserve bit for bit.
 // Effort is ignored: DFTI has no planner to run longer (the commit chooses the method).
-// r2r: DFTI has no DCT/DST, so Ops.r2r is false and the seam reports Unavailable.
+// r2r: DFTI has no DCT/DST, so Ops.r2r is false and the seam runs them through this backend's
+// c2c (local/r2r_by_dft.cpp).
 //
 // Threads: nbfft runs one committed Transform from several threads at once on different
 // arrays. The developer reference's threading examples use one descriptor per thread; the
@@ -145,7 +146,7 @@ class MklTransform final : public Executor<T> {
 
 template <typename T>
 std::unique_ptr<Executor<T>> plan(const Problem& p, void* in, void* out, Effort /*no planner*/) {
-  if (p.kind == Kind::R2R) return nullptr;  // not reached: the seam checks Ops.r2r first
+  if (p.kind == Kind::R2R) return nullptr;  // not reached: the seam sends r2r to local/r2r_by_dft.cpp
   auto t = std::make_unique<MklTransform<T>>();
   if (!t->plan(p, in, out)) return nullptr;
   return t;
@@ -173,7 +174,7 @@ std::string version() {
 }  // namespace
 
 const Ops& mkl_ops() {
-  static const Ops ops{Backend::Mkl,         "mkl",       false, plan<double>, plan<float>, misalignment<double>,
+  static const Ops ops{Backend::Mkl,         false, plan<double>, plan<float>, misalignment<double>,
                        misalignment<float>, export_knowledge, import_knowledge, version};
   return ops;
 }

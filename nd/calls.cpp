@@ -244,10 +244,11 @@ std::string lean_error(const Plan::Impl& m, const std::string& call, bool fwd, c
            std::to_string(m.inplace_bytes) + " (Plan::inplace_bytes(): its stages live there in turn)";
   if (m.p3 || m.boxes.any()) return "";
   const std::size_t S = m.box.size() - 1;
+  const std::vector<local::Backend> backends = m.backends_used();
   for (std::int64_t j = 0; j < m.nbatch; ++j)
     for (const detail::View& v : {m.view(in, fwd ? 0 : S, j), m.view(out, fwd ? S : 0, j)}) {
       int a = 0;  // off the alignment of any backend the plan's steps run on
-      for (local::Backend b : m.backends_used())
+      for (local::Backend b : backends)
         a = std::max(a, m.single() ? local::misalignment<float>(b, v.base) : local::misalignment<double>(b, v.base));
       if (a != 0)
         return "nd plan: " + call + ": the plan has a lean workspace, which runs the local FFTs in the caller's array" +

@@ -91,16 +91,6 @@ std::string join_kinds(const std::vector<fft::AxisKind>& v) {
   return os.str();
 }
 
-local::Effort effort_of(fft::Effort e) {
-  switch (e) {
-    case fft::Effort::Estimate: return local::Effort::Estimate;
-    case fft::Effort::Measure: return local::Effort::Measure;
-    case fft::Effort::Patient: return local::Effort::Patient;
-    case fft::Effort::Exhaustive: return local::Effort::Exhaustive;
-  }
-  return local::Effort::Estimate;
-}
-
 // Strides (per axis) of a local block stored with its axes in `order`, slowest first.
 std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& n, const std::vector<int>& order) {
   std::vector<std::int64_t> s(n.size(), 1);
@@ -221,7 +211,7 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
   const Box& bin = box[k];  // before: real on the r2c axis when st.r2c
   const Box& bout = box[k + 1];
   const auto ci = strides_of(bin.n, bin.order), co = strides_of(bout.n, bout.order);
-  const local::Effort effort = effort_of(opt.effort);
+  const local::Effort effort = fft::local_effort(opt.effort);
   // The loop over every axis not in `skip` (in the output's memory order, slowest first):
   // extents n, strides times `mult`.
   auto howmany = [&](const std::vector<int>& skip, const std::vector<std::int64_t>& n,
@@ -239,7 +229,7 @@ Fft<T> Plan::Impl::make_fft(std::size_t k, int cax, std::int64_t cext) {
     p.dims = std::move(d);
     p.loops = std::move(h);
     p.r2r = std::move(r2r);
-    return LocalPlan<T>(fft::resolve_backend(opt.backend, kind == local::Kind::R2R), p, in, out, effort);
+    return LocalPlan<T>(backend_for(kind == local::Kind::R2R), p, in, out, effort);
   };
   // An r2r plan in place over `ax` on data of extents n (C order), in its forward kinds or
   // their inverses; complex elements: both parts (strides doubled, a loop of 2 over them).
@@ -746,13 +736,9 @@ detail::Bytes detail::allocate_or_throw(std::size_t bytes) {
 }
 
 std::vector<local::Backend> Plan::Impl::backends_used() const {
-  std::vector<local::Backend> v{fft::resolve_backend(made.backend, false)};
-  for (fft::AxisKind k : axis_kind)
-    if (fft::is_r2r(k)) {
-      const local::Backend r = fft::resolve_backend(opt.backend, true);
-      if (std::find(v.begin(), v.end(), r) == v.end()) v.push_back(r);
-      break;
-    }
+  std::vector<local::Backend> v{backend_for(false)};
+  if (std::any_of(axis_kind.begin(), axis_kind.end(), fft::is_r2r) && backend_for(true) != v[0])
+    v.push_back(backend_for(true));
   return v;
 }
 

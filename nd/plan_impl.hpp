@@ -5,6 +5,7 @@
 #include "nbfft/fft/transpose.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/nd/tune.hpp"
+#include "fft/axis_fft.hpp"
 #include "local/memory.hpp"
 #include "local/transform.hpp"
 #include "nd/reshape.hpp"
@@ -171,8 +172,10 @@ struct Plan::Impl {
     return const_cast<Impl*>(this)->ffts<T>();
   }
   void allocate_lane();  // throws OutOfMemory
-  // The local FFT backends the steps run on: the periodic steps' (made.backend), and for r2r
-  // axes the one resolve_backend gives them.
+  // The local FFT backend of a step's transform: made.backend (resolved and agreed at
+  // construction) for periodic ones, resolve_backend's choice for r2r ones.
+  local::Backend backend_for(bool r2r) const { return fft::resolve_backend(r2r ? opt.backend : made.backend, r2r); }
+  // Every backend the steps run on.
   std::vector<local::Backend> backends_used() const;
 
   // A field's box in the user's array (the batch axis put back, whole).
