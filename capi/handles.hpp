@@ -8,7 +8,9 @@
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/nbfft.h"
+#include "nbfft/request.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -23,6 +25,25 @@ struct nbfft_options_s {
 struct nbfft_plan_s {
   nbfft::fft::Plan plan;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for gather/scatter and batch checks
+  // Split-phase transforms started and not yet waited for (nbfft_plan_destroy refuses then).
+  std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
+};
+
+// Every split-phase operation of the C API (a transform of any plan, a transpose, a
+// background write): the one C++ request, and the count of its starting object's open
+// requests it is in (null: none kept), decremented once it is waited for or freed.
+struct nbfft_request_s {
+  nbfft::Request request;
+  std::shared_ptr<std::atomic<int>> open;
+  nbfft_request_s(nbfft::Request r, std::shared_ptr<std::atomic<int>> count)
+      : request(std::move(r)), open(std::move(count)) {
+    if (open) ++*open;
+  }
+  ~nbfft_request_s() {
+    if (open) --*open;
+  }
+  nbfft_request_s(const nbfft_request_s&) = delete;
+  nbfft_request_s& operator=(const nbfft_request_s&) = delete;
 };
 
 namespace nbfft::capi {
@@ -87,6 +108,38 @@ inline nbfft_plan_s& plan_of(nbfft_plan p) {
   nbfft_plan_s* s = find_handle<nbfft_plan_s>(p);
   if (!s) throw Error(std::string("the plan handle") + kStale, ErrorCode::InvalidState);
   return *s;
+}
+
+// A new C handle for a request (open: the starting object's count, or null).
+inline nbfft_request add_request(nbfft::Request r, std::shared_ptr<std::atomic<int>> open = nullptr) {
+  return add_handle<nbfft_request>(std::make_unique<nbfft_request_s>(std::move(r), std::move(open)));
+}
+
+inline nbfft_request_s& request_of(nbfft_request r) {
+  if (!r) throw Error("the request is NULL (never started, or already waited for)", ErrorCode::InvalidState);
+  nbfft_request_s* s = find_handle<nbfft_request_s>(r);
+  if (!s)
+    throw Error(std::string("the request handle") + kStale + "; was it waited for or freed already?",
+                ErrorCode::InvalidState);
+  return *s;
+}
+
+// nbfft_wait's body: finishes the request and frees its handle (*r = NULL). A wait the
+// ranks refused (out of step) leaves the operation active: the handle stays, to be waited
+// for again in step.
+inline void wait_request(nbfft_request* r) {
+  if (!r) throw Error("the request pointer is NULL");
+  nbfft_request_s& s = request_of(*r);
+  try {
+    s.request.wait();
+  } catch (...) {
+    if (s.request.valid()) throw;
+    remove_handle<nbfft_request_s>(*r);
+    *r = nullptr;
+    throw;
+  }
+  remove_handle<nbfft_request_s>(*r);
+  *r = nullptr;
 }
 
 inline void need(const void* p, const char* what) {

@@ -25,9 +25,6 @@ struct nbfft_h5file_s {
 };
 
 // A background write (nbfft_h5_write_start): the C++ Pending, kept until nbfft_h5_request_free.
-struct nbfft_h5request_s {
-  nbfft::io::H5File::Pending pending;
-};
 
 namespace nbfft::capi {
 namespace {
@@ -200,12 +197,7 @@ std::string field_name(nbfft_h5file_s& f, const char* field) {
   return field;
 }
 
-H5File::Pending& pending_of(nbfft_h5request r) {
-  if (!r) throw Error("the request is NULL (never started, or freed)", ErrorCode::InvalidState);
-  nbfft_h5request_s* s = find_handle<nbfft_h5request_s>(r);
-  if (!s) throw Error(std::string("the request handle") + kStale, ErrorCode::InvalidState);
-  return s->pending;
-}
+H5File::Pending& pending_of(nbfft_h5request r) { return request_of(r).request; }
 
 io::Axis axis_of(nbfft_axis a) {
   switch (a) {
@@ -357,7 +349,7 @@ nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_spac
     const auto stage = borrow ? H5File::Stage::Borrow : H5File::Stage::Copy;
     H5File::Pending p = c.f->file.write_start_bytes(c.p->plan, c.space, field, step, time,
                                                     dtype_of(c.p->plan, c.space), data, bytes, stage);
-    *request = add_handle<nbfft_h5request>(std::unique_ptr<nbfft_h5request_s>(new nbfft_h5request_s{std::move(p)}));
+    *request = add_request(std::move(p));
   });
 }
 
@@ -380,17 +372,7 @@ nbfft_status nbfft_h5_wait(nbfft_h5request request) {
   return guard("nbfft_h5_wait", [&] { pending_of(request).wait(); });
 }
 
-nbfft_status nbfft_h5_request_free(nbfft_h5request* request) {
-  return guard("nbfft_h5_request_free", [&] {
-    need(request, "the request pointer");
-    if (!*request) return;
-    std::unique_ptr<nbfft_h5request_s> r = remove_handle<nbfft_h5request_s>(*request);
-    if (!r) throw nbfft::Error(std::string("the request handle") + kStale, nbfft::ErrorCode::InvalidState);
-    *request = nullptr;
-    // As C++'s dropped Pending: this rank's part completes here, and a failure is reported
-    // by nbfft_h5_close on every rank (a wait here would be collective, and free is local).
-  });
-}
+nbfft_status nbfft_h5_request_free(nbfft_h5request* request) { return nbfft_request_free(request); }
 
 nbfft_status nbfft_h5_fields(nbfft_h5file file, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_h5_fields", [&] {

@@ -189,6 +189,18 @@ void check_exact_field(nbfft_plan_s& p, const char* fn, Layout layout, std::size
   });
 }
 
+// The split-phase start: checked as the blocking call, on a work area of the plan's pool.
+nbfft_status transform_start(const char* fn, fft::Direction d, nbfft_plan plan, const void* in, size_t in_bytes,
+                             void* out, size_t out_bytes, nbfft_request* request) {
+  return guard(fn, [&] {
+    auto& p = plan_of(plan);
+    agree(p.comm, [&] { need(request, "the request pointer"); });
+    *request = nullptr;
+    check_exact(p, fn, d, 1, in, in_bytes, out, out_bytes);
+    *request = add_request(p.plan.start_bytes(d, in, in_bytes, out, out_bytes), p.open);
+  });
+}
+
 // The transform calls, one body per call shape; `fn` names the C function in messages.
 nbfft_status transform_one(const char* fn, fft::Direction d, nbfft_plan plan, const void* in, size_t in_bytes,
                            void* out, size_t out_bytes) {
@@ -395,6 +407,11 @@ nbfft_status nbfft_plan_destroy(nbfft_plan* plan) {
   return guard("nbfft_plan_destroy", [&] {
     need(plan, "the plan pointer");
     if (!*plan) return;
+    // A transform in flight uses the plan's work areas and the caller's arrays until its wait.
+    if (const auto* s = find_handle<nbfft_plan_s>(*plan); s && *s->open > 0)
+      throw Error(std::to_string(s->open->load()) + " split-phase transform(s) of this plan not yet waited for; " +
+                      "call nbfft_wait on each first (the plan is left as it was)",
+                  nbfft::ErrorCode::InvalidState);
     std::unique_ptr<nbfft_plan_s> p = remove_handle<nbfft_plan_s>(*plan);
     if (!p) throw Error(std::string("the plan handle") + kStale, nbfft::ErrorCode::InvalidState);
     *plan = nullptr;
@@ -468,6 +485,14 @@ nbfft_status nbfft_forward(nbfft_plan plan, const void* in, size_t in_bytes, voi
 }
 nbfft_status nbfft_backward(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
   return transform_one("nbfft_backward", Direction::Backward, plan, in, in_bytes, out, out_bytes);
+}
+nbfft_status nbfft_forward_start(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                 nbfft_request* request) {
+  return transform_start("nbfft_forward_start", Direction::Forward, plan, in, in_bytes, out, out_bytes, request);
+}
+nbfft_status nbfft_backward_start(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                  nbfft_request* request) {
+  return transform_start("nbfft_backward_start", Direction::Backward, plan, in, in_bytes, out, out_bytes, request);
 }
 nbfft_status nbfft_forward_many(nbfft_plan plan, size_t nv, const void* const* in, size_t in_bytes,
                                 void* const* out, size_t out_bytes) {

@@ -25,13 +25,8 @@ struct nbfft_nd_plan_s {
   nbfft::nd::Plan plan;
   nbfft::nd::Options options;     // as made: the grid as chosen
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for the binding's agreed checks
-  std::atomic<int> pending{0};    // split-phase transforms started and not yet waited for
-};
-
-// A split-phase transform in flight (nbfft_nd_forward_start until nbfft_nd_wait).
-struct nbfft_nd_pending_s {
-  nbfft::nd::Plan::Pending pending;
-  nbfft_nd_plan plan = nullptr;  // whose count of pending transforms this is in
+  // Split-phase transforms started and not yet waited for (nbfft_nd_plan_destroy refuses then).
+  std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
 };
 
 namespace {
@@ -242,28 +237,16 @@ nbfft_status transform_start(const char* fn, bool forward, nbfft_nd_plan plan, c
     auto& p = nd_of(plan);
     check_bytes(p, forward, in, in_bytes, out, out_bytes, pending ? nullptr : "the pending pointer");
     *pending = nullptr;
-    auto h = std::make_unique<nbfft_nd_pending_s>();
-    h->plan = plan;
+    nbfft::Request r;
     with_types(p.plan, forward, [&](auto i, auto o) {
       using I = std::remove_pointer_t<decltype(i)>;
       using O = std::remove_pointer_t<decltype(o)>;
       const std::pair<std::size_t, std::size_t> n{in_bytes / sizeof(I), out_bytes / sizeof(O)};  // as check_bytes allowed
-      h->pending = forward ? p.plan.forward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second)
-                           : p.plan.backward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second);
+      r = forward ? p.plan.forward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second)
+                  : p.plan.backward_start(static_cast<const I*>(in), n.first, static_cast<O*>(out), n.second);
     });
-    ++p.pending;
-    *pending = nbfft::capi::add_handle<nbfft_nd_pending>(std::move(h));
+    *pending = nbfft::capi::add_request(std::move(r), p.open);
   });
-}
-
-nbfft_nd_pending_s& pending_of(nbfft_nd_pending h) {
-  if (!h)
-    throw Error("the pending transform is NULL (never started, or already waited for)", ErrorCode::InvalidState);
-  auto* s = nbfft::capi::find_handle<nbfft_nd_pending_s>(h);
-  if (!s)
-    throw Error(std::string("the pending transform") + nbfft::capi::kStale + "; was it waited for already?",
-                ErrorCode::InvalidState);
-  return *s;
 }
 
 nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
@@ -320,9 +303,9 @@ nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan) {
     need(plan, "the plan pointer");
     if (!*plan) return;
     // A transform in flight uses the plan's exchanges and the caller's arrays until its wait.
-    if (const auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(*plan); s && s->pending > 0)
-      throw Error(std::to_string(s->pending.load()) + " split-phase transform(s) of this plan not yet waited for; " +
-                      "call nbfft_nd_wait on each first (the plan is left as it was)",
+    if (const auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(*plan); s && *s->open > 0)
+      throw Error(std::to_string(s->open->load()) + " split-phase transform(s) of this plan not yet waited for; " +
+                      "call nbfft_wait (nbfft_nd_wait) on each first (the plan is left as it was)",
                   ErrorCode::InvalidState);
     std::unique_ptr<nbfft_nd_plan_s> p = nbfft::capi::remove_handle<nbfft_nd_plan_s>(*plan);
     if (!p) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
@@ -454,22 +437,10 @@ nbfft_status nbfft_nd_backward_start(nbfft_nd_plan plan, const void* in, size_t 
   return transform_start("nbfft_nd_backward_start", false, plan, in, in_bytes, out, out_bytes, pending);
 }
 
-nbfft_status nbfft_nd_test(nbfft_nd_pending pending, int* done) {
-  return guard("nbfft_nd_test", [&] {
-    const bool d = pending_of(pending).pending.test();
-    if (done) *done = d ? 1 : 0;
-  });
-}
+nbfft_status nbfft_nd_test(nbfft_nd_pending pending, int* done) { return nbfft_test(pending, done); }
 
 nbfft_status nbfft_nd_wait(nbfft_nd_pending* pending) {
-  return guard("nbfft_nd_wait", [&] {
-    need(pending, "the pending pointer");
-    std::unique_ptr<nbfft_nd_pending_s> h = nbfft::capi::remove_handle<nbfft_nd_pending_s>(*pending);
-    if (!h) pending_of(*pending);  // NULL or stale: throws INVALID_STATE, nothing changed
-    *pending = nullptr;
-    if (auto* p = nbfft::capi::find_handle<nbfft_nd_plan_s>(h->plan)) --p->pending;
-    h->pending.wait();
-  });
+  return guard("nbfft_nd_wait", [&] { nbfft::capi::wait_request(pending); });
 }
 
 nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size) {

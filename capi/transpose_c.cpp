@@ -4,6 +4,7 @@
 #include "nbfft/nbfft.h"
 
 #include "capi/guard.hpp"
+#include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/fft/transpose.hpp"
 
@@ -14,9 +15,6 @@
 
 struct nbfft_pencils_s {
   nbfft::fft::Pencils p;
-};
-struct nbfft_transpose_s {
-  nbfft::fft::Pencils::Pending pending;
 };
 
 namespace {
@@ -158,28 +156,17 @@ nbfft_status nbfft_transpose_start(nbfft_pencils pencils, nbfft_pencil from, nbf
       if (!t) throw Error("the transpose pointer is NULL");
     });
     *t = nullptr;
-    auto h = std::make_unique<nbfft_transpose_s>();
-    h->pending = p.start_bytes(unchecked(from), unchecked(to), in, in_bytes, out, out_bytes, elem_bytes);
-    track(h.get(), true);
-    *t = h.release();
+    *t = nbfft::capi::add_request(
+        p.start_bytes(unchecked(from), unchecked(to), in, in_bytes, out, out_bytes, elem_bytes));
   });
 }
 
 nbfft_status nbfft_transpose_test(nbfft_transpose t, int* done) {
-  return guard("nbfft_transpose_test", [&] {
-    const bool d = checked(t, "the transpose handle")->pending.test();
-    if (done) *done = d ? 1 : 0;
-  });
+  return nbfft_test(t, done);
 }
 
 nbfft_status nbfft_transpose_wait(nbfft_transpose* t) {
-  return guard("nbfft_transpose_wait", [&] {
-    if (!t) throw Error("the transpose pointer is NULL");
-    std::unique_ptr<nbfft_transpose_s> h(checked(*t, "the transpose handle"));
-    track(h.get(), false);
-    *t = nullptr;
-    h->pending.wait();
-  });
+  return guard("nbfft_transpose_wait", [&] { nbfft::capi::wait_request(t); });
 }
 
 }  // extern "C"

@@ -25,6 +25,10 @@
 
 namespace nbfft::fft {
 
+namespace detail {
+struct PlanRequest;  // a split-phase transform in flight (Plan::Pending's operation)
+}  // namespace detail
+
 // The plan: what was asked and resolved, and one Transform of the plan's precision with
 // the workspaces made at construction (one, or two when fields pipeline). Nothing here
 // changes after construction but the workspaces' contents.
@@ -53,18 +57,23 @@ struct Plan::Impl {
   // first (they use its transform, workspaces and communicators), like destroying a
   // Pending does; their Pending is inactive afterwards and says why.
   mutable std::mutex pending_mutex;
-  mutable std::vector<Pending::Impl*> pending;
+  mutable std::vector<detail::PlanRequest*> pending;
   std::shared_ptr<const TuneReport> tune_report;  // Options::tune: what the tuner tried
   // User boxes or the natural output order (fft/user_layout.hpp); null: the internal pencils.
   std::unique_ptr<const UserLayout> layout;
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's own calls (under busy)
+  // Workspaces for the starts that bring none (start_bytes without one), made as needed:
+  // the same number on every rank, the k-th of each rank's serving one transform together.
+  // Last, so that they go before the transform and communicators they use.
+  mutable std::mutex pool_mutex;
+  mutable std::vector<std::unique_ptr<Workspace>> pool;
   bool reshapes() const { return layout && !layout->passes(); }
   void complete_pending(const char* why) const;
   // Runs the next phase of every other split-phase transform in flight on this plan that
   // this thread started and that goes in phases (user boxes that exchange): called by the
   // plan's collective split-phase calls, where every rank has the same transforms at the
   // same phases.
-  void pump(const Pending::Impl* except) const;
+  void pump(const detail::PlanRequest* except) const;
   ~Impl() {
     complete_pending("the plan was destroyed (or assigned over) while this transform was in flight; its "
                      "destructor completed the transform");
@@ -479,7 +488,7 @@ struct Plan::Workspace::Impl {
   // While a split-phase transform holds it between start and wait: its start's name
   // ("forward_start"), for the message of a second use (claim()).
   std::atomic<const char*> started{nullptr};
-  Pending::Impl* user = nullptr;  // the split-phase transform using it, if any
+  detail::PlanRequest* user = nullptr;  // the split-phase transform using it, if any
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's user boxes (when they reshape)
   ~Impl();
 };
@@ -537,7 +546,9 @@ Plan::Workspace Plan::make_workspace() const {
 
 // ---- Split phase ----------------------------------------------------------------------
 
-struct Plan::Pending::Impl {
+namespace detail {
+
+struct PlanRequest final : Request::Impl {
   std::atomic<bool>* busy = nullptr;  // the workspace's, held from start to wait
   std::vector<coll::Request> col;     // the COL exchange in flight
   std::function<void(std::vector<coll::Request>&)> complete;  // the rest of the transform
@@ -552,7 +563,7 @@ struct Plan::Pending::Impl {
   bool collective_wait = false;       // backward: wait() runs the ROW exchange (or a reshape)
   const char* wait_name = "backward wait";
   std::string orphaned;               // why it was completed by someone else
-  ~Impl() { release(); }  // never left registered with a plan or workspace
+  ~PlanRequest() override { release(); }  // never left registered with a plan or workspace
   void release() {
     if (plan) {
       std::lock_guard<std::mutex> lock(plan->pending_mutex);
@@ -578,11 +589,18 @@ struct Plan::Pending::Impl {
     release();
     orphaned = why;
   }
+  bool active() const override { return busy != nullptr; }
+  void progress() override;
+  bool test() override;
+  void wait() override;
 };
+
+}  // namespace detail
+
 
 void Plan::Impl::complete_pending(const char* why) const {
   for (;;) {
-    Pending::Impl* p = nullptr;
+    detail::PlanRequest* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(pending_mutex);
       if (pending.empty()) return;
@@ -592,13 +610,13 @@ void Plan::Impl::complete_pending(const char* why) const {
   }
 }
 
-void Plan::Impl::pump(const Pending::Impl* except) const {
-  std::vector<Pending::Impl*> v;
+void Plan::Impl::pump(const detail::PlanRequest* except) const {
+  std::vector<detail::PlanRequest*> v;
   {
     std::lock_guard<std::mutex> lock(pending_mutex);
     v = pending;  // in start order, the same on every rank
   }
-  for (Pending::Impl* p : v)
+  for (detail::PlanRequest* p : v)
     if (p != except && p->step && p->thread == std::this_thread::get_id()) p->step();
 }
 
@@ -608,66 +626,78 @@ Plan::Workspace::Impl::~Impl() {
                  "transform");
 }
 
-Plan::Pending::Pending() = default;
-Plan::Pending::Pending(Pending&&) noexcept = default;
-Plan::Pending& Plan::Pending::operator=(Pending&& o) noexcept {
-  if (this != &o) {
-    if (active()) {
-      try {
-        wait();
-      } catch (...) {
-      }
-    }
-    impl_ = std::move(o.impl_);
-  }
-  return *this;
-}
-Plan::Pending::~Pending() {
-  if (!active()) return;
-  try {
-    wait();
-  } catch (...) {
-    // A destructor must not throw; the error reached every rank through the transform's
-    // own agreement or will surface in the next collective call.
-  }
-}
-
-bool Plan::Pending::active() const { return impl_ && impl_->busy; }
-
-void Plan::Pending::progress() {
-  if (impl_ && !impl_->orphaned.empty() && !active())
-    throw Error("Pending::progress: " + impl_->orphaned, ErrorCode::InvalidState);
+void detail::PlanRequest::progress() {
+  if (!orphaned.empty() && !active())
+    throw Error("Pending::progress: " + orphaned, ErrorCode::InvalidState);
   if (!active()) throw Error("Pending::progress: the transform is not active (never started, or already waited for)",
                              ErrorCode::InvalidState);
   coll::progress_all();
-  if (impl_->poll) impl_->poll();
+  if (poll) poll();
 }
 
-bool Plan::Pending::test() {
+bool detail::PlanRequest::test() {
   progress();
-  if (impl_->poll) return impl_->poll();
-  auto& q = impl_->col;
+  if (poll) return poll();
+  auto& q = col;
   q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
   return q.empty();
 }
 
-void Plan::Pending::wait() {
-  if (impl_ && !impl_->orphaned.empty() && !active())
-    throw Error("Pending::wait: " + impl_->orphaned, ErrorCode::InvalidState);
+void detail::PlanRequest::wait() {
+  if (!orphaned.empty() && !active())
+    throw Error("Pending::wait: " + orphaned, ErrorCode::InvalidState);
   if (!active()) throw Error("Pending::wait: the transform is not active (never started, or already waited for)",
                              ErrorCode::InvalidState);
   // A backward wait runs the ROW exchange, a collective: every rank must be here, not in
   // another call of the plan. On a mismatch the transform stays active (wait again, in
   // the same order on every rank).
-  if (impl_->collective_wait) agree_call(impl_->plan->comm, "split-phase", impl_->wait_name, "");
+  if (collective_wait) agree_call(plan->comm, "split-phase", wait_name, "");
   // From here the wait runs: the workspace is held by a running call, no longer by a start.
-  if (impl_->ws) impl_->ws->started.store(nullptr, std::memory_order_release);
+  if (ws) ws->started.store(nullptr, std::memory_order_release);
   struct Release {
-    Impl& p;
+    PlanRequest& p;
     ~Release() { p.release(); }
-  } release{*impl_};
-  if (impl_->step) impl_->plan->pump(impl_.get());  // the others' next phases travel while this one ends
-  impl_->complete(impl_->col);
+  } release{*this};
+  if (step) plan->pump(this);  // the others' next phases travel while this one ends
+  complete(col);
+}
+
+// A start without a workspace takes the first of the plan's pool that is free on every rank
+// (a forward transform's wait is local, so a rank may have finished one the others still
+// run), or makes one more (collective) when none is. Agreed first as a call, so that ranks
+// out of step fail together instead of reducing different things.
+Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b, void* out, std::size_t out_b,
+                                Timings* t) const {
+  constexpr std::size_t kMaxPooled = 64;  // one bit each in the agreed mask
+  const char* what = dir == Direction::Forward ? "forward_start" : "backward_start";
+  const Impl& m = impl();
+  Workspace* ws = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(m.pool_mutex);
+    std::uint64_t free = 0;
+    for (std::size_t k = 0; k < m.pool.size(); ++k) {
+      const Workspace::Impl& w = *m.pool[k]->impl_;
+      if (!w.busy.load(std::memory_order_acquire) && !w.started.load(std::memory_order_acquire))
+        free |= std::uint64_t(1) << k;
+    }
+    const std::string full = m.pool.size() == kMaxPooled && free == 0
+                                 ? std::string(what) + ": " + std::to_string(kMaxPooled) +
+                                       " transforms of this plan started without a workspace are in flight; wait "
+                                       "for one first, or start with a workspace of make_workspace()"
+                                 : "";
+    agree_call(m.comm, "split-phase", {{"the collective call", what}, {"pooled workspaces", std::to_string(m.pool.size())}},
+               full, ErrorCode::InvalidState);
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &free, 1, MPI_UINT64_T, MPI_BAND, m.comm), "MPI_Allreduce");
+    if (free == 0) {
+      m.pool.push_back(std::make_unique<Workspace>(make_workspace()));
+      ws = m.pool.back().get();
+    } else {
+      std::size_t k = 0;
+      while (!(free >> k & 1)) ++k;
+      ws = m.pool[k].get();
+    }
+  }
+  return start_bytes(dir, in, in_b, out, out_b, *ws, t);
 }
 
 Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b, void* out, std::size_t out_b,
@@ -678,9 +708,9 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   std::atomic<bool>& busy = ws.impl_->busy;
   const std::string refused = claim(busy, &ws.impl_->started, what);
-  Pending p;
-  p.impl_ = std::make_unique<Pending::Impl>();
-  if (refused.empty()) p.impl_->busy = &busy;  // held from here to the wait
+  auto pr = std::make_shared<detail::PlanRequest>();
+  Pending p(pr);
+  if (refused.empty()) pr->busy = &busy;  // held from here to the wait
   try {
     const Dir d = dir_of(dir);
     const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
@@ -697,22 +727,22 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
     // Backward waits run the ROW exchange; with user boxes that exchange, waits run the
     // phases left (and pump the other transforms in flight): collective both ways.
     const bool phased = L && L->exchanges();
-    p.impl_->collective_wait = !forward || phased;
-    p.impl_->wait_name = forward ? "forward wait" : "backward wait";
-    p.impl_->ws = ws.impl_.get();
-    ws.impl_->user = p.impl_.get();
-    p.impl_->plan = &impl();
+    pr->collective_wait = !forward || phased;
+    pr->wait_name = forward ? "forward wait" : "backward wait";
+    pr->ws = ws.impl_.get();
+    ws.impl_->user = pr.get();
+    pr->plan = &impl();
     {
       std::lock_guard<std::mutex> lock(impl().pending_mutex);
-      impl().pending.push_back(p.impl_.get());
+      impl().pending.push_back(pr.get());
     }
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
       const auto* tr = typed.tr.get();
       if (!L) {
-        tr->start(d, in, out, *w, p.impl_->col, true, t);
-        p.impl_->complete = [tr, d, in, out, w, t](std::vector<coll::Request>& col) {
+        tr->start(d, in, out, *w, pr->col, true, t);
+        pr->complete = [tr, d, in, out, w, t](std::vector<coll::Request>& col) {
           tr->complete(d, in, out, *w, col, true, t);
         };
         return;
@@ -721,8 +751,8 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       void* tout = nullptr;
       if (!phased) {  // local copies only: as without boxes
         L->before(d, in, out, *lb, 0, &tin, &tout, t);
-        tr->start(d, tin, tout, *w, p.impl_->col, true, t);
-        p.impl_->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
+        tr->start(d, tin, tout, *w, pr->col, true, t);
+        pr->complete = [tr, d, tin, tout, out, w, t, L, lb](std::vector<coll::Request>& col) {
           tr->complete(d, tin, tout, *w, col, true, t);
           L->after(d, out, *lb, 0, t);
         };
@@ -735,8 +765,8 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       // in flight every exchange has work to hide behind.
       L->arrays(d, in, out, *lb, 0, &tin, &tout);
       auto phase = std::make_shared<int>(0);
-      Pending::Impl* pi = p.impl_.get();
-      p.impl_->step = [tr, d, in, tin, tout, out, w, t, L, lb, phase, pi]() {
+      detail::PlanRequest* pi = pr.get();
+      pr->step = [tr, d, in, tin, tout, out, w, t, L, lb, phase, pi]() {
         switch (*phase) {
           case 0:
             L->finish_in(d, *lb, t);
@@ -754,13 +784,13 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
         }
         return ++*phase == 3;
       };
-      p.impl_->poll = [L, d, lb, pi]() {
+      pr->poll = [L, d, lb, pi]() {
         const bool reshaped = L->arrived(d, *lb);
         auto& q = pi->col;
         q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
         return reshaped && q.empty();
       };
-      p.impl_->complete = [pi](std::vector<coll::Request>&) {
+      pr->complete = [pi](std::vector<coll::Request>&) {
         while (!pi->step()) {
         }
       };
@@ -770,7 +800,7 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
     });
     ws.impl_->started.store(what, std::memory_order_release);
   } catch (...) {
-    p.impl_->release();
+    pr->release();
     throw;
   }
   return p;

@@ -208,16 +208,18 @@ struct Pencils::Impl {
   }
 };
 
-// One transpose between start and wait.
-struct Pencils::Pending::Impl {
+// One transpose between start and wait (Pencils::Pending's operation); its wait is local.
+struct TransposeRequest final : Request::Impl {
   std::shared_ptr<const Exchange> ex;
   std::shared_ptr<Slot> slot;
   Dir dir = kForward;
   Byte* out = nullptr;
   std::int64_t out_ld = 0, out_plane = 0;
   std::vector<coll::Request> reqs;
+  bool finished = false;
 
   void finish() {
+    finished = true;
     struct Release {
       Slot& s;
       ~Release() { s.busy = false; }
@@ -226,6 +228,27 @@ struct Pencils::Pending::Impl {
     Byte* const buf[2] = {slot->buf[0].data(), slot->buf[1].data()};
     const std::int64_t planes = ex->planes(dir == kForward ? 1 : 0);
     for (std::int64_t u = 0; u < planes; ++u) ex->gather(dir, out + u * out_plane, out_ld, u, buf);
+  }
+  void need_active(const char* call) const {
+    if (finished)
+      throw Error(std::string("Pencils::Pending::") + call +
+                      ": the transpose is not active (never started, moved from, or already waited for)",
+                  ErrorCode::InvalidState);
+  }
+
+  bool active() const override { return !finished; }
+  void progress() override {
+    need_active("progress");
+    coll::progress_all();
+  }
+  bool test() override {
+    progress();
+    reqs.erase(std::remove_if(reqs.begin(), reqs.end(), [](coll::Request& r) { return r.test(); }), reqs.end());
+    return reqs.empty();
+  }
+  void wait() override {
+    need_active("wait");
+    finish();
   }
 };
 
@@ -239,9 +262,9 @@ int pair_of(Pencil from, Pencil to) {
 }
 
 // Packs `in` (this rank's send-side pencil, z planes) into the slot and starts the exchange.
-std::unique_ptr<Pencils::Pending::Impl> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
+std::shared_ptr<TransposeRequest> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
                                               Dir dir, const Byte* in, Byte* out) {
-  auto p = std::make_unique<Pencils::Pending::Impl>();
+  auto p = std::make_shared<TransposeRequest>();
   p->ex = ex;
   p->slot = std::move(slot);
   p->dir = dir;
@@ -390,7 +413,7 @@ void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* 
   Pool& pool = m.pool(pair, elem);
   // Field k runs in slot k mod F, free again by then: field k-F finished before it starts.
   const auto slots = m.slots_for(pool, common, static_cast<int>(std::min(nv_in, F)), m.comm);
-  std::vector<std::unique_ptr<Pending::Impl>> flight(nv_in);
+  std::vector<std::shared_ptr<TransposeRequest>> flight(nv_in);
   for (std::size_t k = 0; k < nv_in; ++k) {
     flight[k] = begin(pool.ex, slots[k % slots.size()], dir, static_cast<const Byte*>(in[k]),
                       static_cast<Byte*>(out[k]));
@@ -413,10 +436,8 @@ Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, st
                                      {"the number of fields", "1"}}, err, common);
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
   Pool& pool = m.pool(pair, elem);
-  Pending p;
-  p.impl_ = begin(pool.ex, m.slots_for(pool, common, 1, m.comm).front(), dir, static_cast<const Byte*>(in),
-                  static_cast<Byte*>(out));
-  return p;
+  return Pending(begin(pool.ex, m.slots_for(pool, common, 1, m.comm).front(), dir, static_cast<const Byte*>(in),
+                       static_cast<Byte*>(out)));
 }
 
 std::size_t Pencils::free_buffers(Pencil from, Pencil to, std::size_t elem) const {
@@ -442,53 +463,6 @@ void Pencils::reserve_bytes(Pencil from, Pencil to, std::size_t elem, std::size_
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, common.data(), static_cast<int>(common.size()), MPI_UINT64_T, MPI_MIN, c),
             "MPI_Allreduce");
   m.slots_for(m.pool(pair, elem), common, static_cast<int>(transposes), c);
-}
-
-Pencils::Pending::Pending() = default;
-Pencils::Pending::Pending(Pending&&) noexcept = default;
-Pencils::Pending& Pencils::Pending::operator=(Pending&& o) noexcept {
-  if (this != &o) {
-    if (active()) {
-      try {
-        wait();
-      } catch (...) {
-      }
-    }
-    impl_ = std::move(o.impl_);
-  }
-  return *this;
-}
-Pencils::Pending::~Pending() {
-  if (!active()) return;
-  try {
-    wait();
-  } catch (...) {
-    // A destructor must not throw; a failed exchange reports through the next collective.
-  }
-}
-
-bool Pencils::Pending::active() const { return static_cast<bool>(impl_); }
-
-void Pencils::Pending::progress() {
-  if (!active())
-    throw Error("Pencils::Pending::progress: the transpose is not active (never started, moved from, or already waited for)",
-                ErrorCode::InvalidState);
-  coll::progress_all();
-}
-
-bool Pencils::Pending::test() {
-  progress();
-  auto& q = impl_->reqs;
-  q.erase(std::remove_if(q.begin(), q.end(), [](coll::Request& r) { return r.test(); }), q.end());
-  return q.empty();
-}
-
-void Pencils::Pending::wait() {
-  if (!active())
-    throw Error("Pencils::Pending::wait: the transpose is not active (never started, moved from, or already waited for)",
-                ErrorCode::InvalidState);
-  auto p = std::move(impl_);
-  p->finish();
 }
 
 std::ostream& operator<<(std::ostream& os, const Pencils& p) {

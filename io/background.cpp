@@ -59,8 +59,11 @@
 #include <vector>
 
 namespace nbfft::io {
+namespace detail {
 
-struct H5File::Pending::Impl {
+// A background write (H5File::Pending's operation). It is shared with its file, which
+// settles it (any rank's wait, or close()); the handle only marks it waited for.
+struct WriteJob final : Request::Impl {
   std::shared_ptr<detail::Background> bg;
   MPI_File fh = MPI_FILE_NULL;  // a view write's own handle (from bg->handles, given back once waited)
   std::vector<MPI_Request> reqs;  // one per run (the stream), or the view write's one
@@ -86,11 +89,17 @@ struct H5File::Pending::Impl {
   bool discarded = false;
   std::string error;          // this rank's MPI-IO failure ("" = none)
   std::exception_ptr agreed;  // the write's outcome as every rank reports it (null = written)
+
+  bool active() const override { return !settled; }
+  bool valid() const override { return !waited; }
+  void progress() override { test(); }
+  bool test() override;
+  void wait() override;
+  void drop() noexcept override;
+
 };
 
-namespace detail {
-
-using Job = H5File::Pending::Impl;
+using Job = WriteJob;
 
 // A staging buffer: its bytes, its size, whether a write of this file has used it.
 struct Buffer {
@@ -351,7 +360,7 @@ void agree_entry(MPI_Comm comm, const char* op, const std::string& what, const C
              busy.empty() ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
 }
 
-std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
+H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm, const std::string& path,
                                       bool writable, bool chunked, const std::string& field, std::int64_t step,
                                       const void* data, H5File::Stage stage, const std::function<Placement()>& place,
                                       std::function<void(std::uint64_t)> after, std::function<void()> failed) {
@@ -582,7 +591,7 @@ std::shared_ptr<Job> background_start(std::shared_ptr<Background>& bg, MPI_Comm 
   std::lock_guard<std::mutex> g(g_mu);
   ++g_in_flight;
   g_owner = bg;
-  return j;
+  return H5File::Pending(std::move(j));
 }
 
 bool background_settle(std::shared_ptr<Background>& bg, bool report, bool discard) {
@@ -665,59 +674,49 @@ void H5File::release_staging() {
   detail::g_pool.clear();
 }
 
-H5File::Pending::Pending() = default;
-H5File::Pending::Pending(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
-H5File::Pending::Pending(Pending&&) noexcept = default;
-
-H5File::Pending& H5File::Pending::operator=(Pending&& o) noexcept {
-  if (this != &o) {
-    Pending gone(std::move(*this));  // completes what this held
-    impl_ = std::move(o.impl_);
-  }
-  return *this;
-}
+namespace detail {
 
 // Completes this rank's part of the write (local); what follows the data, and its error,
 // come with the next settle on every rank (another rank's wait, or close()).
-H5File::Pending::~Pending() {
-  if (!impl_ || impl_->settled) return;
-  detail::complete(*impl_);
+void WriteJob::drop() noexcept {
+  if (!settled) complete(*this);
 }
 
-bool H5File::Pending::active() const { return impl_ && !impl_->settled; }
-bool H5File::Pending::valid() const { return impl_ != nullptr; }
+namespace {
+void need_unwaited(const WriteJob& j, const char* call) {
+  if (j.waited)
+    throw Error(ErrorCode::InvalidState, std::string("H5File::Pending::") + call +
+                                             ": no write in flight (never started, moved from, or already waited for)");
+}
+}  // namespace
 
 // Drives the request (MPICH's ROMIO progresses a non-blocking write only inside MPI calls).
-bool H5File::Pending::test() {
-  if (!impl_)
-    throw Error(ErrorCode::InvalidState,
-                "H5File::Pending::test: no write in flight (never started, moved from, or already waited for)");
-  if (impl_->settled) return true;
-  return detail::poll(*impl_);
+bool WriteJob::test() {
+  need_unwaited(*this, "test");
+  if (settled) return true;
+  return poll(*this);
 }
 
-void H5File::Pending::wait() {
-  if (!impl_)
-    throw Error(ErrorCode::InvalidState,
-                "H5File::Pending::wait: no write in flight (never started, moved from, or already waited for)");
-  std::shared_ptr<Impl> j = std::move(impl_);
-  if (!j->settled) {
+void WriteJob::wait() {
+  need_unwaited(*this, "wait");
+  if (!settled) {
     try {
-      detail::settle(*j->bg, j->seq + 1, false);
+      settle(*bg, seq + 1, false);
     } catch (...) {
       // Ranks in different calls (one waits, another starts a write): nothing was settled;
       // the file is marked so that close() never commits it. The Pending stays usable.
-      if (j->failed) j->failed();
-      impl_ = std::move(j);
+      if (failed) failed();
       throw;
     }
   }
-  detail::mark_waited(*j->bg, *j);
-  if (j->discarded)
-    throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + j->what +
+  mark_waited(*bg, *this);
+  if (discarded)
+    throw Error(ErrorCode::InvalidState, "H5File::Pending::wait: " + what +
                                              " was written, but the H5File was destroyed before close() and the "
                                              "file discarded");
-  if (j->agreed) std::rethrow_exception(j->agreed);
+  if (agreed) std::rethrow_exception(agreed);
 }
+
+}  // namespace detail
 
 }  // namespace nbfft::io

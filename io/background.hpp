@@ -58,7 +58,7 @@ void agree_entry(MPI_Comm comm, const char* op, const std::string& what, const C
 // Starts a write of `file`: agreed checks, then place() (collective HDF5 calls making the
 // dataset), the staging and the non-blocking MPI-IO requests. `after` runs at wait (collective);
 // `failed` instead when the write failed (on every rank: the file then holds a hole).
-std::shared_ptr<H5File::Pending::Impl> background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
+H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
                                                         const std::string& path, bool writable, bool chunked,
                                                         const std::string& field, std::int64_t step, const void* data,
                                                         H5File::Stage stage,

@@ -483,13 +483,13 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_start: the file is closed");
   Impl& m = *impl_;
   H5File::Impl* mp = &m;  // stable while the file moves; the write's after step runs before it dies
-  return Pending(detail::background_start(
+  return detail::background_start(
       m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
       [mp, run = detail::RunStamp::of(plan), field, step](std::uint64_t mine) {
         detail::put_checksum(*mp, field, step, mine);
         detail::after_data(*mp, run, field, step);
       },
-      [mp] { mp->broken = true; }));
+      [mp] { mp->broken = true; });
 }
 
 namespace {

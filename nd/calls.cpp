@@ -328,8 +328,17 @@ void Plan::many(bool fwd, fft::Element in_type, fft::Element out_type, std::size
       ->pump(true);
 }
 
-// Destroying an active Pending (or assigning over it) completes its transform here.
-struct Plan::Pending::Impl {
+namespace {
+
+void need_active(bool active, const char* what) {
+  if (!active)
+    throw Error(std::string("nd plan: Pending::") + what + " on a transform that is not active (never started, moved "
+                "from, or already waited for)", ErrorCode::InvalidState);
+}
+
+// A split-phase transform in flight (Plan::Pending's operation). Dropping it while active
+// completes its transform here, without the wait's agreement.
+struct NdRequest final : Request::Impl {
   std::unique_ptr<detail::Run> run;
   // A wait that runs collectives (later exchanges, fields not yet started, the reshape to
   // the caller's boxes) agrees first on its call and on which transform it finishes (the
@@ -338,62 +347,48 @@ struct Plan::Pending::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   bool collective_wait = false;
   ConfigFields wait_call;
-  ~Impl() {
+
+  bool active() const override { return static_cast<bool>(run); }
+  void progress() override {
+    need_active(active(), "progress");
+    coll::progress_all();
+  }
+  bool test() override {
+    need_active(active(), "test");
+    return run->test();
+  }
+  void wait() override {
+    need_active(active(), "wait");
+    // Refused (ranks out of step): the transform stays active, to be waited for in step.
+    if (collective_wait) agree_call(comm, "nd plan", wait_call, "");
+    auto r = std::move(run);  // a failing wait leaves nothing for a drop to finish
+    r->pump(true);
+  }
+  void drop() noexcept override {
     try {
-      if (run) run->pump(true);
+      auto r = std::move(run);
+      if (r) r->pump(true);
     } catch (...) {
       // A destructor must not throw; a failed exchange reports through the next collective.
     }
   }
 };
 
+}  // namespace
+
 Plan::Pending Plan::start(bool fwd, fft::Element in_type, fft::Element out_type, const void* in, std::size_t in_n,
                           void* out, std::size_t out_n) const {
   const Impl& m = impl();
-  Pending p;
-  p.impl_ = std::make_unique<Pending::Impl>();
-  p.impl_->run = make_call(*this, m, fwd ? "forward_start" : "backward_start", fwd, in_type, out_type, 1, &in, in_n, 1,
-                           &out, out_n);
+  auto r = std::make_shared<NdRequest>();
+  r->run = make_call(*this, m, fwd ? "forward_start" : "backward_start", fwd, in_type, out_type, 1, &in, in_n, 1,
+                     &out, out_n);
   const bool reshapes_out = fwd ? m.boxes.out_set : m.boxes.in_set;
-  p.impl_->comm = m.comm;
-  p.impl_->collective_wait = reshapes_out || (!m.p3 && (m.sch.exchanges() > 1 || m.nbatch > 1));
-  p.impl_->wait_call = {{"the collective call", fwd ? "forward wait" : "backward wait"},
-                        {"the split-phase transform (in start order)", "number " + std::to_string(++m.starts)}};
-  p.impl_->run->pump(false);
-  return p;
-}
-
-Plan::Pending::Pending() = default;
-Plan::Pending::~Pending() = default;
-Plan::Pending::Pending(Pending&&) noexcept = default;
-Plan::Pending& Plan::Pending::operator=(Pending&&) noexcept = default;
-bool Plan::Pending::active() const { return static_cast<bool>(impl_); }
-
-namespace {
-void need_active(bool active, const char* what) {
-  if (!active)
-    throw Error(std::string("nd plan: Pending::") + what + " on a transform that is not active (never started, moved "
-                "from, or already waited for)", ErrorCode::InvalidState);
-}
-}  // namespace
-
-void Plan::Pending::progress() {
-  need_active(active(), "progress");
-  coll::progress_all();
-}
-
-bool Plan::Pending::test() {
-  need_active(active(), "test");
-  return impl_->run->test();
-}
-
-void Plan::Pending::wait() {
-  need_active(active(), "wait");
-  // Refused (ranks out of step): the transform stays active, to be waited for in step.
-  if (impl_->collective_wait) agree_call(impl_->comm, "nd plan", impl_->wait_call, "");
-  auto p = std::move(impl_);
-  auto run = std::move(p->run);  // a failing wait leaves nothing for the destructor to finish
-  run->pump(true);
+  r->comm = m.comm;
+  r->collective_wait = reshapes_out || (!m.p3 && (m.sch.exchanges() > 1 || m.nbatch > 1));
+  r->wait_call = {{"the collective call", fwd ? "forward wait" : "backward wait"},
+                  {"the split-phase transform (in start order)", "number " + std::to_string(++m.starts)}};
+  r->run->pump(false);
+  return Pending(std::move(r));
 }
 
 using cplx = std::complex<double>;

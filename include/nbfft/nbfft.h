@@ -43,6 +43,9 @@ typedef enum nbfft_layout { NBFFT_LAYOUT_INPUT = 0, NBFFT_LAYOUT_OUTPUT = 1 } nb
 
 typedef struct nbfft_options_s* nbfft_options; /* opaque; NULL = defaults where accepted */
 typedef struct nbfft_plan_s* nbfft_plan;       /* opaque */
+/* An operation started and not yet finished: a split-phase transform of any plan (3-D or
+ * N-D), a transpose, a background write. Every *_start returns one; nbfft_wait finishes it. */
+typedef struct nbfft_request_s* nbfft_request; /* opaque */
 
 /* "success", "invalid argument", "ranks disagree", ...; "unknown status" otherwise. */
 const char* nbfft_status_string(nbfft_status status);
@@ -153,6 +156,36 @@ nbfft_status nbfft_forward_batch(nbfft_plan plan, size_t nv, const void* in, siz
                                  size_t out_bytes);
 nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, size_t in_bytes, void* out,
                                   size_t out_bytes);
+
+/* Split phase: runs the transform up to its first exchange, starts it and returns at once
+ * with *request; nbfft_wait finishes it (the result is in out only then). Do your own work
+ * in between: with transport "...@thread" the exchange moves meanwhile; with the caller
+ * engine call nbfft_progress (or nbfft_test) now and then. in and out must stay allocated,
+ * and in unchanged, until the wait. Arguments as nbfft_forward. Collective: every rank starts
+ * in the same order, and waits backward transforms in the same order (their wait runs the
+ * second exchange); a forward wait is local. Any number may be in flight (the plan makes a
+ * work area for each one more in flight at once, up to 64). A plan with transforms not yet
+ * waited for is not destroyed: nbfft_plan_destroy answers NBFFT_INVALID_STATE. */
+nbfft_status nbfft_forward_start(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                 nbfft_request* request);
+nbfft_status nbfft_backward_start(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
+                                  nbfft_request* request);
+
+/* Requests, from any *_start of the C API (transforms of 3-D and N-D plans, transposes,
+ * background writes). nbfft_progress gives what is in flight a host progress pass; nbfft_test
+ * does so and sets *done (may be NULL) to 1 once it has arrived (nbfft_wait is still needed:
+ * a transform has stages left to run). Both local. nbfft_wait finishes the operation, frees
+ * the request and sets *request = NULL; whether it is collective is the start's rule (its
+ * header says). A wait the ranks refuse (they waited out of step: NBFFT_RANKS_DISAGREE)
+ * leaves the request to be waited for again. NULL or already waited for:
+ * NBFFT_INVALID_STATE. nbfft_request_free drops a request unwaited (NULL ok; sets
+ * *request = NULL): a transform or transpose is finished there as its wait would (collective
+ * where the wait is), a background write completes this rank's part and nbfft_h5_close
+ * reports its error. */
+nbfft_status nbfft_progress(nbfft_request request);
+nbfft_status nbfft_test(nbfft_request request, int* done);
+nbfft_status nbfft_wait(nbfft_request* request);
+nbfft_status nbfft_request_free(nbfft_request* request);
 
 /* One option of the plan as made: proc_grid resolved and, with tune (below), the tuner's
  * choice. As nbfft_options_get. Not collective. */

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 typedef struct nbfft_h5file_s* nbfft_h5file;       /* opaque */
-typedef struct nbfft_h5request_s* nbfft_h5request; /* opaque: a background write */
+typedef nbfft_request nbfft_h5request;           /* a background write: an nbfft_request (nbfft.h) */
 
 /* READ: read only. CREATE: a new file, written beside `path` and renamed over it by
  * nbfft_h5_close only after every rank has written (a run that fails first leaves the
@@ -139,11 +139,14 @@ nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_spac
  * for a background write meets a rank in that call here: NBFFT_RANKS_DISAGREE on both, and
  * the file is never committed. */
 nbfft_status nbfft_h5_agree(nbfft_h5file file, const char* call, const char* error);
-/* *done = 1 when the write has finished (nbfft_h5_wait is still needed); never blocks. Local;
+/* A request from nbfft_h5_write_start is an nbfft_request: nbfft_test, nbfft_wait (which also
+ * frees it) and nbfft_request_free take it. The three calls below are the earlier names.
+ * *done = 1 when the write has finished (a wait is still needed); never blocks. Local;
  * NBFFT_INVALID_STATE once the request was waited for. */
 nbfft_status nbfft_h5_test(nbfft_h5request request, int* done);
-/* Waits for the write and returns its status (the same on every rank). Collective, in any
- * order (the rule above); a second wait of one request is NBFFT_INVALID_STATE. */
+/* Waits for the write and returns its status (the same on every rank), leaving the request
+ * to nbfft_h5_request_free. Collective, in any order (the rule above); a second wait of one
+ * request is NBFFT_INVALID_STATE. */
 nbfft_status nbfft_h5_wait(nbfft_h5request request);
 /* Frees a request; sets *request = NULL; NULL ok. Local: a request not waited for has this
  * rank's part of its write completed here, and a failure of that write is reported by

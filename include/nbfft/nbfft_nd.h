@@ -144,16 +144,18 @@ nbfft_status nbfft_nd_forward_many(nbfft_nd_plan plan, size_t nv, const void* co
 nbfft_status nbfft_nd_backward_many(nbfft_nd_plan plan, size_t nv, const void* const* in, size_t in_bytes,
                                     void* const* out, size_t out_bytes);
 /* Split phase: runs the transform up to its first exchange, starts it and returns at once
- * with *pending; nbfft_nd_wait finishes it (the result is in out only then). in and out must
- * stay allocated, and in unchanged, until the wait. Collective (every rank starts in the
- * same order); arguments as nbfft_nd_forward. Other calls of the plan may run meanwhile. */
-typedef struct nbfft_nd_pending_s* nbfft_nd_pending; /* a split-phase transform in flight */
+ * with *pending, an nbfft_request (nbfft.h): nbfft_wait, or nbfft_nd_wait, finishes it (the
+ * result is in out only then). in and out must stay allocated, and in unchanged, until the
+ * wait. Collective (every rank starts in the same order); arguments as nbfft_nd_forward.
+ * Other calls of the plan may run meanwhile. */
+typedef nbfft_request nbfft_nd_pending; /* the earlier name of a request from these starts */
 nbfft_status nbfft_nd_forward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,
                                     nbfft_nd_pending* pending);
 nbfft_status nbfft_nd_backward_start(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
                                      size_t out_bytes, nbfft_nd_pending* pending);
-/* Gives the exchange in flight a progress pass; *done (may be NULL) = 1 once it has arrived
- * (nbfft_nd_wait is still needed). Local. */
+/* nbfft_test and nbfft_wait under their earlier names. nbfft_nd_test gives the exchange in
+ * flight a progress pass; *done (may be NULL) = 1 once it has arrived (the wait is still
+ * needed). Local. */
 nbfft_status nbfft_nd_test(nbfft_nd_pending pending, int* done);
 /* Finishes the transform and frees it: *pending = NULL. Collective when the plan makes more
  * than one exchange or has a batch axis (every rank then waits its transforms in the same

@@ -24,7 +24,7 @@ extern "C" {
 
 typedef enum nbfft_pencil { NBFFT_PENCIL_X = 0, NBFFT_PENCIL_Y = 1, NBFFT_PENCIL_Z = 2 } nbfft_pencil;
 typedef struct nbfft_pencils_s* nbfft_pencils;     /* opaque */
-typedef struct nbfft_transpose_s* nbfft_transpose; /* a split-phase transpose in flight */
+typedef nbfft_request nbfft_transpose; /* a split-phase transpose in flight: an nbfft_request (nbfft.h) */
 
 /* m1, m2: the process grid (0, 0: chosen; one 0: the other must divide the size); transport:
  * NULL or a name of the plan's option strings ("blocking", "pairwise:4@thread", ...). */
@@ -48,7 +48,8 @@ nbfft_status nbfft_transpose_run(nbfft_pencils pencils, nbfft_pencil from, nbfft
 nbfft_status nbfft_transpose_many(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, size_t nv,
                                   const void* const* in, size_t in_bytes, void* const* out, size_t out_bytes,
                                   size_t elem_bytes);
-/* Split phase: *t is the transpose in flight until nbfft_transpose_wait (which frees it). */
+/* Split phase: *t is the transpose in flight until nbfft_wait or nbfft_transpose_wait (which
+ * free it); the waits are local. */
 nbfft_status nbfft_transpose_start(nbfft_pencils pencils, nbfft_pencil from, nbfft_pencil to, const void* in,
                                    size_t in_bytes, void* out, size_t out_bytes, size_t elem_bytes,
                                    nbfft_transpose* t);

@@ -231,9 +231,10 @@ TEST(NdMovedFrom, PendingThrowsInvalidState) {
   Plan::Pending moved(std::move(t));
   EXPECT_FALSE(t.active());
   const std::string w = "not active (never started, moved from, or already waited for)";
-  expect_moved("Pending::progress", [&] { t.progress(); }, "Pending::progress on a transform that is " + w);
-  expect_moved("Pending::test", [&] { t.test(); }, "Pending::test on a transform that is " + w);
-  expect_moved("Pending::wait", [&] { t.wait(); }, "Pending::wait on a transform that is " + w);
+  // Moved from: the handle holds no operation (nbfft::Request's own words).
+  expect_moved("Pending::progress", [&] { t.progress(); }, "Request::progress: no operation in flight: " + w);
+  expect_moved("Pending::test", [&] { t.test(); }, "Request::test: no operation in flight: " + w);
+  expect_moved("Pending::wait", [&] { t.wait(); }, "Request::wait: no operation in flight: " + w);
   moved.wait();
   expect_moved("Pending::wait twice", [&] { moved.wait(); }, w);
 }

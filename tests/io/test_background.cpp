@@ -272,7 +272,7 @@ TEST(Hdf5Background, ErrorsOnEveryRank) {
     const std::size_t short_n = world_rank() == 0 && !u.empty() ? u.size() - 1 : u.size();
     expect_error([&] { f.write_start(plan, Space::Physical, "u", 3, 0.1, u.data(), short_n); },
                  ErrorCode::InvalidArgument, "this rank's box");
-    expect_error([&] { w.wait(); }, ErrorCode::InvalidState, "no write in flight");
+    expect_error([&] { w.wait(); }, ErrorCode::InvalidState, "no operation in flight");
     // After the failures the file still takes writes, blocking and in the background.
     f.write_start(plan, Space::Physical, "u", 4, 0.4, u).wait();
     f.write(plan, Space::Physical, "u", 5, 0.5, u);

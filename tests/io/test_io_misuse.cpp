@@ -286,7 +286,7 @@ std::vector<Case> cases(Group group) {
                  H5File g(std::move(f));
                  (void)f.path();
                }});
-  v.push_back({"a moved-from background write", 1, ErrorCode::InvalidState, "no write in flight", [=](Ctx& c) {
+  v.push_back({"a moved-from background write", 1, ErrorCode::InvalidState, "no operation in flight", [=](Ctx& c) {
                  auto f = scratch(c);
                  auto w = f.write_start(c.plan, Space::Physical, "u", 3, 0.3, c.u);
                  auto w2 = std::move(w);

@@ -54,6 +54,7 @@
 #include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/timings.hpp"
+#include "nbfft/request.hpp"
 
 #include <mpi.h>
 
@@ -148,23 +149,11 @@ class Plan {
   };
   Workspace make_workspace() const;
 
-  // A split-phase transform in flight (Plan::start below).
-  class Pending {
-   public:
-    Pending();
-    ~Pending();
-    Pending(Pending&&) noexcept;
-    Pending& operator=(Pending&&) noexcept;
-    bool active() const;  // started and not yet waited for
-    void progress();      // one host progress pass over nbfft's exchanges in flight
-    bool test();          // progress(), then whether the exchange has arrived (wait() still needed)
-    void wait();          // completes the transform; the Pending is inactive afterwards
-    struct Impl;
-
-   private:
-    friend class Plan;
-    std::unique_ptr<Impl> impl_;
-  };
+  // A split-phase transform in flight (Plan::start below): nbfft::Request
+  // (nbfft/request.hpp). progress() is one host progress pass over nbfft's exchanges in
+  // flight; test() also says whether the exchange has arrived (wait() still needed); wait()
+  // completes the transform, and the request is inactive afterwards.
+  using Pending = nbfft::Request;
 
   // ---- Transforms: one entry point per call shape, the direction a parameter ------------
   //
@@ -265,6 +254,19 @@ class Plan {
   }
   Pending start_bytes(Direction d, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
                       Workspace& ws, Timings* t = nullptr) const;
+  // Without a workspace: the plan keeps workspaces for these starts (made as more are in
+  // flight at once, up to 64, freed with the plan), taking one that is free on every rank.
+  // This is what the C, Fortran and Python front ends call.
+  template <typename In, typename Out>
+  Pending start(Direction d, const In* in, std::size_t in_n, Out* out, std::size_t out_n,
+                Timings* t = nullptr) const {
+    static_assert(fft_elements<In, Out>(),
+                  "Plan::start: element types must be double, float or their std::complex, of one precision");
+    check_shape(d, name(d), element_of<In>::type, element_of<Out>::type);
+    return start_bytes(d, in, in_n * sizeof(In), out, out_n * sizeof(Out), t);
+  }
+  Pending start_bytes(Direction d, const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes,
+                      Timings* t = nullptr) const;
 
   // The direction-named spellings, kept so that code written against them compiles: each
   // is the call above with Direction::Forward or Direction::Backward and nothing else

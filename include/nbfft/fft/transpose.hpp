@@ -47,6 +47,7 @@
 
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/box.hpp"
+#include "nbfft/request.hpp"
 
 #include <mpi.h>
 
@@ -103,22 +104,7 @@ class Pencils {
   // A split-phase transpose in flight (start below). progress() gives the exchange a host
   // progress pass, test() also says whether it has arrived, wait() completes it (unpacks
   // into the output array). Destroying an active Pending waits for it.
-  class Pending {
-   public:
-    Pending();
-    ~Pending();
-    Pending(Pending&&) noexcept;
-    Pending& operator=(Pending&&) noexcept;
-    bool active() const;
-    void progress();
-    bool test();
-    void wait();
-    struct Impl;
-
-   private:
-    friend class Pencils;
-    std::unique_ptr<Impl> impl_;
-  };
+  using Pending = nbfft::Request;  // nbfft/request.hpp
 
   // ---- Blocking, one field ---------------------------------------------------------------
   template <typename T>

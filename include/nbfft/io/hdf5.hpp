@@ -31,6 +31,7 @@
 #pragma once
 
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/request.hpp"
 
 #include <mpi.h>
 
@@ -229,23 +230,11 @@ class H5File {
   // reported). The destructor settles them and discards the file as ever; a Pending
   // destroyed without wait() completes this rank's part, and close() reports its error.
   enum class Stage { Copy, Borrow };
-  class Pending {
-   public:
-    Pending();
-    ~Pending();
-    Pending(Pending&&) noexcept;
-    Pending& operator=(Pending&&) noexcept;
-    bool active() const;  // started and not yet settled (by a wait on any rank, or close())
-    bool valid() const;   // holds a write not yet waited for here (never started, moved from or waited: false)
-    bool test();          // whether the write has finished (wait() still needed); never blocks
-    void wait();          // waits for the write; throws its error (the same on every rank)
-    struct Impl;
-
-   private:
-    friend class H5File;
-    explicit Pending(std::shared_ptr<Impl> impl);
-    std::shared_ptr<Impl> impl_;
-  };
+  // A background write in flight: nbfft::Request (nbfft/request.hpp). active(): started and
+  // not yet settled (by a wait on any rank, or close()); valid(): holds a write not yet
+  // waited for here; test(): whether the write has finished (wait() still needed), never
+  // blocks; wait(): waits for the write and throws its error (the same on every rank).
+  using Pending = nbfft::Request;
   template <typename T>
   Pending write_start(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
                       const T* data, std::size_t n, Stage stage = Stage::Copy) {

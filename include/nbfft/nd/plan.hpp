@@ -40,6 +40,7 @@
 
 #include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/options.hpp"
+#include "nbfft/request.hpp"
 
 #include <mpi.h>
 
@@ -251,22 +252,7 @@ class Plan {
   // on which transform it finishes (in start order): ranks out of step get RanksDisagree and
   // the transform stays active. The arrays and the plan must outlive the Pending;
   // destroying an active Pending waits for it.
-  class Pending {
-   public:
-    Pending();
-    ~Pending();
-    Pending(Pending&&) noexcept;
-    Pending& operator=(Pending&&) noexcept;
-    bool active() const;
-    void progress();
-    bool test();
-    void wait();
-    struct Impl;
-
-   private:
-    friend class Plan;
-    std::unique_ptr<Impl> impl_;
-  };
+  using Pending = nbfft::Request;  // nbfft/request.hpp
 
   // Collective (every rank starts in the same order). Runs the transform up to its first
   // exchange (on a batch plan: as many fields as are in flight at once) and starts it; the
