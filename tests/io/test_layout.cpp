@@ -86,6 +86,18 @@ void restart(const std::string& tag, int writers, const std::vector<int>& reader
     f.write(l, "u", 3, 0.5, fill<T>(l, 1));
     f.close();
   });
+  // The file itself: the whole array in C order, read by one rank through a plain layout
+  // (a writer's staging that put elements in the wrong places would read back right
+  // through its own layout, and its checksum would agree).
+  on_first_ranks(1, [&](MPI_Comm c) {
+    const Layout written = layout_at(c);
+    const Layout whole(written.shape, nd::Box{std::vector<std::int64_t>(written.shape.size(), 0), written.shape, {}},
+                       written.dtype);
+    std::vector<T> back(std::size_t(whole.count()));
+    H5File f(c, path);
+    f.read(whole, "u", 3, back);
+    EXPECT_EQ(mismatches(whole, back, 1), 0) << tag << " written at " << writers << " ranks: the file's C order";
+  });
   for (int k : readers)
     on_first_ranks(k, [&](MPI_Comm c) {
       const Layout l = layout_at(c);
@@ -117,6 +129,7 @@ TEST(Layout, NdPlan2dBothSidesRestart) {
   at_other_rank_counts<std::complex<double>>("nd2-out", [&](MPI_Comm c) {
     const Layout l = Layout::of(plan_at(c), Space::Spectral);
     EXPECT_EQ(l.shape, (std::vector<std::int64_t>{9, 4}));  // axis 1 halved
+    EXPECT_FALSE(l.box.natural());                           // [k1][k0] in memory
     return l;
   });
 }
