@@ -40,6 +40,7 @@
 // therefore collective, in start order on every rank.
 #include "local/memory.hpp"
 #include "background.hpp"
+#include "checksum.hpp"
 
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
@@ -409,8 +410,9 @@ H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
   const std::size_t need = std::size_t(n) * p.es;
   // The box's first byte in the file: a staged box starts at the same place in a page, so
   // its whole pages can go to the disk directly.
-  const MPI_Offset first_byte =
-      p.offset + MPI_Offset(((p.start[0] * p.dims[1] + p.start[1]) * p.dims[2] + p.start[2]) * std::int64_t(p.es));
+  std::int64_t first = 0;  // the box's first element in the file
+  for (std::size_t a = 0; a < p.dims.size(); ++a) first = first * p.dims[a] + p.start[a];
+  const MPI_Offset first_byte = p.offset + MPI_Offset(first * std::int64_t(p.es));
   try {
   agree(bg->ctl, [&] {
     if (stage == H5File::Stage::Copy || !p.natural) {
@@ -443,17 +445,15 @@ H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
   j->etype = p.real_es == 8 ? MPI_DOUBLE : MPI_FLOAT;
   j->reals = n * (cplx ? 2 : 1);
   j->real_es = p.real_es;
-  std::int64_t dims[3], start[3], count[3];  // in reals, (z, y, x)
-  for (int a = 0; a < 3; ++a) {
-    const std::int64_t k = a == 2 && cplx ? 2 : 1;
-    dims[a] = p.dims[a] * k;
-    start[a] = p.start[a] * k;
-    count[a] = p.count[a] * k;
-  }
-  // The box's runs in the file: whole planes merge into one block, whole rows into one run
-  // per z, else one run per (z, y) row. Long runs go to the file's stream; short ones, many,
-  // through a view (agreed: a view write is collective).
-  const std::int64_t run = count[2] < dims[2] ? count[2] : count[1] < dims[1] ? count[1] * count[2] : j->reals;
+  // In reals (a complex element is two along the last axis), slowest axis first.
+  const std::size_t ndim = p.dims.size();
+  std::vector<std::int64_t> dims = p.dims, start = p.start, count = p.count;
+  if (cplx) dims[ndim - 1] *= 2, start[ndim - 1] *= 2, count[ndim - 1] *= 2;
+  // The box's runs in the file: whole trailing axes merge into one run (whole planes of a
+  // 3-D field into one block, whole rows into one run per z), else one run per row. Long
+  // runs go to the file's stream; short ones, many, through a view (agreed: a view write is
+  // collective).
+  const std::int64_t run = detail::run_length(ndim, count.data(), dims.data());
   const std::int64_t runs = run > 0 ? j->reals / run : 0;
   const char* env = std::getenv("NBFFT_IO_BG_RUN_BYTES");  // the shortest average run streamed (tests)
   const std::int64_t min_run = env ? std::atoll(env) : std::int64_t(64) << 10;
@@ -497,12 +497,9 @@ H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
       std::size_t bytes;
     };
     std::vector<Piece> direct;  // whole pages, written once the runs are laid out
-    for (std::int64_t r = 0; r < runs && err.empty(); ++r) {
-      const std::int64_t q = r * run;  // the run's first real in the box, (z, y, x) order
-      std::int64_t z = 0, y = 0;
-      if (run == count[1] * count[2]) z = q / run;
-      else if (run == count[2]) z = q / (count[1] * count[2]), y = (q / count[2]) % count[1];
-      const MPI_Offset at = p.offset + MPI_Offset((((start[0] + z) * dims[1] + start[1] + y) * dims[2] + start[2]) * es);
+    detail::for_each_run(ndim, start.data(), count.data(), dims.data(), [&](std::int64_t g, std::int64_t q, std::int64_t) {
+      if (!err.empty()) return;
+      const MPI_Offset at = p.offset + MPI_Offset(g * es);  // q: the run's first real in the box, C order
       const char* from = mem + q * es;
       // The run's whole pages go directly when their memory is aligned as the file system
       // asks (staged boxes are placed so); the partial pages at its ends (whole values) and
@@ -520,7 +517,7 @@ H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
       } else {
         buffered(at, from, run);
       }
-    }
+    });
     if (err.empty() && !direct.empty()) {
       j->aios.reset(new aiocb[direct.size()]);
       for (const Piece& d : direct) {
@@ -546,13 +543,14 @@ H5File::Pending background_start(std::shared_ptr<Background>& bg, MPI_Comm comm,
                                                 " elements in rows too short to stream, more than one MPI-IO call "
                                                 "takes; use H5File::write");
       if (n > 0) {
-        int sizes[3], sub[3], starts[3];
-        for (int a = 0; a < 3; ++a) {
+        std::vector<int> sizes(ndim), sub(ndim), starts(ndim);
+        for (std::size_t a = 0; a < ndim; ++a) {
           sizes[a] = int(dims[a]);
           sub[a] = int(count[a]);
           starts[a] = int(start[a]);
         }
-        check_mpi(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, j->etype, &j->ftype),
+        check_mpi(MPI_Type_create_subarray(int(ndim), sizes.data(), sub.data(), starts.data(), MPI_ORDER_C, j->etype,
+                                           &j->ftype),
                   "MPI_Type_create_subarray");
         check_mpi(MPI_Type_commit(&j->ftype), "MPI_Type_commit");
       }

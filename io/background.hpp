@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace nbfft::io::detail {
 
@@ -19,20 +20,22 @@ struct RunStamp;    // io/series.hpp
 struct Background;  // one file's MPI-IO handles and the writes not yet waited for
 
 // Where a step's bytes go (H5File::Impl::place): a contiguous dataset at `offset` of
-// `file`, global dims (z, y, x), this rank's part start/count in the same order.
+// `file`, global dims (slowest first: a 3-D field's (z, y, x)), this rank's part
+// start/count in the same order.
 struct Placement {
   std::string file;
   MPI_Offset offset = 0;
-  std::array<std::int64_t, 3> dims{}, start{}, count{};
+  std::vector<std::int64_t> dims, start, count;
   std::size_t es = 0, real_es = 0;  // bytes of an element, of its real part
-  fft::Box3 box;         // this rank's box as the caller holds it
-  bool natural = false;  // the box's memory order is the file's (z, y, x)
+  nd::Box box;           // this rank's box as the caller holds it
+  bool natural = false;  // the box's memory order is the file's (C order)
   bool spare_core = false;  // this rank may run a second thread (stage_box's halves)
   Dtype dtype = Dtype::Float64;
 };
 
-// Copies this rank's box from its memory order into the file's (z, y, x) order at `dst` (or,
-// dst null, leaves `src`, already in that order, where it is), a few z planes at a time,
+// Copies this rank's box from its memory order into the file's C order at `dst` (or, dst
+// null, leaves `src`, already in that order, where it is), a few slices along axis 0 (z
+// planes) at a time,
 // and returns the box's checksum terms (io/checksum.hpp), each piece summed while it is
 // still in cache: one pass over memory where a copy then a sum made two.
 std::uint64_t stage_box(const Placement& p, const void* src, void* dst);

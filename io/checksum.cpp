@@ -127,24 +127,19 @@ bool checksum_method_of(const std::string& s, ChecksumMethod& m) {
   return false;
 }
 
-std::uint64_t block_checksum(const std::int64_t start[3], const std::int64_t count[3], const std::int64_t dims[3],
-                             Dtype dtype, const void* block, ChecksumMethod method) {
+std::uint64_t block_checksum(std::size_t d, const std::int64_t* start, const std::int64_t* count,
+                             const std::int64_t* dims, Dtype dtype, const void* block, ChecksumMethod method) {
   const bool cplx = dtype == Dtype::Complex128 || dtype == Dtype::Complex64;
   const bool wide = dtype == Dtype::Float64 || dtype == Dtype::Complex128;
-  const std::int64_t per = cplx ? 2 : 1;       // words per element
-  const std::int64_t wb = wide ? 8 : 4;        // bytes per word
-  const std::int64_t row = count[2] * per;     // words per x row of the block
+  const std::int64_t per = cplx ? 2 : 1;  // words per element
+  const std::int64_t es = per * (wide ? 8 : 4);
   const auto* p = static_cast<const unsigned char*>(block);
-  const auto run = [&](std::int64_t g, const unsigned char* r, std::int64_t words) {  // g: first element's index
-    return wide ? row_sum<std::uint64_t>(method, std::uint64_t(g * per), r, words)
-                : row_sum<std::uint32_t>(method, std::uint64_t(g * per), r, words);
-  };
-  // Whole (y, x) planes are one run of words in the file and in the block: summed in one go.
-  if (count[1] == dims[1] && count[2] == dims[2]) return run(start[0] * dims[1] * dims[2], p, count[0] * count[1] * row);
   std::uint64_t s = 0;
-  for (std::int64_t z = 0; z < count[0]; ++z)
-    for (std::int64_t y = 0; y < count[1]; ++y)
-      s += run(((start[0] + z) * dims[1] + start[1] + y) * dims[2] + start[2], p + ((z * count[1] + y) * row) * wb, row);
+  // Whole trailing axes are one run of words in the file and in the block: summed in one go.
+  for_each_run(d, start, count, dims, [&](std::int64_t g, std::int64_t b, std::int64_t n) {
+    s += wide ? row_sum<std::uint64_t>(method, std::uint64_t(g * per), p + b * es, n * per)
+              : row_sum<std::uint32_t>(method, std::uint64_t(g * per), p + b * es, n * per);
+  });
   return s;
 }
 

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nbfft::io::detail {
 
@@ -36,10 +37,55 @@ inline constexpr ChecksumMethod kChecksumMethod = ChecksumMethod::V2;
 // The method a checksum_method attribute names; false if this nbfft does not know it.
 bool checksum_method_of(const std::string& s, ChecksumMethod& m);
 
-// The checksum terms of a contiguous block of the global array in its natural (z, y, x)
-// order: `count` elements per axis starting at `start`, of a global array of extent `dims`
-// (all (z, y, x)), laid out in `block` with x fastest. Add up the parts, mod 2^64.
-std::uint64_t block_checksum(const std::int64_t start[3], const std::int64_t count[3], const std::int64_t dims[3],
-                             Dtype dtype, const void* block, ChecksumMethod method = kChecksumMethod);
+// The runs of a block of a C-order array, each a stretch of consecutive elements in both
+// the array and the block: the block's last axis, merged with the axes before it while
+// the block holds them whole. `count` elements per axis starting at `start`, of an array
+// of extent `dims` (d axes, slowest first). run_length: the elements of each run (0 for an
+// empty block). for_each_run calls f(array_index, block_index, length) for each, in order.
+inline std::int64_t run_length(std::size_t d, const std::int64_t* count, const std::int64_t* dims) {
+  std::int64_t run = 1;
+  std::size_t k = d;
+  while (k > 0) {
+    --k;
+    run *= count[k];
+    if (count[k] != dims[k]) break;
+  }
+  return run;
+}
+template <typename F>
+void for_each_run(std::size_t d, const std::int64_t* start, const std::int64_t* count, const std::int64_t* dims,
+                  F f) {
+  for (std::size_t a = 0; a < d; ++a)
+    if (count[a] == 0) return;
+  std::size_t k = d - 1;  // the run spans axes k .. d-1
+  while (k > 0 && count[k] == dims[k]) --k;
+  const std::int64_t run = run_length(d, count, dims);
+  std::vector<std::int64_t> at(k, 0);  // the run's index along the axes before k
+  for (std::int64_t block = 0;; block += run) {
+    std::int64_t g = 0;
+    for (std::size_t a = 0; a < d; ++a) g = g * dims[a] + start[a] + (a < k ? at[a] : 0);
+    f(g, block, run);
+    std::size_t a = k;
+    for (;;) {
+      if (a == 0) return;
+      --a;
+      if (++at[a] < count[a]) break;
+      at[a] = 0;
+    }
+  }
+}
+
+// The checksum terms of a contiguous block of the global array in its natural (C) order:
+// `count` elements per axis starting at `start`, of a global array of extent `dims` (d
+// axes, slowest first; a 3-D plan's (z, y, x)), laid out in `block` in C order. Add up the
+// parts, mod 2^64.
+std::uint64_t block_checksum(std::size_t d, const std::int64_t* start, const std::int64_t* count,
+                             const std::int64_t* dims, Dtype dtype, const void* block,
+                             ChecksumMethod method = kChecksumMethod);
+inline std::uint64_t block_checksum(const std::int64_t start[3], const std::int64_t count[3],
+                                    const std::int64_t dims[3], Dtype dtype, const void* block,
+                                    ChecksumMethod method = kChecksumMethod) {
+  return block_checksum(3, start, count, dims, dtype, block, method);
+}
 
 }  // namespace nbfft::io::detail

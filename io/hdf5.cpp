@@ -82,7 +82,7 @@ int comm_size(MPI_Comm c) {
 
 bool is_complex(Dtype d) { return d == Dtype::Complex128 || d == Dtype::Complex64; }
 std::size_t real_size(Dtype d) { return d == Dtype::Float64 || d == Dtype::Complex128 ? 8 : 4; }
-std::size_t elem_size(Dtype d) { return real_size(d) * (is_complex(d) ? 2 : 1); }
+std::size_t elem_size(Dtype d) { return size_of(d); }
 
 // The element type in memory (native) or in the file (IEEE little-endian): a float, or the
 // compound {r, i} of two that h5py maps to numpy complex.
@@ -96,37 +96,43 @@ Id h5type(Dtype d, bool file) {
   return t;
 }
 
-// The field's global array in the file (z, y, x order) and this rank's box of it.
-struct Layout {
-  std::array<hsize_t, 3> dims{};  // global (z, y, x)
-  fft::Box3 box;                  // this rank's box, in the plan's memory order
-  Dtype dtype;                    // what the plan holds in that space
-};
+// The dataset's extent, for HDF5.
+std::vector<hsize_t> hdims(const Layout& l) { return std::vector<hsize_t>(l.shape.begin(), l.shape.end()); }
 
-Layout layout_of(const fft::Plan& plan, Space space) {
-  const auto& d = plan.decomposition();
-  // The element types are the plan's one rule of call shapes (real or complex per side:
-  // r2c, c2c, or real both ways when every axis of real data is r2r).
-  const fft::Plan::Shape shape = plan.shape(fft::Direction::Forward);
-  const fft::Element e = space == Space::Physical ? shape.in : shape.out;
-  const bool dbl = e.precision == fft::Precision::Double;
-  Layout l;
-  if (space == Space::Physical) {
-    l.dims = {hsize_t(d.m[2]), hsize_t(d.m[1]), hsize_t(d.m[0])};  // a padded plan's physical grid
-    l.box = plan.in_box();
-  } else {
-    l.dims = {hsize_t(d.n[2]), hsize_t(d.n[1]), hsize_t(d.xc)};
-    l.box = plan.out_box();
-  }
-  l.dtype = e.real ? (dbl ? Dtype::Float64 : Dtype::Float32) : (dbl ? Dtype::Complex128 : Dtype::Complex64);
-  return l;
+bool natural_order(const nd::Box& b) { return b.natural(); }
+
+// The space a write or read is agreed on: "physical", "spectral" or "none" (a user's array).
+const char* space_text(const Layout& l) { return l.has_space ? name(l.space) : "none"; }
+
+// " (z, y, x)" after a shape whose layout names its axes so (a 3-D plan's or a pencil's).
+std::string axes_note(const Layout& l) {
+  const std::string a = l.attribute("axes");
+  return a == "z y x" || a == "kz ky kx" ? " (z, y, x)" : "";
 }
 
-std::string shape_text(const std::array<hsize_t, 3>& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+// The elements of an array of this shape.
+std::int64_t elements(const std::vector<std::int64_t>& shape) {
+  std::int64_t c = 1;
+  for (std::int64_t e : shape) c *= e;
+  return c;
 }
 
-bool natural_order(const fft::Box3& b) { return b.order == std::array<int, 3>{0, 1, 2}; }
+// The elements of one slice of a box along its axis 0 (the file's slowest axis): the unit
+// in which boxes are staged, written and summed in pieces.
+std::int64_t slice_count(const nd::Box& b) {
+  std::int64_t c = 1;
+  for (std::size_t a = 1; a < b.n.size(); ++a) c *= b.n[a];
+  return c;
+}
+
+// The block of slices a0 .. a0+na of a box along axis 0 (offset and extent per axis).
+void slices(const nd::Box& b, std::int64_t a0, std::int64_t na, std::vector<std::int64_t>& start,
+            std::vector<std::int64_t>& count) {
+  start = b.lo;
+  count = b.n;
+  start[0] += a0;
+  count[0] = na;
+}
 
 // NBFFT_IO_OWN_WRITES=0 sends every write() through HDF5's collective transfer (tests,
 // comparisons); otherwise a box of long runs is written by its rank itself (write_runs).
@@ -138,29 +144,43 @@ bool own_writes_enabled() {
   return on;
 }
 
-// Copies planes z0 .. z0+nzp of a box between the plan's memory order and the file's
-// (z, y, x) order, a row of x at a time when x is the fastest dimension in memory (both of
-// nbfft's pencils). The spectrum's [y][z][x] needs this copy: an HDF5 memory selection
-// cannot permute axes.
-void reorder(const fft::Box3& b, std::int64_t z0, std::int64_t nzp, std::size_t es, const char* src, char* dst,
+// Copies slices a0 .. a0+na (along axis 0) of a box between its memory order and the file's
+// C order, a row of the last axis at a time when that axis is the fastest in memory (every
+// pencil of nbfft's). A spectrum in another order ([y][z][x], an N-D plan's transposed
+// output) needs this copy: an HDF5 memory selection cannot permute axes.
+void reorder(const nd::Box& b, std::int64_t a0, std::int64_t na, std::size_t es, const char* src, char* dst,
              bool to_file) {
-  const std::int64_t nx = b.n[0], ny = b.n[1];
-  for (std::int64_t z = 0; z < nzp; ++z)
-    for (std::int64_t y = 0; y < ny; ++y) {
-      const std::int64_t file_row = (z * ny + y) * nx;
-      if (b.order[0] == 0) {
-        const std::int64_t mem_row = b.index(b.lo[0], b.lo[1] + y, b.lo[2] + z0 + z);
-        const char* s = src + es * (to_file ? mem_row : file_row);
-        char* t = dst + es * (to_file ? file_row : mem_row);
-        std::memcpy(t, s, es * nx);
-      } else {
-        for (std::int64_t x = 0; x < nx; ++x) {
-          const std::int64_t m = b.index(b.lo[0] + x, b.lo[1] + y, b.lo[2] + z0 + z);
-          const std::int64_t f = file_row + x;
-          std::memcpy(dst + es * (to_file ? f : m), src + es * (to_file ? m : f), es);
-        }
+  const std::size_t d = b.n.size();
+  // The memory stride of each axis.
+  const auto ord = [&](std::size_t i) { return b.order.empty() ? i : std::size_t(b.order[i]); };
+  std::vector<std::int64_t> stride(d, 1);
+  for (std::size_t i = d; i-- > 1;) stride[ord(i - 1)] = stride[ord(i)] * b.n[ord(i)];
+  std::vector<std::int64_t> start, count;
+  slices(b, a0, na, start, count);
+  for (std::size_t a = 0; a < d; ++a) start[a] -= b.lo[a];  // box-relative
+  const std::int64_t row = count[d - 1], step = stride[d - 1];
+  std::int64_t rows = row > 0 ? 1 : 0;  // in the file's order, an odometer over axes 0 .. d-2
+  for (std::size_t a = 0; a + 1 < d; ++a) rows *= count[a];
+  std::vector<std::int64_t> at(d, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t mem = 0;
+    for (std::size_t a = 0; a < d; ++a) mem += (start[a] + at[a]) * stride[a];
+    const std::int64_t file_row = r * row;
+    if (step == 1) {
+      const char* s = src + es * std::size_t(to_file ? mem : file_row);
+      char* t = dst + es * std::size_t(to_file ? file_row : mem);
+      std::memcpy(t, s, es * std::size_t(row));
+    } else {
+      for (std::int64_t x = 0; x < row; ++x) {
+        const std::int64_t m = mem + x * step, f = file_row + x;
+        std::memcpy(dst + es * std::size_t(to_file ? f : m), src + es * std::size_t(to_file ? m : f), es);
       }
     }
+    for (std::size_t a = d - 1; a-- > 0;) {  // the next row: the odometer over axes 0 .. d-2
+      if (++at[a] < count[a]) break;
+      at[a] = 0;
+    }
+  }
 }
 
 template <typename T>
@@ -235,7 +255,7 @@ struct H5File::Impl {
 
   std::string where() const { return "'" + path + "'"; }
   const std::string& target() const { return mode == Mode::Create ? tmp : path; }  // the file HDF5 writes
-  detail::Placement place(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
+  detail::Placement place(const Layout& layout, const std::string& field, std::int64_t step,
                           double time, Dtype dtype, std::size_t bytes);
 
   // Closes the file; for Create renames the temporary over the target (or removes it when
@@ -480,12 +500,19 @@ void H5File::close() {
 H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, const std::string& field,
                                           std::int64_t step, double time, Dtype dtype, const void* data,
                                           std::size_t bytes, Stage stage) {
+  return write_start_bytes(Layout::of(plan, space), field, step, time, dtype, data, bytes, stage);
+}
+
+H5File::Pending H5File::write_start_bytes(const Layout& layout, const std::string& field, std::int64_t step,
+                                          double time, Dtype dtype, const void* data, std::size_t bytes,
+                                          Stage stage) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write_start: the file is closed");
   Impl& m = *impl_;
   H5File::Impl* mp = &m;  // stable while the file moves; the write's after step runs before it dies
   return detail::background_start(
-      m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage, [&] { return m.place(plan, space, field, step, time, dtype, bytes); },
-      [mp, run = detail::RunStamp::of(plan), field, step](std::uint64_t mine) {
+      m.bg, m.comm, m.path, m.mode != Mode::Read, m.options.chunk[0] > 0, field, step, data, stage,
+      [&] { return m.place(layout, field, step, time, dtype, bytes); },
+      [mp, run = detail::RunStamp::of(layout), field, step](std::uint64_t mine) {
         detail::put_checksum(*mp, field, step, mine);
         detail::after_data(*mp, run, field, step);
       },
@@ -494,21 +521,25 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan& plan, Space space, co
 
 namespace {
 // The checks every write and read starts with, the same on every rank: this rank's outcome.
-std::string local_checks(const H5File::Impl* m, bool writing, const fft::Plan& plan, Space space, const Layout& l,
-                         const std::string& field, Dtype dtype, std::size_t bytes, MPI_Comm comm) {
+std::string local_checks(const H5File::Impl* m, bool writing, const Layout& l, const std::string& field, Dtype dtype,
+                         std::size_t bytes, MPI_Comm comm) {
   const char* op = writing ? "H5File::write" : "H5File::read";
   std::string e = detail::check_field_name(field);
   if (!e.empty()) return std::string(op) + ": " + e;
   if (writing && m->mode == H5File::Mode::Read)
     return std::string(op) + ": '" + m->path + "' was opened for reading";
-  const auto& d = plan.decomposition();
-  if (comm_size(comm) != d.m1 * d.m2 || comm_rank(comm) != d.rank)
-    return std::string(op) + ": the plan was made on another communicator (its " + std::to_string(d.m1 * d.m2) +
-           " ranks, this rank " + std::to_string(d.rank) + ") than the file's (" + std::to_string(comm_size(comm)) +
+  e = l.check();
+  if (!e.empty()) return std::string(op) + ": " + e;
+  if (l.ranks > 0 && (comm_size(comm) != l.ranks || comm_rank(comm) != l.rank))
+    return std::string(op) + ": the plan was made on another communicator (its " + std::to_string(l.ranks) +
+           " ranks, this rank " + std::to_string(l.rank) + ") than the file's (" + std::to_string(comm_size(comm)) +
            " ranks, this rank " + std::to_string(comm_rank(comm)) + ")";
   if (dtype != l.dtype)
-    return std::string(op) + ": the plan's " + name(space) +
+    return std::string(op) + ": " + (l.has_space ? std::string("the plan's ") + name(l.space) : std::string("the layout's")) +
            " field is " + name(l.dtype) + ", the data passed is " + name(dtype);
+  if (writing && l.shape.size() != 3 && m->options.chunk[0] > 0)
+    return std::string(op) + ": H5Options::chunk gives chunks of 3-axis fields; this field has " +
+           std::to_string(l.shape.size()) + " axes (open the file without chunks)";
   const std::size_t need = std::size_t(l.box.count()) * elem_size(dtype);
   if (bytes < need)
     return std::string(op) + ": the buffer holds " + std::to_string(bytes / elem_size(dtype)) +
@@ -516,25 +547,27 @@ std::string local_checks(const H5File::Impl* m, bool writing, const fft::Plan& p
   return "";
 }
 
-// Planes z0 .. z0+nz of this rank's box in the global dataset and in the memory they come
-// from or go to (a block in (z, y, x) order). An empty part selects nothing: the rank still
-// takes part in the collective transfer.
-void select_part(const fft::Box3& b, std::int64_t z0, std::int64_t nz, hid_t filespace, Id& memspace) {
-  if (b.n[0] * b.n[1] * nz == 0) {
+// Slices a0 .. a0+na (along axis 0) of this rank's box in the global dataset and in the
+// memory they come from or go to (a block in C order). An empty part selects nothing: the
+// rank still takes part in the collective transfer.
+void select_part(const nd::Box& b, std::int64_t a0, std::int64_t na, hid_t filespace, Id& memspace) {
+  if (slice_count(b) * na == 0) {
     check(H5Sselect_none(filespace), "H5Sselect_none");
     const hsize_t one = 1;
     memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
     check(H5Sselect_none(memspace), "H5Sselect_none");
     return;
   }
-  const hsize_t start[3] = {hsize_t(b.lo[2] + z0), hsize_t(b.lo[1]), hsize_t(b.lo[0])};
-  const hsize_t count[3] = {hsize_t(nz), hsize_t(b.n[1]), hsize_t(b.n[0])};
-  check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
-  memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+  std::vector<std::int64_t> start, count;
+  slices(b, a0, na, start, count);
+  const std::vector<hsize_t> hstart(start.begin(), start.end()), hcount(count.begin(), count.end());
+  check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, hstart.data(), nullptr, hcount.data(), nullptr),
+        "H5Sselect_hyperslab");
+  memspace = make(H5Screate_simple(int(hcount.size()), hcount.data(), nullptr), H5Sclose, "H5Screate_simple");
 }
 
 // A box in another memory order than the file's moves through a staging buffer in pieces
-// of whole z planes, at most this many bytes each (NBFFT_IO_STAGE_BYTES overrides it): the
+// of whole slices along axis 0 (z planes of a 3-D field), at most this many bytes each (NBFFT_IO_STAGE_BYTES overrides it): the
 // extra memory stays small and the copy of one piece is still in cache when HDF5 takes it.
 std::int64_t stage_bytes() {
   static const std::int64_t v = [] {
@@ -547,12 +580,12 @@ std::int64_t stage_bytes() {
 
 // How many collective transfers a box takes: 1 in the file's order, else the most pieces
 // any rank needs (every rank makes the same number of collective calls; collective).
-std::int64_t staging_pieces(const fft::Box3& b, std::size_t es, MPI_Comm comm) {
+std::int64_t staging_pieces(const nd::Box& b, std::size_t es, MPI_Comm comm) {
   std::int64_t mine = 1;
   if (!natural_order(b) && !b.empty()) {
-    const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(es);
+    const std::int64_t plane = slice_count(b) * std::int64_t(es);
     const std::int64_t per = std::max<std::int64_t>(1, stage_bytes() / plane);
-    mine = (b.n[2] + per - 1) / per;
+    mine = (b.n[0] + per - 1) / per;
   }
   std::int64_t most = 1;
   check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
@@ -577,15 +610,14 @@ bool spare_core_here(MPI_Comm comm) {
   return mine > 1 && online > ranks;
 }
 
-// This rank's checksum terms (io/checksum.hpp) of planes z0 .. z0+nz of its box, laid out
+// This rank's checksum terms (io/checksum.hpp) of slices a0 .. a0+na of its box, laid out
 // in the file's order in `block`.
-std::uint64_t part_checksum(const Layout& l, std::int64_t z0, std::int64_t nz, Dtype dtype, const void* block,
+std::uint64_t part_checksum(const Layout& l, std::int64_t a0, std::int64_t na, Dtype dtype, const void* block,
                             detail::ChecksumMethod method = detail::kChecksumMethod) {
-  const fft::Box3& b = l.box;
-  if (b.n[0] * b.n[1] * nz == 0) return 0;
-  const std::int64_t start[3] = {b.lo[2] + z0, b.lo[1], b.lo[0]}, count[3] = {nz, b.n[1], b.n[0]};
-  const std::int64_t dims[3] = {std::int64_t(l.dims[0]), std::int64_t(l.dims[1]), std::int64_t(l.dims[2])};
-  return detail::block_checksum(start, count, dims, dtype, block, method);
+  if (slice_count(l.box) * na == 0) return 0;
+  std::vector<std::int64_t> start, count;
+  slices(l.box, a0, na, start, count);
+  return detail::block_checksum(l.shape.size(), start.data(), count.data(), l.shape.data(), dtype, block, method);
 }
 
 // Writes or reads this rank's box of dset in `pieces` collective transfers (see above);
@@ -593,7 +625,7 @@ std::uint64_t part_checksum(const Layout& l, std::int64_t z0, std::int64_t nz, D
 std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
                        const std::string& what, detail::ChecksumMethod method = detail::kChecksumMethod,
                        bool spare_core = false) {
-  const fft::Box3& b = l.box;
+  const nd::Box& b = l.box;
   const std::size_t es = elem_size(dtype);
   Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
   Id mtype = h5type(dtype, false);
@@ -601,11 +633,11 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
   double dummy = 0;
   if (natural_order(b)) {  // straight from (to) the caller's array
     Id memspace;
-    select_part(b, 0, b.n[2], filespace, memspace);
+    select_part(b, 0, b.n[0], filespace, memspace);
     void* p = data ? data : &dummy;
     if (!writing) {
       check(H5Dread(dset, mtype, memspace, filespace, dxpl, p), what);
-      return part_checksum(l, 0, b.n[2], dtype, p, method);
+      return part_checksum(l, 0, b.n[0], dtype, p, method);
     }
     // The checksum of the caller's array: by a second thread while HDF5 writes it when this
     // rank has a core to spare (both only read the array; the write is mostly the kernel's
@@ -616,12 +648,12 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     std::thread hasher;
     if (spare_core) {
       try {
-        hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[2], dtype, p); });
+        hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[0], dtype, p); });
       } catch (const std::system_error&) {
-        sum = part_checksum(l, 0, b.n[2], dtype, p);  // no thread to be had: in turn
+        sum = part_checksum(l, 0, b.n[0], dtype, p);  // no thread to be had: in turn
       }
     } else {
-      sum = part_checksum(l, 0, b.n[2], dtype, p);
+      sum = part_checksum(l, 0, b.n[0], dtype, p);
     }
     const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
     if (hasher.joinable()) hasher.join();
@@ -629,11 +661,11 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     return sum;
   }
   std::uint64_t sum = 0;
-  const fft::Range first = fft::split(b.n[2], pieces, 0);
-  local::Bytes staging(std::size_t(std::max<std::int64_t>(1, first.n * b.n[0] * b.n[1])) * es, "the I/O staging buffer");
+  const fft::Range first = fft::split(b.n[0], pieces, 0);
+  local::Bytes staging(std::size_t(std::max<std::int64_t>(1, first.n * slice_count(b))) * es, "the I/O staging buffer");
   char* const stage = reinterpret_cast<char*>(staging.get());
   for (std::int64_t k = 0; k < pieces; ++k) {
-    const fft::Range zr = fft::split(b.n[2], pieces, k);
+    const fft::Range zr = fft::split(b.n[0], pieces, k);
     Id memspace;
     select_part(b, zr.lo, zr.n, filespace, memspace);
     if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage, true);
@@ -660,12 +692,11 @@ std::int64_t min_run_bytes() {
   return v;
 }
 bool long_runs(const Layout& l, std::size_t es) {
-  const fft::Box3& b = l.box;
+  const nd::Box& b = l.box;
   if (!natural_order(b)) return false;
   if (b.empty()) return true;
-  const bool whole_x = b.n[0] == std::int64_t(l.dims[2]), whole_y = whole_x && b.n[1] == std::int64_t(l.dims[1]);
-  const std::int64_t run = whole_y ? b.n[0] * b.n[1] * b.n[2] : whole_x ? b.n[0] * b.n[1] : b.n[0];
-  const std::int64_t runs = b.n[0] * b.n[1] * b.n[2] / run;
+  const std::int64_t run = detail::run_length(l.shape.size(), b.n.data(), l.shape.data());
+  const std::int64_t runs = b.count() / run;
   return run * std::int64_t(es) >= min_run_bytes() && runs <= kMaxRuns;
 }
 
@@ -679,7 +710,7 @@ bool long_runs(const Layout& l, std::size_t es) {
 // the file (H5Options::sync) before the rename. Returns this rank's checksum terms.
 std::uint64_t write_runs(const std::string& file, haddr_t offset, const Layout& l, Dtype dtype, const void* data,
                          const std::string& what) {
-  const fft::Box3& b = l.box;
+  const nd::Box& b = l.box;
   if (b.empty()) return 0;
   const std::size_t es = elem_size(dtype);
   const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
@@ -688,10 +719,8 @@ std::uint64_t write_runs(const std::string& file, haddr_t offset, const Layout& 
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  const std::int64_t nx = std::int64_t(l.dims[2]), ny = std::int64_t(l.dims[1]);
-  const std::int64_t plane = b.n[0] * b.n[1];  // elements of one z plane of the box
+  const std::int64_t plane = slice_count(b);  // elements of one slice of the box along axis 0
   const std::int64_t per = std::max<std::int64_t>(1, (std::int64_t(2) << 20) / std::max<std::int64_t>(1, plane * std::int64_t(es)));
-  const bool whole_x = b.n[0] == nx, whole_y = whole_x && b.n[1] == ny;
   const char* base = static_cast<const char*>(data);
   const auto put = [&](const char* from, std::size_t bytes, std::uint64_t at) {
     while (bytes > 0) {
@@ -711,18 +740,17 @@ std::uint64_t write_runs(const std::string& file, haddr_t offset, const Layout& 
     }
   };
   std::uint64_t sum = 0;
-  for (std::int64_t z0 = 0; z0 < b.n[2]; z0 += per) {
-    const std::int64_t nz = std::min(per, b.n[2] - z0);
+  std::vector<std::int64_t> start, count;
+  for (std::int64_t z0 = 0; z0 < b.n[0]; z0 += per) {
+    const std::int64_t nz = std::min(per, b.n[0] - z0);
     const char* piece = base + std::size_t(z0 * plane) * es;
     sum += part_checksum(l, z0, nz, dtype, piece);
-    for (std::int64_t z = z0; z < z0 + nz; z += whole_y ? nz : 1) {
-      for (std::int64_t y = 0; y < (whole_x ? 1 : b.n[1]); ++y) {
-        const std::int64_t first = ((b.lo[2] + z) * ny + b.lo[1] + y) * nx + b.lo[0];  // element in the file
-        const std::int64_t run = whole_y ? nz * plane : whole_x ? plane : b.n[0];
-        put(base + std::size_t((z * b.n[1] + y) * b.n[0]) * es, std::size_t(run) * es,
-            std::uint64_t(offset) + std::uint64_t(first) * es);
-      }
-    }
+    slices(b, z0, nz, start, count);
+    detail::for_each_run(l.shape.size(), start.data(), count.data(), l.shape.data(),
+                         [&](std::int64_t first, std::int64_t in_piece, std::int64_t run) {
+                           put(piece + std::size_t(in_piece) * es, std::size_t(run) * es,
+                               std::uint64_t(offset) + std::uint64_t(first) * es);
+                         });
   }
   return sum;
 }
@@ -752,19 +780,28 @@ namespace {
 // created (contiguous or chunked, allocated at once, never filled) with its attributes.
 // write() moves the data into it next; write_start() hands its bytes to MPI-IO. `reserve`:
 // the disk room is claimed (write), or only checked (false: write_start; io/room.hpp says why).
-Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space space, const std::string& field,
-               std::int64_t step, double time, Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
-  const auto& d = plan.decomposition();
-  std::string local = local_checks(&m, true, plan, space, l, field, dtype, bytes, m.comm);
+Id create_step(H5File::Impl& m, const Layout& l, const std::string& field, std::int64_t step, double time,
+               Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
+  std::string local = local_checks(&m, true, l, field, dtype, bytes, m.comm);
   if (local.empty() && !detail::check_time(time).empty()) local = "H5File::write: " + detail::check_time(time);
   // A background write's own start (reserve false) was agreed before; write() meets a
   // rank's wait here.
   const ConfigFields call = {{"call", "write"}, {"field", field}, {"step", std::to_string(step)}, {"time", hex(time)},
-                             {"space", name(space)}, {"dtype", name(dtype)}, {"shape", shape_text(l.dims)},
-                             {"process grid", detail::process_grid(plan)}};
+                             {"space", space_text(l)}, {"dtype", name(dtype)}, {"shape", shape_text(l.shape)},
+                             {"process grid", l.process_grid}};
   if (reserve) detail::agree_entry(m.comm, "H5File::write", "H5File::write", call, local);
   else nbfft::agree_call(m.comm, "H5File::write", call, local);
   const std::string where = "/" + field + "/" + std::to_string(step);
+  // The blocks must tile the array: every element written once (the dataset is never
+  // filled, and its checksum adds up every rank's terms). The same sums on every rank.
+  const std::int64_t total = elements(l.shape);
+  std::int64_t held = l.count();
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_INT64_T, MPI_SUM, m.comm), "MPI_Allreduce");
+  if (held != total)
+    throw Error(ErrorCode::InvalidArgument, "H5File::write: the ranks' boxes hold " + std::to_string(held) +
+                                                " elements together; the layout's shape " + shape_text(l.shape) +
+                                                " has " + std::to_string(total) +
+                                                " (the boxes must tile it: none outside, none overlapping)");
 
   // The room for the data and the close's metadata, claimed before the dataset is made
   // (io/room.hpp): a full disk or a file size limit is an error here, on every rank, while
@@ -773,9 +810,10 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
   const auto claim = [&] {
     if (comm_rank(m.comm) != 0) return;
     std::uint64_t bytes = elem_size(dtype);
-    for (int a = 0; a < 3; ++a) {
-      const std::uint64_t c = m.options.chunk[a] ? std::min<std::uint64_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a])) : 0;
-      bytes *= c ? (l.dims[a] + c - 1) / c * c : l.dims[a];  // whole chunks
+    for (std::size_t a = 0; a < l.shape.size(); ++a) {
+      const std::uint64_t n = std::uint64_t(l.shape[a]);
+      const std::uint64_t c = m.options.chunk[0] ? std::min<std::uint64_t>(m.options.chunk[a], std::max<std::uint64_t>(1, n)) : 0;
+      bytes *= c ? (n + c - 1) / c * c : n;  // whole chunks (chunks are 3-D only: local_checks)
     }
     const std::uint64_t need = bytes + kMetadataRoom;
     const std::string why =
@@ -802,29 +840,23 @@ Id create_step(H5File::Impl& m, const Layout& l, const fft::Plan& plan, Space sp
                    "H5File::write: creating group /" + field);
     }
     Id ftype = h5type(dtype, true);
-    Id space_id = make(H5Screate_simple(3, l.dims.data(), nullptr), H5Sclose, "H5Screate_simple");
+    const std::vector<hsize_t> dims = hdims(l);
+    Id space_id = make(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
     // No fill values: every element is written at once, and filling costs minutes at scale.
     Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
     check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
     check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
     if (m.options.chunk[0] > 0) {
       hsize_t chunk[3];
-      for (int a = 0; a < 3; ++a) chunk[a] = std::min<hsize_t>(m.options.chunk[a], std::max<hsize_t>(1, l.dims[a]));
+      for (int a = 0; a < 3; ++a) chunk[a] = std::min<hsize_t>(m.options.chunk[a], std::max<hsize_t>(1, dims[a]));
       check(H5Pset_chunk(dcpl, 3, chunk), "H5File::write: H5Pset_chunk");
     }
     dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, space_id, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                 H5Dclose, "H5File::write: creating " + where + " in " + m.where());
-    const auto& o = plan.options();
-    put_string(dset, "space", name(space));
-    put_string(dset, "transform", fft::name(o.transform));
-    put_string(dset, "precision", fft::name(o.precision));
-    put_string(dset, "norm", fft::name(o.norm));
-    put_string(dset, "axes", space == Space::Physical ? "z y x" : "kz ky kx");
-    put_string(dset, "halved_axis", space == Space::Spectral && d.r2c ? "kx" : "none");
-    put_string(dset, "kinds", fft::kinds_str(o.kinds));  // x, y, z (docs/fft.md "Transform kinds")
-    put_string(dset, "padding", fft::padding_str(o.padding));
-    put_numbers<std::int64_t>(dset, "grid", H5T_NATIVE_INT64, H5T_STD_I64LE, {d.n[2], d.n[1], d.n[0]});
-    put_numbers<std::int64_t>(dset, "physical_grid", H5T_NATIVE_INT64, H5T_STD_I64LE, {d.m[2], d.m[1], d.m[0]});
+    if (l.has_space) put_string(dset, "space", name(l.space));
+    for (const auto& kv : l.text) put_string(dset, kv.first.c_str(), kv.second);
+    for (const auto& kv : l.numbers)
+      put_numbers<std::int64_t>(dset, kv.first.c_str(), H5T_NATIVE_INT64, H5T_STD_I64LE, kv.second);
     put_numbers<std::int64_t>(dset, "step", H5T_NATIVE_INT64, H5T_STD_I64LE, {step});
     put_numbers<double>(dset, "time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {time});
   });
@@ -848,11 +880,15 @@ void detail::after_data(H5File::Impl& m, const RunStamp& run, const std::string&
 
 void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, double time,
                          Dtype dtype, const void* data, std::size_t bytes) {
+  write_bytes(Layout::of(plan, space), field, step, time, dtype, data, bytes);
+}
+
+void H5File::write_bytes(const Layout& l, const std::string& field, std::int64_t step, double time, Dtype dtype,
+                         const void* data, std::size_t bytes) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
   Impl& m = *impl_;
-  const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, true);
+  Id dset = create_step(m, l, field, step, time, dtype, bytes, group, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   // Every rank's box in long runs of a contiguous dataset: each rank writes its own
@@ -877,7 +913,7 @@ void H5File::write_bytes(const fft::Plan& plan, Space space, const std::string& 
   }
   close_step(m, where, dset, group);
   detail::put_checksum(m, field, step, mine);
-  detail::after_data(m, detail::RunStamp::of(plan), field, step);
+  detail::after_data(m, detail::RunStamp::of(l), field, step);
 }
 
 void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_t step, std::uint64_t mine) {
@@ -893,12 +929,11 @@ void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_
 // The background write's first half (io/background.cpp): the dataset made exactly as
 // write() makes it, then where its bytes go. Contiguous only: a chunked dataset's bytes
 // are not one run of the file (refused before anything is made).
-detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
-                                      double time, Dtype dtype, std::size_t bytes) {
+detail::Placement H5File::Impl::place(const Layout& l, const std::string& field, std::int64_t step, double time,
+                                      Dtype dtype, std::size_t bytes) {
   Impl& m = *this;
-  const Layout l = layout_of(plan, space);
   Id group;
-  Id dset = create_step(m, l, plan, space, field, step, time, dtype, bytes, group, false);
+  Id dset = create_step(m, l, field, step, time, dtype, bytes, group, false);
   const std::string where = "/" + field + "/" + std::to_string(step);
   detail::Placement p;
   p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
@@ -908,11 +943,9 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
   p.es = elem_size(dtype);
   p.real_es = real_size(dtype);
   p.dtype = dtype;
-  for (int a = 0; a < 3; ++a) {
-    p.dims[a] = std::int64_t(l.dims[a]);
-    p.start[a] = l.box.lo[2 - a];  // the file's (z, y, x) from the box's (x, y, z)
-    p.count[a] = l.box.n[2 - a];
-  }
+  p.dims = l.shape;
+  p.start = l.box.lo;
+  p.count = l.box.n;
   agree(m.comm, [&] {
     // The bytes in memory are the file's: IEEE little-endian reals, complex as {r, i}.
     Id ft = make(H5Dget_type(dset), H5Tclose, "H5Dget_type");
@@ -927,7 +960,7 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
     p.offset = MPI_Offset(a);
     // Its bytes are on their way from now: the next write's room check counts them.
     if (comm_rank(m.comm) == 0)
-      detail::promise_room(m.target(), std::uint64_t(a), std::uint64_t(p.dims[0] * p.dims[1] * p.dims[2]) * p.es,
+      detail::promise_room(m.target(), std::uint64_t(a), std::uint64_t(elements(p.dims)) * p.es,
                            m.in_flight);
   });
   close_step(m, where, dset, group);
@@ -937,8 +970,8 @@ detail::Placement H5File::Impl::place(const fft::Plan& plan, Space space, const 
 namespace {
 // stage_box's work on planes lo .. hi of the box.
 std::uint64_t stage_planes(const detail::Placement& p, const void* src, void* dst, std::int64_t lo, std::int64_t hi) {
-  const fft::Box3& b = p.box;
-  const std::int64_t plane = b.n[0] * b.n[1] * std::int64_t(p.es);  // bytes of a z plane of the box
+  const nd::Box& b = p.box;
+  const std::int64_t plane = slice_count(b) * std::int64_t(p.es);  // bytes of a slice of the box along axis 0
   const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(256) << 10) / plane);
   const char* s = static_cast<const char*>(src);
   char* t = static_cast<char*>(dst);
@@ -951,32 +984,33 @@ std::uint64_t stage_planes(const detail::Placement& p, const void* src, void* ds
       else reorder(b, z0, nz, p.es, s, t + z0 * plane, true);
       piece = t + z0 * plane;
     }
-    const std::int64_t start[3] = {p.start[0] + z0, p.start[1], p.start[2]}, count[3] = {nz, p.count[1], p.count[2]};
-    sum += detail::block_checksum(start, count, p.dims.data(), p.dtype, piece);
+    std::vector<std::int64_t> start, count;
+    slices(b, z0, nz, start, count);
+    sum += detail::block_checksum(p.dims.size(), start.data(), count.data(), p.dims.data(), p.dtype, piece);
   }
   return sum;
 }
 }  // namespace
 
 std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) {
-  const fft::Box3& b = p.box;
+  const nd::Box& b = p.box;
   if (b.empty()) return 0;
   // With a core to spare the two halves go side by side (the checksum terms add up): a
   // rank's write_start stages its whole box before it returns, on the solver's time.
-  const std::int64_t half = b.n[2] / 2;
+  const std::int64_t half = b.n[0] / 2;
   if (p.spare_core && std::int64_t(b.count()) * std::int64_t(p.es) >= (std::int64_t(4) << 20) && half > 0) {
     std::uint64_t upper = 0;
     std::thread lane;
     try {
-      lane = std::thread([&] { upper = stage_planes(p, src, dst, half, b.n[2]); });
+      lane = std::thread([&] { upper = stage_planes(p, src, dst, half, b.n[0]); });
     } catch (const std::system_error&) {
-      return stage_planes(p, src, dst, 0, b.n[2]);  // no thread to be had: in turn
+      return stage_planes(p, src, dst, 0, b.n[0]);  // no thread to be had: in turn
     }
     const std::uint64_t lower = stage_planes(p, src, dst, 0, half);
     lane.join();
     return lower + upper;
   }
-  return stage_planes(p, src, dst, 0, b.n[2]);
+  return stage_planes(p, src, dst, 0, b.n[0]);
 }
 
 Id detail::open_step(hid_t file, const std::string& path, const std::string& field, std::int64_t step,
@@ -1035,15 +1069,18 @@ std::string detail::check_time(double t) {
 }
 
 std::string detail::spectrum_mismatch(hid_t ds, const fft::Plan& plan, Space space) {
-  if (space != Space::Spectral) return "";
-  const auto& o = plan.options();
+  return spectrum_mismatch(ds, Layout::of(plan, space));
+}
+
+std::string detail::spectrum_mismatch(hid_t ds, const Layout& l) {
+  if (!l.has_space || l.space != Space::Spectral) return "";
   const std::string kinds = get_string(ds, "kinds"), norm = get_string(ds, "norm");
-  const std::string want_kinds = fft::kinds_str(o.kinds), want_norm = fft::name(o.norm);
+  const std::string want_kinds = l.attribute("kinds"), want_norm = l.attribute("norm");
   // The spectrum depends only on how the forward transform scales: 'none' and 'backward'
   // leave it unscaled alike.
   const auto forward_scale = [](const std::string& n) { return n == "none" ? std::string("backward") : n; };
-  const bool other_kinds = !kinds.empty() && kinds != want_kinds,
-             other_norm = !norm.empty() && forward_scale(norm) != forward_scale(want_norm);
+  const bool other_kinds = !kinds.empty() && !want_kinds.empty() && kinds != want_kinds,
+             other_norm = !norm.empty() && !want_norm.empty() && forward_scale(norm) != forward_scale(want_norm);
   if (!other_kinds && !other_norm) return "";
   return " is the spectrum of a plan with " + (other_kinds ? "kinds " + kinds : "") +
          (other_kinds && other_norm ? " and " : "") + (other_norm ? "norm '" + norm + "'" : "") +
@@ -1076,13 +1113,17 @@ void detail::verify_checksum(MPI_Comm comm, std::uint64_t mine, std::uint64_t st
 
 void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step, Dtype dtype,
                         void* data, std::size_t bytes) const {
+  read_bytes(Layout::of(plan, space), field, step, dtype, data, bytes);
+}
+
+void H5File::read_bytes(const Layout& l, const std::string& field, std::int64_t step, Dtype dtype, void* data,
+                        std::size_t bytes) const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::read: the file is closed");
   const Impl& m = *impl_;
-  const Layout l = layout_of(plan, space);
-  const std::string local = local_checks(&m, false, plan, space, l, field, dtype, bytes, m.comm);
+  const std::string local = local_checks(&m, false, l, field, dtype, bytes, m.comm);
   detail::agree_entry(m.comm, "H5File::read", "H5File::read",
-                      {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", name(space)},
-                       {"dtype", name(dtype)}, {"shape", shape_text(l.dims)}, {"process grid", detail::process_grid(plan)}},
+                      {{"call", "read"}, {"field", field}, {"step", std::to_string(step)}, {"space", space_text(l)},
+                       {"dtype", name(dtype)}, {"shape", shape_text(l.shape)}, {"process grid", l.process_grid}},
                       local);
   const std::string where = "/" + field + "/" + std::to_string(step) + " of '" + m.path + "'";
   bool verify = false;  // datasets written before checksums (or by other writers) have none
@@ -1091,26 +1132,29 @@ void H5File::read_bytes(const fft::Plan& plan, Space space, const std::string& f
   Id dset = agree(m.comm, [&] {
     Id ds = detail::open_step(m.file, m.path, field, step, "H5File::read");
     const std::string s = get_string(ds, "space");
-    if (s != name(space))
+    if (l.has_space && s != name(l.space))
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + (s.empty() ? "undescribed" : s) +
-                                                  " field; asked for a " + name(space) + " one");
+                                                  " field; asked for a " + name(l.space) + " one");
     Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
     Dtype fd{};
     std::string why;
     if (!detail::dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
     if (fd != dtype)
-      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " holds " + name(fd) + ", the plan reads " +
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " holds " + name(fd) +
+                                                  (l.has_space ? ", the plan reads " : ", the layout holds ") +
                                                   name(dtype) + " (another precision or transform)");
     Id fs = make(H5Dget_space(ds), H5Sclose, "H5Dget_space");
-    std::array<hsize_t, 3> dims{};
-    if (H5Sget_simple_extent_ndims(fs) != 3)
-      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is not a 3-D array");
+    const int ndims = H5Sget_simple_extent_ndims(fs);
+    std::vector<hsize_t> dims(std::size_t(std::max(ndims, 0)));
     H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
-    if (dims != l.dims)
-      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(dims) +
-                                                  " (z, y, x) array; this plan's " + name(space) + " field is " +
-                                                  shape_text(l.dims) + " (another grid)");
-    const std::string other = detail::spectrum_mismatch(ds, plan, space);
+    const std::vector<std::int64_t> shape(dims.begin(), dims.end());
+    if (shape != l.shape)
+      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(shape) +
+                                                  axes_note(l) + " array; " +
+                                                  (l.has_space ? std::string("this plan's ") + name(l.space) + " field is "
+                                                               : std::string("the layout's shape is ")) +
+                                                  shape_text(l.shape) + " (another grid)");
+    const std::string other = detail::spectrum_mismatch(ds, l);
     if (!other.empty()) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + other);
     verify = detail::stored_checksum(ds, where, "H5File::read", stored, sum_method);
     return ds;

@@ -42,6 +42,16 @@ H5File::Pending H5File::write_start_bytes(const fft::Plan&, Space, const std::st
 void H5File::read_bytes(const fft::Plan&, Space, const std::string&, std::int64_t, Dtype, void*, std::size_t) const {
   missing();
 }
+void H5File::write_bytes(const Layout&, const std::string&, std::int64_t, double, Dtype, const void*, std::size_t) {
+  missing();
+}
+H5File::Pending H5File::write_start_bytes(const Layout&, const std::string&, std::int64_t, double, Dtype, const void*,
+                                          std::size_t, Stage) {
+  missing();
+}
+void H5File::read_bytes(const Layout&, const std::string&, std::int64_t, Dtype, void*, std::size_t) const {
+  missing();
+}
 void H5File::write_plane_bytes(const fft::Plan&, Space, const std::string&, std::int64_t, double, Axis, std::int64_t,
                                Dtype, const void*, std::size_t) {
   missing();

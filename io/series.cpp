@@ -158,20 +158,20 @@ void Series::catalog(const std::string& field, std::int64_t step) {
   entries_.push_back(e);
 }
 
-RunStamp RunStamp::of(const fft::Plan& plan) {
-  const auto& d = plan.decomposition();
+RunStamp RunStamp::of(const fft::Plan& plan) { return of(Layout::of(plan, Space::Physical)); }
+
+RunStamp RunStamp::of(const Layout& l) {
   RunStamp r;
-  r.grid = {d.n[2], d.n[1], d.n[0]};
-  r.physical_grid = {d.m[2], d.m[1], d.m[0]};
-  std::ostringstream os;
-  os << plan.options();
-  r.plan_options = os.str();
+  if (l.run_grid.size() != 3 || l.run_physical_grid.size() != 3 || l.run_options.empty()) return r;
+  r.grid = {l.run_grid[0], l.run_grid[1], l.run_grid[2]};
+  r.physical_grid = {l.run_physical_grid[0], l.run_physical_grid[1], l.run_physical_grid[2]};
+  r.plan_options = l.run_options;
   return r;
 }
 
 void Series::wrote(const RunStamp& run, const std::string& field, std::int64_t step) {
   agree(comm_, [&] {
-    if (!run_stamped_) {  // the run: the plan of the file's first write
+    if (!run_stamped_ && !run.empty()) {  // the run: the 3-D plan of the file's first write
       h5::put_int64s(file_, "grid", {run.grid[0], run.grid[1], run.grid[2]});
       h5::put_int64s(file_, "physical_grid", {run.physical_grid[0], run.physical_grid[1], run.physical_grid[2]});
       h5::put_string(file_, "plan_options", run.plan_options);

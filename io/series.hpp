@@ -49,6 +49,8 @@ struct RunStamp {
   std::array<std::int64_t, 3> grid{}, physical_grid{};  // (z, y, x)
   std::string plan_options;
   static RunStamp of(const fft::Plan& plan);
+  static RunStamp of(const Layout& layout);  // its run_* fields (none: nothing stamped)
+  bool empty() const { return plan_options.empty(); }
 };
 
 class Series {

@@ -47,6 +47,8 @@ inline std::string process_grid(const fft::Plan& plan) {
 // physical (the field is the same under any kinds and norm), or when the dataset predates
 // those attributes.
 std::string spectrum_mismatch(hid_t dset, const fft::Plan& plan, Space space);
+// The same for any layout: its kinds and norm attributes (none: nothing to compare).
+std::string spectrum_mismatch(hid_t dset, const Layout& layout);
 
 // Adds every rank's checksum terms `mine` and compares the sum with `stored`: a mismatch is
 // the same Io error on every rank, naming `where` (collective over comm).

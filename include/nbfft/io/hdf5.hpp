@@ -31,6 +31,7 @@
 #pragma once
 
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/io/layout.hpp"
 #include "nbfft/request.hpp"
 
 #include <mpi.h>
@@ -51,27 +52,9 @@ bool hdf5_available() noexcept;
 // "parallel HDF5 1.10.8 (hdf5-openmpi)" or why it is missing.
 std::string hdf5_info();
 
-enum class Space { Physical, Spectral };
-const char* name(Space s);  // "physical", "spectral"
-
 // An axis of the grid, for a plane (H5File::write_plane): the plane z = index, y = index or x = index.
 enum class Axis { X, Y, Z };
 const char* name(Axis a);  // "x", "y", "z"
-
-// The element type of a field in memory (and in the file: no conversion on the way).
-enum class Dtype { Float64, Float32, Complex128, Complex64 };
-const char* name(Dtype d);  // numpy's names: "float64", "float32", "complex128", "complex64"
-
-template <typename T>
-constexpr Dtype dtype_of() {
-  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::complex<double>> ||
-                    std::is_same_v<T, std::complex<float>>,
-                "nbfft::io: fields are double, float or their std::complex");
-  if constexpr (std::is_same_v<T, double>) return Dtype::Float64;
-  else if constexpr (std::is_same_v<T, float>) return Dtype::Float32;
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return Dtype::Complex128;
-  else return Dtype::Complex64;
-}
 
 // How the file lays out what is written (the same on every rank; reading needs none).
 struct H5Options {
@@ -110,6 +93,35 @@ class H5File {
   ~H5File();
   H5File(H5File&&) noexcept;
   H5File& operator=(H5File&&) noexcept;
+
+  // Any layout (nbfft/io/layout.hpp): this rank's block of `layout.shape`, in its memory
+  // order, written as dataset /<field>/<step> in C order of the shape with the layout's
+  // description as attributes; read back into a layout of any rank count whose blocks
+  // the reader chooses. A write's blocks must tile the array (their counts add up to its
+  // size); the element type must be layout.dtype. The plan overloads below are these calls
+  // on Layout::of(plan, space).
+  template <typename T>
+  void write(const Layout& layout, const std::string& field, std::int64_t step, double time, const T* data,
+             std::size_t n) {
+    write_bytes(layout, field, step, time, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void write(const Layout& layout, const std::string& field, std::int64_t step, double time,
+             const std::vector<T>& data) {
+    write(layout, field, step, time, data.data(), data.size());
+  }
+  template <typename T>
+  void read(const Layout& layout, const std::string& field, std::int64_t step, T* data, std::size_t n) const {
+    read_bytes(layout, field, step, dtype_of<T>(), data, n * sizeof(T));
+  }
+  template <typename T>
+  void read(const Layout& layout, const std::string& field, std::int64_t step, std::vector<T>& data) const {
+    read(layout, field, step, data.data(), data.size());
+  }
+  void write_bytes(const Layout& layout, const std::string& field, std::int64_t step, double time, Dtype dtype,
+                   const void* data, std::size_t bytes);
+  void read_bytes(const Layout& layout, const std::string& field, std::int64_t step, Dtype dtype, void* data,
+                  std::size_t bytes) const;
 
   // Writes this rank's box of a field (n elements, at least the box's count) as dataset
   // /<field>/<step> with physical time `time`. The type must be the plan's: real of its
@@ -247,6 +259,19 @@ class H5File {
   }
   Pending write_start_bytes(const fft::Plan& plan, Space space, const std::string& field, std::int64_t step,
                             double time, Dtype dtype, const void* data, std::size_t bytes, Stage stage = Stage::Copy);
+  // The same on any layout (write(const Layout&, ...) above).
+  template <typename T>
+  Pending write_start(const Layout& layout, const std::string& field, std::int64_t step, double time, const T* data,
+                      std::size_t n, Stage stage = Stage::Copy) {
+    return write_start_bytes(layout, field, step, time, dtype_of<T>(), data, n * sizeof(T), stage);
+  }
+  template <typename T>
+  Pending write_start(const Layout& layout, const std::string& field, std::int64_t step, double time,
+                      const std::vector<T>& data, Stage stage = Stage::Copy) {
+    return write_start(layout, field, step, time, data.data(), data.size(), stage);
+  }
+  Pending write_start_bytes(const Layout& layout, const std::string& field, std::int64_t step, double time,
+                            Dtype dtype, const void* data, std::size_t bytes, Stage stage = Stage::Copy);
   // The staging buffers of Stage::Copy (and of a spectrum's reordering) outlive their file:
   // those the last closed file used wait for the next file's background writes, since a
   // checkpoint is a new file each time and a fresh buffer's first touch costs page faults.
