@@ -13,6 +13,7 @@
 #include "h5util.hpp"
 #include "room.hpp"
 #include "stored.hpp"
+#include "format.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/version.h"
@@ -80,24 +81,8 @@ int comm_size(MPI_Comm c) {
   return s;
 }
 
-bool is_complex(Dtype d) { return d == Dtype::Complex128 || d == Dtype::Complex64; }
 std::size_t real_size(Dtype d) { return d == Dtype::Float64 || d == Dtype::Complex128 ? 8 : 4; }
 std::size_t elem_size(Dtype d) { return size_of(d); }
-
-// The element type in memory (native) or in the file (IEEE little-endian): a float, or the
-// compound {r, i} of two that h5py maps to numpy complex.
-Id h5type(Dtype d, bool file) {
-  const hid_t real = real_size(d) == 8 ? (file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE)
-                                       : (file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
-  if (!is_complex(d)) return make(H5Tcopy(real), H5Tclose, "H5Tcopy");
-  Id t = make(H5Tcreate(H5T_COMPOUND, 2 * real_size(d)), H5Tclose, "H5Tcreate");
-  check(H5Tinsert(t, "r", 0, real), "H5Tinsert");
-  check(H5Tinsert(t, "i", real_size(d), real), "H5Tinsert");
-  return t;
-}
-
-// The dataset's extent, for HDF5.
-std::vector<hsize_t> hdims(const Layout& l) { return std::vector<hsize_t>(l.shape.begin(), l.shape.end()); }
 
 bool natural_order(const nd::Box& b) { return b.natural(); }
 
@@ -181,45 +166,6 @@ void reorder(const nd::Box& b, std::int64_t a0, std::int64_t na, std::size_t es,
       at[a] = 0;
     }
   }
-}
-
-template <typename T>
-void put_numbers(hid_t obj, const char* key, hid_t mem, hid_t file, const std::vector<T>& v) {
-  const hsize_t n = v.size();
-  Id s = make(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate");
-  Id a = make(H5Acreate2(obj, key, file, s, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, std::string("attribute ") + key);
-  check(H5Awrite(a, mem, v.data()), std::string("attribute ") + key);
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "none" : s;
-}
-
-// The names of a group's links in name order (by index: the same calls in HDF5 1.10 and 1.12).
-std::vector<std::string> children(hid_t group, const std::string& what) {
-  H5G_info_t gi;
-  check(H5Gget_info(group, &gi), what);
-  std::vector<std::string> names;
-  for (hsize_t k = 0; k < gi.nlinks; ++k) {
-    const ssize_t len = check(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT), what);
-    std::string n(std::size_t(len) + 1, '\0');
-    check(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, n.data(), n.size(), H5P_DEFAULT), what);
-    n.resize(std::size_t(len));
-    names.push_back(n);
-  }
-  return names;
-}
-
-bool parse_step(const std::string& s, std::int64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  std::size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return false;
-  for (std::size_t k = i; k < s.size(); ++k)
-    if (s[k] < '0' || s[k] > '9') return false;
-  out = std::stoll(s);
-  return std::to_string(out) == s;  // one spelling per step: no leading zeros
 }
 
 std::string hex(double v) {
@@ -547,25 +493,6 @@ std::string local_checks(const H5File::Impl* m, bool writing, const Layout& l, c
   return "";
 }
 
-// Slices a0 .. a0+na (along axis 0) of this rank's box in the global dataset and in the
-// memory they come from or go to (a block in C order). An empty part selects nothing: the
-// rank still takes part in the collective transfer.
-void select_part(const nd::Box& b, std::int64_t a0, std::int64_t na, hid_t filespace, Id& memspace) {
-  if (slice_count(b) * na == 0) {
-    check(H5Sselect_none(filespace), "H5Sselect_none");
-    const hsize_t one = 1;
-    memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
-    check(H5Sselect_none(memspace), "H5Sselect_none");
-    return;
-  }
-  std::vector<std::int64_t> start, count;
-  slices(b, a0, na, start, count);
-  const std::vector<hsize_t> hstart(start.begin(), start.end()), hcount(count.begin(), count.end());
-  check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, hstart.data(), nullptr, hcount.data(), nullptr),
-        "H5Sselect_hyperslab");
-  memspace = make(H5Screate_simple(int(hcount.size()), hcount.data(), nullptr), H5Sclose, "H5Screate_simple");
-}
-
 // A box in another memory order than the file's moves through a staging buffer in pieces
 // of whole slices along axis 0 (z planes of a 3-D field), at most this many bytes each (NBFFT_IO_STAGE_BYTES overrides it): the
 // extra memory stays small and the copy of one piece is still in cache when HDF5 takes it.
@@ -591,8 +518,6 @@ std::int64_t staging_pieces(const nd::Box& b, std::size_t es, MPI_Comm comm) {
   check_mpi(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
   return most;
 }
-
-Id collective_transfer();
 
 // Whether this rank can run a second thread without taking a core from another rank: its
 // CPU set holds more than one CPU and its node more CPUs than the file's ranks on it.
@@ -620,24 +545,19 @@ std::uint64_t part_checksum(const Layout& l, std::int64_t a0, std::int64_t na, D
   return detail::block_checksum(l.shape.size(), start.data(), count.data(), l.shape.data(), dtype, block, method);
 }
 
-// Writes or reads this rank's box of dset in `pieces` collective transfers (see above);
-// returns this rank's checksum terms of what it wrote or read.
-std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, bool writing, std::int64_t pieces,
-                       const std::string& what, detail::ChecksumMethod method = detail::kChecksumMethod,
-                       bool spare_core = false) {
+// Writes or reads this rank's box of the array in `pieces` collective transfers (see
+// above); returns this rank's checksum terms of what it wrote or read.
+std::uint64_t move_box(format::Array& array, const Layout& l, Dtype dtype, void* data, bool writing,
+                       std::int64_t pieces, const std::string& what,
+                       detail::ChecksumMethod method = detail::kChecksumMethod, bool spare_core = false) {
   const nd::Box& b = l.box;
   const std::size_t es = elem_size(dtype);
-  Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
-  Id mtype = h5type(dtype, false);
-  Id dxpl = collective_transfer();
-  double dummy = 0;
+  std::vector<std::int64_t> start, count;
   if (natural_order(b)) {  // straight from (to) the caller's array
-    Id memspace;
-    select_part(b, 0, b.n[0], filespace, memspace);
-    void* p = data ? data : &dummy;
+    slices(b, 0, b.n[0], start, count);
     if (!writing) {
-      check(H5Dread(dset, mtype, memspace, filespace, dxpl, p), what);
-      return part_checksum(l, 0, b.n[0], dtype, p, method);
+      array.read(start, count, dtype, data, what);
+      return part_checksum(l, 0, b.n[0], dtype, data, method);
     }
     // The checksum of the caller's array: by a second thread while HDF5 writes it when this
     // rank has a core to spare (both only read the array; the write is mostly the kernel's
@@ -648,16 +568,20 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
     std::thread hasher;
     if (spare_core) {
       try {
-        hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[0], dtype, p); });
+        hasher = std::thread([&] { sum = part_checksum(l, 0, b.n[0], dtype, data); });
       } catch (const std::system_error&) {
-        sum = part_checksum(l, 0, b.n[0], dtype, p);  // no thread to be had: in turn
+        sum = part_checksum(l, 0, b.n[0], dtype, data);  // no thread to be had: in turn
       }
     } else {
-      sum = part_checksum(l, 0, b.n[0], dtype, p);
+      sum = part_checksum(l, 0, b.n[0], dtype, data);
     }
-    const herr_t rc = H5Dwrite(dset, mtype, memspace, filespace, dxpl, p);
+    try {
+      array.write(start, count, dtype, data, what);
+    } catch (...) {
+      if (hasher.joinable()) hasher.join();
+      throw;
+    }
     if (hasher.joinable()) hasher.join();
-    check(rc, what);
     return sum;
   }
   std::uint64_t sum = 0;
@@ -666,15 +590,16 @@ std::uint64_t move_box(hid_t dset, const Layout& l, Dtype dtype, void* data, boo
   char* const stage = reinterpret_cast<char*>(staging.get());
   for (std::int64_t k = 0; k < pieces; ++k) {
     const fft::Range zr = fft::split(b.n[0], pieces, k);
-    Id memspace;
-    select_part(b, zr.lo, zr.n, filespace, memspace);
-    if (writing) reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage, true);
-    if (writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage);  // the piece is still in cache
-    check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, stage)
-                  : H5Dread(dset, mtype, memspace, filespace, dxpl, stage),
-          what);
-    if (!writing) sum += part_checksum(l, zr.lo, zr.n, dtype, stage, method);
-    if (!writing) reorder(b, zr.lo, zr.n, es, stage, static_cast<char*>(data), false);
+    slices(b, zr.lo, zr.n, start, count);
+    if (writing) {
+      reorder(b, zr.lo, zr.n, es, static_cast<const char*>(data), stage, true);
+      sum += part_checksum(l, zr.lo, zr.n, dtype, stage);  // the piece is still in cache
+      array.write(start, count, dtype, stage, what);
+    } else {
+      array.read(start, count, dtype, stage, what);
+      sum += part_checksum(l, zr.lo, zr.n, dtype, stage, method);
+      reorder(b, zr.lo, zr.n, es, stage, static_cast<char*>(data), false);
+    }
   }
   return sum;
 }
@@ -767,12 +692,6 @@ std::string hex64(std::uint64_t v) {
   std::snprintf(s, sizeof s, "0x%016llx", static_cast<unsigned long long>(v));
   return s;
 }
-
-Id collective_transfer() {
-  Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
-  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-  return dxpl;
-}
 }  // namespace
 
 namespace {
@@ -780,8 +699,8 @@ namespace {
 // created (contiguous or chunked, allocated at once, never filled) with its attributes.
 // write() moves the data into it next; write_start() hands its bytes to MPI-IO. `reserve`:
 // the disk room is claimed (write), or only checked (false: write_start; io/room.hpp says why).
-Id create_step(H5File::Impl& m, const Layout& l, const std::string& field, std::int64_t step, double time,
-               Dtype dtype, std::size_t bytes, Id& group, bool reserve) {
+format::Array create_step(H5File::Impl& m, const Layout& l, const std::string& field, std::int64_t step,
+                          double time, Dtype dtype, std::size_t bytes, bool reserve) {
   std::string local = local_checks(&m, true, l, field, dtype, bytes, m.comm);
   if (local.empty() && !detail::check_time(time).empty()) local = "H5File::write: " + detail::check_time(time);
   // A background write's own start (reserve false) was agreed before; write() meets a
@@ -829,44 +748,24 @@ Id create_step(H5File::Impl& m, const Layout& l, const std::string& field, std::
     throw;
   }
 
-  Id dset;
+  format::Array dset;
   agree(m.comm, [&] {
-    if (check(H5Lexists(m.file, field.c_str(), H5P_DEFAULT), "H5Lexists") > 0) {
-      group = make(H5Gopen2(m.file, field.c_str(), H5P_DEFAULT), H5Gclose, "H5File::write: opening group /" + field);
-      if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") > 0)
-        throw Error(ErrorCode::InvalidArgument, "H5File::write: " + m.where() + " already holds " + where);
-    } else {
-      group = make(H5Gcreate2(m.file, field.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                   "H5File::write: creating group /" + field);
-    }
-    Id ftype = h5type(dtype, true);
-    const std::vector<hsize_t> dims = hdims(l);
-    Id space_id = make(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
-    // No fill values: every element is written at once, and filling costs minutes at scale.
-    Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
-    check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
-    check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
-    if (m.options.chunk[0] > 0) {
-      hsize_t chunk[3];
-      for (int a = 0; a < 3; ++a) chunk[a] = std::min<hsize_t>(m.options.chunk[a], std::max<hsize_t>(1, dims[a]));
-      check(H5Pset_chunk(dcpl, 3, chunk), "H5File::write: H5Pset_chunk");
-    }
-    dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, space_id, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                H5Dclose, "H5File::write: creating " + where + " in " + m.where());
-    if (l.has_space) put_string(dset, "space", name(l.space));
-    for (const auto& kv : l.text) put_string(dset, kv.first.c_str(), kv.second);
-    for (const auto& kv : l.numbers)
-      put_numbers<std::int64_t>(dset, kv.first.c_str(), H5T_NATIVE_INT64, H5T_STD_I64LE, kv.second);
-    put_numbers<std::int64_t>(dset, "step", H5T_NATIVE_INT64, H5T_STD_I64LE, {step});
-    put_numbers<double>(dset, "time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {time});
+    std::vector<std::int64_t> chunk;
+    if (m.options.chunk[0] > 0) chunk.assign(m.options.chunk.begin(), m.options.chunk.end());  // 3-D: local_checks
+    dset = format::create(m.file, m.path, field, step, l.shape, dtype, chunk, "H5File::write");
+    if (l.has_space) dset.put_text("space", name(l.space));
+    for (const auto& kv : l.text) dset.put_text(kv.first.c_str(), kv.second);
+    for (const auto& kv : l.numbers) dset.put_int64s(kv.first.c_str(), kv.second);
+    dset.put_int64s("step", {step});
+    dset.put_double("time", time);
   });
   return dset;
 }
 
 // Closes a step's dataset and group, agreeing on the outcome.
-void close_step(H5File::Impl& m, const std::string& where, Id& dset, Id& group) {
-  std::string err;
-  if (dset.reset() < 0 || group.reset() < 0) err = "H5File::write: closing " + where + ": " + hdf5_reason();
+void close_step(H5File::Impl& m, const std::string& where, format::Array& dset) {
+  std::string err = dset.close();
+  if (!err.empty()) err = "H5File::write: closing " + where + ": " + err;
   agree_message(m.comm, err, ErrorCode::Io);
 }
 }  // namespace
@@ -887,8 +786,7 @@ void H5File::write_bytes(const Layout& l, const std::string& field, std::int64_t
                          const void* data, std::size_t bytes) {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::write: the file is closed");
   Impl& m = *impl_;
-  Id group;
-  Id dset = create_step(m, l, field, step, time, dtype, bytes, group, true);
+  format::Array dset = create_step(m, l, field, step, time, dtype, bytes, true);
   const std::string where = "/" + field + "/" + std::to_string(step);
   const std::int64_t pieces = staging_pieces(l.box, elem_size(dtype), m.comm);
   // Every rank's box in long runs of a contiguous dataset: each rank writes its own
@@ -900,9 +798,7 @@ void H5File::write_bytes(const Layout& l, const std::string& field, std::int64_t
     mine = agree(m.comm, [&] {
       const std::string what = "H5File::write: writing " + where + " in " + m.where();
       if (own_runs) {
-        const haddr_t offset = H5Dget_offset(dset);
-        if (offset == HADDR_UNDEF) throw Error(ErrorCode::Io, what + ": HDF5 gave it no file offset: " + hdf5_reason());
-        return write_runs(m.target(), offset, l, dtype, data, what);
+        return write_runs(m.target(), dset.byte_offset(what), l, dtype, data, what);
       }
       return move_box(dset, l, dtype, const_cast<void*>(data), true, pieces, what, detail::kChecksumMethod,
                       m.spare_core);
@@ -911,7 +807,7 @@ void H5File::write_bytes(const Layout& l, const std::string& field, std::int64_t
     m.broken = true;
     throw;
   }
-  close_step(m, where, dset, group);
+  close_step(m, where, dset);
   detail::put_checksum(m, field, step, mine);
   detail::after_data(m, detail::RunStamp::of(l), field, step);
 }
@@ -920,9 +816,9 @@ void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_
   const std::uint64_t sum = global_checksum(mine, m.comm);
   const std::string where = "/" + field + "/" + std::to_string(step);
   agree(m.comm, [&] {
-    Id dset = make(H5Dopen2(m.file, where.c_str(), H5P_DEFAULT), H5Dclose, "H5File::write: opening " + where);
-    put_numbers<std::uint64_t>(dset, "checksum", H5T_NATIVE_UINT64, H5T_STD_U64LE, {sum});
-    put_string(dset, "checksum_method", detail::name(detail::kChecksumMethod));
+    format::Array dset = format::open(m.file, m.path, field, step, "H5File::write");
+    dset.put_uint64("checksum", sum);
+    dset.put_text("checksum_method", detail::name(detail::kChecksumMethod));
   });
 }
 
@@ -932,8 +828,7 @@ void detail::put_checksum(H5File::Impl& m, const std::string& field, std::int64_
 detail::Placement H5File::Impl::place(const Layout& l, const std::string& field, std::int64_t step, double time,
                                       Dtype dtype, std::size_t bytes) {
   Impl& m = *this;
-  Id group;
-  Id dset = create_step(m, l, field, step, time, dtype, bytes, group, false);
+  format::Array dset = create_step(m, l, field, step, time, dtype, bytes, false);
   const std::string where = "/" + field + "/" + std::to_string(step);
   detail::Placement p;
   p.file = m.mode == H5File::Mode::Create ? m.tmp : m.path;
@@ -948,22 +843,19 @@ detail::Placement H5File::Impl::place(const Layout& l, const std::string& field,
   p.count = l.box.n;
   agree(m.comm, [&] {
     // The bytes in memory are the file's: IEEE little-endian reals, complex as {r, i}.
-    Id ft = make(H5Dget_type(dset), H5Tclose, "H5Dget_type");
     const std::uint16_t one = 1;
     const bool little = *reinterpret_cast<const unsigned char*>(&one) == 1;
-    if (!little || H5Tget_size(ft) != p.es)
+    if (!little || dset.stored_element_size() != p.es)
       throw Error(ErrorCode::Unavailable, "H5File::write_start: this host's " + std::string(name(dtype)) +
                                               " is not the file's little-endian IEEE layout; use H5File::write");
-    const haddr_t a = H5Dget_offset(dset);
-    if (a == HADDR_UNDEF)
-      throw Error(ErrorCode::Io, "H5File::write_start: HDF5 gave " + where + " no file offset: " + hdf5_reason());
+    const std::uint64_t a = dset.byte_offset("H5File::write_start: " + where);
     p.offset = MPI_Offset(a);
     // Its bytes are on their way from now: the next write's room check counts them.
     if (comm_rank(m.comm) == 0)
-      detail::promise_room(m.target(), std::uint64_t(a), std::uint64_t(elements(p.dims)) * p.es,
+      detail::promise_room(m.target(), a, std::uint64_t(elements(p.dims)) * p.es,
                            m.in_flight);
   });
-  close_step(m, where, dset, group);
+  close_step(m, where, dset);
   return p;
 }
 
@@ -1013,45 +905,6 @@ std::uint64_t detail::stage_box(const Placement& p, const void* src, void* dst) 
   return stage_planes(p, src, dst, 0, b.n[0]);
 }
 
-Id detail::open_step(hid_t file, const std::string& path, const std::string& field, std::int64_t step,
-                     const char* op) {
-  const std::string where = "/" + field + "/" + std::to_string(step);
-  if (check(H5Lexists(file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
-    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + path + "' has no field '" + field +
-                                                "' (its fields: " + join(children(file, "listing /")) + ")");
-  Id group = make(H5Gopen2(file, field.c_str(), H5P_DEFAULT), H5Gclose, std::string(op) + ": opening /" + field);
-  if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
-    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": '" + path + "' has no step " + std::to_string(step) +
-                                                " of field '" + field + "' (its steps: " +
-                                                join(children(group, "listing /" + field)) + ")");
-  return make(H5Dopen2(group, std::to_string(step).c_str(), H5P_DEFAULT), H5Dclose,
-              std::string(op) + ": opening " + where + " in '" + path + "'");
-}
-
-bool detail::dtype_of_file(hid_t t, Dtype& out, std::string& why) {
-  const H5T_class_t cls = H5Tget_class(t);
-  if (cls == H5T_FLOAT) {
-    const std::size_t s = H5Tget_size(t);
-    if (s == 8 || s == 4) {
-      out = s == 8 ? Dtype::Float64 : Dtype::Float32;
-      return true;
-    }
-  } else if (cls == H5T_COMPOUND && H5Tget_nmembers(t) == 2) {
-    char* n0 = H5Tget_member_name(t, 0);
-    char* n1 = H5Tget_member_name(t, 1);
-    const bool ri = n0 && n1 && std::strcmp(n0, "r") == 0 && std::strcmp(n1, "i") == 0;
-    H5free_memory(n0);
-    H5free_memory(n1);
-    Id m0(H5Tget_member_type(t, 0), H5Tclose), m1(H5Tget_member_type(t, 1), H5Tclose);
-    if (ri && H5Tget_class(m0) == H5T_FLOAT && H5Tget_class(m1) == H5T_FLOAT && H5Tget_size(m0) == H5Tget_size(m1) &&
-        (H5Tget_size(m0) == 8 || H5Tget_size(m0) == 4)) {
-      out = H5Tget_size(m0) == 8 ? Dtype::Complex128 : Dtype::Complex64;
-      return true;
-    }
-  }
-  why = "an element type nbfft does not read (it reads IEEE floats and the compound {r, i} of two)";
-  return false;
-}
 
 std::string detail::check_field_name(const std::string& f) {
   if (f.empty()) return "the field name is empty";
@@ -1068,13 +921,13 @@ std::string detail::check_time(double t) {
          "steps by it)";
 }
 
-std::string detail::spectrum_mismatch(hid_t ds, const fft::Plan& plan, Space space) {
+std::string detail::spectrum_mismatch(const format::Array& ds, const fft::Plan& plan, Space space) {
   return spectrum_mismatch(ds, Layout::of(plan, space));
 }
 
-std::string detail::spectrum_mismatch(hid_t ds, const Layout& l) {
+std::string detail::spectrum_mismatch(const format::Array& ds, const Layout& l) {
   if (!l.has_space || l.space != Space::Spectral) return "";
-  const std::string kinds = get_string(ds, "kinds"), norm = get_string(ds, "norm");
+  const std::string kinds = ds.text("kinds"), norm = ds.text("norm");
   const std::string want_kinds = l.attribute("kinds"), want_norm = l.attribute("norm");
   // The spectrum depends only on how the forward transform scales: 'none' and 'backward'
   // leave it unscaled alike.
@@ -1089,16 +942,15 @@ std::string detail::spectrum_mismatch(hid_t ds, const Layout& l) {
          ", whose spectrum holds other values (read it into a plan made with the file's, or read the physical field)";
 }
 
-bool detail::stored_checksum(hid_t ds, const std::string& where, const char* op, std::uint64_t& sum,
+bool detail::stored_checksum(const format::Array& ds, const std::string& where, const char* op, std::uint64_t& sum,
                              ChecksumMethod& method) {
-  if (check(H5Aexists(ds, "checksum"), "H5Aexists") <= 0) return false;
-  const std::string name_of = get_string(ds, "checksum_method");
+  if (!ds.has("checksum")) return false;
+  const std::string name_of = ds.text("checksum_method");
   if (!checksum_method_of(name_of, method))
     throw Error(ErrorCode::Io, std::string(op) + ": " + where + " has a checksum of method '" + name_of +
                                    "'; this nbfft checks '" + name(ChecksumMethod::V1) + "' and '" +
                                    name(ChecksumMethod::V2) + "'");
-  Id a = make(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose, "attribute checksum");
-  check(H5Aread(a, H5T_NATIVE_UINT64, &sum), std::string(op) + ": attribute checksum of " + where);
+  sum = ds.uint64("checksum", std::string(op) + ": attribute checksum of " + where);
   return true;
 }
 
@@ -1129,25 +981,20 @@ void H5File::read_bytes(const Layout& l, const std::string& field, std::int64_t 
   bool verify = false;  // datasets written before checksums (or by other writers) have none
   std::uint64_t stored = 0;
   detail::ChecksumMethod sum_method = detail::kChecksumMethod;
-  Id dset = agree(m.comm, [&] {
-    Id ds = detail::open_step(m.file, m.path, field, step, "H5File::read");
-    const std::string s = get_string(ds, "space");
+  format::Array dset = agree(m.comm, [&] {
+    format::Array ds = format::open(m.file, m.path, field, step, "H5File::read");
+    const std::string s = ds.text("space");
     if (l.has_space && s != name(l.space))
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + (s.empty() ? "undescribed" : s) +
                                                   " field; asked for a " + name(l.space) + " one");
-    Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
     Dtype fd{};
     std::string why;
-    if (!detail::dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
+    if (!ds.dtype(fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);
     if (fd != dtype)
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " holds " + name(fd) +
                                                   (l.has_space ? ", the plan reads " : ", the layout holds ") +
                                                   name(dtype) + " (another precision or transform)");
-    Id fs = make(H5Dget_space(ds), H5Sclose, "H5Dget_space");
-    const int ndims = H5Sget_simple_extent_ndims(fs);
-    std::vector<hsize_t> dims(std::size_t(std::max(ndims, 0)));
-    H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
-    const std::vector<std::int64_t> shape(dims.begin(), dims.end());
+    const std::vector<std::int64_t> shape = ds.shape();
     if (shape != l.shape)
       throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + shape_text(shape) +
                                                   axes_note(l) + " array; " +
@@ -1169,12 +1016,7 @@ std::vector<std::string> H5File::fields() const {
   if (!is_open()) throw Error(ErrorCode::InvalidState, "H5File::fields: the file is closed");
   detail::agree_entry(impl_->comm, "H5File::fields", "H5File", {{"call", "fields"}}, "");
   return agree(impl_->comm, [&] {
-    std::vector<std::string> out;
-    for (const auto& n : children(impl_->file, "listing /")) {
-      Id o = make(H5Oopen(impl_->file, n.c_str(), H5P_DEFAULT), H5Oclose, "opening /" + n);
-      if (H5Iget_type(o) == H5I_GROUP) out.push_back(n);
-    }
-    return out;  // HDF5 lists names in order
+    return format::fields(impl_->file);
   });
 }
 
@@ -1183,16 +1025,7 @@ std::vector<std::int64_t> H5File::steps(const std::string& field) const {
   detail::agree_entry(impl_->comm, "H5File::steps", "H5File", {{"call", "steps"}, {"field", field}},
                       detail::check_field_name(field));
   return agree(impl_->comm, [&] {
-    if (check(H5Lexists(impl_->file, field.c_str(), H5P_DEFAULT), "H5Lexists") <= 0)
-      throw Error(ErrorCode::InvalidArgument, "H5File::steps: '" + impl_->path + "' has no field '" + field + "'");
-    Id g = make(H5Gopen2(impl_->file, field.c_str(), H5P_DEFAULT), H5Gclose, "opening /" + field);
-    std::vector<std::int64_t> out;
-    for (const auto& n : children(g, "listing /" + field)) {
-      std::int64_t s = 0;
-      if (parse_step(n, s)) out.push_back(s);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+    return format::steps(impl_->file, impl_->path, field, "H5File::steps");
   });
 }
 
@@ -1201,13 +1034,11 @@ double H5File::time(const std::string& field, std::int64_t step) const {
   detail::agree_entry(impl_->comm, "H5File::time", "H5File",
                       {{"call", "time"}, {"field", field}, {"step", std::to_string(step)}}, detail::check_field_name(field));
   return agree(impl_->comm, [&] {
-    Id ds = detail::open_step(impl_->file, impl_->path, field, step, "H5File::time");
-    if (check(H5Aexists(ds, "time"), "H5Aexists") <= 0)
+    const format::Array ds = format::open(impl_->file, impl_->path, field, step, "H5File::time");
+    const std::vector<double> t = ds.doubles("time", 1);
+    if (t.empty())
       throw Error(ErrorCode::Io, "H5File::time: /" + field + "/" + std::to_string(step) + " has no time attribute");
-    Id a = make(H5Aopen(ds, "time", H5P_DEFAULT), H5Aclose, "attribute time");
-    double t = 0;
-    check(H5Aread(a, H5T_NATIVE_DOUBLE, &t), "attribute time");
-    return t;
+    return t[0];
   });
 }
 

@@ -8,7 +8,6 @@
 // read_subsampled read each rank's points back the same way, checking it.
 #include "local/memory.hpp"
 #include "background.hpp"
-#include "h5util.hpp"
 #include "stored.hpp"
 #include "nbfft/agree.hpp"
 #include "series.hpp"
@@ -21,26 +20,6 @@
 namespace nbfft::io {
 
 namespace {
-
-using h5::check;
-using h5::Id;
-using h5::make;
-
-bool complex_type(Dtype d) { return d == Dtype::Complex128 || d == Dtype::Complex64; }
-std::size_t elem_bytes(Dtype d) {
-  return (d == Dtype::Float64 || d == Dtype::Complex128 ? 8 : 4) * (complex_type(d) ? 2 : 1);
-}
-
-Id file_type(Dtype d, bool file) {
-  const bool dbl = d == Dtype::Float64 || d == Dtype::Complex128;
-  const hid_t real = dbl ? (file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) : (file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
-  if (!complex_type(d)) return make(H5Tcopy(real), H5Tclose, "H5Tcopy");
-  const std::size_t r = dbl ? 8 : 4;
-  Id t = make(H5Tcreate(H5T_COMPOUND, 2 * r), H5Tclose, "H5Tcreate");
-  check(H5Tinsert(t, "r", 0, real), "H5Tinsert");  // h5py's complex, as io/hdf5.cpp writes it
-  check(H5Tinsert(t, "i", r, real), "H5Tinsert");
-  return t;
-}
 
 std::string exact(double v) {
   char b[40];
@@ -103,28 +82,12 @@ std::uint64_t part_sum(const Cut& cut, const Part& part, Dtype dtype, const char
   return detail::block_checksum(start, count, dims, dtype, block, method);
 }
 
-// Moves this rank's block of the dataset, one collective transfer (a rank with no point
-// selects none).
-void transfer(hid_t dset, const Part& part, Dtype dtype, char* block, bool writing, const std::string& what) {
-  Id filespace = make(H5Dget_space(dset), H5Sclose, "H5Dget_space");
-  const hsize_t count[3] = {hsize_t(part.nj[2]), hsize_t(part.nj[1]), hsize_t(part.nj[0])};
-  Id memspace;
-  if (part.count() == 0) {
-    check(H5Sselect_none(filespace), "H5Sselect_none");
-    const hsize_t one = 1;
-    memspace = make(H5Screate_simple(1, &one, nullptr), H5Sclose, "H5Screate_simple");
-    check(H5Sselect_none(memspace), "H5Sselect_none");
-  } else {
-    const hsize_t start[3] = {hsize_t(part.j0[2]), hsize_t(part.j0[1]), hsize_t(part.j0[0])};
-    check(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, nullptr, count, nullptr), "H5Sselect_hyperslab");
-    memspace = make(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
-  }
-  Id dxpl = make(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate");
-  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-  Id mtype = file_type(dtype, false);
-  check(writing ? H5Dwrite(dset, mtype, memspace, filespace, dxpl, block)
-                : H5Dread(dset, mtype, memspace, filespace, dxpl, block),
-        what);
+// This rank's block of the cut's dataset, offset and extent per axis (z, y, x): one
+// collective transfer (a rank with no point selects none).
+void transfer(format::Array& dset, const Part& part, Dtype dtype, char* block, bool writing, const std::string& what) {
+  const std::vector<std::int64_t> start{part.j0[2], part.j0[1], part.j0[0]}, count{part.nj[2], part.nj[1], part.nj[0]};
+  if (writing) dset.write(start, count, dtype, block, what);
+  else dset.read(start, count, dtype, block, what);
 }
 
 // The checks every rank of a cut's write or read makes first ("" = none failed).
@@ -146,22 +109,22 @@ std::string cut_checks(const std::string& op, const detail::Handle& h, const fft
   if (!bad_cut.empty()) return op + ": " + bad_cut;
   if (dtype != want)
     return op + ": the plan's " + name(space) + " field is " + name(want) + ", the data passed is " + name(dtype);
-  if (bytes < std::size_t(box.count()) * elem_bytes(dtype))
-    return op + ": the buffer holds " + std::to_string(bytes / elem_bytes(dtype)) + " elements, this rank's box " +
+  if (bytes < std::size_t(box.count()) * size_of(dtype))
+    return op + ": the buffer holds " + std::to_string(bytes / size_of(dtype)) + " elements, this rank's box " +
            std::to_string(box.count());
   return "";
 }
 
 // What a dataset's attributes say it is: "the plane z = 4", "subsampled by 3,2,4 (x, y, z)",
 // "a whole field".
-std::string cut_of(hid_t dset) {
-  const std::string kind = h5::get_string(dset, "kind");
+std::string cut_of(const format::Array& dset) {
+  const std::string kind = dset.text("kind");
   if (kind == "plane") {
-    const auto i = h5::get_int64s(dset, "plane_index", 1);
-    return "the plane " + h5::get_string(dset, "plane_axis") + " = " + (i.empty() ? "?" : std::to_string(i[0]));
+    const auto i = dset.int64s("plane_index", 1);
+    return "the plane " + dset.text("plane_axis") + " = " + (i.empty() ? "?" : std::to_string(i[0]));
   }
   if (kind == "subsampled") {
-    const auto k = h5::get_int64s(dset, "stride", 3);  // (z, y, x)
+    const auto k = dset.int64s("stride", 3);  // (z, y, x)
     return k.empty() ? "subsampled" : "subsampled by " + std::to_string(k[2]) + "," + std::to_string(k[1]) + "," +
                                           std::to_string(k[0]) + " (x, y, z)";
   }
@@ -184,55 +147,40 @@ void write_cut(H5File::Impl& impl, const fft::Plan& plan, Space space, const std
                       bad);
 
   const Part part = part_of(box, cut);
-  const std::size_t es = elem_bytes(dtype);
+  const std::size_t es = size_of(dtype);
   local::Bytes staging(std::size_t(std::max<std::int64_t>(1, part.count())) * es, "the I/O staging buffer");
   char* const block = reinterpret_cast<char*>(staging.get());
   move_points(box, cut, part, es, const_cast<char*>(static_cast<const char*>(data)), block, true);
   const std::uint64_t mine = part_sum(cut, part, dtype, block);
 
   const std::string where = "/" + field + "/" + std::to_string(step);
-  const hsize_t dims[3] = {hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
-  Id group, dset;
+  format::Array dset;
   agree(h.comm, [&] {
-    if (check(H5Lexists(h.file, field.c_str(), H5P_DEFAULT), "H5Lexists") > 0) {
-      group = make(H5Gopen2(h.file, field.c_str(), H5P_DEFAULT), H5Gclose, op + ": opening group /" + field);
-      if (check(H5Lexists(group, std::to_string(step).c_str(), H5P_DEFAULT), "H5Lexists") > 0)
-        throw Error(ErrorCode::InvalidArgument, op + ": '" + h.path + "' already holds " + where);
-    } else {
-      group = make(H5Gcreate2(h.file, field.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                   op + ": creating group /" + field);
-    }
-    Id ftype = file_type(dtype, true);
-    Id fspace = make(H5Screate_simple(3, dims, nullptr), H5Sclose, "H5Screate_simple");
-    Id dcpl = make(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
-    check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
-    check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
-    dset = make(H5Dcreate2(group, std::to_string(step).c_str(), ftype, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                H5Dclose, op + ": creating " + where + " in '" + h.path + "'");
+    dset = format::create(h.file, h.path, field, step, {cut.count[2], cut.count[1], cut.count[0]}, dtype, {}, op);
     const auto& o = plan.options();
-    h5::put_string(dset, "space", name(space));
-    h5::put_string(dset, "transform", fft::name(o.transform));
-    h5::put_string(dset, "precision", fft::name(o.precision));
-    h5::put_string(dset, "norm", fft::name(o.norm));
-    h5::put_string(dset, "axes", space == Space::Physical ? "z y x" : "kz ky kx");
-    h5::put_string(dset, "halved_axis", space == Space::Spectral && d.r2c ? "kx" : "none");
-    h5::put_string(dset, "kinds", fft::kinds_str(o.kinds));
-    h5::put_string(dset, "padding", fft::padding_str(o.padding));
-    h5::put_int64s(dset, "grid", {d.n[2], d.n[1], d.n[0]});
-    h5::put_int64s(dset, "physical_grid", {d.m[2], d.m[1], d.m[0]});
-    h5::put_int64s(dset, "step", {step});
-    h5::put_doubles(dset, "time", {time});
-    h5::put_string(dset, "kind", kind);
-    h5::put_int64s(dset, "start", {cut.start[2], cut.start[1], cut.start[0]});
-    h5::put_int64s(dset, "stride", {cut.stride[2], cut.stride[1], cut.stride[0]});
+    dset.put_text("space", name(space));
+    dset.put_text("transform", fft::name(o.transform));
+    dset.put_text("precision", fft::name(o.precision));
+    dset.put_text("norm", fft::name(o.norm));
+    dset.put_text("axes", space == Space::Physical ? "z y x" : "kz ky kx");
+    dset.put_text("halved_axis", space == Space::Spectral && d.r2c ? "kx" : "none");
+    dset.put_text("kinds", fft::kinds_str(o.kinds));
+    dset.put_text("padding", fft::padding_str(o.padding));
+    dset.put_int64s("grid", {d.n[2], d.n[1], d.n[0]});
+    dset.put_int64s("physical_grid", {d.m[2], d.m[1], d.m[0]});
+    dset.put_int64s("step", {step});
+    dset.put_double("time", time);
+    dset.put_text("kind", kind);
+    dset.put_int64s("start", {cut.start[2], cut.start[1], cut.start[0]});
+    dset.put_int64s("stride", {cut.stride[2], cut.stride[1], cut.stride[0]});
     if (std::strcmp(kind, "plane") == 0) {
-      h5::put_string(dset, "plane_axis", name(axis));
-      h5::put_int64s(dset, "plane_index", {index});
+      dset.put_text("plane_axis", name(axis));
+      dset.put_int64s("plane_index", {index});
     }
   });
   agree(h.comm, [&] { transfer(dset, part, dtype, block, true, op + ": writing " + where + " in '" + h.path + "'"); });
-  std::string err;
-  if (dset.reset() < 0 || group.reset() < 0) err = op + ": closing " + where + ": " + h5::reason();
+  std::string err = dset.close();
+  if (!err.empty()) err = op + ": closing " + where + ": " + err;
   agree_message(h.comm, err, ErrorCode::Io);
   detail::put_checksum(impl, field, step, mine);
   h.series->wrote(detail::RunStamp::of(plan), field, step);
@@ -252,32 +200,28 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
   bool verify = false;
   std::uint64_t stored = 0;
   detail::ChecksumMethod method = detail::kChecksumMethod;
-  Id dset = agree(h.comm, [&] {
-    Id ds = detail::open_step(h.file, h.path, field, step, op.c_str());
-    const std::string s = h5::get_string(ds, "space");
+  format::Array dset = agree(h.comm, [&] {
+    format::Array ds = format::open(h.file, h.path, field, step, op);
+    const std::string s = ds.text("space");
     if (s != name(space))
       throw Error(ErrorCode::InvalidArgument, op + ": " + where + " is " + (s.empty() ? "undescribed" : "a " + s + " dataset") +
                                                   "; asked for a " + name(space) + " one");
     // The dataset is the cut asked for: its kind, and its start, stride and shape (z, y, x).
     const std::vector<std::int64_t> start{cut.start[2], cut.start[1], cut.start[0]},
         stride{cut.stride[2], cut.stride[1], cut.stride[0]};
-    Id fs = make(H5Dget_space(ds), H5Sclose, "H5Dget_space");
-    std::array<hsize_t, 3> dims{};
-    const bool is3 = H5Sget_simple_extent_ndims(fs) == 3;
-    if (is3) H5Sget_simple_extent_dims(fs, dims.data(), nullptr);
-    const std::array<hsize_t, 3> want{hsize_t(cut.count[2]), hsize_t(cut.count[1]), hsize_t(cut.count[0])};
-    if (h5::get_string(ds, "kind") != kind || h5::get_int64s(ds, "start", 3) != start ||
-        h5::get_int64s(ds, "stride", 3) != stride || !is3 || dims != want)
+    const std::vector<std::int64_t> dims = ds.shape(), want{cut.count[2], cut.count[1], cut.count[0]};
+    const bool is3 = dims.size() == 3;
+    if (ds.text("kind") != kind || ds.int64s("start", 3) != start || ds.int64s("stride", 3) != stride ||
+        dims != want)
       throw Error(ErrorCode::InvalidArgument, op + ": " + where + " is " + cut_of(ds) + " of a " +
                                                   (is3 ? std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
                                                              "x" + std::to_string(dims[2]) + " (z, y, x) array"
                                                        : std::string("non-3-D array")) +
                                                   "; asked for " + cut_name + " (" + shape(cut.count) +
                                                   ") of this plan's " + name(space) + " grid");
-    Id ft = make(H5Dget_type(ds), H5Tclose, "H5Dget_type");
     Dtype fd{};
     std::string why;
-    if (!detail::dtype_of_file(ft, fd, why)) throw Error(ErrorCode::InvalidArgument, op + ": " + where + " has " + why);
+    if (!ds.dtype(fd, why)) throw Error(ErrorCode::InvalidArgument, op + ": " + where + " has " + why);
     if (fd != dtype)
       throw Error(ErrorCode::InvalidArgument, op + ": " + where + " holds " + name(fd) + ", the plan reads " +
                                                   name(dtype) + " (another precision or transform)");
@@ -287,7 +231,7 @@ void read_cut(const H5File::Impl& impl, const fft::Plan& plan, Space space, cons
     return ds;
   });
   const Part part = part_of(box, cut);
-  const std::size_t es = elem_bytes(dtype);
+  const std::size_t es = size_of(dtype);
   local::Bytes staging(std::size_t(std::max<std::int64_t>(1, part.count())) * es, "the I/O staging buffer");
   char* const block = reinterpret_cast<char*>(staging.get());
   agree(h.comm, [&] { transfer(dset, part, dtype, block, false, op + ": reading " + where); });

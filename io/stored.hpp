@@ -1,10 +1,11 @@
-// What a reader needs of a dataset nbfft wrote (io/hdf5.cpp's read, io/planes.cpp's
-// read_plane and read_subsampled): the dataset itself, its element type, its checksum, and
-// the check of the checksum against what the ranks read. Defined in io/hdf5.cpp.
+// What a reader needs of an array nbfft wrote (io/hdf5.cpp's read, io/planes.cpp's
+// read_plane and read_subsampled), over io/format.hpp: its checksum, the check of the
+// checksum against what the ranks read, and whether a spectrum is this plan's. Defined in
+// io/hdf5.cpp.
 #pragma once
 
 #include "checksum.hpp"
-#include "h5util.hpp"
+#include "format.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/io/hdf5.hpp"
 
@@ -15,17 +16,10 @@
 
 namespace nbfft::io::detail {
 
-// Opens /<field>/<step> of `file` (at `path`), or throws InvalidArgument naming what the
-// file has instead: its fields, or the field's steps. `op` starts the message.
-h5::Id open_step(hid_t file, const std::string& path, const std::string& field, std::int64_t step, const char* op);
-
-// Which of nbfft's four element types a dataset's type is; false, with `why`, when none.
-bool dtype_of_file(hid_t type, Dtype& out, std::string& why);
-
-// The dataset's checksum and its method: false when it carries none (written before
+// The array's checksum and its method: false when it carries none (written before
 // checksums, or by another tool); an Io error naming `where` for a method this nbfft does
 // not know.
-bool stored_checksum(hid_t dset, const std::string& where, const char* op, std::uint64_t& sum, ChecksumMethod& method);
+bool stored_checksum(const format::Array& array, const std::string& where, const char* op, std::uint64_t& sum, ChecksumMethod& method);
 
 // What is wrong with a field name ("" when it is one: not empty, no '/', not '.' or '..'),
 // and with a step's time ("" when finite).
@@ -46,9 +40,9 @@ inline std::string process_grid(const fft::Plan& plan) {
 // this plan would give wrong values without a word. "" when they match, when `space` is
 // physical (the field is the same under any kinds and norm), or when the dataset predates
 // those attributes.
-std::string spectrum_mismatch(hid_t dset, const fft::Plan& plan, Space space);
+std::string spectrum_mismatch(const format::Array& array, const fft::Plan& plan, Space space);
 // The same for any layout: its kinds and norm attributes (none: nothing to compare).
-std::string spectrum_mismatch(hid_t dset, const Layout& layout);
+std::string spectrum_mismatch(const format::Array& array, const Layout& layout);
 
 // Adds every rank's checksum terms `mine` and compares the sum with `stored`: a mismatch is
 // the same Io error on every rank, naming `where` (collective over comm).
