@@ -1,5 +1,5 @@
-// The C API's handles, private to capi/: the objects behind nbfft_options, nbfft_plan and
-// nbfft_h5file, the table that turns a handle into its object, and the checks every entry
+// The C API's handles, private to capi/: the objects behind nbfft_options, nbfft_plan,
+// nbfft_nd_plan, nbfft_pencils and nbfft_h5file, the table that turns a handle into its object, and the checks every entry
 // point shares. One header so that each group of entry points (nbfft_c.cpp: plans,
 // io.cpp: HDF5 files) is its own file over the same handles.
 #pragma once
@@ -7,6 +7,8 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/options.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/transpose.hpp"
+#include "nbfft/nd/plan.hpp"
 #include "nbfft/nbfft.h"
 #include "nbfft/request.hpp"
 
@@ -27,6 +29,18 @@ struct nbfft_plan_s {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for gather/scatter and batch checks
   // Split-phase transforms started and not yet waited for (nbfft_plan_destroy refuses then).
   std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
+};
+
+struct nbfft_nd_plan_s {
+  nbfft::nd::Plan plan;
+  nbfft::nd::Options options;     // as made: the grid as chosen
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for the binding's agreed checks
+  // Split-phase transforms started and not yet waited for (nbfft_nd_plan_destroy refuses then).
+  std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
+};
+
+struct nbfft_pencils_s {
+  nbfft::fft::Pencils p;
 };
 
 // Every split-phase operation of the C API (a transform of any plan, a transpose, a
@@ -109,6 +123,16 @@ inline nbfft_plan_s& plan_of(nbfft_plan p) {
   if (!s) throw Error(std::string("the plan handle") + kStale, ErrorCode::InvalidState);
   return *s;
 }
+
+inline nbfft_nd_plan_s& nd_plan_of(nbfft_nd_plan p) {
+  if (!p) throw Error("the N-D plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  nbfft_nd_plan_s* s = find_handle<nbfft_nd_plan_s>(p);
+  if (!s) throw Error(std::string("the N-D plan handle") + kStale, ErrorCode::InvalidState);
+  return *s;
+}
+
+// The pencils behind a handle (capi/transpose_c.cpp keeps the set of live ones).
+nbfft_pencils_s& pencils_of(nbfft_pencils p);
 
 // A new C handle for a request (open: the starting object's count, or null).
 inline nbfft_request add_request(nbfft::Request r, std::shared_ptr<std::atomic<int>> open = nullptr) {

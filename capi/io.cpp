@@ -9,6 +9,7 @@
 #include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/io/hdf5.hpp"
+#include "nbfft/io/layout.hpp"
 
 #include <array>
 #include <cmath>
@@ -24,7 +25,9 @@ struct nbfft_h5file_s {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: the C side's own agreements
 };
 
-// A background write (nbfft_h5_write_start): the C++ Pending, kept until nbfft_h5_request_free.
+struct nbfft_io_layout_s {
+  nbfft::io::Layout layout;
+};
 
 namespace nbfft::capi {
 namespace {
@@ -197,6 +200,55 @@ std::string field_name(nbfft_h5file_s& f, const char* field) {
   return field;
 }
 
+nbfft_io_layout_s& layout_of(nbfft_io_layout l) {
+  if (!l) throw Error("the layout is NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  nbfft_io_layout_s* s = find_handle<nbfft_io_layout_s>(l);
+  if (!s) throw Error(std::string("the layout handle") + kStale, ErrorCode::InvalidState);
+  return *s;
+}
+
+io::Dtype dtype_of(nbfft_dtype d) {
+  switch (d) {
+    case NBFFT_DTYPE_FLOAT64: return io::Dtype::Float64;
+    case NBFFT_DTYPE_FLOAT32: return io::Dtype::Float32;
+    case NBFFT_DTYPE_COMPLEX128: return io::Dtype::Complex128;
+    case NBFFT_DTYPE_COMPLEX64: return io::Dtype::Complex64;
+  }
+  throw Error("dtype " + std::to_string(static_cast<int>(d)) +
+              " is none of NBFFT_DTYPE_FLOAT64 (0), _FLOAT32 (1), _COMPLEX128 (2), _COMPLEX64 (3)");
+}
+
+void add_layout(nbfft_io_layout* out, io::Layout l) {
+  *out = add_handle<nbfft_io_layout>(std::make_unique<nbfft_io_layout_s>(nbfft_io_layout_s{std::move(l)}));
+}
+
+std::size_t layout_bytes(const io::Layout& l) { return std::size_t(l.count()) * io::size_of(l.dtype); }
+
+// A layout call's file, layout, field and exact byte count, agreed on the file's ranks (as
+// checked() for a plan): one rank's NULL or short buffer fails every rank.
+struct LayoutCall {
+  nbfft_h5file_s* f;
+  const io::Layout* l;
+};
+LayoutCall checked_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field, const void* data,
+                          std::size_t bytes) {
+  nbfft_h5file_s& f = file_of(file);
+  LayoutCall c{&f, nullptr};
+  agree(f.comm, [&] {
+    c.l = &layout_of(layout).layout;
+    need(field, "field");
+    // A block with negative extents has no byte count; the C++ call names it (Layout::check).
+    if (!c.l->check().empty()) return;
+    const std::size_t want = layout_bytes(*c.l);
+    if (bytes != want)
+      throw Error("bytes is " + std::to_string(bytes) + " but the layout's block needs exactly " +
+                  std::to_string(want) + " (" + std::to_string(c.l->count()) + " elements of " +
+                  io::name(c.l->dtype) + ")");
+    if (bytes > 0) need(data, "data");
+  });
+  return c;
+}
+
 H5File::Pending& pending_of(nbfft_h5request r) { return request_of(r).request; }
 
 io::Axis axis_of(nbfft_axis a) {
@@ -350,6 +402,98 @@ nbfft_status nbfft_h5_write_start(nbfft_h5file file, nbfft_plan plan, nbfft_spac
     H5File::Pending p = c.f->file.write_start_bytes(c.p->plan, c.space, field, step, time,
                                                     dtype_of(c.p->plan, c.space), data, bytes, stage);
     *request = add_request(std::move(p));
+  });
+}
+
+nbfft_status nbfft_io_layout_of_plan(nbfft_plan plan, nbfft_space space, nbfft_io_layout* layout) {
+  return guard("nbfft_io_layout_of_plan", [&] {
+    need(layout, "the layout pointer");
+    *layout = nullptr;
+    add_layout(layout, nbfft::io::Layout::of(plan_of(plan).plan, space_of(space)));
+  });
+}
+
+nbfft_status nbfft_io_layout_of_nd_plan(nbfft_nd_plan plan, nbfft_space space, nbfft_io_layout* layout) {
+  return guard("nbfft_io_layout_of_nd_plan", [&] {
+    need(layout, "the layout pointer");
+    *layout = nullptr;
+    add_layout(layout, nbfft::io::Layout::of(nd_plan_of(plan).plan, space_of(space)));
+  });
+}
+
+nbfft_status nbfft_io_layout_of_pencils(nbfft_pencils pencils, nbfft_pencil pencil, nbfft_dtype dtype,
+                                        nbfft_io_layout* layout) {
+  return guard("nbfft_io_layout_of_pencils", [&] {
+    need(layout, "the layout pointer");
+    *layout = nullptr;
+    if (pencil != NBFFT_PENCIL_X && pencil != NBFFT_PENCIL_Y && pencil != NBFFT_PENCIL_Z)
+      throw nbfft::Error("pencil " + std::to_string(static_cast<int>(pencil)) +
+                         " is none of NBFFT_PENCIL_X (0), _Y (1), _Z (2)");
+    add_layout(layout, nbfft::io::Layout::of(pencils_of(pencils).p, static_cast<nbfft::fft::Pencil>(pencil),
+                                             dtype_of(dtype)));
+  });
+}
+
+nbfft_status nbfft_io_layout_create(int ndim, const int64_t* shape, const int64_t* lo, const int64_t* n,
+                                    const int* order, nbfft_dtype dtype, nbfft_io_layout* layout) {
+  return guard("nbfft_io_layout_create", [&] {
+    need(layout, "the layout pointer");
+    *layout = nullptr;
+    if (ndim < 1) throw nbfft::Error("ndim is " + std::to_string(ndim) + "; an array has at least one axis");
+    need(shape, "shape");
+    need(lo, "lo");
+    need(n, "n");
+    nbfft::nd::Box box{{lo, lo + ndim}, {n, n + ndim}, {}};
+    if (order) box.order.assign(order, order + ndim);
+    add_layout(layout, nbfft::io::Layout({shape, shape + ndim}, std::move(box), dtype_of(dtype)));
+  });
+}
+
+nbfft_status nbfft_io_layout_bytes(nbfft_io_layout layout, size_t* bytes) {
+  return guard("nbfft_io_layout_bytes", [&] {
+    const nbfft::io::Layout& l = layout_of(layout).layout;
+    need(bytes, "bytes");
+    const std::string bad = l.check();
+    if (!bad.empty()) throw nbfft::Error(bad);
+    *bytes = layout_bytes(l);
+  });
+}
+
+nbfft_status nbfft_io_layout_destroy(nbfft_io_layout* layout) {
+  return guard("nbfft_io_layout_destroy", [&] {
+    need(layout, "the layout pointer");
+    if (!*layout) return;
+    if (!remove_handle<nbfft_io_layout_s>(*layout))
+      throw nbfft::Error(std::string("the layout handle") + kStale, nbfft::ErrorCode::InvalidState);
+    *layout = nullptr;
+  });
+}
+
+nbfft_status nbfft_h5_write_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field, int64_t step,
+                                   double time, const void* data, size_t bytes) {
+  return guard("nbfft_h5_write_layout", [&] {
+    const LayoutCall c = checked_layout(file, layout, field, data, bytes);
+    c.f->file.write_bytes(*c.l, field, step, time, c.l->dtype, data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_read_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field, int64_t step,
+                                  void* data, size_t bytes) {
+  return guard("nbfft_h5_read_layout", [&] {
+    const LayoutCall c = checked_layout(file, layout, field, data, bytes);
+    c.f->file.read_bytes(*c.l, field, step, c.l->dtype, data, bytes);
+  });
+}
+
+nbfft_status nbfft_h5_write_start_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field,
+                                         int64_t step, double time, const void* data, size_t bytes, int borrow,
+                                         nbfft_request* request) {
+  return guard("nbfft_h5_write_start_layout", [&] {
+    file_of(file).file.agree_call("write_start", request ? "" : "the request pointer is NULL");
+    *request = nullptr;
+    const LayoutCall c = checked_layout(file, layout, field, data, bytes);
+    const auto stage = borrow ? H5File::Stage::Borrow : H5File::Stage::Copy;
+    *request = add_request(c.f->file.write_start_bytes(*c.l, field, step, time, c.l->dtype, data, bytes, stage));
   });
 }
 

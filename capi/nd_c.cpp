@@ -21,14 +21,6 @@
 #include <utility>
 #include <vector>
 
-struct nbfft_nd_plan_s {
-  nbfft::nd::Plan plan;
-  nbfft::nd::Options options;     // as made: the grid as chosen
-  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, for the binding's agreed checks
-  // Split-phase transforms started and not yet waited for (nbfft_nd_plan_destroy refuses then).
-  std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
-};
-
 namespace {
 
 using nbfft::Error;
@@ -37,12 +29,7 @@ using nbfft::capi::guard;
 using nbfft::capi::need;
 using cplx = std::complex<double>;
 
-nbfft_nd_plan_s& nd_of(nbfft_nd_plan p) {
-  if (!p) throw Error("the N-D plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(p);
-  if (!s) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
-  return *s;
-}
+using nbfft::capi::nd_plan_of;
 
 bool input_layout(nbfft_layout l) {
   if (l != NBFFT_LAYOUT_INPUT && l != NBFFT_LAYOUT_OUTPUT)
@@ -210,7 +197,7 @@ void with_types(const nbfft::nd::Plan& q, bool forward, F&& f) {
 nbfft_status transform_many(const char* fn, bool forward, nbfft_nd_plan plan, size_t nv, const void* const* in,
                             size_t in_bytes, void* const* out, size_t out_bytes) {
   return guard(fn, [&] {
-    auto& p = nd_of(plan);
+    auto& p = nd_plan_of(plan);
     // Sizes per field, checked once (on every rank, nv = 0 too: nv is agreed by the plan's
     // call, with NULL fields and shared outputs).
     const char* missing = nv == 0 ? nullptr : !in ? "the input pointer array" : !out ? "the output pointer array" : nullptr;
@@ -234,7 +221,7 @@ nbfft_status transform_many(const char* fn, bool forward, nbfft_nd_plan plan, si
 nbfft_status transform_start(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes,
                              void* out, size_t out_bytes, nbfft_nd_pending* pending) {
   return guard(fn, [&] {
-    auto& p = nd_of(plan);
+    auto& p = nd_plan_of(plan);
     check_bytes(p, forward, in, in_bytes, out, out_bytes, pending ? nullptr : "the pending pointer");
     *pending = nullptr;
     nbfft::Request r;
@@ -252,7 +239,7 @@ nbfft_status transform_start(const char* fn, bool forward, nbfft_nd_plan plan, c
 nbfft_status transform(const char* fn, bool forward, nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out,
                        size_t out_bytes) {
   return guard(fn, [&] {
-    auto& p = nd_of(plan);
+    auto& p = nd_plan_of(plan);
     check_bytes(p, forward, in, in_bytes, out, out_bytes);
     if (p.plan.precision() == nbfft::fft::Precision::Single)
       run<float>(p.plan, forward, in, in_bytes, out, out_bytes);
@@ -318,7 +305,7 @@ nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan) {
 
 nbfft_status nbfft_nd_plan_axes(nbfft_nd_plan plan, int* ndim, int* naxes, int* axes) {
   return guard("nbfft_nd_plan_axes", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     if (ndim) *ndim = static_cast<int>(p.shape().size());
     if (naxes) *naxes = static_cast<int>(p.axes().size());
     if (axes)
@@ -328,7 +315,7 @@ nbfft_status nbfft_nd_plan_axes(nbfft_nd_plan plan, int* ndim, int* naxes, int* 
 
 nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t* out_shape) {
   return guard("nbfft_nd_plan_shape", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     const auto out = p.out_shape();
     for (std::size_t d = 0; d < out.size(); ++d) {
       if (in_shape) in_shape[d] = p.shape()[d];
@@ -339,14 +326,14 @@ nbfft_status nbfft_nd_plan_shape(nbfft_nd_plan plan, int64_t* in_shape, int64_t*
 
 nbfft_status nbfft_nd_plan_box(nbfft_nd_plan plan, nbfft_layout layout, int64_t* lo, int64_t* n) {
   return guard("nbfft_nd_plan_box", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     fill(input_layout(layout) ? p.in_box() : p.out_box(), lo, n);
   });
 }
 
 nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int rank, int64_t* lo, int64_t* n) {
   return guard("nbfft_nd_plan_box_of", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     const bool in = input_layout(layout);
     if (rank < 0 || rank >= p.size())
       throw Error("rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
@@ -357,7 +344,7 @@ nbfft_status nbfft_nd_plan_box_of(nbfft_nd_plan plan, nbfft_layout layout, int r
 
 nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order) {
   return guard("nbfft_nd_plan_out_order", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     need(order, "order");
     const std::vector<int>& o = p.out_order();
     for (std::size_t i = 0; i < p.shape().size(); ++i) order[i] = o.empty() ? static_cast<int>(i) : o[i];
@@ -366,7 +353,7 @@ nbfft_status nbfft_nd_plan_out_order(nbfft_nd_plan plan, int* order) {
 
 nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t* out_count) {
   return guard("nbfft_nd_plan_counts", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     if (in_count) *in_count = static_cast<int64_t>(p.in_count());
     if (out_count) *out_count = static_cast<int64_t>(p.out_count());
   });
@@ -374,7 +361,7 @@ nbfft_status nbfft_nd_plan_counts(nbfft_nd_plan plan, int64_t* in_count, int64_t
 
 nbfft_status nbfft_nd_plan_memory(nbfft_nd_plan plan, size_t* inplace_bytes, size_t* workspace_bytes, int* lean) {
   return guard("nbfft_nd_plan_memory", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     if (inplace_bytes) *inplace_bytes = p.inplace_bytes();
     if (workspace_bytes) *workspace_bytes = p.workspace_bytes();
     if (lean) *lean = p.lean_workspace() ? 1 : 0;
@@ -383,14 +370,14 @@ nbfft_status nbfft_nd_plan_memory(nbfft_nd_plan plan, size_t* inplace_bytes, siz
 
 nbfft_status nbfft_nd_plan_elements(nbfft_nd_plan plan, int* in_complex) {
   return guard("nbfft_nd_plan_elements", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     if (in_complex) *in_complex = p.kind() == nbfft::nd::Kind::C2C ? 1 : 0;
   });
 }
 
 nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, int* out_complex, int* real_bytes) {
   return guard("nbfft_nd_plan_element_types", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     const std::size_t real = p.precision() == nbfft::fft::Precision::Single ? sizeof(float) : sizeof(double);
     if (in_complex) *in_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Input) > real;
     if (out_complex) *out_complex = nbfft::nd::element_bytes(p, nbfft::nd::Layout::Output) > real;
@@ -400,13 +387,13 @@ nbfft_status nbfft_nd_plan_element_types(nbfft_nd_plan plan, int* in_complex, in
 
 nbfft_status nbfft_nd_plan_options(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_nd_plan_options", [&] {
-    nbfft::capi::copy_out(nbfft::nd::options_text(nd_of(plan).options), buffer, size, needed);
+    nbfft::capi::copy_out(nbfft::nd::options_text(nd_plan_of(plan).options), buffer, size, needed);
   });
 }
 
 nbfft_status nbfft_nd_plan_describe(nbfft_nd_plan plan, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_nd_plan_describe",
-               [&] { nbfft::capi::copy_out(nd_of(plan).plan.describe(), buffer, size, needed); });
+               [&] { nbfft::capi::copy_out(nd_plan_of(plan).plan.describe(), buffer, size, needed); });
 }
 
 nbfft_status nbfft_nd_forward(nbfft_nd_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes) {
@@ -445,7 +432,7 @@ nbfft_status nbfft_nd_wait(nbfft_nd_pending* pending) {
 
 nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size) {
   return guard("nbfft_nd_plan_rank", [&] {
-    const auto& p = nd_of(plan).plan;
+    const auto& p = nd_plan_of(plan).plan;
     if (rank) *rank = p.rank();
     if (size) *size = p.size();
   });
@@ -454,7 +441,7 @@ nbfft_status nbfft_nd_plan_rank(nbfft_nd_plan plan, int* rank, int* size) {
 nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void* local, size_t local_bytes,
                              void* global, size_t global_bytes, int root) {
   return guard("nbfft_nd_gather", [&] {
-    auto& p = nd_of(plan);
+    auto& p = nd_plan_of(plan);
     nbfft::nd::gather_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), local, local_bytes, global,
                             global_bytes, root);
   });
@@ -463,7 +450,7 @@ nbfft_status nbfft_nd_gather(nbfft_nd_plan plan, nbfft_layout layout, const void
 nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const void* global, size_t global_bytes,
                               void* local, size_t local_bytes, int root) {
   return guard("nbfft_nd_scatter", [&] {
-    auto& p = nd_of(plan);
+    auto& p = nd_plan_of(plan);
     nbfft::nd::scatter_bytes(p.plan, p.comm, static_cast<nbfft::nd::Layout>(layout), global, global_bytes, local,
                              local_bytes, root);
   });
@@ -471,7 +458,7 @@ nbfft_status nbfft_nd_scatter(nbfft_nd_plan plan, nbfft_layout layout, const voi
 
 nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, double* k, size_t count) {
   return guard("nbfft_nd_wavenumbers", [&] {
-    const std::vector<double> w = nbfft::nd::wavenumbers(nd_of(plan).plan, axis, length);
+    const std::vector<double> w = nbfft::nd::wavenumbers(nd_plan_of(plan).plan, axis, length);
     if (count != w.size())
       throw Error("count is " + std::to_string(count) + " but this rank's spectrum block has " +
                   std::to_string(w.size()) + " points along axis " + std::to_string(axis));
@@ -482,7 +469,7 @@ nbfft_status nbfft_nd_wavenumbers(nbfft_nd_plan plan, int axis, double length, d
 
 nbfft_status nbfft_nd_plan_agree(nbfft_nd_plan plan, const char* what, const char* error) {
   return guard(what && *what ? what : "nbfft_nd_plan_agree",
-               [&] { nbfft::agree_message(nd_of(plan).comm, error ? error : ""); });
+               [&] { nbfft::agree_message(nd_plan_of(plan).comm, error ? error : ""); });
 }
 
 }  // extern "C"

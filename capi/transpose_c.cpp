@@ -13,10 +13,6 @@
 #include <set>
 #include <string>
 
-struct nbfft_pencils_s {
-  nbfft::fft::Pencils p;
-};
-
 namespace {
 
 using nbfft::Error;
@@ -80,6 +76,8 @@ void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2,
 }
 
 }  // namespace
+
+nbfft_pencils_s& nbfft::capi::pencils_of(nbfft_pencils p) { return *checked(p, "the pencils handle"); }
 
 extern "C" {
 

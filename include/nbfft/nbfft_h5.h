@@ -23,6 +23,8 @@
 #define NBFFT_NBFFT_H5_H
 
 #include <nbfft/nbfft.h>
+#include <nbfft/nbfft_nd.h>        /* nbfft_nd_plan: a layout of an N-D plan */
+#include <nbfft/nbfft_transpose.h> /* nbfft_pencils: a layout of a pencil */
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,6 +154,64 @@ nbfft_status nbfft_h5_wait(nbfft_h5request request);
  * rank's part of its write completed here, and a failure of that write is reported by
  * nbfft_h5_close on every rank. */
 nbfft_status nbfft_h5_request_free(nbfft_h5request* request);
+
+/* ---- Layouts: any distributed array, not only a 3-D plan's (docs/io.md "Layouts") -----
+ *
+ *   nbfft_io_layout l;
+ *   nbfft_io_layout_of_nd_plan(nd, NBFFT_SPACE_SPECTRAL, &l);   // or _of_plan, _of_pencils, _create
+ *   nbfft_io_layout_bytes(l, &bytes);
+ *   nbfft_h5_write_layout(f, l, "U", step, t, uh, bytes);       // restart at any rank count:
+ *   nbfft_h5_read_layout(f2, l2, "U", step, uh2, bytes2);       // l2 from the new run's plan
+ *
+ * A layout is the global shape (axis 0 slowest: numpy's order; a 3-D plan's and a
+ * pencil's are (z, y, x)), this rank's block of it (lo and n per axis, and the axes in
+ * memory order, slowest first) and the element type; the file holds the global array in C
+ * order whatever wrote it, so a field written through one layout reads back through any
+ * other of the same shape and type. Making a layout is local and checks only its own
+ * arguments (pointers, ndim, the enums); the block itself is checked by the write or read,
+ * on every rank together: a block outside the shape, or blocks that do not tile the array
+ * (a write), fail every rank with NBFFT_INVALID_ARGUMENT naming it. A layout holds no
+ * reference to its plan or pencils: either may be destroyed first. */
+typedef struct nbfft_io_layout_s* nbfft_io_layout; /* opaque */
+/* The element types of a layout (as stored, no conversion). */
+typedef enum nbfft_dtype {
+  NBFFT_DTYPE_FLOAT64 = 0,
+  NBFFT_DTYPE_FLOAT32 = 1,
+  NBFFT_DTYPE_COMPLEX128 = 2,
+  NBFFT_DTYPE_COMPLEX64 = 3
+} nbfft_dtype;
+
+/* A 3-D plan's physical field (its input box) or spectrum (its output box), of the plan's
+ * element type there: the layout nbfft_h5_write uses, with the same attributes. */
+nbfft_status nbfft_io_layout_of_plan(nbfft_plan plan, nbfft_space space, nbfft_io_layout* layout);
+/* An N-D plan's input (NBFFT_SPACE_PHYSICAL: its input box of its shape) or spectrum
+ * (NBFFT_SPACE_SPECTRAL: its output box of its output shape, in its memory order), of
+ * the element types its transforms take. */
+nbfft_status nbfft_io_layout_of_nd_plan(nbfft_nd_plan plan, nbfft_space space, nbfft_io_layout* layout);
+/* A pencil of a transpose: (nz, ny, nx), this rank's box of that pencil, of `dtype`. */
+nbfft_status nbfft_io_layout_of_pencils(nbfft_pencils pencils, nbfft_pencil pencil, nbfft_dtype dtype,
+                                        nbfft_io_layout* layout);
+/* A user's own block: ndim axes of `shape`, this rank's block lo[ndim], n[ndim] (n may
+ * hold zeros: an empty block), order[ndim] the axes in memory order, slowest first (NULL:
+ * C order, 0 .. ndim-1). The arrays are copied. */
+nbfft_status nbfft_io_layout_create(int ndim, const int64_t* shape, const int64_t* lo, const int64_t* n,
+                                    const int* order, nbfft_dtype dtype, nbfft_io_layout* layout);
+/* This rank's block in bytes: what data of the calls below holds exactly. Local. */
+nbfft_status nbfft_io_layout_bytes(nbfft_io_layout layout, size_t* bytes);
+/* Frees; sets *layout = NULL; NULL ok. Local. */
+nbfft_status nbfft_io_layout_destroy(nbfft_io_layout* layout);
+
+/* nbfft_h5_write, _read and _write_start through a layout: data holds this rank's block
+ * in the layout's memory order, exactly nbfft_io_layout_bytes bytes. Collective over the
+ * file's ranks, as the plan calls are; the request of _write_start is the same
+ * nbfft_request, under the same completion rule. */
+nbfft_status nbfft_h5_write_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field, int64_t step,
+                                   double time, const void* data, size_t bytes);
+nbfft_status nbfft_h5_read_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field, int64_t step,
+                                  void* data, size_t bytes);
+nbfft_status nbfft_h5_write_start_layout(nbfft_h5file file, nbfft_io_layout layout, const char* field,
+                                         int64_t step, double time, const void* data, size_t bytes, int borrow,
+                                         nbfft_request* request);
 
 /* The file's fields, sorted, one per line ("U\nu"), as nbfft_options_string (cut to size
  * bytes, *needed = full length + 1). */
