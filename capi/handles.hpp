@@ -124,12 +124,16 @@ inline nbfft_plan_s& plan_of(nbfft_plan p) {
   return *s;
 }
 
-inline nbfft_nd_plan_s& nd_plan_of(nbfft_nd_plan p) {
-  if (!p) throw Error("the N-D plan is NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  nbfft_nd_plan_s* s = find_handle<nbfft_nd_plan_s>(p);
-  if (!s) throw Error(std::string("the N-D plan handle") + kStale, ErrorCode::InvalidState);
+// The object behind a handle of `what` ("the N-D plan"): NULL or a stale handle is InvalidState.
+template <typename T, typename Handle>
+T& object_of(Handle h, const char* what) {
+  if (!h) throw Error(std::string(what) + " is NULL (never created, or destroyed)", ErrorCode::InvalidState);
+  T* s = find_handle<T>(h);
+  if (!s) throw Error(std::string(what) + " handle" + kStale, ErrorCode::InvalidState);
   return *s;
 }
+
+inline nbfft_nd_plan_s& nd_plan_of(nbfft_nd_plan p) { return object_of<nbfft_nd_plan_s>(p, "the N-D plan"); }
 
 // The pencils behind a handle (capi/transpose_c.cpp keeps the set of live ones).
 nbfft_pencils_s& pencils_of(nbfft_pencils p);

@@ -200,12 +200,7 @@ std::string field_name(nbfft_h5file_s& f, const char* field) {
   return field;
 }
 
-nbfft_io_layout_s& layout_of(nbfft_io_layout l) {
-  if (!l) throw Error("the layout is NULL (never created, or destroyed)", ErrorCode::InvalidState);
-  nbfft_io_layout_s* s = find_handle<nbfft_io_layout_s>(l);
-  if (!s) throw Error(std::string("the layout handle") + kStale, ErrorCode::InvalidState);
-  return *s;
-}
+nbfft_io_layout_s& layout_of(nbfft_io_layout l) { return object_of<nbfft_io_layout_s>(l, "the layout"); }
 
 io::Dtype dtype_of(nbfft_dtype d) {
   switch (d) {
