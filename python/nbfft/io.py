@@ -32,6 +32,7 @@ from ._args import INT64_MAX, check_problem, int_arg, ints_arg, is_int, is_numbe
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import Plan, aligned_empty
+from ._request import Request
 
 # The transforms' own array check (dtype, shape, contiguity: never a silent copy); private
 # to _plan, so not in its stub.
@@ -88,69 +89,7 @@ def _field_step(what: str, name: Any, step: Any) -> None:
     int_arg(what, "step", step)
 
 
-class Pending:
-    """A background write started by :meth:`File.write_start`.
-
-    ``wait()`` waits for it and raises its error (the same on every rank); ``test()``
-    says without blocking whether it has finished. As a context manager it waits at the
-    end of the block. A Pending collected without ``wait()`` completes this rank's part of
-    its write; the file's ``close()`` then raises its error, if it failed.
-
-    ``wait()`` is collective, but the ranks may wait for their writes in different orders
-    (the rule of every front end, docs/io.md "Writing in the background"): a wait settles,
-    on every rank together, every write started up to the latest one any rank is waiting
-    for, and a wait whose write was already settled returns at once. Each rank waits for
-    the same writes as the others (in its own order), or drops the same ones, before its
-    next ``write_start`` or ``close()``; a rank that starts a write while another waits is
-    ``nbfft.RanksDisagree`` on both, and the file is never committed.
-
-    Examples
-    --------
-    >>> with f.write_start(plan, "u", u, step=3):
-    ...     u = step_forward(plan, u)
-    """
-
-    def __init__(self, core: Any, what: str) -> None:
-        self._p: Any = core
-        self._what = what
-
-    @property
-    def active(self) -> bool:
-        """Whether the write is still in flight: started, and not yet settled by a wait
-        (on any rank) or by the file's ``close()``."""
-        return bool(self._p.active)
-
-    def test(self) -> bool:
-        """Whether the write has finished (``wait()`` is still needed); never blocks.
-
-        Raises ``nbfft.InvalidState`` once waited for."""
-        if not self._p.valid:
-            raise InvalidState("Pending.test: the write of {} was already waited for".format(self._what))
-        return bool(self._p.test())
-
-    def wait(self) -> None:
-        """Waits for the write; raises its error (the same on every rank), or
-        ``nbfft.InvalidState`` when called a second time. Collective, in any order (see
-        the class)."""
-        self._p.wait()
-
-    def __enter__(self) -> "Pending":
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if not self._p.valid:
-            return
-        if exc_type is None:
-            self.wait()
-        else:
-            try:
-                self.wait()
-            except Error:
-                pass  # the block's own exception is the one to see
-
-    def __repr__(self) -> str:
-        return "<nbfft.io.Pending {} {}>".format(self._what, "waited" if not self._p.valid
-                                                  else "in flight" if self._p.active else "finished")
+Pending = Request  # the earlier name of a background write's request
 
 
 class _Discard:
@@ -643,7 +582,7 @@ class File:
         space = self._checked("write_start", plan, name, a, space, False, step, time)
         core = _core_plan(plan)
         p = self._file().write_start(core, space, name, int(step), float(time), a, bool(borrow), (a, core))
-        return Pending(p, "{}/{}".format(name, int(step)))
+        return Request(p, "write of {}/{}".format(name, int(step)))
 
     def fields(self) -> List[str]:
         """The file's field names, sorted. Collective."""

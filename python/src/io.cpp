@@ -40,47 +40,12 @@ io::Space space_of(const std::string& s) {
   throw Error("H5File: space must be 'physical' or 'spectral', got '" + s + "'");
 }
 
-// A background write: the C++ Pending plus what it needs alive until the wait, the array
-// (Borrow: MPI-IO reads it later). Members are destroyed in reverse order: the Pending
-// (which completes this rank's part of its write) before the references are dropped.
 io::Axis axis_of(const std::string& a) {
   if (a == "x") return io::Axis::X;
   if (a == "y") return io::Axis::Y;
   if (a == "z") return io::Axis::Z;
   throw Error("H5File: axis must be 'x', 'y' or 'z', got '" + a + "'");
 }
-
-// (Named apart from transpose.cpp's pending class: nanobind registers types by their C++
-// name, and two classes of one name in two anonymous namespaces collide there.)
-class PyWritePending {
- public:
-  PyWritePending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
-  ~PyWritePending() {
-    if (!p_.active()) return;
-    nb::gil_scoped_release release;  // ~Pending completes this rank's part of the write (local)
-    H5File::Pending gone(std::move(p_));
-  }
-  bool active() const { return p_.active(); }
-  bool valid() const { return p_.valid(); }
-  bool test() { return p_.test(); }
-  void wait() {
-    {
-      nb::gil_scoped_release release;
-      try {
-        p_.wait();
-      } catch (...) {
-        nb::gil_scoped_acquire again;
-        keep_ = nb::none();
-        throw;
-      }
-    }
-    keep_ = nb::none();
-  }
-
- private:
-  nb::object keep_;
-  H5File::Pending p_;
-};
 
 class PyH5File {
  public:
@@ -179,7 +144,7 @@ class PyH5File {
     });
   }
   // keep: what must stay alive until the wait (the array, the plan).
-  PyWritePending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+  PyRequest* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
                          double time, const ConstArray& a, bool borrow, nb::object keep) const {
     const fft::Plan& p = plan_of(plan);
     H5File& f = file();
@@ -193,7 +158,7 @@ class PyH5File {
       pending = f.write_start_bytes(p, s, field, step, time, d, data, bytes,
                                     borrow ? H5File::Stage::Borrow : H5File::Stage::Copy);
     }
-    return new PyWritePending(std::move(pending), std::move(keep));
+    return new PyRequest(std::move(pending), std::move(keep));
   }
   std::array<double, 3> box_lengths() const { return file().box_lengths(); }
   std::string xdmf_path() const { return file().xdmf_path(); }
@@ -223,11 +188,6 @@ void bind_io(nb::module_& m) {
   using namespace nb::literals;
   m.def("hdf5_available", &io::hdf5_available);
   m.def("hdf5_info", &io::hdf5_info);
-  nb::class_<PyWritePending>(m, "H5Pending")
-      .def_prop_ro("active", &PyWritePending::active)
-      .def_prop_ro("valid", &PyWritePending::valid)
-      .def("test", &PyWritePending::test)
-      .def("wait", &PyWritePending::wait);
   nb::class_<PyH5File>(m, "H5File")
       .def(
           "__init__",
