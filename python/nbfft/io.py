@@ -38,7 +38,7 @@ from ._request import Request
 # to _plan, so not in its stub.
 _array_problem: Any = getattr(_plan_module, "_array_problem")
 
-__all__ = ["File", "Pending", "hdf5_available", "hdf5_info"]
+__all__ = ["File", "Layout", "Pending", "hdf5_available", "hdf5_info"]
 
 _MODES = {"r": "read", "w": "create", "a": "append"}
 _SPACES = ("auto", "physical", "spectral")
@@ -90,6 +90,101 @@ def _field_step(what: str, name: Any, step: Any) -> None:
 
 
 Pending = Request  # the earlier name of a background write's request
+
+_PENCILS = {"x": 0, "y": 1, "z": 2}
+
+
+class Layout:
+    """What a write or read of a distributed array needs: the global shape, this rank's
+    block of it and the dtype, whatever made the array.
+
+    ``File.write``, ``read`` and ``write_start`` take a ``Layout`` where they take a
+    ``Plan``, so that an ``NdPlan``'s arrays, a transpose's pencils and your own blocks are
+    written and restarted (at any rank count) through the same calls. Shapes are numpy's:
+    axis 0 slowest; the dataset in the file is the global array in C order.
+
+    Examples
+    --------
+    >>> lay = nbfft.io.Layout.of(ndplan, "spectral")          # an NdPlan's spectrum block
+    >>> f.write(lay, "U", U, step=0)
+    >>> lay = nbfft.io.Layout.of(pencils, "y", np.float64)     # a Y-pencil, (nz, ny, nx)
+    >>> mine = nbfft.io.Layout((64, 48), start=(16, 0), extent=(16, 48), dtype=np.float64)
+    """
+
+    def __init__(self, shape: Sequence[int], start: Sequence[int], extent: Sequence[int], dtype: Any,
+                 order: Optional[Sequence[int]] = None, _core_layout: Any = None) -> None:
+        if _core_layout is not None:
+            self._l = _core_layout
+            return
+        what = "nbfft.io.Layout"
+        nd = len(shape) if isinstance(shape, (tuple, list)) else -1
+        if nd < 1:
+            raise ArgumentTypeError("{}: shape must be a tuple of ints, got {!r}".format(what, shape))
+        dt = np.dtype(dtype)
+        self._l = _core.Layout.user([int_arg(what, "shape", s, 0) for s in shape],
+                                    list(ints_arg(what, "start", start, nd, 0, INT64_MAX)),
+                                    list(ints_arg(what, "extent", extent, nd, 0, INT64_MAX)),
+                                    [] if order is None else list(ints_arg(what, "order", order, nd, 0, nd - 1)),
+                                    dt.name)
+        # Its extents are checked where it is used (File.write, read: on every rank together).
+
+    @classmethod
+    def of(cls, obj: Any, which: str = "physical", dtype: Any = None) -> "Layout":
+        """The layout of a plan's or pencils' arrays: a ``Plan``'s or an ``NdPlan``'s
+        ``'physical'`` (input) or ``'spectral'`` (output) block, or a ``Pencils``' pencil
+        ``'x'``, ``'y'`` or ``'z'`` of elements of ``dtype``."""
+        from ._nd import NdPlan
+        from ._transpose import Pencils
+        what = "nbfft.io.Layout.of"
+        if isinstance(obj, Pencils):
+            if which not in _PENCILS:
+                raise InvalidArgument("{}: the pencil must be 'x', 'y' or 'z', got {!r}".format(what, which))
+            if dtype is None:
+                raise ArgumentTypeError("{}: a pencil's layout needs a dtype".format(what))
+            p: Any = obj
+            return cls((), (), (), None, _core_layout=_core.Layout.of_pencils(p._get(), _PENCILS[which],
+                                                                                np.dtype(dtype).name))
+        if which not in ("physical", "spectral"):
+            raise InvalidArgument("{}: the side must be 'physical' or 'spectral', got {!r}".format(what, which))
+        if isinstance(obj, NdPlan):
+            q: Any = obj
+            return cls((), (), (), None, _core_layout=_core.Layout.of_nd(q._get(), which))
+        if isinstance(obj, Plan):
+            return cls((), (), (), None, _core_layout=_core.Layout.of_plan(_core_plan(obj), which))
+        raise ArgumentTypeError("{}: expected an nbfft.Plan, NdPlan or Pencils, got {}".format(
+            what, type(obj).__name__))
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The global array's shape (axis 0 slowest)."""
+        return tuple(self._l.shape)
+
+    @property
+    def start(self) -> Tuple[int, ...]:
+        """This rank's block: its first point along each axis."""
+        return tuple(self._l.lo)
+
+    @property
+    def extent(self) -> Tuple[int, ...]:
+        """This rank's block: its points along each axis."""
+        return tuple(self._l.n)
+
+    @property
+    def block_shape(self) -> Tuple[int, ...]:
+        """The shape of this rank's array in memory (the extents in memory order)."""
+        return tuple(self._l.memory_shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The element type of the block (and of the dataset in the file)."""
+        return np.dtype(self._l.dtype)
+
+    def empty(self) -> np.ndarray:
+        """An uninitialized array for this rank's block."""
+        return aligned_empty(self.block_shape, self.dtype)
+
+    def __repr__(self) -> str:
+        return "<nbfft.io.Layout {} block {} at {} {}>".format(self.shape, self.extent, self.start, self.dtype.name)
 
 
 class _Discard:
@@ -290,6 +385,50 @@ class File:
         self._agree(problem)
         return space
 
+    def _layout_checked(self, what: str, obj: Any, name: Any, a: Any, space: str, writable: bool,
+                        step: Any, time: Any = 0.0) -> Layout:
+        """The checks of a write or read on a Layout (an NdPlan stands for its own, by
+        ``space``), agreed on every rank; returns the layout."""
+        from ._nd import NdPlan
+        self._file().agree_call(what, "")  # every rank in this call (see _agree)
+        problem: Optional[Tuple[Type[Error], str]] = None
+        lay: Optional[Layout] = None
+        try:
+            _field_step(what, name, step)
+            if not is_number(time):
+                raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+            if isinstance(obj, NdPlan):
+                if space == "auto":  # the side whose block a is, by shape and dtype
+                    phys = Layout.of(obj, "physical")
+                    space = "physical" if a is None or (a.shape == phys.block_shape and a.dtype == phys.dtype) \
+                        else "spectral"
+                lay = Layout.of(obj, space)
+            elif isinstance(obj, Layout):
+                lay = obj
+                bad = lay._l.check()
+                if bad:
+                    raise InvalidArgument("{}: the layout: {}".format(what, bad))
+            else:
+                raise ArgumentTypeError("{}: plan must be an nbfft.Plan, NdPlan or nbfft.io.Layout, got {}".format(
+                    what, type(obj).__name__))
+            if a is not None:
+                kind = "out" if writable else "a"
+                if not isinstance(a, np.ndarray):
+                    raise ArgumentTypeError("{}: {} must be a numpy array, got {}".format(what, kind, type(a).__name__))
+                if a.dtype != lay.dtype:
+                    raise ArgumentTypeError("{}: {} is {}, the layout's dtype is {}".format(
+                        what, kind, a.dtype.name, lay.dtype.name))
+                if a.shape != lay.block_shape or not a.flags.c_contiguous or (writable and not a.flags.writeable):
+                    raise InvalidArgument("{}: {} must be a C-contiguous{} array of this rank's block shape {}, "
+                                          "got {}{}".format(what, kind, " writable" if writable else "",
+                                                            lay.block_shape, a.shape,
+                                                            "" if a.flags.c_contiguous else " (strided)"))
+        except Error as e:
+            problem = problem_of(e)
+        self._agree(problem)
+        assert lay is not None
+        return lay
+
     def _check_call(self, what: str, plan: Any, name: Any, space: Any, step: Any, time: Any, **cut: Any) -> None:
         """This rank's checks of a write's or read's arguments (raising)."""
         if not isinstance(plan, Plan):
@@ -351,6 +490,10 @@ class File:
         >>> f.write(plan, "u", u, step=3, time=0.75)
         >>> f.write(plan, "U", plan.forward(u), step=3, time=0.75)   # the spectrum
         """
+        if not isinstance(plan, Plan):
+            lay = self._layout_checked("write", plan, name, a, space, False, step, time)
+            self._file().write_layout(lay._l, name, int(step), float(time), a)
+            return
         space = self._checked("write", plan, name, a, space, False, step, time)
         self._file().write(_core_plan(plan), space, name, int(step), float(time), a)
 
@@ -389,6 +532,17 @@ class File:
         >>> u = f.read(plan, "u")                          # the last step
         >>> U = f.read(plan, "U", 3, out=plan.empty_output())
         """
+        if not isinstance(plan, Plan):
+            if step is None and isinstance(name, str):
+                steps = self.steps(name)
+                if not steps:
+                    raise InvalidArgument("read: field {!r} of {!r} has no steps".format(name, self.path))
+                step = steps[-1]
+            lay = self._layout_checked("read", plan, name, out, space, True, step)
+            if out is None:
+                out = lay.empty()
+            self._file().read_layout(lay._l, name, int(step), out)
+            return out
         return self._read_into("read", plan, name, step, out, space,
                                lambda core, sp, st, o: self._file().read(core, sp, name, st, o))
 
@@ -579,6 +733,10 @@ class File:
         lent = None if isinstance(borrow, (bool, np.bool_)) else (
             ArgumentTypeError, "write_start: borrow must be a bool, got {!r}".format(borrow))
         self._agree(lent, "write_start")
+        if not isinstance(plan, Plan):
+            lay = self._layout_checked("write_start", plan, name, a, space, False, step, time)
+            p = self._file().write_start_layout(lay._l, name, int(step), float(time), a, bool(borrow), (a, plan))
+            return Request(p, "write of {}/{}".format(name, int(step)))
         space = self._checked("write_start", plan, name, a, space, False, step, time)
         core = _core_plan(plan)
         p = self._file().write_start(core, space, name, int(step), float(time), a, bool(borrow), (a, core))

@@ -4,6 +4,8 @@
 
 #include "nbfft/error.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/transpose.hpp"
+#include "nbfft/nd/plan.hpp"
 #include "nbfft/request.hpp"
 
 #include <nanobind/nanobind.h>
@@ -112,6 +114,10 @@ void bind_io(nb::module_& m);
 // parts' bindings that take a plan (io.cpp).
 const fft::Plan& plan_of(nb::handle plan);
 void bind_transpose(nb::module_& m);
+// The C++ objects inside a _core.NdPlan and a _core.Pencils (InvalidState once closed): for
+// io.cpp's layouts of their arrays.
+const nd::Plan& nd_plan_of(nb::handle plan);
+const fft::Pencils& pencils_of(nb::handle pencils);
 void bind_nd(nb::module_& m);  // nd.cpp: N-D plans
 
 }  // namespace nbfft::py

@@ -162,6 +162,8 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> pair_of(const nd
 
 }  // namespace
 
+const nd::Plan& nd_plan_of(nb::handle plan) { return nb::cast<const PyNdPlan&>(plan).get(); }
+
 void bind_nd(nb::module_& m) {
   using namespace nb::literals;
 

@@ -97,6 +97,8 @@ class PyPencils {
 
 }  // namespace
 
+const fft::Pencils& pencils_of(nb::handle pencils) { return nb::cast<const PyPencils&>(pencils).get(); }
+
 void bind_transpose(nb::module_& m) {
   using namespace nb::literals;
 
