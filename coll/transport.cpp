@@ -40,6 +40,25 @@ Transport Transport::parse(std::string_view text) {
 
 std::string Transport::str() const { return algorithm.str() + "@" + engine_name(engine); }
 
+std::vector<std::string> tuning_transports(bool thorough, int peers, bool thread_ok) {
+  std::vector<std::pair<int, std::string>> t;
+  for (const AlgorithmInfo& a : alltoall_algorithms())
+    for (const TuneCandidate& c : a.tune) {
+      if (c.thorough_only && !thorough) continue;
+      if (c.max_peers > 0 && peers > c.max_peers) continue;
+      if (c.engine == EngineKind::Thread && !thread_ok) continue;
+      if (a.unavailable && a.unavailable()) continue;
+      Transport x;
+      x.algorithm = {a.name, c.window > 0 ? c.window : 1};
+      x.engine = c.engine;
+      t.emplace_back(c.order, x.str());
+    }
+  std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> names;
+  for (auto& [order, name] : t) names.push_back(std::move(name));
+  return names;
+}
+
 std::vector<Transport> parse_transports(std::string_view list) {
   std::vector<Transport> out;
   std::size_t pos = 0;

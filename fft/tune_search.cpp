@@ -5,6 +5,7 @@
 #include "fft/axis_fft.hpp"
 
 #include "nbfft/coll/engine.hpp"
+#include "nbfft/coll/transport.hpp"
 #include "nbfft/fft/decomposition.hpp"
 
 #include <algorithm>
@@ -27,17 +28,7 @@ std::vector<std::pair<int, int>> grids(std::array<std::int64_t, 3> n, const Opti
 }
 
 std::vector<std::string> transports(TuneEffort e, int peers, bool thread_ok) {
-  std::vector<std::string> t = {"blocking@caller", "pairwise:2@caller", "native@native"};
-  if (e != TuneEffort::Quick) {
-    t.push_back("pairwise:1@caller");
-    t.push_back("pairwise:4@caller");
-    if (peers <= 8) t.push_back("linear@caller");
-  }
-  if (thread_ok) {
-    t.push_back("pairwise:4@thread");
-    if (e != TuneEffort::Quick) t.push_back("pairwise:2@thread");
-  }
-  return t;
+  return coll::tuning_transports(e != TuneEffort::Quick, peers, thread_ok);
 }
 
 std::vector<int> progress_chunk_values(TuneEffort e) {

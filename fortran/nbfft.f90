@@ -21,11 +21,28 @@
 ! (NBFFT_SUCCESS = 0) and the program goes on; absent, an error prints nbfft's message on
 ! standard error and stops the program (error stop). Collective routines fail on every
 ! rank together.
+
+! The one handle of every split-phase operation (C's nbfft_request): a transform of a 3-D
+! or an N-D plan, a transpose, a background write. In a module of its own so that nbfft
+! can keep its earlier names (nbfft_nd_pending, nbfft_transpose_pending, nbfft_h5request)
+! as renames of this one type.
+module nbfft_request_type
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_null_ptr
+  implicit none
+  private
+  type, public :: nbfft_request
+    type(c_ptr) :: p = c_null_ptr
+  end type nbfft_request
+end module nbfft_request_type
+
 module nbfft
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
+  use nbfft_request_type, only: nbfft_request, nbfft_nd_pending => nbfft_request, &
+    nbfft_transpose_pending => nbfft_request, nbfft_h5request => nbfft_request
   implicit none
   private
+  public :: nbfft_request, nbfft_nd_pending, nbfft_transpose_pending, nbfft_h5request
 
   ! mpi_f08's type(MPI_Comm), declared here so that one generic accepts both an integer
   ! communicator (use mpi) and a type(MPI_Comm) (use mpi_f08) without nbfft depending on
@@ -79,6 +96,7 @@ module nbfft
   public :: nbfft_plan_create, nbfft_plan_destroy, nbfft_plan_create_boxes
   public :: nbfft_box, nbfft_box_of, nbfft_grid, nbfft_counts
   public :: nbfft_forward, nbfft_backward, nbfft_wavenumbers
+  public :: nbfft_forward_start, nbfft_backward_start, nbfft_progress, nbfft_test, nbfft_wait, nbfft_request_free
   public :: nbfft_gather, nbfft_scatter
   public :: nbfft_status_string, nbfft_last_error
 
@@ -93,6 +111,16 @@ module nbfft
   end interface
   interface nbfft_backward
     module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s, backward_r2r_d, backward_r2r_s
+  end interface
+  ! Split phase: as nbfft_forward / nbfft_backward, returning at once with a request that
+  ! nbfft_wait finishes; the arrays must be contiguous and stay alive and untouched until then.
+  interface nbfft_forward_start
+    module procedure forward_start_r2c_d, forward_start_c2c_d, forward_start_r2c_s, forward_start_c2c_s, &
+      forward_start_r2r_d, forward_start_r2r_s
+  end interface
+  interface nbfft_backward_start
+    module procedure backward_start_c2r_d, backward_start_c2c_d, backward_start_c2r_s, backward_start_c2c_s, &
+      backward_start_r2r_d, backward_start_r2r_s
   end interface
   interface nbfft_gather
     module procedure gather_r_d, gather_c_d, gather_r_s, gather_c_s
@@ -229,6 +257,35 @@ module nbfft
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: p, in, out
       integer(c_size_t), value :: in_bytes, out_bytes
+    end function
+    integer(c_int) function c_forward_start(p, in, in_bytes, out, out_bytes, r) bind(c, name="nbfft_forward_start")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, in, out
+      integer(c_size_t), value :: in_bytes, out_bytes
+      type(c_ptr), intent(out) :: r
+    end function
+    integer(c_int) function c_backward_start(p, in, in_bytes, out, out_bytes, r) bind(c, name="nbfft_backward_start")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p, in, out
+      integer(c_size_t), value :: in_bytes, out_bytes
+      type(c_ptr), intent(out) :: r
+    end function
+    integer(c_int) function c_progress(r) bind(c, name="nbfft_progress")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+    end function
+    integer(c_int) function c_test(r, done) bind(c, name="nbfft_test")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int), intent(out) :: done
+    end function
+    integer(c_int) function c_wait(r) bind(c, name="nbfft_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: r
+    end function
+    integer(c_int) function c_request_free(r) bind(c, name="nbfft_request_free")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: r
     end function
     integer(c_int) function c_wavenumbers(p, length, kx, ky, kz) bind(c, name="nbfft_wavenumbers")
       import :: c_int, c_ptr, c_double
@@ -741,6 +798,185 @@ contains
       lp = c_loc(len3)
     end if
     call finish(c_wavenumbers(plan%p, lp, kx, ky, kz), status)
+  end subroutine
+
+  ! ---- Split phase and requests ------------------------------------------------------------
+  ! The start: the arrays checked as for the blocking call, and contiguous (a section would be
+  ! the compiler's copy, gone at return); then the transform starts and `request` holds it.
+  subroutine plan_start(plan, forward, in, si, ti, ki, out, so, to, ko, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    logical, intent(in) :: forward, ki, ko
+    type(c_ptr), intent(in) :: in, out
+    integer, intent(in) :: si(3), ti, so(3), to
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: ni, no
+    integer :: lin, lout
+    character(len=:), allocatable :: msg, what
+    ni = product(int(si, c_int64_t))
+    no = product(int(so, c_int64_t))
+    lin = merge(NBFFT_LAYOUT_INPUT, NBFFT_LAYOUT_OUTPUT, forward)
+    lout = merge(NBFFT_LAYOUT_OUTPUT, NBFFT_LAYOUT_INPUT, forward)
+    what = merge("nbfft_forward_start ", "nbfft_backward_start", forward)
+    what = trim(what)
+    if (c_associated(plan%p)) then  ! else the C call reports the missing plan
+      msg = array_error(plan, lin, trim(merge("u ", "uh", forward)), si, ti)
+      if (len(msg) == 0) msg = array_error(plan, lout, trim(merge("uh", "u ", forward)), so, to)
+      if (len(msg) == 0) msg = not_contiguous(ki, ko)
+      if (agreed_bad(plan, what, msg, status)) return
+    end if
+    if (forward) then
+      call finish(c_forward_start(plan%p, addr(ni, in), bytes(ni, type_bytes(ti)), addr(no, out), &
+                                  bytes(no, type_bytes(to)), request%p), status)
+    else
+      call finish(c_backward_start(plan%p, addr(ni, in), bytes(ni, type_bytes(ti)), addr(no, out), &
+                                   bytes(no, type_bytes(to)), request%p), status)
+    end if
+  end subroutine
+  subroutine forward_start_r2c_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_R8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C16, is_contiguous(out), request, status)
+  end subroutine
+  subroutine forward_start_c2c_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_C16, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C16, is_contiguous(out), request, status)
+  end subroutine
+  subroutine forward_start_r2c_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_R4, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine forward_start_c2c_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_C8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine forward_start_r2r_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target :: in(:,:,:)
+    real(c_double), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_R8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine forward_start_r2r_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target :: in(:,:,:)
+    real(c_float), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .true., c_loc(in), shape(in), T_R4, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R4, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_c2r_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target :: in(:,:,:)
+    real(c_double), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_C16, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_c2c_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_double_complex), intent(in), target :: in(:,:,:)
+    complex(c_double_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_C16, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C16, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_c2r_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target :: in(:,:,:)
+    real(c_float), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_C8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R4, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_c2c_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    complex(c_float_complex), intent(in), target :: in(:,:,:)
+    complex(c_float_complex), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_C8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_C8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_r2r_d(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_double), intent(in), target :: in(:,:,:)
+    real(c_double), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_R8, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R8, is_contiguous(out), request, status)
+  end subroutine
+  subroutine backward_start_r2r_s(plan, in, out, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    real(c_float), intent(in), target :: in(:,:,:)
+    real(c_float), intent(inout), target :: out(:,:,:)
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call plan_start(plan, .false., c_loc(in), shape(in), T_R4, is_contiguous(in), &
+                    c_loc(out), shape(out), T_R4, is_contiguous(out), request, status)
+  end subroutine
+
+  ! Requests from any start of this module (transforms of 3-D and N-D plans, transposes,
+  ! background writes). nbfft_progress: a host progress pass for what is in flight (local).
+  subroutine nbfft_progress(request, status)
+    type(nbfft_request), intent(in) :: request
+    integer, intent(out), optional :: status
+    call finish(c_progress(request%p), status)
+  end subroutine
+
+  ! Progress; done = .true. once the operation has arrived (a transform still needs
+  ! nbfft_wait to run its stages after the exchange). Local.
+  subroutine nbfft_test(request, done, status)
+    type(nbfft_request), intent(in) :: request
+    logical, intent(out) :: done
+    integer, intent(out), optional :: status
+    integer(c_int) :: d
+    d = 0
+    call finish(c_test(request%p, d), status)
+    done = d /= 0
+  end subroutine
+
+  ! Finishes the operation and frees the request (left null; a second wait is
+  ! NBFFT_INVALID_STATE). Collective where the start says so (a backward 3-D transform, a
+  ! write), else local. A wait the ranks refuse (out of step) leaves the request to wait again.
+  subroutine nbfft_wait(request, status)
+    type(nbfft_request), intent(inout) :: request
+    integer, intent(out), optional :: status
+    call finish(c_wait(request%p), status)
+  end subroutine
+
+  ! Drops a request unwaited (null: nothing): a transform or transpose is finished here as
+  ! its wait would (collective where that is), a write completes this rank's part.
+  subroutine nbfft_request_free(request, status)
+    type(nbfft_request), intent(inout) :: request
+    integer, intent(out), optional :: status
+    call finish(c_request_free(request%p), status)
   end subroutine
 
   ! Forward: real (r2c) or complex (c2c) input u(x,y,z) to complex output uh(x,z,y), double

@@ -4,6 +4,7 @@
 #include "nbfft/nd/options_text.hpp"
 
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
 #include "nbfft/error.hpp"
 
@@ -30,13 +31,6 @@ std::string lower(std::string_view s) {
   std::string r(s);
   for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return r;
-}
-
-// "true"/"1" or "false"/"0", any case.
-bool parse_bool(const std::string& v) {
-  const std::string w = lower(v);
-  if (w != "true" && w != "false" && w != "1" && w != "0") throw Error("");
-  return w == "true" || w == "1";
 }
 
 // "2x1x1" -> {2, 1, 1}; "auto" (or "") -> {} (the plan chooses).
@@ -85,12 +79,27 @@ std::string kinds_text(const std::vector<fft::AxisKind>& k) {
   return s;
 }
 
-// "1".."64" -> the count; anything else throws (set_option names the key).
-int count_1_to_64(const std::string& v) {
-  char* end = nullptr;
-  const long n = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
-  if (n < 1 || n > 64 || *end != '\0') throw Error("");
-  return static_cast<int>(n);
+// A key both plans have, with one meaning: parsed and printed by the 3-D plan's row
+// (fft/option_table.cpp), so its words, aliases, range and error are the same in both
+// (yes/on for booleans, tune_fields up to 4096, ...).
+template <typename T>
+Row shared(const char* key, T Options::*nd_field, T fft::Options::*fft_field) {
+  const fft::OptionRow& row = fft::option_row(key);
+  return {row.key, row.allowed,
+          [=](Options& o, const std::string& v) {
+            fft::Options f;
+            try {
+              fft::set_option(f, key, lower(v));  // words in any case, as the other rows
+            } catch (const Error&) {
+              throw Error("");  // set_option below names the key and what it takes
+            }
+            o.*nd_field = f.*fft_field;
+          },
+          [=](const Options& o) {
+            fft::Options f;
+            f.*fft_field = o.*nd_field;
+            return fft::get_option(f, key);
+          }};
 }
 
 const std::vector<Row>& rows() {
@@ -102,21 +111,15 @@ const std::vector<Row>& rows() {
          o.kind = w == "r2c" ? Kind::R2C : Kind::C2C;
        },
        [](const Options& o) { return std::string(name(o.kind)); }},
-      {"norm", "backward, forward, ortho or none",
-       [](Options& o, const std::string& v) { o.norm = fft::parse_norm(lower(v)); },
-       [](const Options& o) { return std::string(fft::name(o.norm)); }},
+      shared("norm", &Options::norm, &fft::Options::norm),
       {"backend", "auto, fftw or mkl (the local FFT library)",
        [](Options& o, const std::string& v) { o.backend = fft::parse_backend(v); },
        [](const Options& o) { return std::string(fft::name(o.backend)); }},
-      {"effort", "estimate, measure, patient or exhaustive",
-       [](Options& o, const std::string& v) { o.effort = fft::parse_effort(lower(v)); },
-       [](const Options& o) { return std::string(fft::name(o.effort)); }},
+      shared("effort", &Options::effort, &fft::Options::effort),
       {"grid", "auto or ranks per axis, axis 0 first, e.g. 2x1x1",
        [](Options& o, const std::string& v) { o.grid = parse_grid(lower(v)); },
        [](const Options& o) { return grid_text(o.grid); }},
-      {"precision", "double or single",
-       [](Options& o, const std::string& v) { o.precision = fft::parse_precision(lower(v)); },
-       [](const Options& o) { return std::string(fft::name(o.precision)); }},
+      shared("precision", &Options::precision, &fft::Options::precision),
       {"kinds", "periodic, or one kind per listed axis separated by commas (periodic, dct1..dct4, dst1..dst4)",
        [](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
        [](const Options& o) { return kinds_text(o.kinds); }},
@@ -132,44 +135,14 @@ const std::vector<Row>& rows() {
          o.batch_axis = static_cast<int>(a);
        },
        [](const Options& o) { return o.batch_axis ? std::to_string(*o.batch_axis) : std::string("none"); }},
-      {"output_order", "natural (C order, as numpy) or transposed (the two slowest transformed axes traded)",
-       [](Options& o, const std::string& v) { o.output_order = fft::parse_output_order(lower(v)); },
-       [](const Options& o) { return std::string(fft::name(o.output_order)); }},
-      {"fields_in_flight", "a count from 1 to 64",
-       [](Options& o, const std::string& v) { o.fields_in_flight = count_1_to_64(v); },
-       [](const Options& o) { return std::to_string(o.fields_in_flight); }},
-      {"progress_chunks", "a count >= 0 (0: the default)",
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         const long n = v.empty() ? -1 : std::strtol(v.c_str(), &end, 10);
-         if (n < 0 || n > INT_MAX || *end != '\0') throw Error("");
-         o.progress_chunks = static_cast<int>(n);
-       },
-       [](const Options& o) { return std::to_string(o.progress_chunks); }},
-      {"allow_empty", "true or false",
-       [](Options& o, const std::string& v) { o.allow_empty = parse_bool(v); },
-       [](const Options& o) { return std::string(o.allow_empty ? "true" : "false"); }},
-      {"lean_workspace", "true or false",
-       [](Options& o, const std::string& v) { o.lean_workspace = parse_bool(v); },
-       [](const Options& o) { return std::string(o.lean_workspace ? "true" : "false"); }},
-      {"tune", "none, quick, thorough or exhaustive",
-       [](Options& o, const std::string& v) { o.tune = fft::parse_tune_effort(lower(v)); },
-       [](const Options& o) { return std::string(fft::name(o.tune)); }},
-      {"tune_budget", "seconds > 0",
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         const double s = v.empty() ? 0 : std::strtod(v.c_str(), &end);
-         if (!(s > 0) || !std::isfinite(s) || *end != '\0') throw Error("");
-         o.tune_budget = s;
-       },
-       [](const Options& o) {
-         std::ostringstream os;
-         os << o.tune_budget;
-         return os.str();
-       }},
-      {"tune_fields", "a count from 1 to 64",
-       [](Options& o, const std::string& v) { o.tune_fields = count_1_to_64(v); },
-       [](const Options& o) { return std::to_string(o.tune_fields); }},
+      shared("output_order", &Options::output_order, &fft::Options::output_order),
+      shared("fields_in_flight", &Options::fields_in_flight, &fft::Options::fields_in_flight),
+      shared("progress_chunks", &Options::progress_chunks, &fft::Options::progress_chunks),
+      shared("allow_empty", &Options::allow_empty, &fft::Options::allow_empty),
+      shared("lean_workspace", &Options::lean_workspace, &fft::Options::lean_workspace),
+      shared("tune", &Options::tune, &fft::Options::tune),
+      shared("tune_budget", &Options::tune_budget, &fft::Options::tune_budget),
+      shared("tune_fields", &Options::tune_fields, &fft::Options::tune_fields),
       {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
        [](Options& o, const std::string& v) {
          coll::Transport::parse(v);  // validates; the plan keeps the words it was given

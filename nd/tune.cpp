@@ -2,6 +2,8 @@
 // N-D plan, each timed on the caller's ranks, the fastest kept.
 #include "nbfft/nd/tune.hpp"
 
+#include "nbfft/coll/transport.hpp"
+
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/nd/options_text.hpp"
@@ -17,6 +19,12 @@
 namespace nbfft::nd {
 
 namespace {
+
+// The most ranks one exchange of a grid spans (its largest axis; the whole communicator
+// when the grid is not yet chosen): what the tuner's candidates are sized for.
+int max_peers(const std::vector<int>& grid, int size) {
+  return grid.empty() ? size : *std::max_element(grid.begin(), grid.end());
+}
 
 constexpr const char* kUntuned = "untuned";
 
@@ -95,19 +103,6 @@ std::vector<std::vector<int>> grids_of(std::size_t nd, int ranks, int batch, con
   return all;
 }
 
-std::vector<std::string> transports_of(fft::TuneEffort e, bool thread_ok) {
-  std::vector<std::string> t = {"blocking", "pairwise:2@caller", "native@native"};
-  if (e != fft::TuneEffort::Quick) {
-    t.push_back("pairwise:1@caller");
-    t.push_back("pairwise:4@caller");
-    t.push_back("linear@caller");
-  }
-  if (thread_ok) {
-    t.push_back("pairwise:4@thread");
-    if (e != fft::TuneEffort::Quick) t.push_back("pairwise:2@thread");
-  }
-  return t;
-}
 
 // One set of arrays for every trial (grown as a candidate needs), and one timed call.
 class Arrays {
@@ -394,7 +389,8 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
     if (kept.size() < 2 && t->exchanges > 0 && std::none_of(kept.begin(), kept.end(), [&](const Options& k) { return k.grid == t->options.grid; }))
       kept.push_back(t->options);
   for (const Options& g : kept)
-    for (const auto& name : transports_of(effort, thread_level == MPI_THREAD_MULTIPLE)) {
+    for (const auto& name : coll::tuning_transports(effort != fft::TuneEffort::Quick, max_peers(g.grid, size),
+                                                    thread_level == MPI_THREAD_MULTIPLE)) {
       if (r.budget_exhausted) break;
       Options o = g;
       o.transport = name;
@@ -403,7 +399,8 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   // 3. fields in flight, when several fields can be in flight at once.
   const bool several = s.fields() > 1 || batch >= 0;
   if (several && !r.budget_exhausted)
-    if (const TuneTrial* b = s.best(); b && b->exchanges > 0 && b->options.transport != "blocking") {
+    if (const TuneTrial* b = s.best(); b && b->exchanges > 0 &&
+                                  coll::Transport::parse(b->options.transport).algorithm.name != "blocking") {
       const Options fastest = b->options;  // run() adds trials: b may move
       for (int f : {1, 2, 3}) {
         Options o = fastest;

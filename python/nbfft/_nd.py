@@ -18,9 +18,15 @@ from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_
                     rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
-from ._plan import aligned_empty
+from ._plan import aligned_empty, option_rows
+from ._request import Request
 
 __all__ = ["NdPlan", "NdPending"]
+
+
+def _option_row(key: str) -> Dict[str, Any]:
+    """A row of the option table (the 3-D plan's words and ranges, which NdPlan shares)."""
+    return dict(next(r for r in option_rows() if r["key"] == key))
 
 _NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
 # dtype -> (kind: 0 r2c / 1 c2c, precision: 0 double / 1 single)
@@ -124,7 +130,8 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
     a["fields_in_flight"] = int_arg(what, "fields_in_flight", fields_in_flight, 1, INT_MAX)  # the core says how many
     a["tune"] = _word(what, "tune", tune, _TUNES)
     a["tune_budget"] = real_arg(what, "tune_budget", tune_budget)
-    a["tune_fields"] = int_arg(what, "tune_fields", tune_fields, 1, 64)
+    tf = _option_row("tune_fields")  # the option table's range, the same for both plans
+    a["tune_fields"] = int_arg(what, "tune_fields", tune_fields, tf["lo"], tf["hi"])
     a["allow_empty"] = flag_arg(what, "allow_empty", allow_empty)
     a["lean_workspace"] = flag_arg(what, "lean_workspace", lean_workspace)
     for name, b in (("in_box", in_box), ("out_box", out_box)):
@@ -142,56 +149,7 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
     return a
 
 
-class NdPending:
-    """A started transform (``NdPlan.forward_start`` / ``backward_start``); ``wait()`` completes it.
-
-    It keeps the plan and both arrays alive until it completes; ``out``, the output array,
-    holds the result after ``wait()``. Do not write the input or read the output before then. ``wait()`` is
-    collective when the plan has more than one exchange (``NdPlan.exchanges``) or a batch
-    axis: then every rank waits its started transforms in the same order. A Pending dropped
-    without ``wait()`` waits when it is collected (so drop it at the same point on every rank),
-    and ``NdPlan.close()`` waits for any still in flight.
-    """
-
-    def __init__(self, pending: Any, plan: "NdPlan", arrays: Tuple["np.ndarray[Any, Any]", ...]) -> None:
-        self._p: Any = pending
-        self._plan = plan  # the transform runs on its work arrays and communicator
-        self._arrays: Optional[Tuple["np.ndarray[Any, Any]", ...]] = arrays
-        self.out = arrays[1]  # the transform's output: the result once waited for
-
-    def progress(self) -> None:
-        """A host progress pass for the exchange in flight (the caller engine moves only in
-        nbfft's calls). Local."""
-        if self._p.active:
-            self._p.progress()
-
-    def test(self) -> bool:
-        """``progress()``, then whether the exchange in flight has arrived. Local. ``wait()``
-        is still needed to finish the transform (the stages after the exchange run there)."""
-        if not self._p.active:
-            return True
-        return bool(self._p.test())
-
-    def wait(self) -> None:
-        """Runs the rest of the transform (without holding the GIL); then a no-op."""
-        if self._p.active:
-            self._p.wait()
-        self._arrays = None
-
-    @property
-    def active(self) -> bool:
-        """Whether the transform is started and not yet waited for."""
-        return bool(self._p.active)
-
-    def __enter__(self) -> "NdPending":
-        return self
-
-    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
-                 tb: Optional[TracebackType]) -> None:
-        self.wait()
-
-    def __repr__(self) -> str:
-        return "<nbfft.NdPending {}>".format("active" if self.active else "done")
+NdPending = Request  # the earlier name of an N-D transform's request
 
 
 class NdPlan:
@@ -272,7 +230,7 @@ class NdPlan:
     tune_budget : float
         Seconds the tuner may spend (> 0).
     tune_fields : int
-        Fields per call the application makes (``forward_many`` of that many; 1 to 64).
+        Fields per call the application makes (``forward_many`` of that many; 1 to 4096, as ``Plan``).
 
     Raises
     ------
@@ -548,7 +506,7 @@ class NdPlan:
     def _start(self, what: str, a: Any, out: Any, forward: bool) -> NdPending:
         p = self._get()
         out = self._arrays(what, a, out, forward)
-        t = NdPending(p.start(forward, *_pair_bytes(a, out, self._inplace_bufs)), self, (a, out))
+        t = Request(p.start(forward, *_pair_bytes(a, out, self._inplace_bufs)), what, self, (a, out), out=out)
         self._pending.add(t)
         return t
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _core, _lifetime
 from ._args import EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, is_number, per_axis_arg, rank_arg
+from ._request import Request
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 
@@ -889,6 +890,36 @@ class Plan:
         self._agree(problem)
         self._plan().backward(a, na, out, no)
         return out
+
+    def forward_start(self, a, out=None):
+        """Starts ``forward(a, out)`` and returns once its exchange is in flight (split phase).
+
+        Collective (every rank starts in the same order). The returned ``nbfft.Request``'s
+        ``wait()`` finishes it (local for forward); then ``out`` (allocated when None; also
+        the request's ``out``) holds the spectrum block. In between, do your own work: with
+        a ``...@thread`` transport the exchange moves meanwhile; with the caller engine call
+        the request's ``progress()`` now and then. Any number may be in flight (the plan
+        makes a work area for each one more in flight at once, up to 64). Do not write
+        ``a`` or read ``out`` before the wait. Raises as ``forward``.
+
+        Examples
+        --------
+        >>> r = plan.forward_start(u); other_work(); r.wait(); U = r.out
+        """
+        return self._start("Plan.forward_start", a, out, True)
+
+    def backward_start(self, a, out=None):
+        """Starts ``backward(a, out)``; as ``forward_start``, but the wait runs the second
+        exchange: every rank waits its backward transforms in the same order (collective).
+
+        >>> r = plan.backward_start(U, u); other_work(); r.wait()
+        """
+        return self._start("Plan.backward_start", a, out, False)
+
+    def _start(self, what, a, out, forward):
+        problem, out, na, no = self._pair(what, a, out, forward)
+        self._agree(problem)
+        return Request(self._plan().start(forward, a, na, out, no), what, self, (a, out), out=out)
 
     def _many(self, what, fields, out, forward):
         stacked = isinstance(fields, np.ndarray)

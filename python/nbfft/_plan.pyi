@@ -10,6 +10,8 @@ import numpy as np
 import numpy.typing as npt
 from mpi4py import MPI
 
+from ._request import Request
+
 _A = TypeVar("_A", bound=np.ndarray[Any, Any])
 
 ALIGNMENT: int
@@ -110,6 +112,8 @@ class Plan:
     def backward(self, a: np.ndarray[Any, Any], out: None = None) -> np.ndarray[Any, np.dtype[Any]]: ...
     @overload
     def backward(self, a: np.ndarray[Any, Any], out: _A) -> _A: ...
+    def forward_start(self, a: np.ndarray[Any, Any], out: Optional[np.ndarray[Any, Any]] = None) -> Request: ...
+    def backward_start(self, a: np.ndarray[Any, Any], out: Optional[np.ndarray[Any, Any]] = None) -> Request: ...
     def forward_many(self, fields: Union[np.ndarray[Any, Any], Sequence[np.ndarray[Any, Any]]],
                      out: Union[None, np.ndarray[Any, Any], Sequence[np.ndarray[Any, Any]]] = None) -> Any: ...
     def backward_many(self, fields: Union[np.ndarray[Any, Any], Sequence[np.ndarray[Any, Any]]],

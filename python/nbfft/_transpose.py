@@ -24,6 +24,7 @@ from ._args import EXTENT_MAX, INT_MAX, bytes_dtype_problem, int_arg, ints_arg, 
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, Unavailable, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import Box, required_thread_level, thread_level_name
+from ._request import Request
 
 __all__ = ["Pencils", "PencilsPending"]
 
@@ -43,46 +44,7 @@ def _bytes(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a.reshape(-1).view(np.uint8)
 
 
-class PencilsPending:
-    """A started transpose (``Pencils.start``); ``test()`` / ``wait()`` complete it.
-
-    It keeps both arrays alive until it completes; ``dst`` holds the result after ``wait()``
-    (or a ``test()`` that returned True). Waiting is local, not collective.
-    """
-
-    def __init__(self, pending: Any, pencils: "Pencils", arrays: Tuple[np.ndarray[Any, Any], ...]) -> None:
-        self._p: Any = pending
-        self._pencils = pencils  # the transpose runs on its buffers and communicator
-        self._arrays: Optional[Tuple[np.ndarray[Any, Any], ...]] = arrays
-
-    def test(self) -> bool:
-        """True when complete (the output is then unpacked); makes progress on caller engines."""
-        if not self._p.active:
-            return True
-        done = bool(self._p.test())
-        if done:
-            self._p.wait()  # arrived: unpack into dst now (C++'s test only says it arrived)
-            self._arrays = None
-        return done
-
-    def wait(self) -> None:
-        """Blocks until complete and unpacks into ``dst`` (without holding the GIL); then a no-op."""
-        if self._p.active:
-            self._p.wait()
-        self._arrays = None
-
-    def progress(self) -> None:
-        """A host progress pass for the exchange (the caller engine moves only in calls)."""
-        if self._p.active:
-            self._p.progress()
-
-    @property
-    def active(self) -> bool:
-        """Whether the transpose is started and not yet complete."""
-        return bool(self._p.active)
-
-    def __repr__(self) -> str:
-        return "<nbfft.PencilsPending {}>".format("active" if self.active else "done")
+PencilsPending = Request  # the earlier name of a transpose's request
 
 
 class Pencils:
@@ -293,7 +255,7 @@ class Pencils:
         """
         a, b, elem = self._check("Pencils.start", (src,), src_pencil, (dst,), dst_pencil)
         started = self._p.start(a, b, _bytes(src), src.nbytes, _bytes(dst), dst.nbytes, elem)
-        t = PencilsPending(started, self, (src, dst))
+        t = Request(started, "Pencils.start", self, (src, dst), out=dst, finish_on_arrival=True)
         self._pending.add(t)
         return t
 

@@ -32,12 +32,13 @@ from ._args import INT64_MAX, check_problem, int_arg, ints_arg, is_int, is_numbe
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import Plan, aligned_empty
+from ._request import Request
 
 # The transforms' own array check (dtype, shape, contiguity: never a silent copy); private
 # to _plan, so not in its stub.
 _array_problem: Any = getattr(_plan_module, "_array_problem")
 
-__all__ = ["File", "Pending", "hdf5_available", "hdf5_info"]
+__all__ = ["File", "Layout", "Pending", "hdf5_available", "hdf5_info"]
 
 _MODES = {"r": "read", "w": "create", "a": "append"}
 _SPACES = ("auto", "physical", "spectral")
@@ -88,69 +89,102 @@ def _field_step(what: str, name: Any, step: Any) -> None:
     int_arg(what, "step", step)
 
 
-class Pending:
-    """A background write started by :meth:`File.write_start`.
+Pending = Request  # the earlier name of a background write's request
 
-    ``wait()`` waits for it and raises its error (the same on every rank); ``test()``
-    says without blocking whether it has finished. As a context manager it waits at the
-    end of the block. A Pending collected without ``wait()`` completes this rank's part of
-    its write; the file's ``close()`` then raises its error, if it failed.
+_PENCILS = {"x": 0, "y": 1, "z": 2}
 
-    ``wait()`` is collective, but the ranks may wait for their writes in different orders
-    (the rule of every front end, docs/io.md "Writing in the background"): a wait settles,
-    on every rank together, every write started up to the latest one any rank is waiting
-    for, and a wait whose write was already settled returns at once. Each rank waits for
-    the same writes as the others (in its own order), or drops the same ones, before its
-    next ``write_start`` or ``close()``; a rank that starts a write while another waits is
-    ``nbfft.RanksDisagree`` on both, and the file is never committed.
+
+class Layout:
+    """What a write or read of a distributed array needs: the global shape, this rank's
+    block of it and the dtype, whatever made the array.
+
+    ``File.write``, ``read`` and ``write_start`` take a ``Layout`` where they take a
+    ``Plan``, so that an ``NdPlan``'s arrays, a transpose's pencils and your own blocks are
+    written and restarted (at any rank count) through the same calls. Shapes are numpy's:
+    axis 0 slowest; the dataset in the file is the global array in C order.
 
     Examples
     --------
-    >>> with f.write_start(plan, "u", u, step=3):
-    ...     u = step_forward(plan, u)
+    >>> lay = nbfft.io.Layout.of(ndplan, "spectral")          # an NdPlan's spectrum block
+    >>> f.write(lay, "U", U, step=0)
+    >>> lay = nbfft.io.Layout.of(pencils, "y", np.float64)     # a Y-pencil, (nz, ny, nx)
+    >>> mine = nbfft.io.Layout((64, 48), start=(16, 0), extent=(16, 48), dtype=np.float64)
     """
 
-    def __init__(self, core: Any, what: str) -> None:
-        self._p: Any = core
-        self._what = what
+    def __init__(self, shape: Sequence[int], start: Sequence[int], extent: Sequence[int], dtype: Any,
+                 order: Optional[Sequence[int]] = None, _core_layout: Any = None) -> None:
+        if _core_layout is not None:
+            self._l = _core_layout
+            return
+        what = "nbfft.io.Layout"
+        nd = len(shape) if isinstance(shape, (tuple, list)) else -1
+        if nd < 1:
+            raise ArgumentTypeError("{}: shape must be a tuple of ints, got {!r}".format(what, shape))
+        dt = np.dtype(dtype)
+        self._l = _core.Layout.user([int_arg(what, "shape", s, 0) for s in shape],
+                                    list(ints_arg(what, "start", start, nd, 0, INT64_MAX)),
+                                    list(ints_arg(what, "extent", extent, nd, 0, INT64_MAX)),
+                                    [] if order is None else list(ints_arg(what, "order", order, nd, 0, nd - 1)),
+                                    dt.name)
+        # Its extents are checked where it is used (File.write, read: on every rank together).
+
+    @classmethod
+    def of(cls, obj: Any, which: str = "physical", dtype: Any = None) -> "Layout":
+        """The layout of a plan's or pencils' arrays: a ``Plan``'s or an ``NdPlan``'s
+        ``'physical'`` (input) or ``'spectral'`` (output) block, or a ``Pencils``' pencil
+        ``'x'``, ``'y'`` or ``'z'`` of elements of ``dtype``."""
+        from ._nd import NdPlan
+        from ._transpose import Pencils
+        what = "nbfft.io.Layout.of"
+        if isinstance(obj, Pencils):
+            if which not in _PENCILS:
+                raise InvalidArgument("{}: the pencil must be 'x', 'y' or 'z', got {!r}".format(what, which))
+            if dtype is None:
+                raise ArgumentTypeError("{}: a pencil's layout needs a dtype".format(what))
+            p: Any = obj
+            return cls((), (), (), None, _core_layout=_core.Layout.of_pencils(p._get(), _PENCILS[which],
+                                                                                np.dtype(dtype).name))
+        if which not in ("physical", "spectral"):
+            raise InvalidArgument("{}: the side must be 'physical' or 'spectral', got {!r}".format(what, which))
+        if isinstance(obj, NdPlan):
+            q: Any = obj
+            return cls((), (), (), None, _core_layout=_core.Layout.of_nd(q._get(), which))
+        if isinstance(obj, Plan):
+            return cls((), (), (), None, _core_layout=_core.Layout.of_plan(_core_plan(obj), which))
+        raise ArgumentTypeError("{}: expected an nbfft.Plan, NdPlan or Pencils, got {}".format(
+            what, type(obj).__name__))
 
     @property
-    def active(self) -> bool:
-        """Whether the write is still in flight: started, and not yet settled by a wait
-        (on any rank) or by the file's ``close()``."""
-        return bool(self._p.active)
+    def shape(self) -> Tuple[int, ...]:
+        """The global array's shape (axis 0 slowest)."""
+        return tuple(self._l.shape)
 
-    def test(self) -> bool:
-        """Whether the write has finished (``wait()`` is still needed); never blocks.
+    @property
+    def start(self) -> Tuple[int, ...]:
+        """This rank's block: its first point along each axis."""
+        return tuple(self._l.lo)
 
-        Raises ``nbfft.InvalidState`` once waited for."""
-        if not self._p.valid:
-            raise InvalidState("Pending.test: the write of {} was already waited for".format(self._what))
-        return bool(self._p.test())
+    @property
+    def extent(self) -> Tuple[int, ...]:
+        """This rank's block: its points along each axis."""
+        return tuple(self._l.n)
 
-    def wait(self) -> None:
-        """Waits for the write; raises its error (the same on every rank), or
-        ``nbfft.InvalidState`` when called a second time. Collective, in any order (see
-        the class)."""
-        self._p.wait()
+    @property
+    def block_shape(self) -> Tuple[int, ...]:
+        """The shape of this rank's array in memory (the extents in memory order)."""
+        return tuple(self._l.memory_shape)
 
-    def __enter__(self) -> "Pending":
-        return self
+    @property
+    def dtype(self) -> np.dtype:
+        """The element type of the block (and of the dataset in the file)."""
+        return np.dtype(self._l.dtype)
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if not self._p.valid:
-            return
-        if exc_type is None:
-            self.wait()
-        else:
-            try:
-                self.wait()
-            except Error:
-                pass  # the block's own exception is the one to see
+    def empty(self) -> np.ndarray:
+        """An uninitialized array for this rank's block."""
+        return aligned_empty(self.block_shape, self.dtype)
 
     def __repr__(self) -> str:
-        return "<nbfft.io.Pending {} {}>".format(self._what, "waited" if not self._p.valid
-                                                  else "in flight" if self._p.active else "finished")
+        return "<nbfft.io.Layout {} block {} at {} {}>".format(self.shape, self.extent, self.start, self.dtype.name)
 
 
 class _Discard:
@@ -351,6 +385,50 @@ class File:
         self._agree(problem)
         return space
 
+    def _layout_checked(self, what: str, obj: Any, name: Any, a: Any, space: str, writable: bool,
+                        step: Any, time: Any = 0.0) -> Layout:
+        """The checks of a write or read on a Layout (an NdPlan stands for its own, by
+        ``space``), agreed on every rank; returns the layout."""
+        from ._nd import NdPlan
+        self._file().agree_call(what, "")  # every rank in this call (see _agree)
+        problem: Optional[Tuple[Type[Error], str]] = None
+        lay: Optional[Layout] = None
+        try:
+            _field_step(what, name, step)
+            if not is_number(time):
+                raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+            if isinstance(obj, NdPlan):
+                if space == "auto":  # the side whose block a is, by shape and dtype
+                    phys = Layout.of(obj, "physical")
+                    space = "physical" if a is None or (a.shape == phys.block_shape and a.dtype == phys.dtype) \
+                        else "spectral"
+                lay = Layout.of(obj, space)
+            elif isinstance(obj, Layout):
+                lay = obj
+                bad = lay._l.check()
+                if bad:
+                    raise InvalidArgument("{}: the layout: {}".format(what, bad))
+            else:
+                raise ArgumentTypeError("{}: plan must be an nbfft.Plan, NdPlan or nbfft.io.Layout, got {}".format(
+                    what, type(obj).__name__))
+            if a is not None:
+                kind = "out" if writable else "a"
+                if not isinstance(a, np.ndarray):
+                    raise ArgumentTypeError("{}: {} must be a numpy array, got {}".format(what, kind, type(a).__name__))
+                if a.dtype != lay.dtype:
+                    raise ArgumentTypeError("{}: {} is {}, the layout's dtype is {}".format(
+                        what, kind, a.dtype.name, lay.dtype.name))
+                if a.shape != lay.block_shape or not a.flags.c_contiguous or (writable and not a.flags.writeable):
+                    raise InvalidArgument("{}: {} must be a C-contiguous{} array of this rank's block shape {}, "
+                                          "got {}{}".format(what, kind, " writable" if writable else "",
+                                                            lay.block_shape, a.shape,
+                                                            "" if a.flags.c_contiguous else " (strided)"))
+        except Error as e:
+            problem = problem_of(e)
+        self._agree(problem)
+        assert lay is not None
+        return lay
+
     def _check_call(self, what: str, plan: Any, name: Any, space: Any, step: Any, time: Any, **cut: Any) -> None:
         """This rank's checks of a write's or read's arguments (raising)."""
         if not isinstance(plan, Plan):
@@ -412,6 +490,10 @@ class File:
         >>> f.write(plan, "u", u, step=3, time=0.75)
         >>> f.write(plan, "U", plan.forward(u), step=3, time=0.75)   # the spectrum
         """
+        if not isinstance(plan, Plan):
+            lay = self._layout_checked("write", plan, name, a, space, False, step, time)
+            self._file().write_layout(lay._l, name, int(step), float(time), a)
+            return
         space = self._checked("write", plan, name, a, space, False, step, time)
         self._file().write(_core_plan(plan), space, name, int(step), float(time), a)
 
@@ -450,6 +532,17 @@ class File:
         >>> u = f.read(plan, "u")                          # the last step
         >>> U = f.read(plan, "U", 3, out=plan.empty_output())
         """
+        if not isinstance(plan, Plan):
+            if step is None and isinstance(name, str):
+                steps = self.steps(name)
+                if not steps:
+                    raise InvalidArgument("read: field {!r} of {!r} has no steps".format(name, self.path))
+                step = steps[-1]
+            lay = self._layout_checked("read", plan, name, out, space, True, step)
+            if out is None:
+                out = lay.empty()
+            self._file().read_layout(lay._l, name, int(step), out)
+            return out
         return self._read_into("read", plan, name, step, out, space,
                                lambda core, sp, st, o: self._file().read(core, sp, name, st, o))
 
@@ -640,10 +733,14 @@ class File:
         lent = None if isinstance(borrow, (bool, np.bool_)) else (
             ArgumentTypeError, "write_start: borrow must be a bool, got {!r}".format(borrow))
         self._agree(lent, "write_start")
+        if not isinstance(plan, Plan):
+            lay = self._layout_checked("write_start", plan, name, a, space, False, step, time)
+            p = self._file().write_start_layout(lay._l, name, int(step), float(time), a, bool(borrow), (a, plan))
+            return Request(p, "write of {}/{}".format(name, int(step)))
         space = self._checked("write_start", plan, name, a, space, False, step, time)
         core = _core_plan(plan)
         p = self._file().write_start(core, space, name, int(step), float(time), a, bool(borrow), (a, core))
-        return Pending(p, "{}/{}".format(name, int(step)))
+        return Request(p, "write of {}/{}".format(name, int(step)))
 
     def fields(self) -> List[str]:
         """The file's field names, sorted. Collective."""

@@ -49,7 +49,7 @@ struct PyCollective {
   ~PyCollective() { close(); }
 };
 
-struct PyRequest {
+struct PyCollRequest {
   coll::Request r;
   bool test() {
     nb::gil_scoped_release release;
@@ -87,16 +87,16 @@ void bind_coll(nb::module_& m) {
       })
       .def("close", &PyComm::close);
 
-  nb::class_<PyRequest>(m, "Request")
-      .def("test", &PyRequest::test)
-      .def("wait", &PyRequest::wait)
-      .def_prop_ro("active", [](const PyRequest& r) { return r.r.active(); });
+  nb::class_<PyCollRequest>(m, "CollRequest")
+      .def("test", &PyCollRequest::test)
+      .def("wait", &PyCollRequest::wait)
+      .def_prop_ro("active", [](const PyCollRequest& r) { return r.r.active(); });
 
   nb::class_<PyCollective>(m, "Collective")
       .def("start",
            [](const PyCollective& c) {
              const coll::Collective& col = c.get();
-             auto r = std::make_unique<PyRequest>();
+             auto r = std::make_unique<PyCollRequest>();
              {
                nb::gil_scoped_release release;
                r->r = col.start();

@@ -4,6 +4,9 @@
 
 #include "nbfft/error.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/transpose.hpp"
+#include "nbfft/nd/plan.hpp"
+#include "nbfft/request.hpp"
 
 #include <nanobind/nanobind.h>
 #include <mpi.h>
@@ -58,38 +61,50 @@ void free_or_leak(std::unique_ptr<T>& owned) {
   owned.reset();
 }
 
-// A C++ split-phase handle (a Pending with active/test/wait/progress) held by a Python
-// object: the calls run without the GIL; one still active when Python collects it after
-// MPI_Finalize is leaked (its destructor would wait through MPI).
-template <typename Pending>
-struct PyPending {
-  Pending p;
+// nbfft::Request (every split-phase operation: a transform of any plan, a transpose, a
+// background write) held by a Python object, with what must stay alive until it finishes
+// (`keep`: the arrays a Borrow write reads later). The calls run without the GIL; `keep`
+// is dropped once the request is waited for. Dropped unwaited, the request finishes as its
+// kind must (C++'s destructor); one still valid when Python collects it after MPI_Finalize
+// is leaked (finishing it would call MPI).
+struct PyRequest {
+  Request r;
+  nb::object keep;
+  PyRequest(Request req, nb::object k) : r(std::move(req)), keep(std::move(k)) {}
   bool test() {
     nb::gil_scoped_release release;
-    return p.test();
-  }
-  void wait() {
-    nb::gil_scoped_release release;
-    p.wait();
+    return r.test();
   }
   void progress() {
     nb::gil_scoped_release release;
-    p.progress();
+    r.progress();
   }
-  ~PyPending() {
-    if (mpi_finalized() && p.active()) new Pending(std::move(p));  // leaked: MPI is gone
+  void wait() {
+    {
+      nb::gil_scoped_release release;
+      try {
+        r.wait();
+      } catch (...) {
+        nb::gil_scoped_acquire again;
+        if (!r.valid()) keep = nb::none();
+        throw;
+      }
+    }
+    keep = nb::none();
+  }
+  ~PyRequest() {
+    if (!r.valid()) return;
+    if (mpi_finalized()) {
+      new Request(std::move(r));  // leaked: MPI is gone
+      return;
+    }
+    nb::gil_scoped_release release;
+    Request gone(std::move(r));
   }
 };
 
-// Binds PyPending<Pending> as `name`: test, wait, progress and the property active.
-template <typename Pending>
-void bind_pending(nb::module_& m, const char* name) {
-  nb::class_<PyPending<Pending>>(m, name)
-      .def("test", &PyPending<Pending>::test)
-      .def("wait", &PyPending<Pending>::wait)
-      .def("progress", &PyPending<Pending>::progress)
-      .def_prop_ro("active", [](const PyPending<Pending>& r) { return r.p.active(); });
-}
+// Binds PyRequest as _core.Request: test, wait, progress, and the properties active and valid.
+void bind_request(nb::module_& m);
 
 void bind_plan(nb::module_& m);
 void bind_coll(nb::module_& m);
@@ -99,6 +114,10 @@ void bind_io(nb::module_& m);
 // parts' bindings that take a plan (io.cpp).
 const fft::Plan& plan_of(nb::handle plan);
 void bind_transpose(nb::module_& m);
+// The C++ objects inside a _core.NdPlan and a _core.Pencils (InvalidState once closed): for
+// io.cpp's layouts of their arrays.
+const nd::Plan& nd_plan_of(nb::handle plan);
+const fft::Pencils& pencils_of(nb::handle pencils);
 void bind_nd(nb::module_& m);  // nd.cpp: N-D plans
 
 }  // namespace nbfft::py

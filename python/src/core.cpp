@@ -64,6 +64,15 @@ void free_comm(MPI_Comm& comm) {
   comm = MPI_COMM_NULL;
 }
 
+void bind_request(nb::module_& m) {
+  nb::class_<PyRequest>(m, "Request")
+      .def("test", &PyRequest::test)
+      .def("wait", &PyRequest::wait)
+      .def("progress", &PyRequest::progress)
+      .def_prop_ro("active", [](const PyRequest& r) { return r.r.active(); })
+      .def_prop_ro("valid", [](const PyRequest& r) { return r.r.valid(); });
+}
+
 }  // namespace nbfft::py
 
 NB_MODULE(_core, m) {
@@ -145,6 +154,7 @@ NB_MODULE(_core, m) {
         "nbfft's version, MPI library and thread levels, FFTW, build options and the engines, "
         "transports and algorithms available, as 'name: value' lines.");
 
+  bind_request(m);
   bind_plan(m);
   bind_coll(m);
   bind_io(m);

@@ -6,6 +6,7 @@
 #include "common.hpp"
 
 #include "nbfft/io/hdf5.hpp"
+#include "nbfft/io/layout.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
@@ -40,9 +41,6 @@ io::Space space_of(const std::string& s) {
   throw Error("H5File: space must be 'physical' or 'spectral', got '" + s + "'");
 }
 
-// A background write: the C++ Pending plus what it needs alive until the wait, the array
-// (Borrow: MPI-IO reads it later). Members are destroyed in reverse order: the Pending
-// (which completes this rank's part of its write) before the references are dropped.
 io::Axis axis_of(const std::string& a) {
   if (a == "x") return io::Axis::X;
   if (a == "y") return io::Axis::Y;
@@ -50,36 +48,16 @@ io::Axis axis_of(const std::string& a) {
   throw Error("H5File: axis must be 'x', 'y' or 'z', got '" + a + "'");
 }
 
-// (Named apart from transpose.cpp's pending class: nanobind registers types by their C++
-// name, and two classes of one name in two anonymous namespaces collide there.)
-class PyWritePending {
- public:
-  PyWritePending(H5File::Pending p, nb::object keep) : keep_(std::move(keep)), p_(std::move(p)) {}
-  ~PyWritePending() {
-    if (!p_.active()) return;
-    nb::gil_scoped_release release;  // ~Pending completes this rank's part of the write (local)
-    H5File::Pending gone(std::move(p_));
-  }
-  bool active() const { return p_.active(); }
-  bool valid() const { return p_.valid(); }
-  bool test() { return p_.test(); }
-  void wait() {
-    {
-      nb::gil_scoped_release release;
-      try {
-        p_.wait();
-      } catch (...) {
-        nb::gil_scoped_acquire again;
-        keep_ = nb::none();
-        throw;
-      }
-    }
-    keep_ = nb::none();
-  }
+io::Dtype dtype_named(const std::string& d) {
+  for (io::Dtype t : {io::Dtype::Float64, io::Dtype::Float32, io::Dtype::Complex128, io::Dtype::Complex64})
+    if (d == io::name(t)) return t;
+  throw Error("Layout: dtype must be float64, float32, complex128 or complex64, got '" + d + "'");
+}
 
- private:
-  nb::object keep_;
-  H5File::Pending p_;
+// An io::Layout (the global shape, this rank's block, the dtype and the description the file
+// records): what nbfft.io.Layout holds, from a plan of any shape, a pencil or the user's own.
+struct PyLayout {
+  io::Layout l;
 };
 
 class PyH5File {
@@ -179,7 +157,7 @@ class PyH5File {
     });
   }
   // keep: what must stay alive until the wait (the array, the plan).
-  PyWritePending* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
+  PyRequest* write_start(nb::handle plan, const std::string& space, const std::string& field, std::int64_t step,
                          double time, const ConstArray& a, bool borrow, nb::object keep) const {
     const fft::Plan& p = plan_of(plan);
     H5File& f = file();
@@ -193,7 +171,39 @@ class PyH5File {
       pending = f.write_start_bytes(p, s, field, step, time, d, data, bytes,
                                     borrow ? H5File::Stage::Borrow : H5File::Stage::Copy);
     }
-    return new PyWritePending(std::move(pending), std::move(keep));
+    return new PyRequest(std::move(pending), std::move(keep));
+  }
+  // The same on a layout (an N-D plan's, a pencil's or the user's block).
+  void write_layout(const PyLayout& l, const std::string& field, std::int64_t step, double time,
+                    const ConstArray& a) const {
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.write_bytes(l.l, field, step, time, d, data, bytes);
+  }
+  void read_layout(const PyLayout& l, const std::string& field, std::int64_t step, const Array& a) const {
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    nb::gil_scoped_release release;
+    f.read_bytes(l.l, field, step, d, data, bytes);
+  }
+  PyRequest* write_start_layout(const PyLayout& l, const std::string& field, std::int64_t step, double time,
+                                const ConstArray& a, bool borrow, nb::object keep) const {
+    H5File& f = file();
+    const io::Dtype d = dtype_of(a);
+    const void* data = a.data();
+    const std::size_t bytes = a.nbytes();
+    H5File::Pending pending;
+    {
+      nb::gil_scoped_release release;
+      pending = f.write_start_bytes(l.l, field, step, time, d, data, bytes,
+                                    borrow ? H5File::Stage::Borrow : H5File::Stage::Copy);
+    }
+    return new PyRequest(std::move(pending), std::move(keep));
   }
   std::array<double, 3> box_lengths() const { return file().box_lengths(); }
   std::string xdmf_path() const { return file().xdmf_path(); }
@@ -222,12 +232,42 @@ class PyH5File {
 void bind_io(nb::module_& m) {
   using namespace nb::literals;
   m.def("hdf5_available", &io::hdf5_available);
+  nb::class_<PyLayout>(m, "Layout")
+      .def_static(
+          "user",
+          [](std::vector<std::int64_t> shape, std::vector<std::int64_t> lo, std::vector<std::int64_t> n,
+             std::vector<int> order, const std::string& dtype) {
+            nd::Box b;
+            b.lo = std::move(lo);
+            b.n = std::move(n);
+            b.order = std::move(order);
+            return PyLayout{io::Layout(std::move(shape), std::move(b), dtype_named(dtype))};
+          },
+          "shape"_a, "lo"_a, "n"_a, "order"_a, "dtype"_a)
+      .def_static(
+          "of_plan", [](nb::handle plan, const std::string& space) { return PyLayout{io::Layout::of(plan_of(plan), space_of(space))}; },
+          "plan"_a, "space"_a)
+      .def_static(
+          "of_nd", [](nb::handle plan, const std::string& space) { return PyLayout{io::Layout::of(nd_plan_of(plan), space_of(space))}; },
+          "plan"_a, "space"_a)
+      .def_static(
+          "of_pencils",
+          [](nb::handle pencils, int pencil, const std::string& dtype) {
+            if (pencil < 0 || pencil > 2) throw Error("Layout: pencil must be 'x', 'y' or 'z'");
+            return PyLayout{io::Layout::of(pencils_of(pencils), static_cast<fft::Pencil>(pencil), dtype_named(dtype))};
+          },
+          "pencils"_a, "pencil"_a, "dtype"_a)
+      .def_prop_ro("shape", [](const PyLayout& l) { return l.l.shape; })
+      .def_prop_ro("lo", [](const PyLayout& l) { return l.l.box.lo; })
+      .def_prop_ro("n", [](const PyLayout& l) { return l.l.box.n; })
+      .def_prop_ro("order", [](const PyLayout& l) { return l.l.box.order; })
+      .def_prop_ro("memory_shape", [](const PyLayout& l) { return l.l.box.memory_shape(); })
+      .def_prop_ro("dtype", [](const PyLayout& l) { return std::string(io::name(l.l.dtype)); })
+      .def_prop_ro("space", [](const PyLayout& l) {
+        return l.l.has_space ? std::string(io::name(l.l.space)) : std::string();
+      })
+      .def("check", [](const PyLayout& l) { return l.l.check(); });
   m.def("hdf5_info", &io::hdf5_info);
-  nb::class_<PyWritePending>(m, "H5Pending")
-      .def_prop_ro("active", &PyWritePending::active)
-      .def_prop_ro("valid", &PyWritePending::valid)
-      .def("test", &PyWritePending::test)
-      .def("wait", &PyWritePending::wait);
   nb::class_<PyH5File>(m, "H5File")
       .def(
           "__init__",
@@ -267,6 +307,10 @@ void bind_io(nb::module_& m) {
       .def("read_subsampled", &PyH5File::read_subsampled, "plan"_a, "space"_a, "field"_a, "step"_a, "stride"_a,
            "out"_a.noconvert())
       .def("write_start", &PyH5File::write_start, "plan"_a, "space"_a, "field"_a, "step"_a, "time"_a,
+           "a"_a.noconvert(), "borrow"_a, "keep"_a, nb::rv_policy::take_ownership)
+      .def("write_layout", &PyH5File::write_layout, "layout"_a, "field"_a, "step"_a, "time"_a, "a"_a.noconvert())
+      .def("read_layout", &PyH5File::read_layout, "layout"_a, "field"_a, "step"_a, "out"_a.noconvert())
+      .def("write_start_layout", &PyH5File::write_start_layout, "layout"_a, "field"_a, "step"_a, "time"_a,
            "a"_a.noconvert(), "borrow"_a, "keep"_a, nb::rv_policy::take_ownership)
       .def_prop_ro("box_lengths", &PyH5File::box_lengths)
       .def_prop_ro("xdmf_path", &PyH5File::xdmf_path)

@@ -48,7 +48,6 @@ void with_types(const nd::Plan& p, F&& f) {
 
 // A started transform (nd::Plan::forward_start / backward_start); nbfft.NdPending holds the
 // arrays and the plan alive until it is waited for.
-using PyNdPending = PyPending<nd::Plan::Pending>;
 
 // A user box from Python: (start, shape), one entry per axis.
 using BoxArg = std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>;
@@ -112,21 +111,23 @@ class PyNdPlan {
     });
   }
   // Split phase: forward or backward up to the first exchange, as forward / backward.
-  PyNdPending* start(bool fwd, ConstBytes in, Bytes out) const {
+  PyRequest* start(bool fwd, ConstBytes in, Bytes out) const {
     const nd::Plan& p = get();
-    auto r = std::make_unique<PyNdPending>();
+    Request r;
+    {
     nb::gil_scoped_release release;
     with_types(p, [&](auto i, auto o) {
       using In = decltype(i);
       using Out = decltype(o);
       if (fwd)
-        r->p = p.forward_start(reinterpret_cast<const In*>(in.data()), in.size() / sizeof(In),
-                               reinterpret_cast<Out*>(out.data()), out.size() / sizeof(Out));
+        r = p.forward_start(reinterpret_cast<const In*>(in.data()), in.size() / sizeof(In),
+                            reinterpret_cast<Out*>(out.data()), out.size() / sizeof(Out));
       else
-        r->p = p.backward_start(reinterpret_cast<const Out*>(in.data()), in.size() / sizeof(Out),
-                                reinterpret_cast<In*>(out.data()), out.size() / sizeof(In));
+        r = p.backward_start(reinterpret_cast<const Out*>(in.data()), in.size() / sizeof(Out),
+                             reinterpret_cast<In*>(out.data()), out.size() / sizeof(In));
     });
-    return r.release();
+    }
+    return new PyRequest(std::move(r), nb::none());
   }
   // Several fields: the arrays' bytes, as forward / backward, one list per side.
   void many(bool fwd, const std::vector<ConstBytes>& in, const std::vector<Bytes>& out) const {
@@ -161,9 +162,10 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> pair_of(const nd
 
 }  // namespace
 
+const nd::Plan& nd_plan_of(nb::handle plan) { return nb::cast<const PyNdPlan&>(plan).get(); }
+
 void bind_nd(nb::module_& m) {
   using namespace nb::literals;
-  bind_pending<nd::Plan::Pending>(m, "NdPending");
 
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,

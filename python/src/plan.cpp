@@ -158,6 +158,20 @@ class PyPlan {
     p.transform_bytes(d, i, in_b, o, out_b);
   }
 
+  // Split phase: on a work area of the plan's pool (fft::Plan::start_bytes without one).
+  PyRequest* start(fft::Direction d, const ConstArray& in, std::size_t in_b, const Array& out,
+                   std::size_t out_b) const {
+    const fft::Plan& p = plan();
+    const void* i = in.data();
+    void* o = out.data();
+    Request r;
+    {
+      nb::gil_scoped_release release;
+      r = p.start_bytes(d, i, in_b, o, out_b);
+    }
+    return new PyRequest(std::move(r), nb::none());
+  }
+
   void run_many(fft::Direction d, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
                 std::size_t out_b) const {
     const fft::Plan& p = plan();
@@ -278,6 +292,13 @@ void bind_plan(nb::module_& m) {
             p.run(fft::Direction::Backward, in, in_b, out, out_b);
           },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
+      .def(
+          "start",
+          [](const PyPlan& p, bool forward, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
+            return p.start(forward ? fft::Direction::Forward : fft::Direction::Backward, in, in_b, out, out_b);
+          },
+          "forward"_a, "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a,
+          nb::rv_policy::take_ownership)
       .def(
           "forward_many",
           [](const PyPlan& p, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,

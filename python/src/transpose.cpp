@@ -30,7 +30,6 @@ Pencil pencil_of(int p) {
   return static_cast<Pencil>(p);
 }
 
-using PyTransposePending = PyPending<fft::Pencils::Pending>;
 
 class PyPencils {
  public:
@@ -65,17 +64,17 @@ class PyPencils {
     p.transpose_bytes(pencil_of(from), pencil_of(to), i, in_b, o, out_b, elem);
   }
 
-  PyTransposePending* start(int from, int to, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b,
+  PyRequest* start(int from, int to, const ConstArray& in, std::size_t in_b, const Array& out, std::size_t out_b,
                    std::size_t elem) const {
     const fft::Pencils& p = get();
     const void* i = in.data();
     void* o = out.data();
-    auto r = std::make_unique<PyTransposePending>();
+    Request r;
     {
       nb::gil_scoped_release release;
-      r->p = p.start_bytes(pencil_of(from), pencil_of(to), i, in_b, o, out_b, elem);
+      r = p.start_bytes(pencil_of(from), pencil_of(to), i, in_b, o, out_b, elem);
     }
-    return r.release();
+    return new PyRequest(std::move(r), nb::none());
   }
 
   void many(int from, int to, const std::vector<ConstArray>& in, std::size_t in_b, const std::vector<Array>& out,
@@ -98,9 +97,10 @@ class PyPencils {
 
 }  // namespace
 
+const fft::Pencils& pencils_of(nb::handle pencils) { return nb::cast<const PyPencils&>(pencils).get(); }
+
 void bind_transpose(nb::module_& m) {
   using namespace nb::literals;
-  bind_pending<fft::Pencils::Pending>(m, "PencilsPending");
 
   nb::class_<PyPencils>(m, "Pencils")
       .def(

@@ -335,9 +335,10 @@ IO_CASES = [
      ["step"]),
     ("io-write-time-text", lambda o, v: o.file.write(o.plan, "w", o.u, step=1, time=v), "0", 0.0,
      nbfft.ArgumentTypeError, ["time"]),
+    # An NdPlan stands for its layout (nbfft.io.Layout); a 3-D plan's block does not fit it.
     ("io-write-plan-nd", lambda o, v: o.file.write(v, "w", o.u, step=1), Made(lambda o: o.nd), Made(lambda o: o.plan),
      nbfft.ArgumentTypeError,
-     ["plan"]),
+     ["layout", "dtype"]),
     ("io-write-plan-other-communicator", lambda o, v: o.file.write(v, "w", o.u, step=1),
      Made(lambda o: o.self_plan), Made(lambda o: o.plan), nbfft.InvalidArgument, ["plan", "communicator"]),
     ("io-write_plane-index-overflow", lambda o, v: o.file.write_plane(o.plan, "w", o.u, 1, axis="z", index=v), BIG,

@@ -2,6 +2,7 @@
 // uniform blocks of several sizes (zero included), uneven counts with zero blocks and
 // gaps, restarts of a persistent collective, and 1–16 collectives outstanding at once.
 #include "coll_test_util.hpp"
+#include "nbfft/coll/transport.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -137,6 +138,24 @@ TEST(Alltoall, RegistryListsEveryAlgorithmOnce) {
   for (const auto& a : alltoall_algorithms()) names.push_back(a.name);
   for (const char* want : {"pairwise", "linear", "bruck", "native", "persistent", "rma", "blocking"})
     EXPECT_EQ(std::count(names.begin(), names.end(), want), 1) << want;
+}
+
+// The tuners' candidate transports come from the registry's `tune` entries: the quick and
+// thorough lists as the tuners have always searched them (cheap, likely winners first), the
+// thread engine only with MPI_THREAD_MULTIPLE, linear only for small exchanges, and every
+// name one that parses back to an algorithm of the registry.
+TEST(Alltoall, TunersTryTheRegistrysCandidates) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(tuning_transports(false, 4, true), (V{"blocking@caller", "pairwise:2@caller", "native@native",
+                                                 "pairwise:4@thread"}));
+  EXPECT_EQ(tuning_transports(false, 4, false), (V{"blocking@caller", "pairwise:2@caller", "native@native"}));
+  EXPECT_EQ(tuning_transports(true, 8, true),
+            (V{"blocking@caller", "pairwise:2@caller", "native@native", "pairwise:1@caller", "pairwise:4@caller",
+               "linear@caller", "pairwise:4@thread", "pairwise:2@thread"}));
+  const V many = tuning_transports(true, 9, false);
+  EXPECT_EQ(std::count(many.begin(), many.end(), "linear@caller"), 0);
+  for (const std::string& t : tuning_transports(true, 2, true))
+    EXPECT_NO_THROW(find_alltoall_algorithm(Transport::parse(t).algorithm.name)) << t;
 }
 
 }  // namespace

@@ -36,6 +36,17 @@ struct AlltoallvArgs {
   std::size_t recv_extent() const;  // bytes of recvbuf the collective may touch
 };
 
+// One transport the plan tuners time with this algorithm (coll::tuning_transports): the
+// window, the engine, whether only a thorough search tries it, the most peers it is worth
+// trying at (0: any), and its place in the tuners' order (cheap, likely winners first).
+struct TuneCandidate {
+  int order;
+  int window;
+  EngineKind engine;
+  bool thorough_only;
+  int max_peers;
+};
+
 struct AlgorithmInfo {
   const char* name;
   const char* summary;  // what it does and its cost model, one line
@@ -43,6 +54,7 @@ struct AlgorithmInfo {
   bool uniform_only;    // needs equal counts (MPI_Alltoall shape)
   std::shared_ptr<const Schedule> (*build)(const Comm&, const AlltoallvArgs&, const AlgorithmSpec&);
   const char* (*unavailable)();  // nullptr, or why this MPI cannot run it
+  std::vector<TuneCandidate> tune;  // what the plan tuners try (none: never tuned)
 };
 
 const std::vector<AlgorithmInfo>& alltoall_algorithms();

@@ -30,6 +30,11 @@ struct TransportPreset {
 };
 const std::vector<TransportPreset>& transport_presets();
 
+// The transports the plan tuners time (both the 3-D and the N-D one), read from the
+// algorithm registry's `tune` entries: a quick search's or a thorough one's, for exchanges
+// of at most `peers` ranks, with the thread engine only when MPI_THREAD_MULTIPLE is there.
+std::vector<std::string> tuning_transports(bool thorough, int peers, bool thread_ok);
+
 // Parses a comma-separated list ("blocking,thread,pairwise:2@caller").
 std::vector<Transport> parse_transports(std::string_view list);
 
