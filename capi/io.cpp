@@ -454,6 +454,14 @@ nbfft_status nbfft_io_layout_bytes(nbfft_io_layout layout, size_t* bytes) {
   });
 }
 
+nbfft_status nbfft_io_layout_dtype(nbfft_io_layout layout, nbfft_dtype* dtype) {
+  return guard("nbfft_io_layout_dtype", [&] {
+    const nbfft::io::Layout& l = layout_of(layout).layout;
+    need(dtype, "dtype");
+    *dtype = static_cast<nbfft_dtype>(static_cast<int>(l.dtype));  // the same numbers (nbfft_h5.h)
+  });
+}
+
 nbfft_status nbfft_io_layout_destroy(nbfft_io_layout* layout) {
   return guard("nbfft_io_layout_destroy", [&] {
     need(layout, "the layout pointer");

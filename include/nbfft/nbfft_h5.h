@@ -198,6 +198,8 @@ nbfft_status nbfft_io_layout_create(int ndim, const int64_t* shape, const int64_
                                     const int* order, nbfft_dtype dtype, nbfft_io_layout* layout);
 /* This rank's block in bytes: what data of the calls below holds exactly. Local. */
 nbfft_status nbfft_io_layout_bytes(nbfft_io_layout layout, size_t* bytes);
+/* The layout's element type (for bindings that check their arrays against it). Local. */
+nbfft_status nbfft_io_layout_dtype(nbfft_io_layout layout, nbfft_dtype* dtype);
 /* Frees; sets *layout = NULL; NULL ok. Local. */
 nbfft_status nbfft_io_layout_destroy(nbfft_io_layout* layout);
 
