@@ -133,6 +133,26 @@ T& object_of(Handle h, const char* what) {
   return *s;
 }
 
+// A destroy or free that needs nothing else: a NULL pointer is an error, a NULL handle does
+// nothing, a stale one is InvalidState; the object is destroyed here (its destructor does
+// what it must) and *h = NULL. `what`: "the options", "the layout", ...
+template <typename T, typename Handle>
+void free_handle(Handle* h, const char* what) {
+  if (!h) throw Error(std::string(what) + " pointer is NULL");
+  if (!*h) return;
+  if (!remove_handle<T>(*h)) throw Error(std::string(what) + " handle" + kStale, ErrorCode::InvalidState);
+  *h = nullptr;
+}
+
+// A plan with split-phase transforms not yet waited for is not destroyed: they use its work
+// areas and the caller's arrays until their wait. `waits` names the calls that finish them.
+inline void refuse_while_open(const std::atomic<int>& open, const char* waits) {
+  if (open > 0)
+    throw Error(std::to_string(open.load()) + " split-phase transform(s) of this plan not yet waited for; call " +
+                    waits + " on each first (the plan is left as it was)",
+                ErrorCode::InvalidState);
+}
+
 inline nbfft_nd_plan_s& nd_plan_of(nbfft_nd_plan p) { return object_of<nbfft_nd_plan_s>(p, "the N-D plan"); }
 
 // The pencils behind a handle (capi/transpose_c.cpp keeps the set of live ones).

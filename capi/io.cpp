@@ -464,11 +464,7 @@ nbfft_status nbfft_io_layout_dtype(nbfft_io_layout layout, nbfft_dtype* dtype) {
 
 nbfft_status nbfft_io_layout_destroy(nbfft_io_layout* layout) {
   return guard("nbfft_io_layout_destroy", [&] {
-    need(layout, "the layout pointer");
-    if (!*layout) return;
-    if (!remove_handle<nbfft_io_layout_s>(*layout))
-      throw nbfft::Error(std::string("the layout handle") + kStale, nbfft::ErrorCode::InvalidState);
-    *layout = nullptr;
+    free_handle<nbfft_io_layout_s>(layout, "the layout");
   });
 }
 

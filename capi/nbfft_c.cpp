@@ -272,11 +272,7 @@ nbfft_status nbfft_options_create(nbfft_options* options) {
 
 nbfft_status nbfft_options_destroy(nbfft_options* options) {
   return guard("nbfft_options_destroy", [&] {
-    need(options, "the options pointer");
-    if (!*options) return;
-    if (!remove_handle<nbfft_options_s>(*options))
-      throw Error(std::string("the options handle") + kStale, nbfft::ErrorCode::InvalidState);
-    *options = nullptr;
+    free_handle<nbfft_options_s>(options, "the options");
   });
 }
 
@@ -407,11 +403,7 @@ nbfft_status nbfft_plan_destroy(nbfft_plan* plan) {
   return guard("nbfft_plan_destroy", [&] {
     need(plan, "the plan pointer");
     if (!*plan) return;
-    // A transform in flight uses the plan's work areas and the caller's arrays until its wait.
-    if (const auto* s = find_handle<nbfft_plan_s>(*plan); s && *s->open > 0)
-      throw Error(std::to_string(s->open->load()) + " split-phase transform(s) of this plan not yet waited for; " +
-                      "call nbfft_wait on each first (the plan is left as it was)",
-                  nbfft::ErrorCode::InvalidState);
+    if (const auto* s = find_handle<nbfft_plan_s>(*plan)) refuse_while_open(*s->open, "nbfft_wait");
     std::unique_ptr<nbfft_plan_s> p = remove_handle<nbfft_plan_s>(*plan);
     if (!p) throw Error(std::string("the plan handle") + kStale, nbfft::ErrorCode::InvalidState);
     *plan = nullptr;

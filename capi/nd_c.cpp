@@ -290,10 +290,8 @@ nbfft_status nbfft_nd_plan_destroy(nbfft_nd_plan* plan) {
     need(plan, "the plan pointer");
     if (!*plan) return;
     // A transform in flight uses the plan's exchanges and the caller's arrays until its wait.
-    if (const auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(*plan); s && *s->open > 0)
-      throw Error(std::to_string(s->open->load()) + " split-phase transform(s) of this plan not yet waited for; " +
-                      "call nbfft_wait (nbfft_nd_wait) on each first (the plan is left as it was)",
-                  ErrorCode::InvalidState);
+    if (const auto* s = nbfft::capi::find_handle<nbfft_nd_plan_s>(*plan))
+      nbfft::capi::refuse_while_open(*s->open, "nbfft_wait (nbfft_nd_wait)");
     std::unique_ptr<nbfft_nd_plan_s> p = nbfft::capi::remove_handle<nbfft_nd_plan_s>(*plan);
     if (!p) throw Error(std::string("the N-D plan handle") + nbfft::capi::kStale, ErrorCode::InvalidState);
     *plan = nullptr;

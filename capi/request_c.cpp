@@ -5,8 +5,6 @@
 #include "capi/guard.hpp"
 #include "capi/handles.hpp"
 
-#include <memory>
-
 using nbfft::capi::guard;
 using nbfft::capi::request_of;
 
@@ -28,15 +26,9 @@ nbfft_status nbfft_wait(nbfft_request* request) {
 }
 
 nbfft_status nbfft_request_free(nbfft_request* request) {
-  return guard("nbfft_request_free", [&] {
-    if (!request) throw nbfft::Error("the request pointer is NULL");
-    if (!*request) return;
-    std::unique_ptr<nbfft_request_s> r = nbfft::capi::remove_handle<nbfft_request_s>(*request);
-    if (!r)
-      throw nbfft::Error(std::string("the request handle") + nbfft::capi::kStale, nbfft::ErrorCode::InvalidState);
-    *request = nullptr;
-    // Destroying it finishes the operation as C++'s destructor of a Request does.
-  });
+  // Destroying it finishes the operation as C++'s destructor of a Request does.
+  return guard("nbfft_request_free",
+               [&] { nbfft::capi::free_handle<nbfft_request_s>(request, "the request"); });
 }
 
 }  // extern "C"

@@ -590,13 +590,14 @@ struct PlanRequest final : Request::Impl {
     orphaned = why;
   }
   bool active() const override { return busy != nullptr; }
+  // InvalidState unless active, saying why (never started or waited, or orphaned).
+  void need_active(const char* call) const;
   void progress() override;
   bool test() override;
   void wait() override;
 };
 
 }  // namespace detail
-
 
 void Plan::Impl::complete_pending(const char* why) const {
   for (;;) {
@@ -626,11 +627,15 @@ Plan::Workspace::Impl::~Impl() {
                  "transform");
 }
 
+void detail::PlanRequest::need_active(const char* call) const {
+  if (active()) return;
+  throw Error(std::string("Pending::") + call + ": " +
+                  (orphaned.empty() ? "the transform is not active (never started, or already waited for)" : orphaned),
+              ErrorCode::InvalidState);
+}
+
 void detail::PlanRequest::progress() {
-  if (!orphaned.empty() && !active())
-    throw Error("Pending::progress: " + orphaned, ErrorCode::InvalidState);
-  if (!active()) throw Error("Pending::progress: the transform is not active (never started, or already waited for)",
-                             ErrorCode::InvalidState);
+  need_active("progress");
   coll::progress_all();
   if (poll) poll();
 }
@@ -644,10 +649,7 @@ bool detail::PlanRequest::test() {
 }
 
 void detail::PlanRequest::wait() {
-  if (!orphaned.empty() && !active())
-    throw Error("Pending::wait: " + orphaned, ErrorCode::InvalidState);
-  if (!active()) throw Error("Pending::wait: the transform is not active (never started, or already waited for)",
-                             ErrorCode::InvalidState);
+  need_active("wait");
   // A backward wait runs the ROW exchange, a collective: every rank must be here, not in
   // another call of the plan. On a mismatch the transform stays active (wait again, in
   // the same order on every rank).
@@ -664,8 +666,9 @@ void detail::PlanRequest::wait() {
 
 // A start without a workspace takes the first of the plan's pool that is free on every rank
 // (a forward transform's wait is local, so a rank may have finished one the others still
-// run), or makes one more (collective) when none is. Agreed first as a call, so that ranks
-// out of step fail together instead of reducing different things.
+// run), or makes one more (collective) when none is. The call is agreed first, with the
+// same agreement as every other call of the plan (so ranks out of step fail together
+// instead of reducing different things), then which workspaces are free: one bit each.
 Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b, void* out, std::size_t out_b,
                                 Timings* t) const {
   constexpr std::size_t kMaxPooled = 64;  // one bit each in the agreed mask
@@ -680,21 +683,20 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
       if (!w.busy.load(std::memory_order_acquire) && !w.started.load(std::memory_order_acquire))
         free |= std::uint64_t(1) << k;
     }
-    const std::string full = m.pool.size() == kMaxPooled && free == 0
-                                 ? std::string(what) + ": " + std::to_string(kMaxPooled) +
-                                       " transforms of this plan started without a workspace are in flight; wait "
-                                       "for one first, or start with a workspace of make_workspace()"
-                                 : "";
-    agree_call(m.comm, "split-phase", {{"the collective call", what}, {"pooled workspaces", std::to_string(m.pool.size())}},
-               full, ErrorCode::InvalidState);
+    agree_call(m.comm, "split-phase", what, "", ErrorCode::InvalidState);
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &free, 1, MPI_UINT64_T, MPI_BAND, m.comm), "MPI_Allreduce");
-    if (free == 0) {
-      m.pool.push_back(std::make_unique<Workspace>(make_workspace()));
-      ws = m.pool.back().get();
-    } else {
+    if (free != 0) {
       std::size_t k = 0;
       while (!(free >> k & 1)) ++k;
       ws = m.pool[k].get();
+    } else if (m.pool.size() == kMaxPooled) {  // the same verdict on every rank: the mask is agreed
+      throw Error(std::string(what) + ": " + std::to_string(kMaxPooled) +
+                      " transforms of this plan started without a workspace are in flight on some rank; wait "
+                      "for one first, or start with a workspace of make_workspace()",
+                  ErrorCode::InvalidState);
+    } else {
+      m.pool.push_back(std::make_unique<Workspace>(make_workspace()));
+      ws = m.pool.back().get();
     }
   }
   return start_bytes(dir, in, in_b, out, out_b, *ws, t);

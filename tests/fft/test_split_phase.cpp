@@ -170,5 +170,27 @@ TEST(SplitPhase, Misuse) {
   EXPECT_TRUE(all_equal(out, out2));
 }
 
+// Starts without a workspace take one of the plan's pool (made as more are in flight, the
+// same on every rank): 64 in flight at once, and the 65th refused on every rank, the plan
+// still usable; each of the 64 equals the plain call, and a later start reuses the pool.
+TEST(SplitPhase, PooledWorkspacesUpToTheirLimit) {
+  const Grid n{4, 4, 4};
+  const Plan plan(MPI_COMM_WORLD, n, options(0, 0, "caller"));
+  const std::vector<double> in = field(plan, n, 1);
+  std::vector<Cplx> want(plan.out_count());
+  plan.forward(in, want);
+  std::vector<std::vector<Cplx>> outs(64, std::vector<Cplx>(plan.out_count()));
+  std::vector<Plan::Pending> flight;
+  for (auto& o : outs) flight.push_back(plan.start(Direction::Forward, in.data(), in.size(), o.data(), o.size()));
+  std::vector<Cplx> extra(plan.out_count());
+  expect_kind([&] { plan.start(Direction::Forward, in.data(), in.size(), extra.data(), extra.size()); },
+              ErrorCode::InvalidState, "a 65th pooled start");
+  for (auto& p : flight) p.wait();
+  for (const auto& o : outs) EXPECT_TRUE(all_equal(o, want));
+  Plan::Pending again = plan.start(Direction::Forward, in.data(), in.size(), extra.data(), extra.size());
+  again.wait();
+  EXPECT_TRUE(all_equal(extra, want));
+}
+
 }  // namespace
 }  // namespace nbfft::fft::test
