@@ -18,15 +18,10 @@ from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_
                     rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
-from ._plan import aligned_empty, option_rows
+from ._plan import _ROWS, aligned_empty
 from ._request import Request
 
 __all__ = ["NdPlan", "NdPending"]
-
-
-def _option_row(key: str) -> Dict[str, Any]:
-    """A row of the option table (the 3-D plan's words and ranges, which NdPlan shares)."""
-    return dict(next(r for r in option_rows() if r["key"] == key))
 
 _NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
 # dtype -> (kind: 0 r2c / 1 c2c, precision: 0 double / 1 single)
@@ -130,7 +125,7 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
     a["fields_in_flight"] = int_arg(what, "fields_in_flight", fields_in_flight, 1, INT_MAX)  # the core says how many
     a["tune"] = _word(what, "tune", tune, _TUNES)
     a["tune_budget"] = real_arg(what, "tune_budget", tune_budget)
-    tf = _option_row("tune_fields")  # the option table's range, the same for both plans
+    tf = _ROWS["tune_fields"]  # the option table's range, the same for both plans
     a["tune_fields"] = int_arg(what, "tune_fields", tune_fields, tf["lo"], tf["hi"])
     a["allow_empty"] = flag_arg(what, "allow_empty", allow_empty)
     a["lean_workspace"] = flag_arg(what, "lean_workspace", lean_workspace)

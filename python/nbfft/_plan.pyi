@@ -15,6 +15,7 @@ from ._request import Request
 _A = TypeVar("_A", bound=np.ndarray[Any, Any])
 
 ALIGNMENT: int
+_ROWS: Dict[str, Dict[str, Any]]  # the option table by key (NdPlan reads its shared ranges)
 
 def aligned_empty(shape: Union[int, Sequence[int]], dtype: npt.DTypeLike,
                   alignment: int = ...) -> np.ndarray[Any, np.dtype[Any]]: ...

@@ -89,6 +89,13 @@ def _field_step(what: str, name: Any, step: Any) -> None:
     int_arg(what, "step", step)
 
 
+def _field_step_time(what: str, name: Any, step: Any, time: Any) -> None:
+    """A write's or read's field and step, and the physical time (a number)."""
+    _field_step(what, name, step)
+    if not is_number(time):
+        raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+
+
 Pending = Request  # the earlier name of a background write's request
 
 _PENCILS = {"x": 0, "y": 1, "z": 2}
@@ -112,10 +119,7 @@ class Layout:
     """
 
     def __init__(self, shape: Sequence[int], start: Sequence[int], extent: Sequence[int], dtype: Any,
-                 order: Optional[Sequence[int]] = None, _core_layout: Any = None) -> None:
-        if _core_layout is not None:
-            self._l = _core_layout
-            return
+                 order: Optional[Sequence[int]] = None) -> None:
         what = "nbfft.io.Layout"
         nd = len(shape) if isinstance(shape, (tuple, list)) else -1
         if nd < 1:
@@ -142,17 +146,23 @@ class Layout:
             if dtype is None:
                 raise ArgumentTypeError("{}: a pencil's layout needs a dtype".format(what))
             p: Any = obj
-            return cls((), (), (), None, _core_layout=_core.Layout.of_pencils(p._get(), _PENCILS[which],
-                                                                                np.dtype(dtype).name))
+            return cls._wrap(_core.Layout.of_pencils(p._get(), _PENCILS[which], np.dtype(dtype).name))
         if which not in ("physical", "spectral"):
             raise InvalidArgument("{}: the side must be 'physical' or 'spectral', got {!r}".format(what, which))
         if isinstance(obj, NdPlan):
             q: Any = obj
-            return cls((), (), (), None, _core_layout=_core.Layout.of_nd(q._get(), which))
+            return cls._wrap(_core.Layout.of_nd(q._get(), which))
         if isinstance(obj, Plan):
-            return cls((), (), (), None, _core_layout=_core.Layout.of_plan(_core_plan(obj), which))
+            return cls._wrap(_core.Layout.of_plan(_core_plan(obj), which))
         raise ArgumentTypeError("{}: expected an nbfft.Plan, NdPlan or Pencils, got {}".format(
             what, type(obj).__name__))
+
+    @classmethod
+    def _wrap(cls, core: Any) -> "Layout":
+        """A Layout holding a _core.Layout the factories made."""
+        lay = cls.__new__(cls)
+        lay._l = core
+        return lay
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -394,9 +404,7 @@ class File:
         problem: Optional[Tuple[Type[Error], str]] = None
         lay: Optional[Layout] = None
         try:
-            _field_step(what, name, step)
-            if not is_number(time):
-                raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+            _field_step_time(what, name, step, time)
             if isinstance(obj, NdPlan):
                 if space == "auto":  # the side whose block a is, by shape and dtype
                     phys = Layout.of(obj, "physical")
@@ -440,9 +448,7 @@ class File:
             raise InvalidArgument("{}: the plan was made on another communicator (rank {} of {}) than the file's "
                                   "(rank {} of {}); use a plan on the file's ranks".format(
                                       what, p._rank, p._size, self.comm.Get_rank(), self.comm.Get_size()))
-        _field_step(what, name, step)
-        if not is_number(time):
-            raise ArgumentTypeError("{}: time must be a float, got {!r}".format(what, time))
+        _field_step_time(what, name, step, time)
         if space not in _SPACES:
             raise InvalidArgument("{}: space must be 'auto', 'physical' or 'spectral', got {!r}".format(what, space))
         if "axis" in cut:
@@ -533,11 +539,7 @@ class File:
         >>> U = f.read(plan, "U", 3, out=plan.empty_output())
         """
         if not isinstance(plan, Plan):
-            if step is None and isinstance(name, str):
-                steps = self.steps(name)
-                if not steps:
-                    raise InvalidArgument("read: field {!r} of {!r} has no steps".format(name, self.path))
-                step = steps[-1]
+            step = self._step_or_last("read", name, step)
             lay = self._layout_checked("read", plan, name, out, space, True, step)
             if out is None:
                 out = lay.empty()
@@ -546,16 +548,21 @@ class File:
         return self._read_into("read", plan, name, step, out, space,
                                lambda core, sp, st, o: self._file().read(core, sp, name, st, o))
 
-    def _read_into(self, what: str, plan: Any, name: Any, step: Any, out: Optional[np.ndarray], space: str,
-                   call: Any, **cut: Any) -> np.ndarray:
-        """What read, read_plane and read_subsampled share: the last step for None, the
-        collective checks, ``out`` allocated when None (zeroed for a cut, whose read sets
-        only its points), then call(core plan, space, step, out)."""
+    def _step_or_last(self, what: str, name: Any, step: Any) -> Any:
+        """``step``, or for None the field's last step (collective: asks the file)."""
         if step is None and isinstance(name, str):
             steps = self.steps(name)
             if not steps:
                 raise InvalidArgument("{}: field {!r} of {!r} has no steps".format(what, name, self.path))
             step = steps[-1]
+        return step
+
+    def _read_into(self, what: str, plan: Any, name: Any, step: Any, out: Optional[np.ndarray], space: str,
+                   call: Any, **cut: Any) -> np.ndarray:
+        """What read, read_plane and read_subsampled share: the last step for None, the
+        collective checks, ``out`` allocated when None (zeroed for a cut, whose read sets
+        only its points), then call(core plan, space, step, out)."""
+        step = self._step_or_last(what, name, step)
         space = self._checked(what, plan, name, out, space, True, step, **cut)
         if out is None:
             box, dtype = (plan.input_box, plan.in_dtype) if space == "physical" else (plan.output_box, plan.out_dtype)
