@@ -1,7 +1,6 @@
 #include "fft/user_boxes.hpp"
 
 #include "nbfft/error.hpp"
-#include "fft/reshape.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -93,7 +92,7 @@ std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::
     for (int s = r + 1; s < m; ++s) {
       const Box3 &a = boxes[static_cast<std::size_t>(r)], &b = boxes[static_cast<std::size_t>(s)];
       if (a.empty() || b.empty()) continue;
-      const Box3 c = intersect_boxes(a, b);
+      const Box3 c = to_box3(intersect(to_box(a), to_box(b)));
       if (!c.empty())
         return what + " of ranks " + std::to_string(r) + " and " + std::to_string(s) + " overlap: " + box_str(a) +
                " and " + box_str(b) + " share " + std::to_string(c.count()) + " points, from (" +

@@ -17,7 +17,14 @@ std::vector<Box3> internal_boxes(const Decomposition& d, bool in) {
   return v;
 }
 
-const char* kind_word(Reshape::Kind k) {
+std::vector<Box> boxes(const std::vector<Box3>& v) {
+  std::vector<Box> r;
+  for (const Box3& b : v) r.push_back(to_box(b));
+  return r;
+}
+
+const char* kind_word(UserLayout::Reshape::Kind k) {
+  using Reshape = UserLayout::Reshape;
   return k == Reshape::Identity ? "the internal pencil (no copy)" : k == Reshape::Local ? "local copy" : "exchange";
 }
 
@@ -26,14 +33,16 @@ const char* kind_word(Reshape::Kind k) {
 UserLayout::UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes,
                        std::size_t in_elem, std::size_t out_elem, MPI_Comm comm, const coll::Transport& t,
                        bool lean, std::array<int, 3> z_order)
-    : lean_(lean), transport_(t) {
-  const std::vector<Box3> xs = internal_boxes(d, true);
-  std::vector<Box3> zs = internal_boxes(d, false);
-  for (Box3& b : zs) b.order = z_order;
-  in_fwd_ = Reshape(in_boxes, xs, d.rank, in_elem);
-  in_bwd_ = Reshape(xs, in_boxes, d.rank, in_elem);
-  out_fwd_ = Reshape(zs, out_boxes, d.rank, out_elem);
-  out_bwd_ = Reshape(out_boxes, zs, d.rank, out_elem);
+    : in_boxes_(std::move(in_boxes)), out_boxes_(std::move(out_boxes)), me_(static_cast<std::size_t>(d.rank)),
+      lean_(lean), transport_(t) {
+  std::vector<Box3> zs3 = internal_boxes(d, false);
+  for (Box3& b : zs3) b.order = z_order;
+  const std::vector<Box> xs = boxes(internal_boxes(d, true)), zs = boxes(zs3), ins = boxes(in_boxes_),
+                         outs = boxes(out_boxes_);
+  in_fwd_ = Reshape(ins, xs, d.rank, in_elem);
+  in_bwd_ = Reshape(xs, ins, d.rank, in_elem);
+  out_fwd_ = Reshape(zs, outs, d.rank, out_elem);
+  out_bwd_ = Reshape(outs, zs, d.rank, out_elem);
   b_bytes_ = std::max(static_cast<std::size_t>(d.x_pencil.count()) * in_elem,
                       static_cast<std::size_t>(d.z_pencil.count()) * out_elem);
   if (in_fwd_.kind() == Reshape::Exchange || out_fwd_.kind() == Reshape::Exchange) comm_ = coll::Comm(comm, t.engine);

@@ -1,7 +1,7 @@
 // UserLayout: a plan's boxes in and out when they are not its internal pencils (user boxes,
 // Plan's box constructor; or the natural output order, Options::output_order).
 //
-// Four reshapes (fft/reshape.hpp) wrap the internal transform:
+// Four reshapes (geometry/reshape.hpp) wrap the internal transform:
 //   forward   in_fwd: user input box -> X-pencil    out_fwd: Z-pencil -> user output box
 //   backward  out_bwd: user output box -> Z-pencil  in_bwd: X-pencil -> user input box
 // A side whose reshape is the identity on every rank passes the user's array straight to
@@ -26,8 +26,8 @@
 #include "nbfft/fft/decomposition.hpp"
 #include "nbfft/fft/timings.hpp"
 #include "fft/exchange.hpp"
-#include "fft/reshape.hpp"
 #include "fft/transform.hpp"
+#include "geometry/reshape.hpp"
 
 #include <array>
 #include <cstddef>
@@ -39,6 +39,7 @@ namespace nbfft::fft {
 
 class UserLayout {
  public:
+  using Reshape = geometry::Reshape;
   // in_boxes / out_boxes: every rank's user box (already agreed); in_elem / out_elem: bytes
   // of a point of the input (real for r2c) and of the spectrum. comm: the plan's
   // communicator (duplicated by coll::Comm) on which reshapes that move data run.
@@ -47,10 +48,10 @@ class UserLayout {
   UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes, std::size_t in_elem,
              std::size_t out_elem, MPI_Comm comm, const coll::Transport& t, bool lean, std::array<int, 3> z_order);
 
-  const Box3& in_box() const { return in_fwd_.from(); }
-  const Box3& out_box() const { return out_fwd_.to(); }
-  const Box3& in_box(int rank) const { return in_fwd_.from(rank); }
-  const Box3& out_box(int rank) const { return out_fwd_.to(rank); }
+  const Box3& in_box() const { return in_boxes_[me_]; }
+  const Box3& out_box() const { return out_boxes_[me_]; }
+  const Box3& in_box(int rank) const { return in_boxes_.at(static_cast<std::size_t>(rank)); }
+  const Box3& out_box(int rank) const { return out_boxes_.at(static_cast<std::size_t>(rank)); }
   bool in_passes() const { return in_fwd_.identity(); }
   bool out_passes() const { return out_fwd_.identity(); }
   bool passes() const { return in_passes() && out_passes(); }
@@ -76,7 +77,7 @@ class UserLayout {
   // (no work: field k's B where a side reshapes).
   void arrays(Dir d, const void* in, void* out, Buffers& b, int k, const void** tin, void** tout) const;
   // The reshape of field k's input into what the transform reads (the user's `in` into its
-  // B), in two halves (fft/reshape.hpp: post reads `in` in full; finish completes it);
+  // B), in two halves (geometry/reshape.hpp: post reads `in` in full; finish completes it);
   // collective when it exchanges, nothing when that side passes. One in flight per Buffers
   // and direction. Timed into t->pack (and t->total unless `in_total`: a caller whose own
   // clock covers it).
@@ -113,6 +114,8 @@ class UserLayout {
   static Reshape::Staging& first_staging(Dir d, Buffers& b) { return *b.staging[d == kForward ? 0 : 3]; }
   static Reshape::Staging& last_staging(Dir d, Buffers& b) { return *b.staging[d == kForward ? 2 : 1]; }
 
+  std::vector<Box3> in_boxes_, out_boxes_;  // every rank's user boxes
+  std::size_t me_ = 0;
   Reshape in_fwd_, in_bwd_, out_fwd_, out_bwd_;
   std::size_t b_bytes_ = 0;  // B: the larger internal pencil
   bool lean_ = false;        // every side through B (in place)

@@ -4,7 +4,6 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
-#include "nd/reshape.hpp"
 #include "nd/run.hpp"
 
 #include <algorithm>
@@ -145,10 +144,12 @@ class RunOnUserBoxes final : public detail::Run {
     const auto me = static_cast<std::size_t>(m.rank);
     in_b_ = static_cast<std::size_t>((fwd ? b.plan_in : b.plan_out)[me].count()) * in_elem;
     out_b_ = static_cast<std::size_t>((fwd ? b.plan_out : b.plan_in)[me].count()) * out_elem;
-    std::size_t scratch = 0;
-    for (const detail::Reshape* r : {to_plan_, back_})
-      if (r) scratch = std::max(scratch, r->scratch_bytes());
-    scratch_ = detail::allocate_or_throw(scratch);
+    // The reshapes' send and receive blocks now; their collectives are bound in the first
+    // pump, after the ranks have agreed on the call.
+    if (to_plan_) to_stage_ = to_plan_->buffers();
+    if (back_) back_stage_ = back_->buffers();
+    comm_ = &b.comm;
+    transport_ = &b.transport;
     const bool lean = m.lean_plan();
     std::vector<const void*> vi(in_.begin(), in_.end());
     std::vector<void*> vo = out_;
@@ -173,9 +174,11 @@ class RunOnUserBoxes final : public detail::Run {
   void pump(bool to_end) override {
     if (!started_) {
       started_ = true;
+      if (to_plan_) to_plan_->bind(*to_stage_, *comm_, *transport_);
+      if (back_) back_->bind(*back_stage_, *comm_, *transport_);
       for (std::size_t k = 0; k < in_.size(); ++k) {
         if (to_plan_)
-          to_plan_->run(in_[k], const_cast<void*>(plan_in_[k]), scratch_.get());
+          to_plan_->run(in_[k], const_cast<void*>(plan_in_[k]), *to_stage_);
         else if (plan_in_[k] != in_[k] && in_b_ > 0)
           std::memcpy(const_cast<void*>(plan_in_[k]), in_[k], in_b_);
       }
@@ -185,7 +188,7 @@ class RunOnUserBoxes final : public detail::Run {
     done_ = true;
     for (std::size_t k = 0; k < out_.size(); ++k) {
       if (back_)
-        back_->run(plan_out_[k], out_[k], scratch_.get());
+        back_->run(plan_out_[k], out_[k], *back_stage_);
       else if (plan_out_[k] != out_[k] && out_b_ > 0)
         std::memcpy(out_[k], plan_out_[k], out_b_);
     }
@@ -195,9 +198,12 @@ class RunOnUserBoxes final : public detail::Run {
  private:
   std::vector<const void*> in_, plan_in_;  // the caller's inputs; the transform's (the plan's boxes)
   std::vector<void*> out_, plan_out_;
-  const detail::Reshape *to_plan_ = nullptr, *back_ = nullptr;  // null: that side in the plan's box
-  std::size_t in_b_ = 0, out_b_ = 0;                             // one field in the plan's boxes
-  detail::Bytes scratch_;                                        // the reshapes' send and receive buffers
+  using Reshape = geometry::Reshape;
+  const Reshape *to_plan_ = nullptr, *back_ = nullptr;  // null: that side in the plan's box
+  std::unique_ptr<Reshape::Staging> to_stage_, back_stage_;  // their send and receive blocks
+  const coll::Comm* comm_ = nullptr;
+  const coll::Transport* transport_ = nullptr;
+  std::size_t in_b_ = 0, out_b_ = 0;  // one field in the plan's boxes
   std::vector<detail::Bytes> staged_, results_;                  // the fields in the plan's boxes
   std::unique_ptr<detail::Run> inner_;
   bool started_ = false, done_ = false;

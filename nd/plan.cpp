@@ -7,9 +7,9 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/error.hpp"
+#include "geometry/reshape.hpp"
 #include "fft/axis_fft.hpp"
 #include "nd/plan_impl.hpp"
-#include "nd/reshape.hpp"
 
 
 #include <algorithm>
@@ -23,56 +23,6 @@ namespace nbfft::nd {
 
 const char* name(Kind k) { return k == Kind::R2C ? "r2c" : "c2c"; }
 
-std::int64_t Box::count() const {
-  std::int64_t c = 1;
-  for (auto v : n)
-    if (__builtin_mul_overflow(c, v, &c)) {
-      std::ostringstream os;
-      os << "nd box " << *this << ": its element count overflows a 64-bit integer";
-      throw Error(os.str(), ErrorCode::InvalidArgument);
-    }
-  return c;
-}
-
-std::int64_t Box::index(const std::vector<std::int64_t>& g) const {
-  std::int64_t at = 0;
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    const std::size_t a = order.empty() ? i : static_cast<std::size_t>(order[i]);
-    at = at * n[a] + (g[a] - lo[a]);
-  }
-  return at;
-}
-
-bool Box::natural() const {
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (order[i] != static_cast<int>(i)) return false;
-  return true;
-}
-
-std::vector<std::int64_t> Box::memory_shape() const {
-  if (order.empty()) return n;
-  std::vector<std::int64_t> m;
-  for (int a : order) m.push_back(n[static_cast<std::size_t>(a)]);
-  return m;
-}
-
-bool operator==(const Box& a, const Box& b) {
-  if (a.lo != b.lo || a.n != b.n) return false;
-  if (a.order.empty() || b.order.empty()) return a.natural() && b.natural();
-  return a.order == b.order;
-}
-
-std::ostream& operator<<(std::ostream& os, const Box& b) {
-  os << "[";
-  for (std::size_t a = 0; a < b.n.size(); ++a) os << (a ? ", " : "") << b.lo[a] << ":" << b.lo[a] + b.n[a];
-  os << "]";
-  if (!b.natural()) {
-    os << " order (";
-    for (std::size_t i = 0; i < b.order.size(); ++i) os << (i ? ", " : "") << b.order[i];
-    os << ")";
-  }
-  return os;
-}
 
 namespace {
 
@@ -684,7 +634,7 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
       if (at[1] > static_cast<std::int64_t>(d)) boxes[r].n.resize(static_cast<std::size_t>(at[1]), 0);
     }
     // The same gathered values on every rank: the same verdict.
-    const std::string e = detail::check_tiling(boxes, input ? user_shape : with_batch(sch.stage.back().ext, nbatch), input ? "in_box" : "out_box");
+    const std::string e = geometry::tiling_problem(boxes, input ? user_shape : with_batch(sch.stage.back().ext, nbatch), input ? "in_box" : "out_box");
     if (!e.empty()) throw Error("nd plan: " + e, ErrorCode::InvalidArgument);
     for (auto& bx : boxes) {  // C order, spelled out as the plan's own boxes are
       bx.order.resize(d);
@@ -714,19 +664,23 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
   };
   if (boxes.in_set && same(boxes.caller_in, boxes.plan_in)) boxes.in_set = false;
   if (boxes.out_set && same(boxes.caller_out, boxes.plan_out)) boxes.out_set = false;
-  // The reshapes, both ways for each side set: made once here, agreed (a rank whose part of
-  // a reshape exceeds MPI's int counts fails every rank now, not in a call).
+  // The reshapes, both ways for each side set: made once here (from the same gathered boxes
+  // on every rank: the same kinds everywhere), on the plan's transport, as the 3-D plan's.
   const std::size_t S = box.size() - 1;
-  agree(comm, [&] {
-    if (boxes.in_set) {
-      boxes.in_to_plan = std::make_unique<detail::Reshape>(comm, boxes.caller_in, boxes.plan_in, esize(0));
-      boxes.plan_to_in = std::make_unique<detail::Reshape>(comm, boxes.plan_in, boxes.caller_in, esize(0));
-    }
-    if (boxes.out_set) {
-      boxes.out_to_plan = std::make_unique<detail::Reshape>(comm, boxes.caller_out, boxes.plan_out, esize(S));
-      boxes.plan_to_out = std::make_unique<detail::Reshape>(comm, boxes.plan_out, boxes.caller_out, esize(S));
-    }
-  });
+  using geometry::Reshape;
+  if (boxes.in_set) {
+    boxes.in_to_plan = std::make_unique<Reshape>(boxes.caller_in, boxes.plan_in, rank, esize(0));
+    boxes.plan_to_in = std::make_unique<Reshape>(boxes.plan_in, boxes.caller_in, rank, esize(0));
+  }
+  if (boxes.out_set) {
+    boxes.out_to_plan = std::make_unique<Reshape>(boxes.caller_out, boxes.plan_out, rank, esize(S));
+    boxes.plan_to_out = std::make_unique<Reshape>(boxes.plan_out, boxes.caller_out, rank, esize(S));
+  }
+  boxes.transport = coll::Transport::parse(opt.transport);
+  bool exchanges = false;
+  for (const auto* r : {boxes.in_to_plan.get(), boxes.out_to_plan.get()})
+    exchanges = exchanges || (r && r->kind() == Reshape::Exchange);
+  if (exchanges) boxes.comm = coll::Comm(comm, boxes.transport.engine);
 }
 
 detail::Bytes detail::allocate_or_throw(std::size_t bytes) {

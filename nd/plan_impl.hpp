@@ -8,7 +8,7 @@
 #include "fft/axis_fft.hpp"
 #include "local/memory.hpp"
 #include "local/transform.hpp"
-#include "nd/reshape.hpp"
+#include "geometry/reshape.hpp"
 #include "nd/schedule.hpp"
 
 #include <atomic>
@@ -75,12 +75,16 @@ struct Xchg {
 };
 
 // The caller's boxes (Plan's user-box constructor): every rank's, in rank order, and the
-// plan's own boxes of the same arrays, between which each call reshapes (nd/reshape.hpp):
-// the reshapes of a side the caller set, made once with the plan.
+// plan's own boxes of the same arrays, between which each call reshapes (geometry/reshape.hpp,
+// the 3-D plan's reshape too): the reshapes of a side the caller set, made once with the
+// plan, and the engine they run on (the plan's transport).
 struct UserBoxes {
+  using Reshape = geometry::Reshape;
   bool in_set = false, out_set = false;
   std::vector<Box> caller_in, caller_out, plan_in, plan_out;
   std::unique_ptr<Reshape> in_to_plan, plan_to_in, out_to_plan, plan_to_out;
+  coll::Comm comm;  // only when some reshape exchanges
+  coll::Transport transport;
   bool any() const { return in_set || out_set; }
 };
 

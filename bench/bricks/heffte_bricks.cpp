@@ -4,7 +4,7 @@
 // part of the tests. Two groups:
 //
 //   reshape   one real double field from px x py x pz bricks (x fastest) to nbfft's X-pencils
-//             of the same grid: nbfft's Reshape (fft/reshape.hpp, the exchange a brick plan
+//             of the same grid: nbfft's Reshape (geometry/reshape.hpp, the exchange a brick plan
 //             runs before its forward transform) against heFFTe's make_reshape3d with each
 //             of its algorithms (alltoallv, alltoall, p2p, p2p_plined);
 //   spectrum  one complex double field from nbfft's spectrum pencils (stored x, z, y) to
@@ -20,7 +20,7 @@
 // (--transport: a list; a reshape case per transport, the transforms on the first.)
 #include "brick_layout.hpp"
 #include "bench/common/stats.hpp"
-#include "fft/reshape.hpp"
+#include "geometry/reshape.hpp"
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/fft/fft.hpp"
 
@@ -133,7 +133,13 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < v.size(); ++k) e = std::max(e, std::abs(v[k] - uxw[k]));
     return e;
   };
-  auto rs = std::make_shared<Reshape>(in_bricks, xs, rank, sizeof(double));
+  std::vector<nbfft::Box> from, to;
+  for (int r = 0; r < P; ++r) {
+    from.push_back(nbfft::fft::to_box(in_bricks[static_cast<std::size_t>(r)]));
+    to.push_back(nbfft::fft::to_box(xs[static_cast<std::size_t>(r)]));
+  }
+  using nbfft::geometry::Reshape;
+  auto rs = std::make_shared<Reshape>(from, to, rank, sizeof(double));
   std::vector<std::shared_ptr<nbfft::coll::Comm>> comms;  // outlive the cases' collectives
   for (const nbfft::coll::Transport& tr : nbfft::coll::parse_transports(transport)) {
     comms.push_back(std::make_shared<nbfft::coll::Comm>(MPI_COMM_WORLD, tr.engine));

@@ -8,6 +8,8 @@
 // sizes differ by at most one. Parts may be empty when m > n.
 #pragma once
 
+#include "nbfft/geometry/box.hpp"
+
 #include <array>
 #include <cstdint>
 #include <ostream>
@@ -58,6 +60,21 @@ inline std::ostream& operator<<(std::ostream& os, const Box3& b) {
   return os << "[" << b.lo[0] << ":" << b.lo[0] + b.n[0] << ", " << b.lo[1] << ":"
             << b.lo[1] + b.n[1] << ", " << b.lo[2] << ":" << b.lo[2] + b.n[2] << "] order "
             << xyz[b.order[0]] << xyz[b.order[1]] << xyz[b.order[2]];
+}
+
+// The same block as an nbfft::Box (numpy's axis order: z, y, x; memory order slowest
+// first), the box every reshape and layout speaks, and back.
+inline Box to_box(const Box3& b) {
+  Box r;
+  r.lo = {b.lo[2], b.lo[1], b.lo[0]};
+  r.n = {b.n[2], b.n[1], b.n[0]};
+  if (b.order != std::array<int, 3>{0, 1, 2}) r.order = {2 - b.order[2], 2 - b.order[1], 2 - b.order[0]};
+  return r;
+}
+inline Box3 to_box3(const Box& b) {
+  Box3 r{{b.lo[2], b.lo[1], b.lo[0]}, {b.n[2], b.n[1], b.n[0]}, {0, 1, 2}};
+  if (!b.order.empty()) r.order = {2 - b.order[2], 2 - b.order[1], 2 - b.order[0]};
+  return r;
 }
 
 }  // namespace nbfft::fft

@@ -40,6 +40,7 @@
 
 #include "nbfft/fft/elements.hpp"
 #include "nbfft/fft/options.hpp"
+#include "nbfft/geometry/box.hpp"
 #include "nbfft/request.hpp"
 
 #include <mpi.h>
@@ -59,21 +60,10 @@ enum class Kind { R2C, C2C };
 const char* name(Kind k);  // "r2c", "c2c"
 
 // A block of an N-D array: global offset and extent along each axis (axis 0 first), and
-// the axes in memory order, slowest first (empty: 0, 1, ..., C order, the last axis
-// fastest). Only a transposed spectrum (Options::output_order) has another order.
-struct Box {
-  std::vector<std::int64_t> lo, n;
-  std::vector<int> order;
-  std::int64_t count() const;
-  bool empty() const { return count() == 0; }
-  // Offset of global point g (one index per axis, axis order) inside this box's storage.
-  std::int64_t index(const std::vector<std::int64_t>& g) const;
-  bool natural() const;  // C order
-  // The extents in memory order: the shape of the block as a C array.
-  std::vector<std::int64_t> memory_shape() const;
-  friend bool operator==(const Box& a, const Box& b);
-};
-std::ostream& operator<<(std::ostream& os, const Box& b);  // "[0:4, 2:5, 0:9]" ("... order (1, 0, 2)")
+// the axes in memory order, slowest first (empty: C order). Only a transposed spectrum
+// (Options::output_order) has another order. The one box of every plan
+// (nbfft/geometry/box.hpp).
+using Box = nbfft::Box;
 
 struct Options {
   Kind kind = Kind::R2C;

@@ -1,9 +1,12 @@
-// Reshape: moves one field between two tilings of the same global box (the user's bricks
-// and the plan's pencils), each rank's part in its own memory order (Box3::order).
+// Reshape: moves one field between two tilings of the same array, any number of dimensions
+// (a user's bricks and a plan's pencils, a caller's blocks and an N-D plan's), each rank's
+// part in its own memory order (Box::order). The one reshape of every plan: the 3-D plan's
+// user boxes and natural output order (fft/user_layout.hpp) and the N-D plan's user boxes
+// (nd/calls.cpp) run on it.
 //
 // Built once at plan time from every rank's `from` and `to` box (allgathered and checked by
-// fft/user_boxes.hpp). The block rank s sends rank r is from[s] ∩ to[r], the same box
-// arithmetic as fft/exchange.hpp's; it travels packed in the receiver's memory order, so
+// the plan). The block rank s sends rank r is from[s] ∩ to[r], the same box
+// arithmetic as the plans' exchanges; it travels packed in the receiver's memory order, so
 // the receiver unpacks whole rows with memcpy and only the sender walks a transposing
 // pattern (when the two orders differ). The rank's own block never travels: it is copied
 // straight from the source array into the destination.
@@ -13,7 +16,7 @@
 //             hands the user's array to the FFT itself (the zero-cost path);
 //   local     from[r] and to[r] cover the same points on every rank but some order
 //             differs (the natural output order): one local permuting copy, no exchange;
-//   exchange  anything else: one alltoallv on the plan's transport (COL's).
+//   exchange  anything else: one alltoallv on the plan's transport (the 3-D plan's COL one).
 //
 // Staging (the packed send and receive blocks and the collective bound to them) belongs to
 // whoever runs the reshape: a workspace per transform in flight, as for the exchanges.
@@ -27,14 +30,15 @@
 #include "nbfft/coll/comm.hpp"
 #include "nbfft/coll/request.hpp"
 #include "nbfft/coll/transport.hpp"
-#include "nbfft/fft/box.hpp"
+#include "nbfft/geometry/box.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
-namespace nbfft::fft {
+namespace nbfft::geometry {
 
 class Reshape {
  public:
@@ -42,14 +46,14 @@ class Reshape {
 
   Reshape() = default;
   // from / to: every rank's box, by rank of the plan's communicator; elem: bytes per point.
-  Reshape(std::vector<Box3> from, std::vector<Box3> to, int me, std::size_t elem);
+  Reshape(std::vector<Box> from, std::vector<Box> to, int me, std::size_t elem);
 
   Kind kind() const { return kind_; }
   bool identity() const { return kind_ == Identity; }
-  const Box3& from() const { return from_[static_cast<std::size_t>(me_)]; }
-  const Box3& to() const { return to_[static_cast<std::size_t>(me_)]; }
-  const Box3& from(int rank) const { return from_.at(static_cast<std::size_t>(rank)); }
-  const Box3& to(int rank) const { return to_.at(static_cast<std::size_t>(rank)); }
+  const Box& from() const { return from_[static_cast<std::size_t>(me_)]; }
+  const Box& to() const { return to_[static_cast<std::size_t>(me_)]; }
+  const Box& from(int rank) const { return from_.at(static_cast<std::size_t>(rank)); }
+  const Box& to(int rank) const { return to_.at(static_cast<std::size_t>(rank)); }
 
   // The packed blocks and the collective of one reshape in flight.
   struct Staging {
@@ -60,8 +64,14 @@ class Reshape {
     bool posted = false;                 // from post to unpack
     std::size_t bytes() const { return send.size() + recv.size(); }
   };
-  // Collective over comm when kind() == Exchange (every rank calls it), else local.
+  // Collective over comm when kind() == Exchange (every rank calls it), else local:
+  // buffers() then bind().
   std::unique_ptr<Staging> staging(const coll::Comm& comm, const coll::Transport& t) const;
+  // The two halves, for a caller that allocates before its ranks agree on a call and binds
+  // after: buffers() is local (OutOfMemory naming the size); bind() builds the collective
+  // (collective when kind() == Exchange, as a build of transport t may be).
+  std::unique_ptr<Staging> buffers() const;
+  void bind(Staging& s, const coll::Comm& comm, const coll::Transport& t) const;
 
   // src (this rank's `from` box) -> dst (its `to` box). Collective when kind() == Exchange.
   // src and dst must not overlap. Identity: a plain copy (callers skip it).
@@ -83,20 +93,19 @@ class Reshape {
  private:
   void unpack(Staging& s) const;
 
-  std::vector<Box3> from_, to_;
+  std::vector<Box> from_, to_;
   int me_ = 0;
   std::size_t elem_ = 0;
   Kind kind_ = Identity;
-  std::vector<Box3> send_blk_, recv_blk_;  // by peer: from[me] ∩ to[p], from[p] ∩ to[me]
+  std::vector<Box> send_blk_, recv_blk_;  // by peer: from[me] ∩ to[p], from[p] ∩ to[me]
   std::vector<std::int64_t> send_counts_, send_displs_, recv_counts_, recv_displs_;  // elements
   std::int64_t sent_ = 0, received_ = 0;
 };
 
-// Copies the points of `region` from an array holding box sb to one holding box db (each
-// in its box's memory order); elem bytes per point. Rows run along db's fastest axis.
-void copy_region(const void* src, const Box3& sb, void* dst, const Box3& db, const Box3& region, std::size_t elem);
+// Whether every rank's box (lo, n with one entry per axis; order ignored) lies inside `shape`
+// and the boxes together cover it exactly once: "" or what is wrong, naming the rank(s)
+// (`what`: "in_box", "out_box").
+std::string tiling_problem(const std::vector<Box>& boxes, const std::vector<std::int64_t>& shape,
+                           const std::string& what);
 
-// a ∩ b (lo, n; order from a).
-Box3 intersect_boxes(const Box3& a, const Box3& b);
-
-}  // namespace nbfft::fft
+}  // namespace nbfft::geometry

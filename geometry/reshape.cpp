@@ -1,0 +1,159 @@
+// The one reshape (geometry/reshape.hpp): every rank's block of one tiling to its block of
+// another, by one alltoallv of the coll engine.
+#include "geometry/reshape.hpp"
+
+#include "nbfft/coll/alltoall.hpp"
+#include "nbfft/error.hpp"
+
+#include <algorithm>
+#include <new>
+#include <utility>
+
+namespace nbfft::geometry {
+
+std::string tiling_problem(const std::vector<Box>& boxes, const std::vector<std::int64_t>& shape,
+                           const std::string& what) {
+  const std::size_t d = shape.size();
+  std::int64_t volume = 1, total = 0;
+  for (auto s : shape) volume *= s;  // addressable: the plan checked its shapes first
+  for (std::size_t r = 0; r < boxes.size(); ++r) {
+    const Box& b = boxes[r];
+    const std::string who = what + " of rank " + std::to_string(r);
+    if (b.lo.size() != d || b.n.size() != d)
+      return who + " has " + std::to_string(b.lo.size()) + " and " + std::to_string(b.n.size()) +
+             " entries (lo and n) for a " + std::to_string(d) + "-D array";
+    // Compared without adding lo and n (which a huge value would wrap); inside the array,
+    // every count below is at most the array's.
+    for (std::size_t a = 0; a < d; ++a)
+      if (b.lo[a] < 0 || b.n[a] < 0 || b.lo[a] > shape[a] || b.n[a] > shape[a] - b.lo[a]) {
+        std::int64_t end = 0;
+        const std::string span = b.lo[a] >= 0 && b.n[a] >= 0 && !__builtin_add_overflow(b.lo[a], b.n[a], &end)
+                                     ? "[" + std::to_string(b.lo[a]) + ", " + std::to_string(end) + ")"
+                                     : "lo " + std::to_string(b.lo[a]) + " n " + std::to_string(b.n[a]);
+        return who + " spans " + span + " along axis " + std::to_string(a) + ", outside the array's [0, " +
+               std::to_string(shape[a]) + ")";
+      }
+    // Past the volume, boxes overlap (named below); stopping there keeps the sum from wrapping.
+    if (total <= volume) total += b.count();
+  }
+  for (std::size_t r = 0; r < boxes.size(); ++r)
+    for (std::size_t q = 0; q < r; ++q)
+      if (intersect(boxes[r], boxes[q]).count() > 0)
+        return what + " of ranks " + std::to_string(q) + " and " + std::to_string(r) + " overlap";
+  if (total != volume)
+    return what + "es of every rank hold " + std::to_string(total) + " points together, the array " +
+           std::to_string(volume) + " (they must cover it: some points belong to no rank)";
+  return "";
+}
+
+Reshape::Reshape(std::vector<Box> from, std::vector<Box> to, int me, std::size_t elem)
+    : from_(std::move(from)), to_(std::move(to)), me_(me), elem_(elem) {
+  const int m = static_cast<int>(from_.size());
+  bool same = true, all_points = true;
+  for (int r = 0; r < m; ++r) {
+    const Box &f = from_[static_cast<std::size_t>(r)], &t = to_[static_cast<std::size_t>(r)];
+    const bool pts = same_points(f, t);
+    all_points = all_points && pts;
+    same = same && pts && (f.empty() || (f.natural() == t.natural() && (f.natural() || f.order == t.order)));
+  }
+  kind_ = same ? Identity : all_points ? Local : Exchange;
+  if (kind_ != Exchange) return;
+  send_blk_.resize(m);
+  recv_blk_.resize(m);
+  send_counts_.assign(m, 0);
+  send_displs_.assign(m, 0);
+  recv_counts_.assign(m, 0);
+  recv_displs_.assign(m, 0);
+  for (int p = 0; p < m; ++p) {
+    // Blocks travel in the receiver's memory order.
+    Box sb = intersect(from_[me_], to_[p]);
+    Box rb = intersect(from_[p], to_[me_]);
+    sb.order = to_[p].order;
+    rb.order = to_[me_].order;
+    send_blk_[p] = sb;
+    recv_blk_[p] = rb;
+    if (p == me_) continue;
+    send_displs_[p] = sent_;
+    send_counts_[p] = sb.count();
+    sent_ += sb.count();
+    recv_displs_[p] = received_;
+    recv_counts_[p] = rb.count();
+    received_ += rb.count();
+  }
+}
+
+std::unique_ptr<Reshape::Staging> Reshape::staging(const coll::Comm& comm, const coll::Transport& t) const {
+  auto s = buffers();
+  bind(*s, comm, t);
+  return s;
+}
+
+std::unique_ptr<Reshape::Staging> Reshape::buffers() const {
+  auto s = std::make_unique<Staging>();
+  if (kind_ != Exchange) return s;
+  // One byte at least, so that every rank binds a real address.
+  const std::size_t sb = std::max<std::size_t>(1, static_cast<std::size_t>(sent_) * elem_),
+                    rb = std::max<std::size_t>(1, static_cast<std::size_t>(received_) * elem_);
+  try {
+    s->send.resize(sb);
+    s->recv.resize(rb);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory allocating " + std::to_string(sb + rb) + " bytes of a reshape's send and receive blocks",
+                ErrorCode::OutOfMemory);
+  }
+  return s;
+}
+
+void Reshape::bind(Staging& s, const coll::Comm& comm, const coll::Transport& t) const {
+  if (kind_ != Exchange) return;
+  s.coll.clear();
+  s.coll.push_back(coll::alltoallv_agreed_counts(comm, s.send.data(), send_counts_, send_displs_, s.recv.data(),
+                                                 recv_counts_, recv_displs_, elem_, t.algorithm));
+}
+
+void Reshape::run(const void* src, void* dst, Staging& s) const {
+  post(src, dst, s);
+  finish(s);
+}
+
+void Reshape::post(const void* src, void* dst, Staging& s) const {
+  const Box &f = from(), &t = to();
+  if (kind_ != Exchange) {
+    copy_region(src, f, dst, t, t, elem_);
+    return;
+  }
+  const int m = static_cast<int>(from_.size());
+  for (int p = 0; p < m; ++p)
+    if (p != me_ && send_counts_[p] > 0)
+      copy_region(src, f, s.send.data() + static_cast<std::size_t>(send_displs_[p]) * elem_, send_blk_[p],
+                  send_blk_[p], elem_);
+  s.req = s.coll.front().start();
+  s.dst = dst;
+  s.posted = true;
+  copy_region(src, f, dst, t, send_blk_[me_], elem_);  // the own block, while the rest travels
+}
+
+bool Reshape::arrived(Staging& s) const {
+  if (!s.posted) return true;
+  if (!s.req.test()) return false;
+  unpack(s);
+  return true;
+}
+
+void Reshape::finish(Staging& s) const {
+  if (!s.posted) return;
+  s.req.wait();
+  unpack(s);
+}
+
+void Reshape::unpack(Staging& s) const {
+  const int m = static_cast<int>(from_.size());
+  for (int p = 0; p < m; ++p)
+    if (p != me_ && recv_counts_[p] > 0)
+      copy_region(s.recv.data() + static_cast<std::size_t>(recv_displs_[p]) * elem_, recv_blk_[p], s.dst, to(),
+                  recv_blk_[p], elem_);
+  s.dst = nullptr;
+  s.posted = false;
+}
+
+}  // namespace nbfft::geometry
