@@ -7,6 +7,7 @@
 #include "bench/primitives/primitives.hpp"
 #include "nbfft/coll/coll.hpp"
 #include "nbfft/fft/option_table.hpp"
+#include "nbfft/nd/options_text.hpp"
 
 #include <mpi.h>
 
@@ -64,12 +65,16 @@ int list_options(const Args& args, MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   if (rank != 0) return 0;
   if (args.has("markdown")) {
-    std::printf("%s", nbfft::fft::options_markdown().c_str());
+    std::printf("%s", nbfft::nd::options_markdown().c_str());
     return 0;
   }
   const nbfft::fft::Options defaults;
-  for (const auto& r : nbfft::fft::option_rows())
-    std::printf("  %-17s %-34s (default %s)\n  %-17s %s\n", r.key, r.allowed, r.get(defaults).c_str(), "", r.doc);
+  const nbfft::nd::Options nd_defaults;
+  for (const auto& r : nbfft::fft::option_rows()) {
+    const std::string d = r.get ? r.get(defaults) : nbfft::nd::get_option(nd_defaults, r.key);
+    std::printf("  %-17s %-34s (default %s; %s plans)\n  %-17s %s\n", r.key, r.allowed, d.c_str(),
+                nbfft::fft::name(r.scope), "", r.doc);
+  }
   return 0;
 }
 

@@ -15,13 +15,36 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
+// One options handle for every plan (capi/options_handle.cpp). It keeps the 3-D plan's
+// options as parsed and every value set, in order, so that an N-D plan made from it reads
+// the keys it takes (nd::set_option) over its own defaults. A value one kind of plan cannot
+// take (a 3-D-only key, an N-D plan's batch_axis, kinds for four axes) is kept with that
+// plan's reason, which making such a plan from the handle reports.
 struct nbfft_options_s {
   nbfft::fft::Options o;
+  std::vector<std::pair<std::string, std::string>> set;  // (key, value) in the order set, each key once
+  std::map<std::string, std::string> not_3d, not_nd;     // key -> why that kind of plan refuses its value
+
+  // Sets one key: an error (naming the key) only when no plan takes the value.
+  void assign(std::string_view key, std::string_view value);
+  // The value as the 3-D plan reads it, or as an N-D plan does for a key or value of theirs.
+  std::string get(std::string_view key) const;
+  // Every row that is not a shorthand as key=value (the tuner's own rows when it runs).
+  std::string text() const;
+  // The options of each kind of plan; InvalidArgument with the reason for a value it refuses.
+  const nbfft::fft::Options& for_3d() const;
+  nbfft::nd::Options for_nd() const;
+
+ private:
+  nbfft::nd::Options for_nd_unchecked() const;  // the values an N-D plan takes, over its defaults
 };
 
 struct nbfft_plan_s {

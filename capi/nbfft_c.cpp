@@ -94,13 +94,15 @@ void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft
     need(n, "n");
     need(plan, "the plan pointer");
     o = &opts_of(options);  // a stale handle on one rank fails every rank
+    o->for_3d();            // so does a value only N-D plans take
     if (boxes) {  // a half-given box on one rank fails every rank too
       in = user_box(boxes->in_lo, boxes->in_n, boxes->in_order, "in box");
       out = user_box(boxes->out_lo, boxes->out_n, boxes->out_order, "out box");
     }
   });
   *plan = nullptr;
-  fft::Plan p = boxes ? fft::Plan(comm, {n[0], n[1], n[2]}, in, out, o->o) : fft::Plan(comm, {n[0], n[1], n[2]}, o->o);
+  fft::Plan p = boxes ? fft::Plan(comm, {n[0], n[1], n[2]}, in, out, o->for_3d())
+                      : fft::Plan(comm, {n[0], n[1], n[2]}, o->for_3d());
   MPI_Comm dup = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
   *plan = add_handle<nbfft_plan>(std::unique_ptr<nbfft_plan_s>(new nbfft_plan_s{std::move(p), dup}));
@@ -270,6 +272,13 @@ nbfft_status nbfft_options_create(nbfft_options* options) {
   });
 }
 
+nbfft_status nbfft_options_copy(nbfft_options from, nbfft_options* options) {
+  return guard("nbfft_options_copy", [&] {
+    need(options, "the options pointer");
+    *options = add_handle<nbfft_options>(std::make_unique<nbfft_options_s>(opts_of(from)));
+  });
+}
+
 nbfft_status nbfft_options_destroy(nbfft_options* options) {
   return guard("nbfft_options_destroy", [&] {
     free_handle<nbfft_options_s>(options, "the options");
@@ -281,14 +290,14 @@ nbfft_status nbfft_options_set(nbfft_options options, const char* key, const cha
     auto& o = options_of(options);
     need(key, "key");
     need(value, "value");
-    nbfft::fft::set_option(o.o, key, value);
+    o.assign(key, value);
   });
 }
 
 nbfft_status nbfft_options_get(nbfft_options options, const char* key, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_options_get", [&] {
     need(key, "key");
-    copy_out(nbfft::fft::get_option(opts_of(options).o, key), buffer, size, needed);
+    copy_out(opts_of(options).get(key), buffer, size, needed);
   });
 }
 
@@ -305,6 +314,23 @@ const char* nbfft_options_doc(int i) {
 const char* nbfft_options_example(int i) {
   const auto& rows = nbfft::fft::option_rows();
   return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? rows[static_cast<std::size_t>(i)].example : nullptr;
+}
+
+const char* nbfft_options_scope(int i) {
+  const auto& rows = nbfft::fft::option_rows();
+  return i >= 0 && static_cast<std::size_t>(i) < rows.size() ? nbfft::fft::name(rows[static_cast<std::size_t>(i)].scope)
+                                                           : nullptr;
+}
+
+nbfft_status nbfft_options_parse(nbfft_options options, const char* text) {
+  return guard("nbfft_options_parse", [&] {
+    auto& o = options_of(options);
+    need(text, "text");
+    // All or nothing: a bad pair leaves the handle as it was.
+    nbfft_options_s next = o;
+    nbfft::fft::for_each_pair(text, [&](std::string_view k, std::string_view v) { next.assign(k, v); });
+    o = std::move(next);
+  });
 }
 
 const char* nbfft_options_type(int i) {
@@ -357,9 +383,7 @@ nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user) {
 
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed) {
   return guard("nbfft_options_string", [&] {
-    std::ostringstream os;
-    os << opts_of(options).o;
-    copy_out(os.str(), buffer, size, needed);
+    copy_out(opts_of(options).text(), buffer, size, needed);
   });
 }
 

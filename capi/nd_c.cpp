@@ -43,8 +43,25 @@ struct BoxPtrs {
   const int64_t *lo = nullptr, *n = nullptr;
 };
 
+// Where a plan's options come from: an options handle (nbfft_plan_create_nd, the one
+// convention) or key=value text (nbfft_nd_plan_create, its shorthand).
+struct OptionsFrom {
+  const char* text = nullptr;
+  bool handle_given = false;
+  nbfft_options handle = nullptr;
+  nbfft::nd::Options read() const {
+    if (handle_given) return nbfft::capi::opts_of(handle).for_nd();  // a stale handle: InvalidState
+    nbfft::nd::Options o;
+    if (text) nbfft::nd::apply_options(o, text);
+    return o;
+  }
+};
+
+OptionsFrom text_options(const char* text) { return {text, false, nullptr}; }
+OptionsFrom handle_options(nbfft_options h) { return {nullptr, true, h}; }
+
 void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
-            const char* options, nbfft_nd_plan* plan, const char* binding_error = nullptr, BoxPtrs in = {},
+            const OptionsFrom& options, nbfft_nd_plan* plan, const char* binding_error = nullptr, BoxPtrs in = {},
             BoxPtrs out = {}) {
   nbfft::check_mpi_running(what);
   if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
@@ -67,7 +84,7 @@ void create(const char* what, MPI_Comm comm, int ndim, const int64_t* shape, int
     } else {
       for (int d = 0; d < ndim; ++d) a.push_back(d);
     }
-    if (options) nbfft::nd::apply_options(o, options);
+    o = options.read();
     auto pair = [](const BoxPtrs& b, const std::string& lo, const std::string& n) {
       if ((b.lo == nullptr) != (b.n == nullptr))
         throw Error((b.lo ? n : lo) + " is NULL but " + (b.lo ? lo : n) + " is not (both NULL: the plan's own block)");
@@ -255,14 +272,14 @@ extern "C" {
 nbfft_status nbfft_nd_plan_create(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
                                   const char* options, nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_create",
-               [&] { create("nbfft_nd_plan_create", comm, ndim, shape, naxes, axes, options, plan); });
+               [&] { create("nbfft_nd_plan_create", comm, ndim, shape, naxes, axes, text_options(options), plan); });
 }
 
 nbfft_status nbfft_nd_plan_create_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
                                     const char* options, const char* error, nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_create_f", [&] {
-    create("nbfft_nd_plan_create_f", from_fortran("nbfft_nd_plan_create_f", comm), ndim, shape, naxes, axes, options,
-           plan, error);
+    create("nbfft_nd_plan_create_f", from_fortran("nbfft_nd_plan_create_f", comm), ndim, shape, naxes, axes,
+           text_options(options), plan, error);
   });
 }
 
@@ -270,8 +287,8 @@ nbfft_status nbfft_nd_plan_create_boxes(MPI_Comm comm, int ndim, const int64_t* 
                                         const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
                                         const int64_t* out_n, const char* options, nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_create_boxes", [&] {
-    create("nbfft_nd_plan_create_boxes", comm, ndim, shape, naxes, axes, options, plan, nullptr, {in_lo, in_n},
-           {out_lo, out_n});
+    create("nbfft_nd_plan_create_boxes", comm, ndim, shape, naxes, axes, text_options(options), plan, nullptr,
+           {in_lo, in_n}, {out_lo, out_n});
   });
 }
 
@@ -281,7 +298,40 @@ nbfft_status nbfft_nd_plan_create_boxes_f(MPI_Fint comm, int ndim, const int64_t
                                           nbfft_nd_plan* plan) {
   return guard("nbfft_nd_plan_create_boxes_f", [&] {
     create("nbfft_nd_plan_create_boxes_f", from_fortran("nbfft_nd_plan_create_boxes_f", comm), ndim, shape, naxes,
-           axes, options, plan, error, {in_lo, in_n}, {out_lo, out_n});
+           axes, text_options(options), plan, error, {in_lo, in_n}, {out_lo, out_n});
+  });
+}
+
+nbfft_status nbfft_plan_create_nd(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                  nbfft_options options, nbfft_nd_plan* plan) {
+  return guard("nbfft_plan_create_nd",
+               [&] { create("nbfft_plan_create_nd", comm, ndim, shape, naxes, axes, handle_options(options), plan); });
+}
+
+nbfft_status nbfft_plan_create_nd_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                    nbfft_options options, const char* error, nbfft_nd_plan* plan) {
+  return guard("nbfft_plan_create_nd_f", [&] {
+    create("nbfft_plan_create_nd_f", from_fortran("nbfft_plan_create_nd_f", comm), ndim, shape, naxes, axes,
+           handle_options(options), plan, error);
+  });
+}
+
+nbfft_status nbfft_plan_create_nd_boxes(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                        const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                        const int64_t* out_n, nbfft_options options, nbfft_nd_plan* plan) {
+  return guard("nbfft_plan_create_nd_boxes", [&] {
+    create("nbfft_plan_create_nd_boxes", comm, ndim, shape, naxes, axes, handle_options(options), plan, nullptr,
+           {in_lo, in_n}, {out_lo, out_n});
+  });
+}
+
+nbfft_status nbfft_plan_create_nd_boxes_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                          const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                          const int64_t* out_n, nbfft_options options, const char* error,
+                                          nbfft_nd_plan* plan) {
+  return guard("nbfft_plan_create_nd_boxes_f", [&] {
+    create("nbfft_plan_create_nd_boxes_f", from_fortran("nbfft_plan_create_nd_boxes_f", comm), ndim, shape, naxes,
+           axes, handle_options(options), plan, error, {in_lo, in_n}, {out_lo, out_n});
   });
 }
 

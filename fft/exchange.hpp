@@ -102,6 +102,9 @@ class Exchange {
   const std::string& name() const { return name_; }
   int ranks() const { return static_cast<int>(side_[0].box.size()); }
   bool moves_data() const { return ranks() > 1; }
+  // Whether its transport can be in flight behind other work: `blocking` completes each
+  // exchange where it starts, so nothing overlaps it.
+  bool overlaps() const { return transport_.algorithm.name != "blocking"; }
   int chunks(Dir d) const { return static_cast<int>(send_[d].size()); }
   int depth() const { return depth_; }  // 0 = all chunks in flight
   bool chunked() const { return cp_ > 0; }

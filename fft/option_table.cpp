@@ -67,6 +67,21 @@ std::string bool_str(bool b) { return b ? "true" : "false"; }
 // other entry (Options::m1, m2).
 std::pair<int, int> grid_of(std::string_view v) {
   if (lower_case(v) == "auto") return {0, 0};
+  // Ranks per axis of the input, numpy order (z, y, x): the spelling every plan reads. The
+  // input's x pencils keep x whole.
+  if (std::count(v.begin(), v.end(), 'x') == 2) {
+    const std::string s(v);
+    const std::size_t a = s.find('x'), b = s.find('x', a + 1);
+    long e[3];
+    const std::string parts[3] = {s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)};
+    for (int i = 0; i < 3; ++i)
+      if (!int_in(parts[i], 1, 1 << 20, &e[i]))
+        throw Error("not a process grid (ranks per axis PZxPYxPX are integers >= 1, e.g. 2x3x1)");
+    if (e[2] != 1)
+      throw Error("a 3-D plan's input keeps x whole on every rank: ranks per axis PZxPYx1 (" + s +
+                  " splits x over " + std::to_string(e[2]) + ")");
+    return {static_cast<int>(e[1]), static_cast<int>(e[0])};
+  }
   try {
     return parse_proc_grid(v, 0);  // the one M1xM2 parser (options.cpp), zeros allowed here
   } catch (const Error&) {
@@ -99,18 +114,20 @@ constexpr long kIntMax = INT_MAX;
 // Columns: key, type, allowed, doc, agreed, tuned, shorthand, lo, hi, aliases, example, get, set[, tuning].
 std::vector<OptionRow> make_rows() {
   using T = OptionType;
+  using S = OptionScope;
   static const std::string kernels = choices_of_kernels();
   return {
       {"precision", T::Choice, "double|single", "floating-point precision of the data", true, false, false, 0, 0, "",
        "single", [](const Options& o) -> std::string { return name(o.precision); },
        [](Options& o, std::string_view v) { o.precision = parse_precision(v); }},
       {"transform", T::Choice, "r2c|c2c", "r2c: forward real-to-complex, backward complex-to-real; c2c: complex both ways",
-       true, false, false, 0, 0, "", "c2c", [](const Options& o) -> std::string { return name(o.transform); },
+       true, false, false, 0, 0, "kind", "c2c", [](const Options& o) -> std::string { return name(o.transform); },
        [](Options& o, std::string_view v) { o.transform = parse_transform(v); }},
-      {"kinds", T::Choice, "KIND|KIND,KIND,KIND",
-       "forward transform of x,y,z (one for all): periodic or an r2r kind dct1..dct4, dst1..dst4 (FFTW's REDFT00, "
-       "REDFT10, REDFT01, REDFT11, RODFT00, RODFT10, RODFT01, RODFT11)",
-       true, false, false, 0, 0, "kind", "periodic,dct2,dst1",
+      {"kinds", T::Choice, "KIND|KIND,KIND,...",
+       "forward transform of each transformed axis (one for all): periodic or an r2r kind dct1..dct4, dst1..dst4 "
+       "(FFTW's REDFT00, REDFT10, REDFT01, REDFT11, RODFT00, RODFT10, RODFT01, RODFT11); the 3-D plan lists x,y,z, "
+       "an N-D plan its axes in the order given",
+       true, false, false, 0, 0, "", "periodic,dct2,dst1",
        [](const Options& o) { return kinds_str(o.kinds); },
        [](Options& o, std::string_view v) { o.kinds = parse_axis_kinds(v); }},
       {"norm", T::Choice, "backward|none|forward|ortho",
@@ -121,22 +138,24 @@ std::vector<OptionRow> make_rows() {
        "dealiasing: physical grid floor(n*R) per axis, the spectrum keeps n's modes (backward zero-pads, forward "
        "truncates; 1: none, 1.5: the 3/2 rule)",
        true, false, false, 0, 0, "", "1.5,1,2", [](const Options& o) { return padding_str(o.padding); },
-       [](Options& o, std::string_view v) { o.padding = parse_padding(v); }},
-      {"proc_grid", T::Grid, "auto|M1xM2",
-       "process grid: M1 ranks split y of the input, M2 split z; auto: slabs when they fit, else the squarest; "
-       "a 0 is derived from the other",
-       true, true, false, 0, 0, "", "2x3", [](const Options& o) { return grid_str(o); },
+       [](Options& o, std::string_view v) { o.padding = parse_padding(v); }, false, S::Plan3D},
+      {"proc_grid", T::Grid, "auto|P0xP1x...|M1xM2",
+       "process grid: ranks along each axis of the input, axis 0 first (numpy order; a 3-D plan's input keeps x "
+       "whole: PZxPYx1); the 3-D plan also reads and prints M1xM2 (M1 ranks split y, M2 split z, a 0 derived from "
+       "the other); auto: chosen (the 3-D plan: slabs when they fit, else the squarest)",
+       true, true, false, 0, 0, "grid", "2x3", [](const Options& o) { return grid_str(o); },
        [](Options& o, std::string_view v) { std::tie(o.m1, o.m2) = grid_of(v); }},
       {"row_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE",
        "how the ROW (y) exchange moves data: a preset (blocking, native, caller, thread, rma) or e.g. "
        "pairwise:4@thread",
        true, true, false, 0, 0, "", "pairwise:4@caller", [](const Options& o) { return o.row_transport.str(); },
-       [](Options& o, std::string_view v) { o.row_transport = coll::Transport::parse(v); }},
+       [](Options& o, std::string_view v) { o.row_transport = coll::Transport::parse(v); }, false, S::Plan3D},
       {"col_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE", "how the COL (z) exchange moves data", true,
        true, false, 0, 0, "", "linear@caller", [](const Options& o) { return o.col_transport.str(); },
-       [](Options& o, std::string_view v) { o.col_transport = coll::Transport::parse(v); }},
+       [](Options& o, std::string_view v) { o.col_transport = coll::Transport::parse(v); }, false, S::Plan3D},
       {"transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE|mixed",
-       "shorthand: sets row_transport and col_transport; reads mixed when they differ (setting mixed leaves them)",
+       "every exchange's transport; on the 3-D plan a shorthand: sets row_transport and col_transport, reads mixed "
+       "when they differ (setting mixed leaves them)",
        false, false, true, 0, 0,
        "", "pairwise:2@caller",
        [](const Options& o) -> std::string {
@@ -151,14 +170,14 @@ std::vector<OptionRow> make_rows() {
        false, false, true, 0, 0, "", "overlap", [](const Options& o) { return kernel_of(o); },
        [](Options& o, std::string_view v) {
          if (lower_case(v) != "transport") o.col_kernel(v);
-       }},
+       }, false, S::Plan3D},
       {"effort", T::Choice, "measure|estimate|patient|exhaustive",
        "planning effort of the local FFT backend (FFTW's planner; kept by wisdom)", false, false, false, 0, 0, "",
        "estimate", [](const Options& o) -> std::string { return name(o.effort); },
        [](Options& o, std::string_view v) { o.effort = parse_effort(v); }},
       {"backend", T::Choice, "auto|fftw|mkl|B,B,B",
-       "local FFT library of the x,y,z stages (one for all); auto: FFTW when built (always for r2r kinds), else MKL; "
-       "the plan's options() name the one each stage runs",
+       "local FFT library (one for all; per x,y,z stage on the 3-D plan); auto: FFTW when built (always for r2r "
+       "kinds), else MKL; the 3-D plan's options() name the one each stage runs",
        true, true, false, 0, 0, "", "fftw,mkl,mkl", [](const Options& o) { return backends_str(o.backends); },
        [](Options& o, std::string_view v) { o.backends = parse_backends(v); }},
       {"allow_empty", T::Bool, "true|false", "let process grids leave some ranks without points", true, false, false,
@@ -171,13 +190,14 @@ std::vector<OptionRow> make_rows() {
       {"col_chunk_planes", T::Int, "0..2147483647",
        "plane-pipelined COL exchange in chunks of this many planes (0: one bulk exchange)", true, true, false, 0,
        kIntMax, "chunk_planes", "3", [](const Options& o) { return std::to_string(o.col_chunk_planes); },
-       [](Options& o, std::string_view v) { o.col_chunk_planes = to_int(v); }},
+       [](Options& o, std::string_view v) { o.col_chunk_planes = to_int(v); }, false, S::Plan3D},
       {"col_depth", T::Int, "0..2147483647", "COL chunks in flight at once (0: all of them)", true, true, false, 0,
        kIntMax, "", "2", [](const Options& o) { return std::to_string(o.col_depth); },
-       [](Options& o, std::string_view v) { o.col_depth = to_int(v); }},
+       [](Options& o, std::string_view v) { o.col_depth = to_int(v); }, false, S::Plan3D},
       {"fields_in_flight", T::Int, "1..64",
-       "fields forward_many/backward_many pipeline (a workspace each; 2 overlaps each field's exchange)", true, true,
-       false, 1, 64, "", "2", [](const Options& o) { return std::to_string(o.fields_in_flight); },
+       "fields forward_many/backward_many pipeline (a workspace each; 2 overlaps each field's exchange; a blocking "
+       "transport runs them one after the other)", true, true,
+       false, 1, 64, "", "3", [](const Options& o) { return std::to_string(o.fields_in_flight); },
        [](Options& o, std::string_view v) { o.fields_in_flight = to_int(v); }},
       {"lean_workspace", T::Bool, "true|false",
        "plan buffers of about 1x the local data instead of 2-3x; transforms then run in place only", true, false,
@@ -185,7 +205,7 @@ std::vector<OptionRow> make_rows() {
        [](Options& o, std::string_view v) { o.lean_workspace = to_bool(v); }},
       {"pipeline_row", T::Bool, "true|false", "pencils with fields in flight also pipeline the ROW exchange", true,
        true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.pipeline_row); },
-       [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }},
+       [](Options& o, std::string_view v) { o.pipeline_row = to_bool(v); }, false, S::Plan3D},
       {"output_order", T::Choice, "transposed|natural",
        "the spectrum's memory order: transposed [ky][kz][kx] (FFTW-MPI's, the fastest) or natural [kz][ky][kx] "
        "(numpy's; one local copy more)",
@@ -195,12 +215,12 @@ std::vector<OptionRow> make_rows() {
        "threads per rank sharing each stage's planes (FFTs, pack, unpack); same result as 1; 0: NBFFT_THREADS, "
        "else OMP_NUM_THREADS, else 1",
        false, true, false, 0, 1024, "", "2", [](const Options& o) { return std::to_string(o.threads); },
-       [](Options& o, std::string_view v) { o.threads = to_int(v); }},
+       [](Options& o, std::string_view v) { o.threads = to_int(v); }, false, S::Plan3D},
       {"engine_own_core", T::Bool, "true|false",
        "with the thread engine: leave one of the rank's CPUs to its agent thread (at most CPUs - 1 compute "
        "threads) instead of sharing them",
        false, true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.engine_own_core); },
-       [](Options& o, std::string_view v) { o.engine_own_core = to_bool(v); }},
+       [](Options& o, std::string_view v) { o.engine_own_core = to_bool(v); }, false, S::Plan3D},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",
@@ -228,12 +248,17 @@ std::vector<OptionRow> make_rows() {
            throw Error("a path with a newline, tab or NUL is not accepted");
          o.tune_wisdom = std::string(v);
        },
-       true},
+       true, S::Plan3D},
       {"tune_log", T::Int, "0..2",
        "what the tuner prints on rank 0's stderr: 0 nothing, 1 progress lines with an ETA and the choice, 2 also "
        "every trial",
        true, false, false, 0, 2, "", "1", [](const Options& o) { return std::to_string(o.tune_log); },
-       [](Options& o, std::string_view v) { o.tune_log = to_int(v); }, true},
+       [](Options& o, std::string_view v) { o.tune_log = to_int(v); }, true, S::Plan3D},
+      // N-D plans only (nbfft/nd/options_text.hpp maps it onto nd::Options; no 3-D field).
+      {"batch_axis", T::Choice, "none|AXIS",
+       "an axis of the array that holds a batch of fields (numpy order, negative from the end; not among the "
+       "axes): each slice along it is a field, whole on every rank, transformed through the multi-field pipeline",
+       true, false, false, 0, 0, "", "0", nullptr, nullptr, false, S::PlanND},
   };
 }
 
@@ -282,8 +307,31 @@ const OptionRow& option_row(std::string_view key) {
   throw Error("unknown option '" + std::string(key) + "' (use " + keys + ")");
 }
 
+namespace {
+
+// A row of N-D plans only, set or read on the 3-D plan's options.
+Error not_3d(const OptionRow& r) {
+  return Error("option " + std::string(r.key) + " applies to N-D plans only (nbfft::nd::Plan, NdPlan, "
+               "nbfft_plan_create_nd); the 3-D plan has no " + r.key, ErrorCode::InvalidArgument);
+}
+
+}  // namespace
+
+const char* name(OptionScope s) {
+  switch (s) {
+    case OptionScope::All: return "all";
+    case OptionScope::Plan3D: return "3-D";
+    case OptionScope::PlanND: return "N-D";
+  }
+  return "?";
+}
+
+bool applies_to_3d(OptionScope s) { return s != OptionScope::PlanND; }
+bool applies_to_nd(OptionScope s) { return s != OptionScope::Plan3D; }
+
 void set_option(Options& o, std::string_view key, std::string_view value) {
   const OptionRow& r = option_row(key);
+  if (!r.set) throw not_3d(r);
   const std::string v(value);
   auto bad = [&](const std::string& why) {
     return Error("option " + std::string(r.key) + ": '" + v + "' " + why + " (allowed: " + r.allowed + ")");
@@ -300,31 +348,38 @@ void set_option(Options& o, std::string_view key, std::string_view value) {
   }
 }
 
-std::string get_option(const Options& o, std::string_view key) { return option_row(key).get(o); }
+void for_each_pair(std::string_view text, const std::function<void(std::string_view, std::string_view)>& f) {
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  std::size_t at = 0;
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (at < text.size()) {
+    if (blank(text[at])) {
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    while (end < text.size() && !blank(text[end])) ++end;
+    const std::string_view pair = text.substr(at, end - at);
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      throw Error("'" + std::string(pair) + "' is not key=value", ErrorCode::InvalidArgument);
+    pairs.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    at = end;
+  }
+  for (const auto& [k, v] : pairs) f(k, v);
+}
+
+std::string get_option(const Options& o, std::string_view key) {
+  const OptionRow& r = option_row(key);
+  if (!r.get) throw not_3d(r);
+  return r.get(o);
+}
 
 std::vector<std::pair<std::string, std::string>> option_values(const Options& o, bool (*keep)(const OptionRow&)) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& r : option_rows())
-    if (!r.shorthand && (!keep || keep(r))) out.emplace_back(r.key, r.get(o));
+    if (!r.shorthand && r.get && (!keep || keep(r))) out.emplace_back(r.key, r.get(o));
   return out;
-}
-
-std::string options_markdown() {
-  const Options defaults;
-  std::ostringstream s;
-  s << "| key | type | values | default | ranks agree | tuner | meaning |\n";
-  s << "|---|---|---|---|---|---|---|\n";
-  for (const auto& r : option_rows()) {
-    std::string allowed = r.allowed;
-    std::string esc;
-    for (char c : allowed) esc += c == '|' ? std::string("\\|") : std::string(1, c);
-    const std::string d = r.get(defaults);
-    s << "| `" << r.key << "` | " << name(r.type) << " | " << esc << " | `" << (d.empty() ? "\"\"" : d) << "` | "
-      << (r.agreed ? "yes" : "no") << " | " << (r.tuned ? "searches" : r.tuning ? "its setting" : "-") << " | " << r.doc;
-    if (*r.aliases) s << " (also spelled `" << r.aliases << "`)";
-    s << " |\n";
-  }
-  return s.str();
 }
 
 }  // namespace nbfft::fft

@@ -128,10 +128,11 @@ class Transform {
   // (collective over that exchange's communicator).
   std::unique_ptr<Workspace<T, El>> allocate() const;
   void bind(Workspace<T, El>& w, ExchangeId e) const;
-  // Whether fields can pipeline over the COL exchange (a bulk exchange that moves data):
-  // only then does a second workspace let forward_many overlap one field's exchange with
-  // its neighbours' FFTs (with chunked exchanges the fields run one after the other).
-  bool fields_pipeline() const { return col_.moves_data() && !col_.chunked(); }
+  // Whether fields can pipeline over the COL exchange (a bulk exchange that moves data on a
+  // transport that can overlap): only then does a second workspace let forward_many overlap
+  // one field's exchange with its neighbours' FFTs (with chunked exchanges, or blocking ones,
+  // the fields run one after the other).
+  bool fields_pipeline() const { return col_.moves_data() && !col_.chunked() && col_.overlaps(); }
   // Whether the workspace is lean (Options::lean_workspace and the plan found a layout).
   bool lean() const { return lean_; }
   // Whether the Z stage writes (and reads) the user's spectrum in the natural order

@@ -88,7 +88,7 @@ module nbfft
   ! complex(c_float_complex).
   integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
 
-  public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get
+  public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get, nbfft_options_parse
   public :: nbfft_options_key, nbfft_options_type
   public :: nbfft_plan_option, nbfft_plan_tune_report
   public :: nbfft_set_tune_log, nbfft_tune_text
@@ -135,6 +135,16 @@ module nbfft
 
   ! The C API (nbfft/nbfft.h).
   interface
+    integer(c_int) function c_options_parse(o, text) bind(c, name="nbfft_options_parse")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: o
+      character(kind=c_char), intent(in) :: text(*)
+    end function
+    integer(c_int) function c_options_copy(from, o) bind(c, name="nbfft_options_copy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: from
+      type(c_ptr), intent(out) :: o
+    end function
     integer(c_int) function c_options_create(o) bind(c, name="nbfft_options_create")
       import :: c_int, c_ptr
       type(c_ptr), intent(out) :: o
@@ -465,6 +475,14 @@ contains
     character(len=*), intent(in) :: key, value
     integer, intent(out), optional :: status
     call finish(c_options_set(options%p, to_c(key), to_c(value)), status)
+  end subroutine
+
+  ! Every "key=value" pair of text (blank-separated), all or nothing (C's nbfft_options_parse).
+  subroutine nbfft_options_parse(options, text, status)
+    type(nbfft_options), intent(in) :: options
+    character(len=*), intent(in) :: text
+    integer, intent(out), optional :: status
+    call finish(c_options_parse(options%p, to_c(text)), status)
   end subroutine
 
   ! The value of one key as text nbfft_options_set accepts (C's nbfft_options_get).

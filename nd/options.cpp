@@ -1,6 +1,8 @@
-// nd::Options from and to "key=value" text (nbfft/nd/options_text.hpp). One table of rows,
-// each a key with its setter and getter: the parser, the printer, option_keys() and the
-// error listing the keys all read it, so a new Options field is one row here.
+// nd::Options from and to "key=value" text (nbfft/nd/options_text.hpp), on the one option
+// table (nbfft/fft/option_table.hpp). The table owns the keys, their aliases, words, ranges
+// and documentation, and says which plans each applies to; this file maps each key an N-D
+// plan takes onto an nd::Options field. A key the two plans share with one meaning is
+// parsed and printed by the table's own row, so its words and errors are the same in both.
 #include "nbfft/nd/options_text.hpp"
 
 #include "nbfft/coll/transport.hpp"
@@ -10,19 +12,18 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <climits>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <sstream>
 
 namespace nbfft::nd {
 
 namespace {
 
-struct Row {
-  const char* key;
-  const char* allowed;  // for the error message
+// How an N-D plan reads and prints one key of the table.
+struct Access {
   std::function<void(Options&, const std::string&)> set;
   std::function<std::string(const Options&)> get;
 };
@@ -79,101 +80,113 @@ std::string kinds_text(const std::vector<fft::AxisKind>& k) {
   return s;
 }
 
-// A key both plans have, with one meaning: parsed and printed by the 3-D plan's row
-// (fft/option_table.cpp), so its words, aliases, range and error are the same in both
-// (yes/on for booleans, tune_fields up to 4096, ...).
+// A key both plans have with one meaning: the table's row parses and prints it.
 template <typename T>
-Row shared(const char* key, T Options::*nd_field, T fft::Options::*fft_field) {
-  const fft::OptionRow& row = fft::option_row(key);
-  return {row.key, row.allowed,
-          [=](Options& o, const std::string& v) {
-            fft::Options f;
-            try {
-              fft::set_option(f, key, lower(v));  // words in any case, as the other rows
-            } catch (const Error&) {
-              throw Error("");  // set_option below names the key and what it takes
-            }
-            o.*nd_field = f.*fft_field;
-          },
-          [=](const Options& o) {
-            fft::Options f;
-            f.*fft_field = o.*nd_field;
-            return fft::get_option(f, key);
-          }};
+std::pair<const char*, Access> shared(const char* key, T Options::*nd_field, T fft::Options::*fft_field) {
+  return {key,
+          {[=](Options& o, const std::string& v) {
+             fft::Options f;
+             try {
+               fft::set_option(f, key, lower(v));  // words in any case, as the other rows
+             } catch (const Error&) {
+               throw Error("");  // set_option below names the key and what it takes
+             }
+             o.*nd_field = f.*fft_field;
+           },
+           [=](const Options& o) {
+             fft::Options f;
+             f.*fft_field = o.*nd_field;
+             return fft::get_option(f, key);
+           }}};
 }
 
-const std::vector<Row>& rows() {
-  static const std::vector<Row> table = {
-      {"kind", "r2c or c2c",
-       [](Options& o, const std::string& v) {
-         const std::string w = lower(v);
-         if (w != "r2c" && w != "c2c") throw Error("");
-         o.kind = w == "r2c" ? Kind::R2C : Kind::C2C;
-       },
-       [](const Options& o) { return std::string(name(o.kind)); }},
-      shared("norm", &Options::norm, &fft::Options::norm),
-      {"backend", "auto, fftw or mkl (the local FFT library)",
-       [](Options& o, const std::string& v) { o.backend = fft::parse_backend(v); },
-       [](const Options& o) { return std::string(fft::name(o.backend)); }},
-      shared("effort", &Options::effort, &fft::Options::effort),
-      {"grid", "auto or ranks per axis, axis 0 first, e.g. 2x1x1",
-       [](Options& o, const std::string& v) { o.grid = parse_grid(lower(v)); },
-       [](const Options& o) { return grid_text(o.grid); }},
+// Every key an N-D plan takes, by the table's key.
+const std::map<std::string, Access>& access() {
+  static const std::map<std::string, Access> table = {
       shared("precision", &Options::precision, &fft::Options::precision),
-      {"kinds", "periodic, or one kind per listed axis separated by commas (periodic, dct1..dct4, dst1..dst4)",
-       [](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
-       [](const Options& o) { return kinds_text(o.kinds); }},
-      {"batch_axis", "none or an axis (negative: from the end)",
-       [](Options& o, const std::string& v) {
-         if (v.empty() || lower(v) == "none") {
-           o.batch_axis.reset();
-           return;
-         }
-         char* end = nullptr;
-         const long a = std::strtol(v.c_str(), &end, 10);
-         if (*end != '\0' || a < INT_MIN || a > INT_MAX) throw Error("");
-         o.batch_axis = static_cast<int>(a);
-       },
-       [](const Options& o) { return o.batch_axis ? std::to_string(*o.batch_axis) : std::string("none"); }},
-      shared("output_order", &Options::output_order, &fft::Options::output_order),
-      shared("fields_in_flight", &Options::fields_in_flight, &fft::Options::fields_in_flight),
-      shared("progress_chunks", &Options::progress_chunks, &fft::Options::progress_chunks),
+      shared("transform", &Options::kind, &fft::Options::transform),
+      {"kinds",
+       {[](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
+        [](const Options& o) { return kinds_text(o.kinds); }}},
+      shared("norm", &Options::norm, &fft::Options::norm),
+      {"proc_grid",
+       {[](Options& o, const std::string& v) { o.grid = parse_grid(lower(v)); },
+        [](const Options& o) { return grid_text(o.grid); }}},
+      {"transport",
+       {[](Options& o, const std::string& v) {
+          coll::Transport::parse(v);  // validates; the plan keeps the words it was given
+          o.transport = v;
+        },
+        [](const Options& o) { return coll::Transport::parse(o.transport).str(); }}},  // as the 3-D plan prints it
+      shared("effort", &Options::effort, &fft::Options::effort),
+      {"backend",
+       {[](Options& o, const std::string& v) {
+          if (v.find(',') != std::string::npos)
+            throw Error("one library for every local FFT; a library per stage is the 3-D plan's");
+          o.backend = fft::parse_backend(v);
+        },
+        [](const Options& o) { return std::string(fft::name(o.backend)); }}},
       shared("allow_empty", &Options::allow_empty, &fft::Options::allow_empty),
+      shared("progress_chunks", &Options::progress_chunks, &fft::Options::progress_chunks),
+      shared("fields_in_flight", &Options::fields_in_flight, &fft::Options::fields_in_flight),
       shared("lean_workspace", &Options::lean_workspace, &fft::Options::lean_workspace),
+      shared("output_order", &Options::output_order, &fft::Options::output_order),
       shared("tune", &Options::tune, &fft::Options::tune),
       shared("tune_budget", &Options::tune_budget, &fft::Options::tune_budget),
       shared("tune_fields", &Options::tune_fields, &fft::Options::tune_fields),
-      {"transport", "a preset (blocking, native, caller, thread, rma) or ALGORITHM[:WINDOW]@ENGINE",
-       [](Options& o, const std::string& v) {
-         coll::Transport::parse(v);  // validates; the plan keeps the words it was given
-         o.transport = v;
-       },
-       [](const Options& o) { return o.transport; }},
+      {"batch_axis",
+       {[](Options& o, const std::string& v) {
+          if (v.empty() || lower(v) == "none") {
+            o.batch_axis.reset();
+            return;
+          }
+          char* end = nullptr;
+          const long a = std::strtol(v.c_str(), &end, 10);
+          if (*end != '\0' || a < INT_MIN || a > INT_MAX) throw Error("");
+          o.batch_axis = static_cast<int>(a);
+        },
+        [](const Options& o) { return o.batch_axis ? std::to_string(*o.batch_axis) : std::string("none"); }}},
   };
   return table;
 }
 
+// The table's rows an N-D plan takes, in the table's order.
+const std::vector<const fft::OptionRow*>& nd_rows() {
+  static const std::vector<const fft::OptionRow*> rows = [] {
+    std::vector<const fft::OptionRow*> r;
+    for (const auto& row : fft::option_rows())
+      if (fft::applies_to_nd(row.scope)) {
+        if (!access().count(row.key)) throw Error(std::string("nd options: no field for the table's key ") + row.key);
+        r.push_back(&row);
+      }
+    return r;
+  }();
+  return rows;
+}
+
 std::string key_list() {
   std::string s;
-  for (const auto& r : rows()) s += (s.empty() ? "" : ", ") + std::string(r.key);
+  for (const auto* r : nd_rows()) s += (s.empty() ? "" : ", ") + std::string(r->key);
   return s;
 }
 
-const Row& row_of(std::string_view key) {
-  std::string k = lower(key);
-  std::replace(k.begin(), k.end(), '-', '_');
-  for (const auto& r : rows())
-    if (k == r.key) return r;
-  throw Error("nd options: unknown key '" + std::string(key) + "' (the keys: " + key_list() + ")");
+const fft::OptionRow& row_of(std::string_view key) {
+  const fft::OptionRow* r = fft::find_option_row(key);
+  if (!r) throw Error("nd options: unknown key '" + std::string(key) + "' (the keys: " + key_list() + ")");
+  if (!fft::applies_to_nd(r->scope))
+    throw Error("nd options: " + std::string(r->key) + " applies to the 3-D plan only (nbfft::fft::Plan); an N-D plan takes " +
+                    key_list(),
+                ErrorCode::InvalidArgument);
+  return *r;
 }
 
 }  // namespace
 
 void set_option(Options& o, std::string_view key, std::string_view value) {
-  const Row& r = row_of(key);
+  const fft::OptionRow& r = row_of(key);
   const std::string v(value);
   try {
-    r.set(o, v);
+    access().at(r.key).set(o, v);
   } catch (const Error& e) {
     // The parsers' own words say what they saw; ours name the key and what it takes.
     throw Error("nd options: " + std::string(r.key) + "='" + v + "' is not valid: expected " + r.allowed +
@@ -182,24 +195,14 @@ void set_option(Options& o, std::string_view key, std::string_view value) {
   }
 }
 
-std::string get_option(const Options& o, std::string_view key) { return row_of(key).get(o); }
+std::string get_option(const Options& o, std::string_view key) { return access().at(row_of(key).key).get(o); }
 
 void apply_options(Options& o, std::string_view text) {
-  std::size_t at = 0;
-  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (at < text.size()) {
-    if (blank(text[at])) {
-      ++at;
-      continue;
-    }
-    std::size_t end = at;
-    while (end < text.size() && !blank(text[end])) ++end;
-    const std::string_view pair = text.substr(at, end - at);
-    const std::size_t eq = pair.find('=');
-    if (eq == std::string_view::npos || eq == 0)
-      throw Error("nd options: '" + std::string(pair) + "' is not key=value (the keys: " + key_list() + ")");
-    set_option(o, pair.substr(0, eq), pair.substr(eq + 1));
-    at = end;
+  try {
+    fft::for_each_pair(text, [&](std::string_view k, std::string_view v) { set_option(o, k, v); });
+  } catch (const Error& e) {
+    if (e.message().rfind("nd options:", 0) == 0) throw;
+    throw Error("nd options: " + e.message() + " (the keys: " + key_list() + ")", ErrorCode::InvalidArgument);
   }
 }
 
@@ -211,17 +214,44 @@ Options parse_options(std::string_view text) {
 
 std::string options_text(const Options& o) {
   std::string s;
-  for (const auto& r : rows()) s += (s.empty() ? "" : " ") + std::string(r.key) + "=" + r.get(o);
+  for (const auto* r : nd_rows()) s += (s.empty() ? "" : " ") + std::string(r->key) + "=" + access().at(r->key).get(o);
   return s;
 }
 
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k;
-    for (const auto& r : rows()) k.push_back(r.key);
+    for (const auto* r : nd_rows()) k.push_back(r->key);
     return k;
   }();
   return keys;
+}
+
+}  // namespace nbfft::nd
+
+namespace nbfft::nd {
+
+std::string options_markdown() {
+  const fft::Options d3;
+  const Options dn;
+  std::ostringstream s;
+  s << "| key | plans | type | values | default | ranks agree | tuner | meaning |\n";
+  s << "|---|---|---|---|---|---|---|---|\n";
+  auto code = [](const std::string& v) { return "`" + (v.empty() ? std::string("\"\"") : v) + "`"; };
+  for (const auto& r : fft::option_rows()) {
+    std::string esc;
+    for (const char* c = r.allowed; *c; ++c) esc += *c == '|' ? std::string("\\|") : std::string(1, *c);
+    // One default where both plans have the key and agree on it; each plan's where not.
+    const bool in3 = fft::applies_to_3d(r.scope), innd = fft::applies_to_nd(r.scope);
+    const std::string v3 = in3 ? r.get(d3) : "", vn = innd ? get_option(dn, r.key) : "";
+    const std::string def = in3 && innd && v3 != vn ? "3-D " + code(v3) + ", N-D " + code(vn) : code(in3 ? v3 : vn);
+    s << "| `" << r.key << "` | " << fft::name(r.scope) << " | " << fft::name(r.type) << " | " << esc << " | " << def
+      << " | " << (r.agreed ? "yes" : "no") << " | " << (r.tuned ? "searches" : r.tuning ? "its setting" : "-")
+      << " | " << r.doc;
+    if (*r.aliases) s << " (also spelled `" << r.aliases << "`)";
+    s << " |\n";
+  }
+  return s.str();
 }
 
 }  // namespace nbfft::nd

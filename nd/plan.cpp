@@ -21,8 +21,6 @@
 
 namespace nbfft::nd {
 
-const char* name(Kind k) { return k == Kind::R2C ? "r2c" : "c2c"; }
-
 
 namespace {
 

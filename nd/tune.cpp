@@ -1,6 +1,7 @@
 // nd::tune (nbfft/nd/tune.hpp): candidate grids, transports and fields in flight for an
 // N-D plan, each timed on the caller's ranks, the fastest kept.
 #include "nbfft/nd/tune.hpp"
+#include "nbfft/fft/option_table.hpp"
 
 #include "nbfft/coll/transport.hpp"
 
@@ -328,8 +329,10 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   agree(comm, [&] {
     if (base.tune == fft::TuneEffort::None) throw Error("nd::tune: Options::tune is none (quick, thorough or exhaustive)");
     if (!(base.tune_budget > 0)) throw Error("nd::tune: tune_budget = " + budget.str() + " must be > 0 seconds");
-    if (base.tune_fields < 1 || base.tune_fields > 64)
-      throw Error("nd::tune: tune_fields = " + std::to_string(base.tune_fields) + " must be in [1, 64]");
+    const fft::OptionRow& tf = fft::option_row("tune_fields");  // the one range, the 3-D tuner's too
+    if (base.tune_fields < tf.lo || base.tune_fields > tf.hi)
+      throw Error("nd::tune: tune_fields = " + std::to_string(base.tune_fields) + " must be in [" +
+                  std::to_string(tf.lo) + ", " + std::to_string(tf.hi) + "]");
   });
   std::string axes_text;
   for (int a : axes) axes_text += std::to_string(a) + ",";

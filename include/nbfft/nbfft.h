@@ -72,16 +72,26 @@ nbfft_status nbfft_build_info(char* buffer, size_t size, size_t* needed);
 /* ---- options (local, not collective) ---- */
 nbfft_status nbfft_options_create(nbfft_options* options);
 nbfft_status nbfft_options_destroy(nbfft_options* options); /* sets *options = NULL; NULL ok */
-/* Keys and values come from nbfft's one option table (docs/fft.md "Options" lists every
- * key, its values and default; nbfft_options_key walks it). The same keys are Python's
- * keyword arguments, the Fortran keys and nbfft-sine's --words ('_' or '-' alike), e.g.
- *   precision double|single   norm backward|none|forward|ortho   proc_grid auto|M1xM2
+/* A new handle with every value of `from` (NULL: the defaults); destroy it as any other. */
+nbfft_status nbfft_options_copy(nbfft_options from, nbfft_options* options);
+/* One options handle for every plan: nbfft_plan_create (3-D) and nbfft_plan_create_nd
+ * (nbfft_nd.h) both take it. Keys and values come from nbfft's one option table
+ * (docs/fft.md "Options" lists every key, the plans it applies to, its values and default;
+ * nbfft_options_key walks it). The same keys are Python's keyword arguments, the Fortran
+ * keys and nbfft-sine's --words ('_' or '-' alike), e.g.
+ *   precision double|single   norm backward|none|forward|ortho   proc_grid auto|P0xP1x...
  *   transport PRESET|ALGORITHM[:WINDOW]@ENGINE ("pairwise:4@thread"; sets both exchanges)
  *   fields_in_flight 1..64    lean_workspace true|false
  *   tune none|quick|thorough|exhaustive (plan-time tuning, below)  tune_budget SECONDS ...
- * Unknown keys or values: NBFFT_INVALID_ARGUMENT naming the key, the value and what is
- * allowed. */
+ * Unknown keys, or values no plan takes: NBFFT_INVALID_ARGUMENT naming the key, the value
+ * and what is allowed. A value only one kind of plan takes (batch_axis: N-D plans; padding:
+ * the 3-D plan; kinds for two axes) is kept: making the other kind of plan from the handle
+ * is then NBFFT_INVALID_ARGUMENT on every rank, naming the key and why. */
 nbfft_status nbfft_options_set(nbfft_options options, const char* key, const char* value);
+/* Sets every "key=value" pair of text (separated by blanks), in order, as nbfft_options_set:
+ * "transform=c2c proc_grid=2x1x1 transport=pairwise:4@thread". All or nothing: on an error
+ * (naming the pair) the handle is unchanged. */
+nbfft_status nbfft_options_parse(nbfft_options options, const char* text);
 /* The value of one key as text that nbfft_options_set accepts, NUL-terminated and cut to
  * size bytes; *needed (may be NULL) gets the full length + 1. options may be NULL
  * (defaults). The shorthand `transport` reads "mixed" when the two exchanges differ. */
@@ -94,6 +104,9 @@ const char* nbfft_options_example(int i);
 /* Its type: "choice", "int", "bool", "grid", "transport", "real" or "text" (any string, e.g.
  * tune_wisdom's path). */
 const char* nbfft_options_type(int i);
+/* The plans it applies to: "all", "3-D" (nbfft_plan_create only) or "N-D"
+ * (nbfft_plan_create_nd only). */
+const char* nbfft_options_scope(int i);
 /* The options as one line ("precision=double transform=r2c ..."), NUL-terminated and cut to
  * size bytes; *needed (may be NULL) gets the full length + 1. */
 nbfft_status nbfft_options_string(nbfft_options options, char* buffer, size_t size, size_t* needed);

@@ -27,10 +27,31 @@ extern "C" {
 
 typedef struct nbfft_nd_plan_s* nbfft_nd_plan; /* opaque */
 
-/* Collective. shape: ndim extents; axes: naxes axes to transform (NULL: every axis, naxes
- * ignored). options: NULL or "key=value" pairs separated by blanks (docs/nd.md "Options"):
- *   kind r2c|c2c   norm backward|forward|ortho|none   effort estimate|measure|...
- *   grid auto|AxBx...  (ranks per axis, axis 0 first)   transport blocking|pairwise:4@thread|...
+/* Collective. An N-D plan from an options handle, as nbfft_plan_create makes a 3-D one (the
+ * one convention: nbfft_options_set / nbfft_options_parse fill the handle; NULL: defaults).
+ * shape: ndim extents; axes: naxes axes to transform (NULL: every axis, naxes ignored). The
+ * handle's keys that apply to N-D plans are read (nbfft_options_scope: "all" or "N-D"); a
+ * key set that applies to the 3-D plan only, or a value an N-D plan cannot take, is
+ * NBFFT_INVALID_ARGUMENT on every rank naming it. Errors otherwise as nbfft_nd_plan_create. */
+nbfft_status nbfft_plan_create_nd(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                  nbfft_options options, nbfft_nd_plan* plan);
+/* With user boxes, as nbfft_nd_plan_create_boxes. */
+nbfft_status nbfft_plan_create_nd_boxes(MPI_Comm comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                        const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                        const int64_t* out_n, nbfft_options options, nbfft_nd_plan* plan);
+/* The two with a Fortran communicator handle and the binding's own error, for language
+ * bindings (as nbfft_nd_plan_create_f). */
+nbfft_status nbfft_plan_create_nd_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                    nbfft_options options, const char* error, nbfft_nd_plan* plan);
+nbfft_status nbfft_plan_create_nd_boxes_f(MPI_Fint comm, int ndim, const int64_t* shape, int naxes, const int* axes,
+                                          const int64_t* in_lo, const int64_t* in_n, const int64_t* out_lo,
+                                          const int64_t* out_n, nbfft_options options, const char* error,
+                                          nbfft_nd_plan* plan);
+
+/* The same with the options as text, a shorthand for an options handle filled by
+ * nbfft_options_parse: NULL or "key=value" pairs separated by blanks (docs/nd.md "Options"):
+ *   transform (or kind) r2c|c2c   norm backward|forward|ortho|none   effort estimate|measure|...
+ *   proc_grid (or grid) auto|AxBx...  (ranks per axis, axis 0 first)   transport blocking|pairwise:4@thread|...
  *   precision double|single   kinds periodic|K1,K2,... (one per listed axis: periodic, dct1..dst4)
  *   batch_axis none|A  (a batch of fields along axis A, numpy order: each slice a field,
  *                       whole on every rank, pipelined; not among axes)   fields_in_flight N

@@ -18,20 +18,21 @@ from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_
                     rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
-from ._plan import _ROWS, aligned_empty
+from ._plan import _ROWS, Options, _option_text, aligned_empty
 from ._request import Request
 
-__all__ = ["NdPlan", "NdPending"]
+__all__ = ["NdPlan", "NdPending", "NdOptions"]
 
-_NORMS = {"none": 0, "backward": 1, "forward": 2, "ortho": 3}
 # dtype -> (kind: 0 r2c / 1 c2c, precision: 0 double / 1 single)
 _DTYPES = {np.dtype(np.float64): (0, 0), np.dtype(np.float32): (0, 1), np.dtype(np.complex128): (1, 0),
            np.dtype(np.complex64): (1, 1)}
-_KINDS = ("periodic", "dct1", "dct2", "dct3", "dct4", "dst1", "dst2", "dst3", "dst4")
+# The option table's keys NdPlan takes as named parameters (numpy-style spellings: grid and
+# kinds as sequences, batch_axis an int or None, norm None for 'none'); dtype gives transform
+# and precision. Every other key of the table an N-D plan takes is a keyword argument of the
+# same name (nbfft.option_rows(): scope 'all' or 'N-D').
+_ND_NAMED = ("norm", "proc_grid", "kinds", "batch_axis", "transform", "precision")
 # Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
 _R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
-_EFFORTS = {"estimate": 0, "measure": 1, "patient": 2, "exhaustive": 3}
-_TUNES = ("none", "quick", "thorough", "exhaustive")
 _Problem = Optional[Tuple[Type[Error], str]]
 
 
@@ -77,18 +78,10 @@ def _fields(what: str, name: str, value: Any, ndim: int) -> Tuple[List[Any], _Pr
         what, name, type(value).__name__))
 
 
-def _word(what: str, name: str, value: Any, words: Sequence[str]) -> str:
-    """``value`` lower-cased, one of ``words``."""
-    if not isinstance(value, str) or value.lower() not in words:
-        raise InvalidArgument("{}: {} must be one of {}, got {!r}".format(what, name, ", ".join(words), value))
-    return value.lower()
-
-
-def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: Any, transport: Any, effort: Any,
-               batch_axis: Any, fields_in_flight: Any, kinds: Any, output_order: Any, tune: Any, tune_budget: Any,
-               tune_fields: Any, in_box: Any, out_box: Any, allow_empty: Any, lean_workspace: Any,
-               backend: Any = "auto") -> Dict[str, Any]:
-    """NdPlan's arguments checked (raising InvalidArgument / ArgumentTypeError) and in the core's terms."""
+def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: Any, kinds: Any, batch_axis: Any,
+               in_box: Any, out_box: Any, options: Dict[str, Any]) -> Dict[str, Any]:
+    """NdPlan's arguments checked (raising InvalidArgument / ArgumentTypeError) and in the core's
+    terms: the options as the table's key=value text (its words, ranges and N-D parser)."""
     a: Dict[str, Any] = {}
     if shape is None:
         raise ArgumentTypeError("{}: shape must be a sequence of ints, got None".format(what))
@@ -101,7 +94,6 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
         a["axes"] = [k for k in range(nd) if a["batch_axis"] is None or k != a["batch_axis"] % nd]
     else:
         a["axes"] = list(ints_arg(what, "axes", axes, None, -nd, nd - 1))
-    a["grid"] = [] if grid is None else list(ints_arg(what, "grid", grid, None, 1, INT_MAX))
     try:
         a["dtype"] = np.dtype(dtype)
     except TypeError:
@@ -109,26 +101,30 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
     if a["dtype"] not in _DTYPES:
         raise ArgumentTypeError("{}: dtype must be float64 or float32 (r2c), complex128 or complex64 (c2c), "
                                 "got {!r}".format(what, dtype))
+    kind, precision = _DTYPES[a["dtype"]]
+    items = [("transform", "c2c" if kind else "r2c"), ("precision", "single" if precision else "double"),
+             ("norm", "none" if norm is None else _option_text(what, "norm", norm, _core.check_nd_option))]
+    if grid is not None:
+        items.append(("proc_grid", "x".join(str(g) for g in ints_arg(what, "grid", grid, None, 1, INT_MAX))))
     a["kinds"] = []
     if kinds is not None:
         given = kinds.split(",") if isinstance(kinds, str) else kinds
-        items: List[Any] = list(given) if isinstance(given, (list, tuple)) else [None]
-        if not all(isinstance(k, str) for k in items):
+        listed: List[Any] = list(given) if isinstance(given, (list, tuple)) else [None]
+        if not all(isinstance(k, str) for k in listed):
             raise ArgumentTypeError("{}: kinds must be a sequence of str, got {!r}".format(what, kinds))
-        a["kinds"] = [_word(what, "kinds", k.strip(), _KINDS) for k in items]
-    a["norm"] = _word(what, "norm", norm, list(_NORMS))
-    a["effort"] = _word(what, "effort", effort, list(_EFFORTS))
-    a["backend"] = _word(what, "backend", backend, ("auto", "fftw", "mkl"))
-    a["output_order"] = _word(what, "output_order", output_order, ("natural", "transposed"))
-    if not isinstance(transport, str):
-        raise ArgumentTypeError("{}: transport must be a str, got {!r}".format(what, transport))
-    a["fields_in_flight"] = int_arg(what, "fields_in_flight", fields_in_flight, 1, INT_MAX)  # the core says how many
-    a["tune"] = _word(what, "tune", tune, _TUNES)
-    a["tune_budget"] = real_arg(what, "tune_budget", tune_budget)
-    tf = _ROWS["tune_fields"]  # the option table's range, the same for both plans
-    a["tune_fields"] = int_arg(what, "tune_fields", tune_fields, tf["lo"], tf["hi"])
-    a["allow_empty"] = flag_arg(what, "allow_empty", allow_empty)
-    a["lean_workspace"] = flag_arg(what, "lean_workspace", lean_workspace)
+        a["kinds"] = [k.strip().lower() for k in listed]
+        items.append(("kinds", _option_text(what, "kinds", ",".join(a["kinds"]), _core.check_nd_option)))
+    if a["batch_axis"] is not None:
+        items.append(("batch_axis", str(a["batch_axis"])))
+    for key, value in options.items():
+        row = _ROWS.get(key)
+        if row is None or key in _ND_NAMED or row["scope"] == "3-D":
+            why = " (the 3-D plan's only)" if row is not None and row["scope"] == "3-D" else \
+                  " (given by dtype)" if key in ("transform", "precision") else ""
+            raise ArgumentTypeError("{}: unexpected keyword argument {!r}{} (options: {})".format(
+                what, key, why, ", ".join(k for k, r in _ROWS.items() if r["scope"] != "3-D" and k not in _ND_NAMED)))
+        items.append((key, _option_text(what, key, value, _core.check_nd_option)))
+    a["options"] = " ".join("{}={}".format(k, v) for k, v in items)
     for name, b in (("in_box", in_box), ("out_box", out_box)):
         a[name] = None
         if b is None:
@@ -142,6 +138,20 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
         a[name] = (list(ints_arg(what, name + " start", start, nd, -EXTENT_MAX, EXTENT_MAX)),
                    list(ints_arg(what, name + " shape", extent, nd, -EXTENT_MAX, EXTENT_MAX)))
     return a
+
+
+class NdOptions(Options):
+    """An N-D plan's resolved options (``plan.options``), read only: one attribute per key of
+    the option table that applies to N-D plans. ``proc_grid`` is ranks per axis, numpy order
+    ('2x1x1'); the 3-D plan's ``m1`` / ``m2`` do not apply."""
+
+    @property
+    def m1(self) -> int:
+        raise AttributeError("an N-D plan's grid is ranks per axis: options.proc_grid (or plan.grid)")
+
+    @property
+    def m2(self) -> int:
+        raise AttributeError("an N-D plan's grid is ranks per axis: options.proc_grid (or plan.grid)")
 
 
 NdPending = Request  # the earlier name of an N-D transform's request
@@ -175,12 +185,16 @@ class NdPlan:
     grid : sequence of int or None
         Ranks along each axis at the input (product ``comm.size``). None: chosen, ranks on
         the untransformed axes first (no exchange), then the fewest exchanges.
+    **options
+        Every other key of nbfft's option table that applies to N-D plans
+        (``nbfft.option_rows()``, scope 'all' or 'N-D'; the same words, ranges and defaults as
+        ``Plan``, but ``output_order``), for example:
     transport : str
         The exchanges' transport, as ``Plan(transport=...)``: 'blocking', 'pairwise:4@caller', ...
     effort : str
-        The local FFT backend's planning effort (FFTW's planner): 'estimate', 'measure',
-        'patient' or 'exhaustive'.
-    batch_axis : int or None
+        The local FFT backend's planning effort (FFTW's planner): 'measure' (the default),
+        'estimate', 'patient' or 'exhaustive'.
+    batch_axis : int or None (a named parameter, as ``grid`` and ``kinds``)
         A batch axis (numpy-style; not among ``axes``): every slice along it is a field,
         whole on every rank, transformed through the multi-field pipeline (each field's
         exchanges behind the other fields' FFTs). None: an untransformed axis is an ordinary
@@ -247,13 +261,10 @@ class NdPlan:
     """
 
     def __init__(self, comm: MPI.Intracomm, shape: Sequence[int], axes: Optional[Sequence[int]] = None,
-                 dtype: Any = np.float64, norm: str = "backward", grid: Optional[Sequence[int]] = None,
-                 transport: str = "blocking", effort: str = "estimate", batch_axis: Optional[int] = None,
-                 fields_in_flight: int = 2, kinds: Optional[Sequence[str]] = None,
-                 output_order: str = "natural", tune: str = "none", tune_budget: float = 10.0,
-                 tune_fields: int = 1, in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
-                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, allow_empty: bool = True,
-                 lean_workspace: bool = False, backend: str = "auto") -> None:
+                 dtype: Any = np.float64, norm: Optional[str] = "backward", grid: Optional[Sequence[int]] = None,
+                 kinds: Optional[Sequence[str]] = None, batch_axis: Optional[int] = None,
+                 in_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None,
+                 out_box: Optional[Tuple[Sequence[int], Sequence[int]]] = None, **options: Any) -> None:
         self._p: Any = None
         what = "NdPlan"
         problem: _Problem = comm_problem(comm, what)
@@ -262,23 +273,13 @@ class NdPlan:
         a: Dict[str, Any] = {}
         if problem is None:
             try:
-                a = _plan_args(what, shape, axes, dtype, norm, grid, transport, effort, batch_axis, fields_in_flight,
-                               kinds, output_order, tune, tune_budget, tune_fields, in_box, out_box, allow_empty,
-                               lean_workspace, backend)
-            except InvalidArgument as e:
+                a = _plan_args(what, shape, axes, dtype, norm, grid, kinds, batch_axis, in_box, out_box, options)
+            except (InvalidArgument, ArgumentTypeError) as e:
                 problem = problem_of(e)
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         kind, precision = _DTYPES[a["dtype"]]
         kk = a["kinds"]
-        self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], kind, _NORMS[a["norm"]], _EFFORTS[a["effort"]],
-                               a["grid"], transport, a["batch_axis"], a["fields_in_flight"], precision, ",".join(kk),
-                               a["output_order"],
-                               "tune={} tune_budget={!r} tune_fields={} allow_empty={} lean_workspace={} "
-                               "backend={}".format(
-                                   a["tune"], a["tune_budget"], a["tune_fields"],
-                                   "true" if a["allow_empty"] else "false", "true" if a["lean_workspace"] else "false",
-                                   a["backend"]),
-                               a["in_box"], a["out_box"])
+        self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], a["options"], a["in_box"], a["out_box"])
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(a["axes"])
@@ -460,6 +461,19 @@ class NdPlan:
         """Rank ``rank``'s block of the global spectrum (for gathering)."""
         lo, sz = self._box_of("NdPlan.out_slices_of", rank, True)
         return tuple(slice(a, a + b) for a, b in zip(lo, sz))
+
+    @property
+    def options(self) -> "NdOptions":
+        """The options the plan runs with (:class:`NdOptions`): every key of the option table
+        that applies to N-D plans, the grid as made and, when tuned, the tuner's choice."""
+        text = self._get().options_text
+        fields: Dict[str, Any] = {}
+        for pair in text.split():
+            key, value = pair.split("=", 1)
+            kind = _ROWS[key]["type"]
+            fields[key] = int(value) if kind == "int" else value == "true" if kind == "bool" else \
+                float(value) if kind == "real" else value
+        return NdOptions(fields, text)
 
     def describe(self) -> str:
         """The decomposition: grids, local FFTs and exchanges, one line."""

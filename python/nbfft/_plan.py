@@ -61,8 +61,10 @@ def option_keys():
     return list(_ROWS)
 
 
-def _option_text(what, key, value):
-    """A keyword argument's value as the option table's word, type-checked as Python sees it."""
+def _option_text(what, key, value, check=None):
+    """A keyword argument's value as the option table's word, type-checked as Python sees it
+    (``check``: the plan's parser of a word, the 3-D plan's by default)."""
+    check = check or _core.check_option
     row = _ROWS[key]
     kind = row["type"]
     if kind == "int":
@@ -73,7 +75,7 @@ def _option_text(what, key, value):
         if not is_number(value):
             raise ArgumentTypeError("{}: {} must be a number ({}), got {!r}".format(what, key, row["allowed"], value))
         text = repr(float(value))
-        _core.check_option(key, text)
+        check(key, text)
         return text
     if kind == "grid" and not isinstance(value, str):
         return "{}x{}".format(*ints_arg(what, key, value, 2, 0, INT_MAX))  # or the table's '2x4'
@@ -84,7 +86,7 @@ def _option_text(what, key, value):
         return _ratios_text(what, key, value)
     if not isinstance(value, str):
         raise ArgumentTypeError("{}: {} must be a str ({}), got {!r}".format(what, key, row["allowed"], value))
-    _core.check_option(key, value)
+    check(key, value)
     return value
 
 
@@ -600,9 +602,10 @@ class Plan:
                          ("proc_grid", "{}x{}".format(*self._grid)), ("row_transport", self._row),
                          ("col_transport", self._col)]
                 for key, value in options.items():
-                    if key not in _ROWS or key in _NAMED:
-                        raise ArgumentTypeError("Plan: unexpected keyword argument {!r} (options: {})".format(
-                            key, ", ".join(_ROWS)))
+                    if key not in _ROWS or key in _NAMED or _ROWS[key]["scope"] == "N-D":
+                        why = " (N-D plans only: nbfft.NdPlan)" if key in _ROWS and key not in _NAMED else ""
+                        raise ArgumentTypeError("Plan: unexpected keyword argument {!r}{} (options: {})".format(
+                            key, why, ", ".join(k for k, r in _ROWS.items() if r["scope"] != "N-D")))
                     text = _option_text("Plan", key, value)
                     if key == "proc_grid" and grid is None:  # the table's spelling of grid
                         items[3] = (key, text)

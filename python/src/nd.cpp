@@ -54,24 +54,14 @@ using BoxArg = std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>;
 
 class PyNdPlan {
  public:
-  PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, int kind, int norm,
-           int effort, std::vector<int> grid, const std::string& transport, std::optional<int> batch_axis,
-           int fields_in_flight, int single, const std::string& kinds, const std::string& output_order,
-           const std::string& tune, std::optional<BoxArg> in_box, std::optional<BoxArg> out_box) {
+  // options: key=value pairs of the option table (nbfft.NdPlan builds them from its
+  // arguments, each word checked on every rank first).
+  PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, const std::string& options,
+           std::optional<BoxArg> in_box, std::optional<BoxArg> out_box) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
-    o.kind = kind ? nd::Kind::C2C : nd::Kind::R2C;
-    o.norm = static_cast<fft::Norm>(norm);
-    o.effort = static_cast<fft::Effort>(effort);
-    o.grid = std::move(grid);
-    o.transport = transport;
-    o.batch_axis = batch_axis;
-    o.fields_in_flight = fields_in_flight;
-    o.precision = single ? fft::Precision::Single : fft::Precision::Double;
-    if (!kinds.empty()) nd::set_option(o, "kinds", kinds);  // words checked by nbfft.NdPlan on every rank
-    nd::set_option(o, "output_order", output_order);  // checked by nbfft.NdPlan on every rank
-    nd::apply_options(o, tune);  // "tune=quick tune_budget=5 tune_fields=1", checked likewise
+    nd::apply_options(o, options);
     nb::gil_scoped_release release;  // collective
     auto box = [](const std::optional<BoxArg>& b) -> std::optional<nd::Box> {
       if (!b) return std::nullopt;
@@ -168,14 +158,12 @@ void bind_nd(nb::module_& m) {
   using namespace nb::literals;
 
   nb::class_<PyNdPlan>(m, "NdPlan")
-      .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, int, int, int, std::vector<int>,
-                    const std::string&, std::optional<int>, int, int, const std::string&, const std::string&,
-                    const std::string&, std::optional<BoxArg>, std::optional<BoxArg>>(),
-           "comm_handle"_a, "shape"_a, "axes"_a, "kind"_a, "norm"_a, "effort"_a, "grid"_a, "transport"_a,
-           "batch_axis"_a.none(), "fields_in_flight"_a, "single"_a, "kinds"_a, "output_order"_a, "tune"_a,
-           "in_box"_a.none(), "out_box"_a.none())
+      .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, const std::string&,
+                    std::optional<BoxArg>, std::optional<BoxArg>>(),
+           "comm_handle"_a, "shape"_a, "axes"_a, "options"_a, "in_box"_a.none(), "out_box"_a.none())
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
+      .def_prop_ro("options_text", [](const PyNdPlan& s) { return nd::options_text(s.get().options()); })
       .def_prop_ro("shape", [](const PyNdPlan& s) { return s.get().shape(); })
       .def_prop_ro("out_shape", [](const PyNdPlan& s) { return s.get().out_shape(); })
       .def_prop_ro("axes", [](const PyNdPlan& s) { return s.get().axes(); })

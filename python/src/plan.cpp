@@ -6,6 +6,7 @@
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/fft/field.hpp"
 #include "nbfft/fft/option_table.hpp"
+#include "nbfft/nd/options_text.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/fft/tune.hpp"
 
@@ -228,24 +229,32 @@ fft::Options make_options(const std::vector<std::pair<std::string, std::string>>
 }
 
 // A row's value as Python sees it: an int or bool row as int or bool, the rest as str.
-nb::object option_value(const fft::OptionRow& r, const fft::Options& o) {
-  const std::string v = r.get(o);
+nb::object typed_value(const fft::OptionRow& r, const std::string& v) {
   if (r.type == fft::OptionType::Int) return nb::int_(std::stol(v));
   if (r.type == fft::OptionType::Bool) return nb::bool_(v == "true");
   if (r.type == fft::OptionType::Real) return nb::float_(std::stod(v));
   return nb::str(v.c_str());
 }
 
-// A word of row r (its example) as Python sees it.
+nb::object option_value(const fft::OptionRow& r, const fft::Options& o) { return typed_value(r, r.get(o)); }
+
+// A word of row r (its example) as Python sees it, read back by a plan it applies to.
 nb::object option_value_text(const fft::OptionRow& r, const char* word) {
+  if (!r.set) {
+    nd::Options o;
+    nd::set_option(o, r.key, word);
+    return typed_value(r, nd::get_option(o, r.key));
+  }
   fft::Options o;
   fft::set_option(o, r.key, word);
   return option_value(r, o);
 }
 
+// The 3-D plan's options (the rows that have a 3-D field).
 nb::dict options_dict(const fft::Options& o) {
   nb::dict d;
-  for (const auto& r : fft::option_rows()) d[r.key] = option_value(r, o);
+  for (const auto& r : fft::option_rows())
+    if (r.get) d[r.key] = option_value(r, o);
   return d;
 }
 
@@ -343,8 +352,12 @@ void bind_plan(nb::module_& m) {
       d["lo"] = r.lo;
       d["hi"] = r.hi;
       d["aliases"] = r.aliases;
+      d["scope"] = fft::name(r.scope);  // "all", "3-D" or "N-D": the plans it applies to
       d["example"] = option_value_text(r, r.example);
-      d["default"] = option_value(r, defaults);
+      // The default of the 3-D plan (of N-D plans for a row of theirs only), and of N-D plans.
+      const nd::Options nd_defaults;
+      d["default"] = r.get ? option_value(r, defaults) : typed_value(r, nd::get_option(nd_defaults, r.key));
+      d["nd_default"] = fft::applies_to_nd(r.scope) ? typed_value(r, nd::get_option(nd_defaults, r.key)) : nb::none();
       rows.append(d);
     }
     return rows;
@@ -363,6 +376,14 @@ void bind_plan(nb::module_& m) {
       [](const std::string& key, const std::string& value) {
         fft::Options o;
         fft::set_option(o, key, value);
+      },
+      "key"_a, "value"_a);
+  // The same for an N-D plan (nd::set_option: its rows of the one table).
+  m.def(
+      "check_nd_option",
+      [](const std::string& key, const std::string& value) {
+        nd::Options o;
+        nd::set_option(o, key, value);
       },
       "key"_a, "value"_a);
   // The word the table reads back after setting value (its canonical spelling).

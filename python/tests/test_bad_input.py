@@ -244,7 +244,7 @@ def test_bad_option_on_one_rank(comm, kwargs, kind, words):
 @pytest.mark.skipif(P < 2, reason="needs two ranks to disagree")
 @pytest.mark.parametrize("field, kwargs", [
     ("norm", dict(norm="ortho")), ("precision", dict(dtype=np.float32)), ("transform", dict(dtype=np.complex128)),
-    ("fields_in_flight", dict(fields_in_flight=2)), ("lean_workspace", dict(lean_workspace=True)),
+    ("fields_in_flight", dict(fields_in_flight=3)), ("lean_workspace", dict(lean_workspace=True)),
     ("proc_grid", dict(grid=(1, P))),
 ])
 def test_ranks_disagree_on_options(comm, field, kwargs):

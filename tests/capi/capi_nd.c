@@ -2,20 +2,44 @@
  * over two, r2c and c2c, negative axes, a set grid and a non-blocking transport, each
  * forward against a serial DFT of the whole array (numpy's rfftn / fftn over the same axes)
  * and backward to the input; then the errors: a bad option key and value, an axis out of
- * range, one rank's wrong byte count, a stale handle, each on every rank.
+ * range, one rank's wrong byte count, a stale handle, each on every rank. Every case runs
+ * twice: options as key=value text (nbfft_nd_plan_create) and in an options handle
+ * (nbfft_options_parse, nbfft_plan_create_nd: the one convention of every plan), with
+ * bitwise the same spectrum; then the handle's own errors (a 3-D-only key on an N-D plan, an
+ * N-D-only key on a 3-D plan, on one rank only).
  * Exit code 0 when every rank passed every check. */
 #include "nd_reference.h"
 
 #include <string.h>
+
+/* 1: cases make their plans from an options handle; 0: from key=value text. */
+static int via_handle = 0;
+/* The spectrum of each case's first convention, compared bitwise by the second. */
+static double* first_spectrum[32];
+static int64_t first_count[32];
+static int case_index = 0;
+
+static nbfft_status create_plan(int nd, const int64_t* shape, int na, const int* axes, const char* options,
+                                nbfft_nd_plan* p) {
+  nbfft_options o = NULL;
+  nbfft_status st;
+  if (!via_handle) return nbfft_nd_plan_create(MPI_COMM_WORLD, nd, shape, na, axes, options, p);
+  if (nbfft_options_create(&o) != NBFFT_SUCCESS) return NBFFT_OUT_OF_MEMORY;
+  st = options ? nbfft_options_parse(o, options) : NBFFT_SUCCESS;
+  if (st == NBFFT_SUCCESS) st = nbfft_plan_create_nd(MPI_COMM_WORLD, nd, shape, na, axes, o, p);
+  nbfft_options_destroy(&o);
+  return st;
+}
 
 static void run_case(const char* name, int nd, const int64_t* shape, int na, const int* axes, const char* options) {
   nbfft_nd_plan p = NULL;
   int64_t ilo[MAXD], in_[MAXD], olo[MAXD], on[MAXD], oshape[MAXD], nin = 0, nout = 0, total, i;
   int cplx = 0, k, ra, made = 0, made_axes[MAXD], order[MAXD];
   double *G, *u, *U, *v, err = 0, scale = 1, back = 0;
-  char what[160];
-  nbfft_status st = nbfft_nd_plan_create(MPI_COMM_WORLD, nd, shape, na, axes, options, &p);
-  snprintf(what, sizeof what, "%s: create", name);
+  char what[200];
+  const int index = case_index++;
+  nbfft_status st = create_plan(nd, shape, na, axes, options, &p);
+  snprintf(what, sizeof what, "%s (%s): create", name, via_handle ? "options handle" : "text");
   CHECK(what, st == NBFFT_SUCCESS);
   if (st != NBFFT_SUCCESS) return;
   nbfft_nd_plan_elements(p, &cplx);
@@ -64,6 +88,17 @@ static void run_case(const char* name, int nd, const int64_t* shape, int na, con
   snprintf(what, sizeof what, "%s: backward gives the input back", name);
   CHECK(what, back < 1e-12);
   if (err >= 1e-11 * scale || back >= 1e-12) fprintf(stderr, "rank %d %s: err %g back %g\n", rank, name, err, back);
+  /* The second convention gives the first one's spectrum bit for bit. */
+  if (index < 32 && !via_handle) {
+    first_spectrum[index] = U, first_count[index] = nout;
+    U = NULL;
+  } else if (index < 32) {
+    snprintf(what, sizeof what, "%s: the options handle's plan gives the text's spectrum bit for bit", name);
+    CHECK(what, first_spectrum[index] && first_count[index] == nout &&
+                    memcmp(first_spectrum[index], U, (size_t)nout * 16) == 0);
+    free(first_spectrum[index]);
+    first_spectrum[index] = NULL;
+  }
   free(G), free(u), free(v), free(U);
   CHECK(name, nbfft_nd_plan_destroy(&p) == NBFFT_SUCCESS && p == NULL);
 }
@@ -263,6 +298,63 @@ static void run_user_boxes(int size) {
   }
 }
 
+/* One options handle for every plan: a key of the other kind of plan fails that plan's
+ * creation on every rank, naming the key, even when only one rank's handle has it. */
+static void run_handle_errors(int size) {
+  const int64_t s2[2] = {6, 8}, n3[3] = {8, 6, 4};
+  nbfft_options o = NULL;
+  nbfft_nd_plan p = NULL;
+  nbfft_plan q = NULL;
+  char value[64];
+  CHECK("handle: create", nbfft_options_create(&o) == NBFFT_SUCCESS);
+  /* padding is the 3-D plan's: kept by the handle, refused by an N-D plan. */
+  CHECK("handle: padding set", nbfft_options_set(o, "padding", "1.5") == NBFFT_SUCCESS);
+  CHECK("handle: padding refused by an N-D plan",
+        nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_INVALID_ARGUMENT && p == NULL &&
+            strstr(nbfft_last_error(), "padding") && strstr(nbfft_last_error(), "3-D plan only"));
+  CHECK("handle: padding taken by a 3-D plan", nbfft_plan_create(MPI_COMM_WORLD, n3, o, &q) == NBFFT_SUCCESS);
+  nbfft_plan_destroy(&q);
+  nbfft_options_destroy(&o);
+  /* batch_axis is N-D plans': read back as set, refused by the 3-D plan. */
+  nbfft_options_create(&o);
+  CHECK("handle: batch_axis set", nbfft_options_set(o, "batch_axis", "0") == NBFFT_SUCCESS &&
+                                      nbfft_options_get(o, "batch_axis", value, sizeof value, NULL) == NBFFT_SUCCESS &&
+                                      strcmp(value, "0") == 0);
+  CHECK("handle: batch_axis refused by a 3-D plan",
+        nbfft_plan_create(MPI_COMM_WORLD, n3, o, &q) == NBFFT_INVALID_ARGUMENT && q == NULL &&
+            strstr(nbfft_last_error(), "batch_axis") && strstr(nbfft_last_error(), "N-D plans only"));
+  nbfft_options_destroy(&o);
+  /* kinds for two axes: an N-D plan's value, not the 3-D plan's (x,y,z). */
+  nbfft_options_create(&o);
+  CHECK("handle: kinds for two axes set", nbfft_options_set(o, "kinds", "dct2,dst2") == NBFFT_SUCCESS);
+  CHECK("handle: kinds for two axes make a 2-D plan",
+        nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_SUCCESS);
+  nbfft_nd_plan_destroy(&p);
+  CHECK("handle: kinds for two axes refused by a 3-D plan",
+        nbfft_plan_create(MPI_COMM_WORLD, n3, o, &q) == NBFFT_INVALID_ARGUMENT && strstr(nbfft_last_error(), "kinds"));
+  /* A value no plan takes fails at once and leaves the handle as it was. */
+  CHECK("handle: a value no plan takes", nbfft_options_set(o, "kinds", "sideways") == NBFFT_INVALID_ARGUMENT &&
+                                             strstr(nbfft_last_error(), "kinds"));
+  CHECK("handle: parse is all or nothing",
+        nbfft_options_parse(o, "transform=c2c norm=sideways") == NBFFT_INVALID_ARGUMENT &&
+            nbfft_options_get(o, "transform", value, sizeof value, NULL) == NBFFT_SUCCESS && strcmp(value, "r2c") == 0);
+  CHECK("handle: a pair without '='", nbfft_options_parse(o, "transform") == NBFFT_INVALID_ARGUMENT &&
+                                          strstr(nbfft_last_error(), "key=value"));
+  CHECK("handle: the scope of each key", nbfft_options_scope(0) && nbfft_options_scope(-1) == NULL);
+  nbfft_options_destroy(&o);
+  /* One rank's handle has a 3-D-only key: every rank fails, none hangs. */
+  if (size > 1) {
+    nbfft_options_create(&o);
+    if (rank == size - 1) nbfft_options_set(o, "threads", "2");
+    CHECK("handle: one rank's 3-D-only key fails every rank",
+          nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_INVALID_ARGUMENT && p == NULL);
+    nbfft_options_destroy(&o);
+  }
+  /* NULL: the defaults, as nbfft_plan_create takes NULL. */
+  CHECK("handle: NULL options", nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, NULL, &p) == NBFFT_SUCCESS);
+  nbfft_nd_plan_destroy(&p);
+}
+
 int main(int argc, char** argv) {
   const int size = begin_test(&argc, &argv);
   char grid[64], grid_made[64], buf[1024];
@@ -273,26 +365,31 @@ int main(int argc, char** argv) {
   {
     const int64_t s2[2] = {7, 6}, s3[3] = {5, 4, 6}, s4[4] = {3, 5, 4, 6}, s5[5] = {2, 3, 4, 3, 5}, s3b[3] = {6, 1, 7};
     const int a3[2] = {0, 2}, a4[3] = {1, 2, 3}, a5[2] = {1, 3}, a3b[2] = {-1, 0}, a2[2] = {1, 0};
-    run_case("2-D r2c, every axis", 2, s2, 0, NULL, NULL);
-    run_case("2-D c2c, axes (1, 0)", 2, s2, 2, a2, "kind=c2c norm=backward");
-    run_case("3-D r2c over (0, 2)", 3, s3, 2, a3, "effort=estimate");
-    run_case("3-D c2c over (0, 2), pairwise", 3, s3, 2, a3, "kind=c2c transport=pairwise:2@caller");
-    run_case("3-D r2c over (-1, 0), y too short", 3, s3b, 2, a3b, "transport=caller");
-    run_case("4-D r2c over (1, 2, 3)", 4, s4, 3, a4, "");
-    run_case("4-D c2c over (1, 2, 3)", 4, s4, 3, a4, "kind=c2c");
-    run_case("5-D r2c over (1, 3)", 5, s5, 2, a5, NULL);
-    run_case("5-D c2c over (1, 3)", 5, s5, 2, a5, "kind=c2c\ttransport=blocking");
-    snprintf(grid, sizeof grid, "grid=%dx1x1 kind=c2c", size);
-    snprintf(grid_made, sizeof grid_made, "grid=%dx1x1", size);
-    run_case("3-D c2c over (0, 2), grid Px1x1", 3, s3, 2, a3, grid);
-    /* A batch axis through the options: every slice a field, whole on every rank. */
-    run_case("4-D r2c over (1, 2, 3), batch axis 0", 4, s4, 3, a4, "batch_axis=0 transport=pairwise:2@caller");
-    run_case("3-D c2c over (0, 2), batch axis 1", 3, s3, 2, a3, "kind=c2c batch_axis=-2 fields_in_flight=3 transport=caller");
-    run_case("2-D r2c transposed", 2, s2, 0, NULL, "output_order=transposed");
-    run_case("4-D c2c over (1, 2, 3) transposed", 4, s4, 3, a4, "kind=c2c output_order=Transposed transport=caller");
-    run_case("5-D r2c over (1, 3) transposed, batch axis 0", 5, s5, 2, a5,
-             "output_order=transposed batch_axis=0 transport=pairwise:2@caller");
-    /* Tuned through the options: the plan made with the tuner's choice, verified as any other. */
+    for (via_handle = 0; via_handle < 2; ++via_handle) {
+      case_index = 0;
+      run_case("2-D r2c, every axis", 2, s2, 0, NULL, NULL);
+      run_case("2-D c2c, axes (1, 0)", 2, s2, 2, a2, "kind=c2c norm=backward");
+      run_case("3-D r2c over (0, 2)", 3, s3, 2, a3, "effort=estimate");
+      run_case("3-D c2c over (0, 2), pairwise", 3, s3, 2, a3, "kind=c2c transport=pairwise:2@caller");
+      run_case("3-D r2c over (-1, 0), y too short", 3, s3b, 2, a3b, "transport=caller");
+      run_case("4-D r2c over (1, 2, 3)", 4, s4, 3, a4, "");
+      run_case("4-D c2c over (1, 2, 3)", 4, s4, 3, a4, "kind=c2c");
+      run_case("5-D r2c over (1, 3)", 5, s5, 2, a5, NULL);
+      run_case("5-D c2c over (1, 3)", 5, s5, 2, a5, "kind=c2c\ttransport=blocking");
+      snprintf(grid, sizeof grid, "grid=%dx1x1 kind=c2c", size);
+      snprintf(grid_made, sizeof grid_made, "grid=%dx1x1", size);
+      run_case("3-D c2c over (0, 2), grid Px1x1", 3, s3, 2, a3, grid);
+      /* A batch axis through the options: every slice a field, whole on every rank. */
+      run_case("4-D r2c over (1, 2, 3), batch axis 0", 4, s4, 3, a4, "batch_axis=0 transport=pairwise:2@caller");
+      run_case("3-D c2c over (0, 2), batch axis 1", 3, s3, 2, a3, "kind=c2c batch_axis=-2 fields_in_flight=3 transport=caller");
+      run_case("2-D r2c transposed", 2, s2, 0, NULL, "output_order=transposed");
+      run_case("4-D c2c over (1, 2, 3) transposed", 4, s4, 3, a4, "kind=c2c output_order=Transposed transport=caller");
+      run_case("5-D r2c over (1, 3) transposed, batch axis 0", 5, s5, 2, a5,
+               "output_order=transposed batch_axis=0 transport=pairwise:2@caller");
+      /* Tuned through the options: the plan made with the tuner's choice, verified as any other. */
+    }
+    via_handle = 0;
+    run_handle_errors(size);
     run_case("3-D r2c over (0, 2), tuned", 3, s3, 2, a3, "tune=quick tune_budget=60 tune_fields=2");
     run_kinds();
     run_single();
@@ -302,7 +399,7 @@ int main(int argc, char** argv) {
     /* Options as made: the grid as chosen. */
     if (nbfft_nd_plan_create(MPI_COMM_WORLD, 3, s3, 2, a3, grid, &p) == NBFFT_SUCCESS) {
       CHECK("options text", nbfft_nd_plan_options(p, buf, sizeof buf, &needed) == NBFFT_SUCCESS &&
-                                strstr(buf, "kind=c2c") && strstr(buf, grid) == NULL && strstr(buf, grid_made) &&
+                                strstr(buf, "transform=c2c") && strstr(buf, grid) == NULL && strstr(buf, grid_made) &&
                                 needed == strlen(buf) + 1);
       CHECK("describe", nbfft_nd_plan_describe(p, buf, sizeof buf, NULL) == NBFFT_SUCCESS && strstr(buf, "axes (0, 2)"));
       nbfft_nd_plan_counts(p, &nin, &nout);

@@ -2,8 +2,9 @@
 ! (dimension 1 fastest), transforms along chosen dimensions, r2c and c2c, each forward
 ! against a serial DFT of the whole array and backward to the input; then an array declared
 ! in another order on one rank only, a Fortran axis out of range, a bad option and a shape
-! whose element count overflows, each failing every rank with a message naming it. Stops
-! with a non-zero code on any failure.
+! whose element count overflows, each failing every rank with a message naming it. Every
+! case runs twice: options as text (options=) and in an options handle (opts=, the one
+! convention of every plan; nbfft_options_parse). Stops with a non-zero code on any failure.
 program fortran_nd
   use mpi
   use nbfft
@@ -11,8 +12,24 @@ program fortran_nd
   integer, parameter :: dp = kind(1d0)
   integer :: rank, nprocs, failures, st
   character(len=32) :: gridtext
+  logical :: via_handle = .false.
+  integer :: pass
 
   call begin_test()
+  do pass = 0, 1
+    via_handle = pass == 1
+    call cases()
+  end do
+  via_handle = .false.
+  call user_boxes()
+  call lean()
+  call errors()
+
+  call end_test("fortran_nd")
+
+contains
+
+  subroutine cases()
 
   ! numpy's rfftn(g, axes=(0, 1)) of g.shape (7, 6) is Fortran g(6, 7), axes [1, 2].
   call run_case("2-D r2c, every dimension", [6, 7], [integer ::], .false., "")
@@ -30,13 +47,7 @@ program fortran_nd
   call run_case("4-D r2c over three, transposed out", [6, 4, 5, 3], [1, 2, 3], .false., "output_order=transposed")
   ! Tuned through the options: the tuner's grid and transport, verified as any other plan.
   call run_case("3-D r2c over x and z, tuned", [6, 4, 5], [1, 3], .false., "tune=quick tune_budget=60")
-  call user_boxes()
-  call lean()
-  call errors()
-
-  call end_test("fortran_nd")
-
-contains
+  end subroutine
 
   include "fortran_nd_reference.inc"
 
@@ -182,12 +193,25 @@ contains
     complex(dp), allocatable :: g(:), ul(:), uh(:), vl(:)
     real(dp) :: err, back, scale
     nd = size(n)
-    if (size(axes) > 0) then
+    if (via_handle) then
+      block
+        type(nbfft_options) :: h
+        call nbfft_options_create(h)
+        call nbfft_options_parse(h, options, status=st)
+        call expect(st == NBFFT_SUCCESS, name // ": nbfft_options_parse")
+        if (size(axes) > 0) then
+          call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, axes=axes, opts=h, status=st)
+        else
+          call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, opts=h, status=st)
+        end if
+        call nbfft_options_destroy(h)
+      end block
+    else if (size(axes) > 0) then
       call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, axes=axes, options=options, status=st)
     else
       call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, options=options, status=st)
     end if
-    call expect(st == NBFFT_SUCCESS, name // ": create")
+    call expect(st == NBFFT_SUCCESS, name // ": create" // merge(" (options handle)", "                 ", via_handle))
     if (st /= NBFFT_SUCCESS) return
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
     call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
@@ -325,6 +349,27 @@ contains
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
     call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, olo, ohi)
     call expect(lo(1) == 1 .and. hi(1) == 8 .and. hi(2) - lo(2) == 2, "the input keeps x and y whole")
+    ! The same grid through an options handle, grid= adding to a copy of it; a key of the 3-D
+    ! plan only in the handle fails every rank naming it.
+    block
+      type(nbfft_options) :: h
+      type(nbfft_nd_plan) :: q
+      integer :: qlo(3), qhi(3)
+      call nbfft_options_create(h)
+      call nbfft_options_set(h, "norm", "ortho")
+      call nbfft_nd_plan_create(q, MPI_COMM_WORLD, [8, 3, 6], axes=[1, 3], grid=[1, 1, nprocs], opts=h, status=st)
+      call expect(st == NBFFT_SUCCESS, "opts= with grid=: " // nbfft_last_error())
+      if (st == NBFFT_SUCCESS) then
+        call nbfft_nd_box(q, NBFFT_LAYOUT_INPUT, qlo, qhi)
+        call expect(all(qlo == lo) .and. all(qhi == hi), "opts= with grid=: the grid= plan's boxes")
+        call nbfft_nd_plan_destroy(q)
+      end if
+      call nbfft_options_set(h, "threads", "2")
+      call nbfft_nd_plan_create(q, MPI_COMM_WORLD, [8, 3, 6], opts=h, status=st)
+      call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "threads") > 0, &
+                  "a 3-D-only key in opts=: " // nbfft_last_error())
+      call nbfft_options_destroy(h)
+    end block
     ! A binding's own (local) error: its status, and nbfft_last_error() says what.
     call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, slo, shi, status=st)
     call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "lo and hi need 3 entries") > 0, &

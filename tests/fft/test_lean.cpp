@@ -26,6 +26,7 @@ Options options(int m1, int m2, const std::string& transport, bool lean) {
   o.effort = Effort::Estimate;
   o.transport(transport);
   o.lean_workspace = lean;
+  o.fields_in_flight = 1;  // one workspace: the memory compared below
   return o;
 }
 

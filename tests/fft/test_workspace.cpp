@@ -87,14 +87,19 @@ TEST(Workspace, ForeignOrEmptyWorkspaceIsInvalidArgument) {
 
 // The pipeline's second workspace exists from construction: a multi-field call allocates
 // nothing, so workspace_bytes() is the same before and after it. Without fields in flight
-// the plan holds one workspace.
+// the plan holds one workspace, and so does a plan whose transport cannot overlap
+// (blocking: the default transport, with the default two fields in flight).
 TEST(Workspace, PipelineWorkspaceIsMadeAtConstruction) {
   Options o;
   o.m1 = 1;
   o.m2 = world_size();
   o.effort = Effort::Estimate;
   const Grid n{8, 8, 8};
+  const Plan blocking(MPI_COMM_WORLD, n, o);
+  o.transport("pairwise@caller");
+  o.fields_in_flight = 1;
   const Plan lean(MPI_COMM_WORLD, n, o);
+  EXPECT_EQ(blocking.workspace_bytes(), lean.workspace_bytes());
   o.fields_in_flight = 2;
   const Plan plan(MPI_COMM_WORLD, n, o);
   EXPECT_EQ(plan.workspace_bytes(), lean.workspace_bytes() * (world_size() > 1 ? 2 : 1));

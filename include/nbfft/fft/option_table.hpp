@@ -15,6 +15,7 @@
 
 #include "nbfft/fft/options.hpp"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,13 @@
 namespace nbfft::fft {
 
 enum class OptionType { Choice, Int, Bool, Grid, Transport, Real, Text, Ratios };
+// Which plans a key applies to: every plan (the 3-D nbfft::fft::Plan and the N-D
+// nbfft::nd::Plan), the 3-D plan only, or N-D plans only. A row of one plan is an error,
+// naming the plans it applies to, when set on the other.
+enum class OptionScope { All, Plan3D, PlanND };
+const char* name(OptionScope s);  // "all", "3-D", "N-D"
+bool applies_to_3d(OptionScope s);
+bool applies_to_nd(OptionScope s);
 // "choice", "int", "bool", "grid", "transport", "real", "text", "ratios" (one number >= 1, or x,y,z)
 const char* name(OptionType t);
 
@@ -49,6 +57,10 @@ struct OptionRow {
   // A setting of the tuner itself (tune, tune_budget, ...; fft/tune.hpp): never chosen by
   // it, never part of its wisdom key nor stored in its wisdom.
   bool tuning = false;
+  // The plans it applies to. get and set above are the 3-D plan's (nullptr on an N-D-only
+  // row); an N-D plan reads its rows through nbfft/nd/options_text.hpp, by the same key,
+  // words and range.
+  OptionScope scope = OptionScope::All;
 };
 
 // Every row, in the order printed.
@@ -63,11 +75,16 @@ const OptionRow& option_row(std::string_view key);
 void set_option(Options& o, std::string_view key, std::string_view value);
 std::string get_option(const Options& o, std::string_view key);
 
-// (key, value) of every row that is not a shorthand: what operator<< prints and, filtered
-// by a row's flag, what ranks agree on and what tuning wisdom stores.
+// (key, value) of every row of the 3-D plan that is not a shorthand: what operator<< prints
+// and, filtered by a row's flag, what ranks agree on and what tuning wisdom stores.
 std::vector<std::pair<std::string, std::string>> option_values(const Options& o, bool (*keep)(const OptionRow&));
 
-// The docs/fft.md table (markdown; scripts/check-docs.sh compares it).
-std::string options_markdown();
+// Calls f(key, value) for each "key=value" pair of text, in order (pairs separated by blanks:
+// spaces, tabs, newlines). Throws InvalidArgument "'PAIR' is not key=value" for a pair
+// without '=' or key, before calling f for any pair.
+void for_each_pair(std::string_view text, const std::function<void(std::string_view, std::string_view)>& f);
+
+// The docs table of every row (markdown) is nbfft::nd::options_markdown(), which knows both
+// plans' defaults (nbfft/nd/options_text.hpp).
 
 }  // namespace nbfft::fft

@@ -114,11 +114,13 @@ struct Options {
   int col_depth = 0;
   // Fields in flight in forward_many / backward_many: the plan holds this many workspaces
   // (each about the size of the local data) and pipelines that many fields over the COL
-  // exchange. 1 (the default) keeps memory lean and runs the fields one after the other; 2
-  // is seed 000 Fig. 4, each field's COL exchange behind its neighbours' FFTs. Only a bulk
-  // COL exchange between several ranks pipelines; otherwise the plan holds one workspace.
+  // exchange: 2 (the default, N-D plans' too) is seed 000 Fig. 4, each field's COL exchange
+  // behind its neighbours' FFTs; 1 runs the fields one after the other. Only a bulk COL
+  // exchange between several ranks on a transport that can overlap (not `blocking`, which
+  // completes where it starts) pipelines; otherwise the plan holds one workspace, so the
+  // default costs no memory on the default transport (docs/fft.md "Defaults").
   // Split-phase transforms (Plan::forward_start) use workspaces from make_workspace().
-  int fields_in_flight = 1;
+  int fields_in_flight = 2;
   // Lean workspace (docs/fft.md "Memory"): the plan's own buffers shrink to about 1x the
   // local data (default: 2-3x) by using the caller's array as one side of every exchange,
   // at the price that transforms run in place only (the same array in and out) and the

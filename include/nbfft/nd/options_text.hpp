@@ -38,4 +38,9 @@ Options parse_options(std::string_view text);
 std::string options_text(const Options& o);
 const std::vector<std::string>& option_keys();
 
+// The table of every option key (markdown, docs/fft.md "Options"; scripts/check-docs.sh
+// compares it): which plans it applies to and its default on each, from the one option table
+// (nbfft/fft/option_table.hpp).
+std::string options_markdown();
+
 }  // namespace nbfft::nd

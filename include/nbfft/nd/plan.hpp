@@ -56,8 +56,10 @@
 
 namespace nbfft::nd {
 
-enum class Kind { R2C, C2C };
-const char* name(Kind k);  // "r2c", "c2c"
+// r2c or c2c: the 3-D plan's transform kind (the option table's key `transform`, also
+// spelled `kind`).
+using Kind = fft::TransformKind;
+using fft::name;  // name(Kind): "r2c", "c2c"
 
 // A block of an N-D array: global offset and extent along each axis (axis 0 first), and
 // the axes in memory order, slowest first (empty: C order). Only a transposed spectrum
@@ -76,7 +78,7 @@ struct Options {
   // logical size (2(n-1) for dct1, 2(n+1) for dst1, 2n for the other r2r kinds).
   std::vector<fft::AxisKind> kinds;
   fft::Norm norm = fft::Norm::Backward;  // as nbfft::fft::Options (1/N on backward)
-  fft::Effort effort = fft::Effort::Estimate;
+  fft::Effort effort = fft::Effort::Measure;  // the 3-D plan's default (docs/fft.md "Defaults")
   // The local FFT library (nbfft/fft/options.hpp Backend): auto, fftw or mkl; r2r axes need
   // FFTW (auto takes it for them).
   fft::Backend backend = fft::Backend::Auto;
