@@ -8,6 +8,8 @@
 #include "nbfft/agree.hpp"
 #include "nbfft/fft/transpose.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -57,6 +59,14 @@ void fill(const nbfft::fft::Box3& b, int64_t lo[3], int64_t n[3]) {
   }
 }
 
+// Collective: the pencils behind a new handle (the arguments already agreed).
+void make(MPI_Comm comm, const int64_t n[3], const nbfft::fft::Pencils::Options& o, nbfft_pencils* pencils) {
+  *pencils = nullptr;
+  auto h = std::make_unique<nbfft_pencils_s>(nbfft_pencils_s{nbfft::fft::Pencils(comm, {n[0], n[1], n[2]}, o)});
+  track(h.get(), true);
+  *pencils = h.release();
+}
+
 void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
             nbfft_pencils* pencils) {
   nbfft::check_mpi_running(what);
@@ -69,10 +79,33 @@ void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2,
     o.m2 = m2;
     if (transport) o.transport(transport);
   });
-  *pencils = nullptr;
-  auto h = std::make_unique<nbfft_pencils_s>(nbfft_pencils_s{nbfft::fft::Pencils(comm, {n[0], n[1], n[2]}, o)});
-  track(h.get(), true);
-  *pencils = h.release();
+  make(comm, n, o, pencils);
+}
+
+// The pencils from an options handle: the keys they have (the 3-D plan's words), and an
+// error naming any other key the handle sets (a transform's, which pencils do not make).
+void create_from(const char* what, MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_pencils* pencils) {
+  nbfft::check_mpi_running(what);
+  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
+  nbfft::fft::Pencils::Options o;
+  nbfft::agree(comm, [&] {
+    if (!n) throw Error("n is NULL");
+    if (!pencils) throw Error("the pencils pointer is NULL");
+    const nbfft_options_s& h = nbfft::capi::opts_of(options);
+    static const char* const taken[] = {"proc_grid", "transport", "row_transport", "col_transport", "fields_in_flight"};
+    for (const auto& [key, value] : h.set)
+      if (std::none_of(std::begin(taken), std::end(taken), [&](const char* k) { return key == k; }))
+        throw Error("pencils take proc_grid, transport, row_transport, col_transport and fields_in_flight; the "
+                    "options set " + key + "=" + value + ", a transform's (make a plan for it)",
+                    ErrorCode::InvalidArgument);
+    const nbfft::fft::Options& f = h.for_3d();
+    o.m1 = f.m1;
+    o.m2 = f.m2;
+    o.row_transport = f.row_transport;
+    o.col_transport = f.col_transport;
+    o.fields_in_flight = f.fields_in_flight;
+  });
+  make(comm, n, o, pencils);
 }
 
 }  // namespace
@@ -91,6 +124,20 @@ nbfft_status nbfft_pencils_create_f(MPI_Fint comm, const int64_t n[3], int m1, i
   return guard("nbfft_pencils_create_f", [&] {
     create("nbfft_pencils_create_f", nbfft::capi::comm_of_fortran("nbfft_pencils_create_f", comm), n, m1, m2,
            transport, pencils);
+  });
+}
+
+nbfft_status nbfft_plan_create_pencils(MPI_Comm comm, const int64_t n[3], nbfft_options options,
+                                       nbfft_pencils* pencils) {
+  return guard("nbfft_plan_create_pencils",
+               [&] { create_from("nbfft_plan_create_pencils", comm, n, options, pencils); });
+}
+
+nbfft_status nbfft_plan_create_pencils_f(MPI_Fint comm, const int64_t n[3], nbfft_options options,
+                                         nbfft_pencils* pencils) {
+  return guard("nbfft_plan_create_pencils_f", [&] {
+    create_from("nbfft_plan_create_pencils_f", nbfft::capi::comm_of_fortran("nbfft_plan_create_pencils_f", comm), n,
+                options, pencils);
   });
 }
 

@@ -30,6 +30,14 @@ typedef nbfft_request nbfft_transpose; /* a split-phase transpose in flight: an 
  * NULL or a name of the plan's option strings ("blocking", "pairwise:4@thread", ...). */
 nbfft_status nbfft_pencils_create(MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
                                   nbfft_pencils* pencils);
+/* Collective. The pencils from an options handle, as every plan is made (nbfft_plan_create,
+ * nbfft_plan_create_nd): its proc_grid (M1xM2 or PZxPYx1), transport (or row_transport and
+ * col_transport) and fields_in_flight; NULL: the defaults. A handle that sets any other key
+ * (a transform's: precision, padding, ...) is NBFFT_INVALID_ARGUMENT on every rank naming it. */
+nbfft_status nbfft_plan_create_pencils(MPI_Comm comm, const int64_t n[3], nbfft_options options,
+                                       nbfft_pencils* pencils);
+nbfft_status nbfft_plan_create_pencils_f(MPI_Fint comm, const int64_t n[3], nbfft_options options,
+                                         nbfft_pencils* pencils);
 /* The same with a Fortran communicator handle (the Fortran module's entry). */
 nbfft_status nbfft_pencils_create_f(MPI_Fint comm, const int64_t n[3], int m1, int m2, const char* transport,
                                     nbfft_pencils* pencils);

@@ -4,7 +4,7 @@
 # without the repository docs, python/tests/test_docstrings.py) live in _plan.py.
 import logging
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +15,10 @@ from ._request import Request
 _A = TypeVar("_A", bound=np.ndarray[Any, Any])
 
 ALIGNMENT: int
-_ROWS: Dict[str, Dict[str, Any]]  # the option table by key (NdPlan reads its shared ranges)
+_ROWS: Dict[str, Dict[str, Any]]  # the option table by key (NdPlan reads it too)
+
+# A keyword argument's value as the table's word (check: the plan's parser, the 3-D one's by default).
+def _option_text(what: str, key: str, value: Any, check: Optional[Callable[[str, str], None]] = ...) -> str: ...
 
 def aligned_empty(shape: Union[int, Sequence[int]], dtype: npt.DTypeLike,
                   alignment: int = ...) -> np.ndarray[Any, np.dtype[Any]]: ...

@@ -104,6 +104,27 @@ int main(int argc, char** argv) {
       run(p, NBFFT_PENCIL_Z, NBFFT_PENCIL_X);
     }
     CHECK(nbfft_pencils_destroy(&p) == NBFFT_SUCCESS && p == NULL, "%s", nbfft_last_error());
+    /* The same pencils from an options handle (the one convention of every plan). */
+    {
+      nbfft_options o = NULL;
+      char grid[64];
+      snprintf(grid, sizeof grid, "proc_grid=%dx%d transport=%s", g, size / g, g == 1 ? "thread" : "pairwise:2@caller");
+      nbfft_options_create(&o);
+      CHECK(nbfft_options_parse(o, grid) == NBFFT_SUCCESS, "%s", nbfft_last_error());
+      CHECK(nbfft_plan_create_pencils(MPI_COMM_WORLD, n, o, &p) == NBFFT_SUCCESS, "from a handle: %s",
+            nbfft_last_error());
+      nbfft_pencils_grid(p, &m1, &m2);
+      CHECK(m1 == g && m2 == size / g, "from a handle: grid %dx%d", m1, m2);
+      run(p, NBFFT_PENCIL_X, NBFFT_PENCIL_Y);
+      run(p, NBFFT_PENCIL_Y, NBFFT_PENCIL_Z);
+      nbfft_pencils_destroy(&p);
+      /* A transform's key in the handle: every rank fails, naming it. */
+      nbfft_options_set(o, "padding", "1.5");
+      CHECK(nbfft_plan_create_pencils(MPI_COMM_WORLD, n, o, &p) == NBFFT_INVALID_ARGUMENT && p == NULL &&
+                strstr(nbfft_last_error(), "padding"),
+            "pencils with padding: %s", nbfft_last_error());
+      nbfft_options_destroy(&o);
+    }
   }
   /* Errors: every rank gets the status of the one short array. */
   nbfft_pencils_create(MPI_COMM_WORLD, n, 0, 0, NULL, &p);

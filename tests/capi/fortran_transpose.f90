@@ -71,6 +71,27 @@ program fortran_transpose
     call nbfft_pencils_destroy(p)
   end do
 
+  ! The pencils from an options handle (opts=), as every plan is made; with m1= too: an error.
+  block
+    type(nbfft_options) :: h
+    character(len=32) :: text
+    integer :: st
+    write (text, '(a,i0)') "proc_grid=1x", size
+    call nbfft_options_create(h)
+    call nbfft_options_parse(h, trim(text) // " transport=pairwise:2@caller")
+    call nbfft_pencils_create(p, MPI_COMM_WORLD, n, opts=h)
+    call nbfft_pencils_grid(p, m1, m2)
+    if (m1 /= 1 .or. m2 /= size) call fail("grid from opts=")
+    ux = filled(NBFFT_PENCIL_X)
+    uy = filled(NBFFT_PENCIL_Y) * 0
+    call nbfft_transpose(p, NBFFT_PENCIL_X, NBFFT_PENCIL_Y, ux, uy)
+    call check(uy, NBFFT_PENCIL_Y, "x -> y (pencils from opts=)")
+    call nbfft_pencils_destroy(p)
+    call nbfft_pencils_create(p, MPI_COMM_WORLD, n, m1=1, opts=h, status=st)
+    if (st /= NBFFT_INVALID_ARGUMENT .or. index(nbfft_last_error(), "opts=") == 0) call fail("opts= with m1=")
+    call nbfft_options_destroy(h)
+  end block
+
   ! Errors: one rank's array in another order; a section for a split-phase transpose.
   call nbfft_pencils_create(p, MPI_COMM_WORLD, n)
   ux = filled(NBFFT_PENCIL_X)
