@@ -21,13 +21,13 @@ from ._plan import (Box, Options, Plan, TuneReport, aligned_empty, option_keys, 
                     thread_level_name, transport_presets)
 from ._lifetime import close_all
 from ._transpose import Pencils, PencilsPending
-from ._nd import NdPending, NdPlan
+from ._nd import NdOptions, NdPending, NdPlan
 from ._request import Request
 from . import _core, coll, io
 
 __version__: str = _core.version  # CMake's project(nbfft VERSION ...), the one source
 
-__all__ = ["Plan", "NdPlan", "NdPending", "Pencils", "PencilsPending", "Request", "Box", "Options", "TuneReport", "aligned_empty", "option_keys", "option_rows", "required_thread_level",
+__all__ = ["Plan", "NdPlan", "NdOptions", "NdPending", "Pencils", "PencilsPending", "Request", "Box", "Options", "TuneReport", "aligned_empty", "option_keys", "option_rows", "required_thread_level",
            "thread_level_name",
            "transport_presets", "close_all", "coll", "io", "Error", "InvalidArgument", "ArgumentTypeError",
            "RanksDisagree", "Unavailable", "MpiError", "OutOfMemory", "IoError", "InvalidState",
