@@ -147,18 +147,6 @@ std::string field_error(MPI_Comm comm, const Plan& plan, Layout layout, const ch
   return "";
 }
 
-// Copies between a box's storage (its memory order) and the natural-order global array.
-void copy_box(const Box3& b, std::int64_t gx, std::int64_t gy, std::size_t e, const char* boxed, char* global,
-              bool to_global) {
-  for_each_point(b, [&](std::int64_t at, std::int64_t x, std::int64_t y, std::int64_t z) {
-    char* g = global + static_cast<std::size_t>(x + gx * (y + gy * z)) * e;
-    if (to_global)
-      std::memcpy(g, boxed + static_cast<std::size_t>(at) * e, e);
-    else
-      std::memcpy(const_cast<char*>(boxed) + static_cast<std::size_t>(at) * e, g, e);
-  });
-}
-
 void move_field(MPI_Comm comm, const Plan& plan, Layout layout, bool to_root, const void* local_in, void* local_out,
                 std::size_t local_bytes, void* global, std::size_t global_bytes, int root) {
   const char* what = to_root ? "gather" : "scatter";
@@ -168,13 +156,16 @@ void move_field(MPI_Comm comm, const Plan& plan, Layout layout, bool to_root, co
   const std::size_t e = element_bytes(plan, layout);
   const Decomposition& d = plan.decomposition();
   const std::int64_t gx = layout == Layout::Input ? d.m[0] : d.xc, gy = layout == Layout::Input ? d.m[1] : d.n[1];
+  const std::vector<std::int64_t> shape{global_count(plan, layout) / (gx * gy), gy, gx};  // (z, y, x)
   const std::vector<Box3> boxes = all_boxes(plan, layout);
   std::vector<std::int64_t> counts;
   for (const Box3& b : boxes) counts.push_back(b.count());
   char* g = static_cast<char*>(global);
   // The root unpacks each box, in its memory order, into the natural-order global array.
   detail::move_parts(comm, root, to_root, e, counts, local_in, local_out,
-                     [&](int r, char* part) { copy_box(boxes[static_cast<std::size_t>(r)], gx, gy, e, part, g, to_root); });
+                     [&](int r, char* part) {
+                       copy_block(part, to_box(boxes[static_cast<std::size_t>(r)]), g, shape, to_root, e);  // geometry's
+                     });
 }
 
 }  // namespace

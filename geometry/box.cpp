@@ -119,4 +119,13 @@ void copy_region(const void* src, const Box& sb, void* dst, const Box& db, const
   }
 }
 
+void copy_block(void* block, const Box& b, void* array, const std::vector<std::int64_t>& shape, bool to_array,
+                std::size_t elem) {
+  const Box whole{std::vector<std::int64_t>(shape.size(), 0), shape, {}};
+  if (to_array)
+    copy_region(block, b, array, whole, b, elem);
+  else
+    copy_region(array, whole, block, b, b, elem);
+}
+
 }  // namespace nbfft

@@ -6,6 +6,7 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
 #include "fft/move_parts.hpp"
+#include "nbfft/geometry/box.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -103,40 +104,6 @@ std::string field_error(const Plan& plan, MPI_Comm comm, Layout layout, const st
   return "";
 }
 
-// Copies between a block stored in its box's memory order and the C-order global array of
-// extents g: one run per row of the block's fastest memory axis (a memcpy when that axis is
-// the array's fastest too).
-void copy_block(const Box& b, const std::vector<std::int64_t>& g, std::size_t e, char* block, char* global,
-                bool to_global) {
-  const std::size_t nd = b.n.size();
-  if (b.count() == 0) return;
-  std::vector<std::int64_t> stride(nd, 1);  // of the global array, in elements
-  for (std::size_t a = nd - 1; a-- > 0;) stride[a] = stride[a + 1] * g[a + 1];
-  std::vector<std::size_t> order(nd);  // memory order, slowest first
-  for (std::size_t i = 0; i < nd; ++i) order[i] = b.order.empty() ? i : static_cast<std::size_t>(b.order[i]);
-  const std::size_t last = order.back();
-  const std::int64_t run = b.n[last], rows = b.count() / run;
-  std::vector<std::int64_t> idx(nd, 0);  // the row's place along each slower memory axis
-  for (std::int64_t r = 0; r < rows; ++r) {
-    std::int64_t at = b.lo[last] * stride[last];
-    for (std::size_t i = 0; i + 1 < nd; ++i) at += (b.lo[order[i]] + idx[i]) * stride[order[i]];
-    char* row = block + static_cast<std::size_t>(r * run) * e;
-    char* far = global + static_cast<std::size_t>(at) * e;
-    if (stride[last] == 1) {
-      std::memcpy(to_global ? far : row, to_global ? row : far, static_cast<std::size_t>(run) * e);
-    } else {
-      for (std::int64_t m = 0; m < run; ++m) {
-        char* x = far + static_cast<std::size_t>(m * stride[last]) * e;
-        std::memcpy(to_global ? x : row + m * e, to_global ? row + m * e : x, e);
-      }
-    }
-    for (std::size_t i = nd - 1; i-- > 0;) {
-      if (++idx[i] < b.n[order[i]]) break;
-      idx[i] = 0;
-    }
-  }
-}
-
 void move_array(const Plan& plan, MPI_Comm comm, Layout layout, bool to_root, const void* local_in, void* local_out,
                 std::size_t local_bytes, void* global, std::size_t global_bytes, int root) {
   const std::string what = to_root ? "gather" : "scatter";
@@ -177,7 +144,7 @@ void move_array(const Plan& plan, MPI_Comm comm, Layout layout, bool to_root, co
   char* whole = static_cast<char*>(global);
   fft::detail::move_parts(
       comm, at, to_root, e, counts, local_in, local_out,
-      [&](int r, char* block) { copy_block(boxes[static_cast<std::size_t>(r)], g, e, block, whole, to_root); },
+      [&](int r, char* block) { copy_block(block, boxes[static_cast<std::size_t>(r)], whole, g, to_root, e); },
       part.data());
   if (root != kEveryRank) return;
   // Every rank: the root's array to the others, in pieces an int count can hold.

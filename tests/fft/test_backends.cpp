@@ -159,15 +159,15 @@ TEST(Backends, TunerTriesEachStagesBackend) {
   const TuneReport r = tune(MPI_COMM_WORLD, {16, 12, 10}, base, s);
   int backend_trials = 0;
   for (const TuneTrial& t : r.trials) {
-    if (t.step == "backend") ++backend_trials;
+    if (t.step.rfind("backend", 0) == 0) ++backend_trials;  // "backend", or "backend, runoff" when among the fastest
     for (Backend b : t.options.backends) EXPECT_NE(b, Backend::Auto) << "trial " << t.step << " did not name its backends";
   }
   const bool two = local::built(local::Backend::Fftw) && local::built(local::Backend::Mkl);
   // One candidate per stage with two backends (fewer recorded when a candidate repeats an
   // earlier trial, which is then not timed again), none with one.
   if (two) {
-    EXPECT_GE(backend_trials, 1);
-    EXPECT_LE(backend_trials, 3);
+    EXPECT_GE(backend_trials, 1) << r;
+    EXPECT_LE(backend_trials, 3) << r;
   } else {
     EXPECT_EQ(backend_trials, 0);
   }
@@ -180,7 +180,7 @@ TEST(Backends, TunerTriesEachStagesBackend) {
   int fixed_trials = 0;
   for (const TuneTrial& t : fixed.trials) {
     EXPECT_EQ(t.options.backends[1], public_of(local::default_backend())) << "trial " << t.step << " moved a fixed stage";
-    fixed_trials += t.step == "backend";
+    fixed_trials += t.step.rfind("backend", 0) == 0;
   }
   EXPECT_LE(fixed_trials, two ? 2 : 0);
 }

@@ -45,4 +45,10 @@ bool same_points(const Box& a, const Box& b);
 // destination is written row by row and the source read with its stride there.
 void copy_region(const void* src, const Box& sb, void* dst, const Box& db, const Box& region, std::size_t elem);
 
+// Copies between a block stored in its box's memory order and the whole C-order array of
+// extents `shape` holding it (to_array: block -> array, else array -> block); elem bytes per
+// point. The copy of every gather and scatter (3-D and N-D plans).
+void copy_block(void* block, const Box& b, void* array, const std::vector<std::int64_t>& shape, bool to_array,
+                std::size_t elem);
+
 }  // namespace nbfft
