@@ -9,6 +9,7 @@
 #include "nbfft/fft/transpose.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -67,30 +68,35 @@ void make(MPI_Comm comm, const int64_t n[3], const nbfft::fft::Pencils::Options&
   *pencils = h.release();
 }
 
-void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
-            nbfft_pencils* pencils) {
+// Collective: the checks every rank agrees on, the options `read` fills (inside the
+// agreement, so a bad word on one rank fails every rank), then the pencils.
+void create(const char* what, MPI_Comm comm, const int64_t n[3], nbfft_pencils* pencils,
+            const std::function<void(nbfft::fft::Pencils::Options&)>& read) {
   nbfft::check_mpi_running(what);
   if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
   nbfft::fft::Pencils::Options o;
   nbfft::agree(comm, [&] {
     if (!n) throw Error("n is NULL");
     if (!pencils) throw Error("the pencils pointer is NULL");
-    o.m1 = m1;
-    o.m2 = m2;
-    if (transport) o.transport(transport);
+    read(o);
   });
   make(comm, n, o, pencils);
 }
 
-// The pencils from an options handle: the keys they have (the 3-D plan's words), and an
-// error naming any other key the handle sets (a transform's, which pencils do not make).
+// Positional arguments: the process grid and one transport for both exchanges.
+void create(const char* what, MPI_Comm comm, const int64_t n[3], int m1, int m2, const char* transport,
+            nbfft_pencils* pencils) {
+  create(what, comm, n, pencils, [&](nbfft::fft::Pencils::Options& o) {
+    o.m1 = m1;
+    o.m2 = m2;
+    if (transport) o.transport(transport);
+  });
+}
+
+// An options handle: the keys pencils have (the 3-D plan's words), and an error naming any
+// other key the handle sets (a transform's, which pencils do not make).
 void create_from(const char* what, MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft_pencils* pencils) {
-  nbfft::check_mpi_running(what);
-  if (comm == MPI_COMM_NULL) throw Error("the communicator is MPI_COMM_NULL");
-  nbfft::fft::Pencils::Options o;
-  nbfft::agree(comm, [&] {
-    if (!n) throw Error("n is NULL");
-    if (!pencils) throw Error("the pencils pointer is NULL");
+  create(what, comm, n, pencils, [&](nbfft::fft::Pencils::Options& o) {
     const nbfft_options_s& h = nbfft::capi::opts_of(options);
     static const char* const taken[] = {"proc_grid", "transport", "row_transport", "col_transport", "fields_in_flight"};
     for (const auto& [key, value] : h.set)
@@ -105,7 +111,6 @@ void create_from(const char* what, MPI_Comm comm, const int64_t n[3], nbfft_opti
     o.col_transport = f.col_transport;
     o.fields_in_flight = f.fields_in_flight;
   });
-  make(comm, n, o, pencils);
 }
 
 }  // namespace
