@@ -985,8 +985,12 @@ void H5File::read_bytes(const Layout& l, const std::string& field, std::int64_t 
     format::Array ds = format::open(m.file, m.path, field, step, "H5File::read");
     const std::string s = ds.text("space");
     if (l.has_space && s != name(l.space))
-      throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " is a " + (s.empty() ? "undescribed" : s) +
-                                                  " field; asked for a " + name(l.space) + " one");
+      throw Error(ErrorCode::InvalidArgument,
+                  "H5File::read: " + where + " is " +
+                      (s.empty() ? std::string("a field with no space recorded (a user's layout wrote it: read it "
+                                               "through a layout of your own, io::Layout / nbfft_io_layout_create)")
+                                 : "a " + s + " field") +
+                      "; asked for a " + name(l.space) + " one");
     Dtype fd{};
     std::string why;
     if (!ds.dtype(fd, why)) throw Error(ErrorCode::InvalidArgument, "H5File::read: " + where + " has " + why);

@@ -1,7 +1,8 @@
 ! capi.fortran_h5_layout: layouts from Fortran. An N-D plan's input (blocking and background
 ! writes) and a transpose's X-pencils written at every rank of the world, then read back at
 ! every k <= P ranks: the N-D field through the new plan's layout, the pencils as Y- and
-! Z-pencils, each against the global values. Misuse: data of another type than the layout's
+! Z-pencils, each against the global values. A user's own block (nbfft_io_layout_create, rows
+! split over the ranks) written, then read at every k into the N-D plan's blocks. Misuse: data of another type than the layout's
 ! and a non-contiguous section fail on every rank. Stops non-zero on a failure.
 program fortran_h5_layout
   use mpi
@@ -16,7 +17,7 @@ program fortran_h5_layout
   type(nbfft_io_layout) :: l, lp
   type(nbfft_request) :: r
   integer :: ierr, rank, nranks, failures, total, k, sub, st, lo(3), hi(3)
-  real(dp), allocatable, target :: a(:,:), a2(:,:), v(:,:,:), big(:,:)
+  real(dp), allocatable, target :: a(:,:), a2(:,:), v(:,:,:), big(:,:), w(:,:)
   complex(dp), allocatable, target :: c(:,:)
 
   failures = 0
@@ -61,6 +62,20 @@ program fortran_h5_layout
   call nbfft_io_layout_of(lp, pc, NBFFT_PENCIL_X, NBFFT_DTYPE_FLOAT64)
   call nbfft_h5_write_layout(f, lp, "v", 0, 0d0, v)
   call nbfft_io_layout_destroy(lp)
+  ! A user's own block: the rows of dimension 1 split over the ranks, every column.
+  lo(1) = rank * n2(1) / nranks + 1
+  hi(1) = (rank + 1) * n2(1) / nranks
+  lo(2) = 1
+  hi(2) = n2(2)
+  allocate(w(lo(1):hi(1), lo(2):hi(2)))
+  call fill2(w, lo, hi, 3d0)
+  call nbfft_io_layout_create(l, n2, lo(1:2), hi(1:2), NBFFT_DTYPE_FLOAT64)
+  call nbfft_h5_write_layout(f, l, "w", 0, 0d0, w)
+  call nbfft_io_layout_destroy(l)
+  call nbfft_io_layout_create(l, n2, lo(1:1), hi(1:2), NBFFT_DTYPE_FLOAT64, status=st)
+  call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "lo and hi") > 0, &
+              "a user's block with a short lo is refused, naming it")
+  deallocate(w)
   call nbfft_h5_close(f)
   call nbfft_nd_plan_destroy(nd)
   call nbfft_pencils_destroy(pc)
@@ -78,6 +93,13 @@ program fortran_h5_layout
       call nbfft_io_layout_of(l, nd, NBFFT_SPACE_PHYSICAL)
       call nbfft_h5_read_layout(f, l, "u", 1, a)
       call expect(all(a == a2), "the N-D field read back at another rank count")
+      call nbfft_io_layout_destroy(l)
+      ! The user's field (no space recorded) read into another decomposition: the N-D
+      ! plan's blocks, as a user's own layout of them.
+      call fill2(a2, lo, hi, 3d0)
+      call nbfft_io_layout_create(l, n2, lo(1:2), hi(1:2), NBFFT_DTYPE_FLOAT64)
+      call nbfft_h5_read_layout(f, l, "w", 0, a)
+      call expect(all(a == a2), "a user's own block read back at another rank count and decomposition")
       call nbfft_io_layout_destroy(l)
       call nbfft_pencils_create(pc, sub, n3)
       call pencil_back(NBFFT_PENCIL_Y)

@@ -60,7 +60,8 @@ struct Layout {
 
   // ---- The description the file records (each dataset's attributes, docs/io.md) ---------
   // Physical or spectral side of a transform: written as the attribute space; a read
-  // checks it when both the file and the layout have one. unset: a user's array (no space).
+  // checks it when the layout has one (a field written without one is then refused, saying so).
+  // unset: a user's array (no space), which reads any field of its shape and dtype.
   bool has_space = false;
   Space space = Space::Physical;
   // Further string attributes, written as given (transform, precision, norm, kinds, axes,
