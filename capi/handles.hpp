@@ -15,7 +15,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,9 +28,12 @@
 // take (a 3-D-only key, an N-D plan's batch_axis, kinds for four axes) is kept with that
 // plan's reason, which making such a plan from the handle reports.
 struct nbfft_options_s {
+  // A key as set, and why each kind of plan refuses its value ("": it takes it).
+  struct Setting {
+    std::string key, value, not_3d, not_nd;
+  };
   nbfft::fft::Options o;
-  std::vector<std::pair<std::string, std::string>> set;  // (key, value) in the order set, each key once
-  std::map<std::string, std::string> not_3d, not_nd;     // key -> why that kind of plan refuses its value
+  std::vector<Setting> set;  // in the order set, each key once
 
   // Sets one key: an error (naming the key) only when no plan takes the value.
   void assign(std::string_view key, std::string_view value);
@@ -44,7 +46,8 @@ struct nbfft_options_s {
   nbfft::nd::Options for_nd() const;
 
  private:
-  nbfft::nd::Options for_nd_unchecked() const;  // the values an N-D plan takes, over its defaults
+  const Setting* find(std::string_view key) const;  // nullptr: never set
+  nbfft::nd::Options for_nd_unchecked() const;       // the values an N-D plan takes, over its defaults
 };
 
 struct nbfft_plan_s {

@@ -8,6 +8,7 @@
 #include "capi/guard.hpp"
 #include "capi/handles.hpp"
 #include "nbfft/agree.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/io/hdf5.hpp"
 #include "nbfft/io/layout.hpp"
 
@@ -18,6 +19,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct nbfft_h5file_s {
@@ -100,13 +102,7 @@ const std::string kKeys = "alignment, align_threshold, chunk, box_lengths, xdmf"
 io::H5Options parse_options(const char* text) {
   io::H5Options o;
   if (!text) return o;
-  std::istringstream words(text);
-  std::string w;
-  while (words >> w) {
-    const auto eq = w.find('=');
-    if (eq == std::string::npos)
-      throw Error("options: '" + w + "' is not key=value (keys: alignment, align_threshold, chunk)");
-    const std::string key = w.substr(0, eq), value = w.substr(eq + 1);
+  auto set = [&](const std::string& key, const std::string& value) {
     if (key == "alignment") {
       o.alignment = parse_count(key, value);
     } else if (key == "align_threshold") {
@@ -126,6 +122,13 @@ io::H5Options parse_options(const char* text) {
     } else {
       throw Error("options: unknown key '" + key + "' (keys: " + kKeys + ")");
     }
+  };
+  try {  // the plans' splitter of key=value text (fft/option_table.hpp)
+    nbfft::fft::for_each_pair(text,
+                              [&](std::string_view k, std::string_view v) { set(std::string(k), std::string(v)); });
+  } catch (const Error& e) {
+    if (e.message().rfind("options: ", 0) == 0) throw;
+    throw Error("options: " + e.message() + " (keys: " + kKeys + ")");
   }
   return o;
 }

@@ -88,21 +88,19 @@ void create_plan(MPI_Comm comm, const int64_t n[3], nbfft_options options, nbfft
   int inter = 0;
   check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
   if (inter) throw Error("an intercommunicator cannot hold a plan; use an intracommunicator");
-  const nbfft_options_s* o = nullptr;
+  const fft::Options* o = nullptr;
   std::optional<fft::Box3> in, out;
   agree(comm, [&] {
     need(n, "n");
     need(plan, "the plan pointer");
-    o = &opts_of(options);  // a stale handle on one rank fails every rank
-    o->for_3d();            // so does a value only N-D plans take
+    o = &opts_of(options).for_3d();  // a stale handle, or a value only N-D plans take, on one rank fails every rank
     if (boxes) {  // a half-given box on one rank fails every rank too
       in = user_box(boxes->in_lo, boxes->in_n, boxes->in_order, "in box");
       out = user_box(boxes->out_lo, boxes->out_n, boxes->out_order, "out box");
     }
   });
   *plan = nullptr;
-  fft::Plan p = boxes ? fft::Plan(comm, {n[0], n[1], n[2]}, in, out, o->for_3d())
-                      : fft::Plan(comm, {n[0], n[1], n[2]}, o->for_3d());
+  fft::Plan p = boxes ? fft::Plan(comm, {n[0], n[1], n[2]}, in, out, *o) : fft::Plan(comm, {n[0], n[1], n[2]}, *o);
   MPI_Comm dup = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
   *plan = add_handle<nbfft_plan>(std::unique_ptr<nbfft_plan_s>(new nbfft_plan_s{std::move(p), dup}));

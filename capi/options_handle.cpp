@@ -39,17 +39,20 @@ void nbfft_options_s::assign(std::string_view key, std::string_view value) {
   });
   if (why_3d && why_nd) throw fft::applies_to_3d(row.scope) ? *why_3d : *why_nd;
   if (!why_3d) o = next;
-  set.erase(std::remove_if(set.begin(), set.end(), [&](const auto& kv) { return kv.first == k; }), set.end());
-  set.emplace_back(k, std::string(value));
-  not_3d.erase(k);
-  not_nd.erase(k);
-  if (why_3d) not_3d[k] = why_3d->message();
-  if (why_nd) not_nd[k] = why_nd->message();
+  set.erase(std::remove_if(set.begin(), set.end(), [&](const Setting& s) { return s.key == k; }), set.end());
+  set.push_back({k, std::string(value), why_3d ? why_3d->message() : "", why_nd ? why_nd->message() : ""});
+}
+
+const nbfft_options_s::Setting* nbfft_options_s::find(std::string_view key) const {
+  for (const Setting& s : set)
+    if (s.key == key) return &s;
+  return nullptr;
 }
 
 std::string nbfft_options_s::get(std::string_view key) const {
   const fft::OptionRow& row = fft::option_row(key);
-  if (row.get && !not_3d.count(row.key)) return row.get(o);
+  const Setting* s = find(row.key);
+  if (row.get && !(s && !s->not_3d.empty())) return row.get(o);
   return nd::get_option(for_nd_unchecked(), row.key);
 }
 
@@ -58,30 +61,31 @@ std::string nbfft_options_s::text() const {
   for (const auto& r : fft::option_rows()) {
     if (r.shorthand || (r.tuning && o.tune == fft::TuneEffort::None)) continue;
     // A key of N-D plans only appears once it is set (the 3-D plan has no value for it).
-    if (!r.get && std::none_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == r.key; })) continue;
+    if (!r.get && !find(r.key)) continue;
     s += (s.empty() ? "" : " ") + std::string(r.key) + "=" + get(r.key);
   }
   return s;
 }
 
 const fft::Options& nbfft_options_s::for_3d() const {
-  for (const auto& [k, v] : set)
-    if (auto it = not_3d.find(k); it != not_3d.end())
-      throw Error("a 3-D plan cannot take the option " + k + "=" + v + ": " + it->second, nbfft::ErrorCode::InvalidArgument);
+  for (const Setting& s : set)
+    if (!s.not_3d.empty())
+      throw Error("a 3-D plan cannot take the option " + s.key + "=" + s.value + ": " + s.not_3d,
+                  nbfft::ErrorCode::InvalidArgument);
   return o;
 }
 
 nd::Options nbfft_options_s::for_nd() const {
-  for (const auto& [k, v] : set)
-    if (auto it = not_nd.find(k); it != not_nd.end())
-      throw Error("an N-D plan cannot take the option " + k + "=" + v + ": " + it->second,
+  for (const Setting& s : set)
+    if (!s.not_nd.empty())
+      throw Error("an N-D plan cannot take the option " + s.key + "=" + s.value + ": " + s.not_nd,
                   nbfft::ErrorCode::InvalidArgument);
   return for_nd_unchecked();
 }
 
 nd::Options nbfft_options_s::for_nd_unchecked() const {
   nd::Options n;
-  for (const auto& [k, v] : set)
-    if (!not_nd.count(k)) nd::set_option(n, k, v);
+  for (const Setting& s : set)
+    if (s.not_nd.empty()) nd::set_option(n, s.key, s.value);
   return n;
 }

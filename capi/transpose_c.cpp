@@ -99,10 +99,10 @@ void create_from(const char* what, MPI_Comm comm, const int64_t n[3], nbfft_opti
   create(what, comm, n, pencils, [&](nbfft::fft::Pencils::Options& o) {
     const nbfft_options_s& h = nbfft::capi::opts_of(options);
     static const char* const taken[] = {"proc_grid", "transport", "row_transport", "col_transport", "fields_in_flight"};
-    for (const auto& [key, value] : h.set)
-      if (std::none_of(std::begin(taken), std::end(taken), [&](const char* k) { return key == k; }))
+    for (const auto& s : h.set)
+      if (std::none_of(std::begin(taken), std::end(taken), [&](const char* k) { return s.key == k; }))
         throw Error("pencils take proc_grid, transport, row_transport, col_transport and fields_in_flight; the "
-                    "options set " + key + "=" + value + ", a transform's (make a plan for it)",
+                    "options set " + s.key + "=" + s.value + ", a transform's (make a plan for it)",
                     ErrorCode::InvalidArgument);
     const nbfft::fft::Options& f = h.for_3d();
     o.m1 = f.m1;

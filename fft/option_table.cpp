@@ -70,17 +70,20 @@ std::pair<int, int> grid_of(std::string_view v) {
   // Ranks per axis of the input, numpy order (z, y, x): the spelling every plan reads. The
   // input's x pencils keep x whole.
   if (std::count(v.begin(), v.end(), 'x') == 2) {
-    const std::string s(v);
-    const std::size_t a = s.find('x'), b = s.find('x', a + 1);
-    long e[3];
-    const std::string parts[3] = {s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)};
-    for (int i = 0; i < 3; ++i)
-      if (!int_in(parts[i], 1, 1 << 20, &e[i]))
-        throw Error("not a process grid (ranks per axis PZxPYxPX are integers >= 1, e.g. 2x3x1)");
+    std::vector<int> e;
+    try {
+      e = parse_ranks_per_axis(v);
+    } catch (const Error&) {
+      e.clear();
+    }
+    const bool blank =
+        std::any_of(v.begin(), v.end(), [](char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; });
+    if (blank || e.size() != 3 || e[0] > 1 << 20 || e[1] > 1 << 20 || e[2] > 1 << 20)
+      throw Error("not a process grid (ranks per axis PZxPYxPX are integers >= 1, e.g. 2x3x1)");
     if (e[2] != 1)
-      throw Error("a 3-D plan's input keeps x whole on every rank: ranks per axis PZxPYx1 (" + s +
+      throw Error("a 3-D plan's input keeps x whole on every rank: ranks per axis PZxPYx1 (" + std::string(v) +
                   " splits x over " + std::to_string(e[2]) + ")");
-    return {static_cast<int>(e[1]), static_cast<int>(e[0])};
+    return {e[1], e[0]};
   }
   try {
     return parse_proc_grid(v, 0);  // the one M1xM2 parser (options.cpp), zeros allowed here

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <climits>
+#include <vector>
 #include <string>
 
 namespace nbfft::fft {
@@ -182,6 +184,25 @@ std::pair<int, int> parse_proc_grid(std::string_view s, int least) {
   if (*end != '\0') throw bad();
   if (a < least || b < least || a > 1 << 20 || b > 1 << 20) throw bad();
   return {static_cast<int>(a), static_cast<int>(b)};
+}
+
+std::vector<int> parse_ranks_per_axis(std::string_view s) {
+  const std::string v(s);
+  if (v.empty() || v == "auto") return {};
+  std::vector<int> g;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t x = v.find('x', at);
+    const std::string part = v.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    char* end = nullptr;
+    const long n = part.empty() ? 0 : std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || n < 1 || n > INT_MAX)
+      throw Error("not ranks per axis (auto, or integers >= 1 joined by x, e.g. 2x3x1)");
+    g.push_back(static_cast<int>(n));
+    if (x == std::string::npos) break;
+    at = x + 1;
+  }
+  return g;
 }
 
 // Every option of the table (fft/option_table.cpp), key=value, in its order.

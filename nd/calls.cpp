@@ -148,8 +148,7 @@ class RunOnUserBoxes final : public detail::Run {
     // pump, after the ranks have agreed on the call.
     if (to_plan_) to_stage_ = to_plan_->buffers();
     if (back_) back_stage_ = back_->buffers();
-    comm_ = &b.comm;
-    transport_ = &b.transport;
+    boxes_ = &b;
     const bool lean = m.lean_plan();
     std::vector<const void*> vi(in_.begin(), in_.end());
     std::vector<void*> vo = out_;
@@ -174,8 +173,8 @@ class RunOnUserBoxes final : public detail::Run {
   void pump(bool to_end) override {
     if (!started_) {
       started_ = true;
-      if (to_plan_) to_plan_->bind(*to_stage_, *comm_, *transport_);
-      if (back_) back_->bind(*back_stage_, *comm_, *transport_);
+      if (to_plan_) to_plan_->bind(*to_stage_, boxes_->comm, boxes_->transport);
+      if (back_) back_->bind(*back_stage_, boxes_->comm, boxes_->transport);
       for (std::size_t k = 0; k < in_.size(); ++k) {
         if (to_plan_)
           to_plan_->run(in_[k], const_cast<void*>(plan_in_[k]), *to_stage_);
@@ -201,8 +200,7 @@ class RunOnUserBoxes final : public detail::Run {
   using Reshape = geometry::Reshape;
   const Reshape *to_plan_ = nullptr, *back_ = nullptr;  // null: that side in the plan's box
   std::unique_ptr<Reshape::Staging> to_stage_, back_stage_;  // their send and receive blocks
-  const coll::Comm* comm_ = nullptr;
-  const coll::Transport* transport_ = nullptr;
+  const detail::UserBoxes* boxes_ = nullptr;                 // the reshapes' engine and transport
   std::size_t in_b_ = 0, out_b_ = 0;  // one field in the plan's boxes
   std::vector<detail::Bytes> staged_, results_;                  // the fields in the plan's boxes
   std::unique_ptr<detail::Run> inner_;

@@ -9,9 +9,8 @@
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/r2r_kinds.hpp"
 #include "nbfft/error.hpp"
+#include "fft/text.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <functional>
@@ -28,30 +27,6 @@ struct Access {
   std::function<std::string(const Options&)> get;
 };
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-// "2x1x1" -> {2, 1, 1}; "auto" (or "") -> {} (the plan chooses).
-std::vector<int> parse_grid(const std::string& v) {
-  if (v.empty() || v == "auto") return {};
-  std::vector<int> g;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t x = v.find('x', at);
-    const std::string part = v.substr(at, x == std::string::npos ? std::string::npos : x - at);
-    char* end = nullptr;
-    const long n = part.empty() ? 0 : std::strtol(part.c_str(), &end, 10);
-    if (part.empty() || *end != '\0' || n < 1 || n > INT_MAX) throw Error("");
-    g.push_back(static_cast<int>(n));
-    if (x == std::string::npos) break;
-    at = x + 1;
-  }
-  return g;
-}
-
 std::string grid_text(const std::vector<int>& g) {
   if (g.empty()) return "auto";
   std::string s;
@@ -62,13 +37,7 @@ std::string grid_text(const std::vector<int>& g) {
 // "dst2,periodic" -> one kind per listed axis; "periodic" alone -> {} (every axis periodic).
 std::vector<fft::AxisKind> parse_kinds(const std::string& v) {
   std::vector<fft::AxisKind> k;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t c = v.find(',', at);
-    k.push_back(fft::parse_axis_kind(v.substr(at, c == std::string::npos ? std::string::npos : c - at)));
-    if (c == std::string::npos) break;
-    at = c + 1;
-  }
+  for (std::string_view part : fft::split_commas(v)) k.push_back(fft::parse_axis_kind(part));
   if (k.size() == 1 && k[0] == fft::AxisKind::Periodic) k.clear();
   return k;
 }
@@ -87,7 +56,7 @@ std::pair<const char*, Access> shared(const char* key, T Options::*nd_field, T f
           {[=](Options& o, const std::string& v) {
              fft::Options f;
              try {
-               fft::set_option(f, key, lower(v));  // words in any case, as the other rows
+               fft::set_option(f, key, fft::lower_case(v));  // words in any case, as the other rows
              } catch (const Error&) {
                throw Error("");  // set_option below names the key and what it takes
              }
@@ -106,11 +75,11 @@ const std::map<std::string, Access>& access() {
       shared("precision", &Options::precision, &fft::Options::precision),
       shared("transform", &Options::kind, &fft::Options::transform),
       {"kinds",
-       {[](Options& o, const std::string& v) { o.kinds = parse_kinds(lower(v)); },
+       {[](Options& o, const std::string& v) { o.kinds = parse_kinds(fft::lower_case(v)); },
         [](const Options& o) { return kinds_text(o.kinds); }}},
       shared("norm", &Options::norm, &fft::Options::norm),
       {"proc_grid",
-       {[](Options& o, const std::string& v) { o.grid = parse_grid(lower(v)); },
+       {[](Options& o, const std::string& v) { o.grid = fft::parse_ranks_per_axis(fft::lower_case(v)); },
         [](const Options& o) { return grid_text(o.grid); }}},
       {"transport",
        {[](Options& o, const std::string& v) {
@@ -136,7 +105,7 @@ const std::map<std::string, Access>& access() {
       shared("tune_fields", &Options::tune_fields, &fft::Options::tune_fields),
       {"batch_axis",
        {[](Options& o, const std::string& v) {
-          if (v.empty() || lower(v) == "none") {
+          if (v.empty() || fft::lower_case(v) == "none") {
             o.batch_axis.reset();
             return;
           }

@@ -202,6 +202,10 @@ std::string backends_str(const StageBackends& b);
 // "M1xM2" -> {M1, M2}, each entry in [least, 2^20]; throws on anything else. least = 0 is
 // the plan option's spelling (Options::m1, m2: a 0 is derived from the other entry).
 std::pair<int, int> parse_proc_grid(std::string_view s, int least = 1);
+// Ranks per axis, axis 0 first ("2x1x1" -> {2, 1, 1}; "auto" or "" -> {}: chosen), every
+// entry an integer in [1, INT_MAX]; the process-grid spelling every plan reads (the N-D
+// plan's proc_grid, the 3-D plan's PZxPYx1). Throws InvalidArgument otherwise.
+std::vector<int> parse_ranks_per_axis(std::string_view s);
 // Padding ratios: "R" (every axis) or "RX,RY,RZ", each a number >= 1; throws on anything
 // else. padding_str writes one number when the three agree ("1.5"), else three.
 std::array<double, 3> parse_padding(std::string_view s);
