@@ -215,15 +215,14 @@ std::vector<OptionRow> make_rows() {
        true, false, false, 0, 0, "", "natural", [](const Options& o) -> std::string { return name(o.output_order); },
        [](Options& o, std::string_view v) { o.output_order = parse_output_order(v); }},
       {"threads", T::Int, "0..1024",
-       "threads per rank sharing each stage's planes (FFTs, pack, unpack); same result as 1; 0: NBFFT_THREADS, "
-       "else OMP_NUM_THREADS, else 1",
+       "threads per rank sharing each stage's FFTs and copies; 0: NBFFT_THREADS, else OMP_NUM_THREADS, else 1",
        false, true, false, 0, 1024, "", "2", [](const Options& o) { return std::to_string(o.threads); },
-       [](Options& o, std::string_view v) { o.threads = to_int(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.threads = to_int(v); }},
       {"engine_own_core", T::Bool, "true|false",
        "with the thread engine: leave one of the rank's CPUs to its agent thread (at most CPUs - 1 compute "
        "threads) instead of sharing them",
        false, true, false, 0, 0, "", "true", [](const Options& o) { return bool_str(o.engine_own_core); },
-       [](Options& o, std::string_view v) { o.engine_own_core = to_bool(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.engine_own_core = to_bool(v); }},
       // The tuner's own settings (fft/tune.hpp): agreed like every plan option, never searched
       // nor remembered by it (the last column marks them).
       {"tune", T::Choice, "none|quick|thorough|exhaustive",
@@ -251,7 +250,7 @@ std::vector<OptionRow> make_rows() {
            throw Error("a path with a newline, tab or NUL is not accepted");
          o.tune_wisdom = std::string(v);
        },
-       true, S::Plan3D},
+       true},
       {"tune_log", T::Int, "0..2",
        "what the tuner prints on rank 0's stderr: 0 nothing, 1 progress lines with an ETA and the choice, 2 also "
        "every trial",

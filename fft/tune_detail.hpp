@@ -45,6 +45,10 @@ std::map<std::string, std::string> read_tune_wisdom(MPI_Comm comm, const std::st
 // a wrong path costs nothing.
 void check_tune_wisdom_writable(MPI_Comm comm, const std::string& path);
 void write_tune_wisdom(MPI_Comm comm, const std::string& path, const std::map<std::string, std::string>& entries);
+// What a choice depends on beside the plan: ranks per node, the backends built, the MPI
+// library and rank 0's host ("per_node=2 backends_built=fftw,mkl mpi=... host=..."), as the
+// 3-D key names them, for the N-D tuner's key (nd/tune.cpp). Collective.
+std::string machine_key(MPI_Comm comm);
 
 // ---- tune_log.cpp --------------------------------------------------------------------
 

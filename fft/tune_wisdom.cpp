@@ -204,34 +204,69 @@ void write_tune_wisdom(MPI_Comm comm, const std::string& path, const std::map<st
 
 }  // namespace detail
 
-std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, int fields) {
-  int P = 1;
-  check_mpi(MPI_Comm_size(comm, &P), "MPI_Comm_size");
+namespace {
+
+// The most ranks of comm on one node (the same on every rank). Collective.
+int most_per_node(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   int per_node = 1, most = 1;
   MPI_Comm_size(node, &per_node);
   MPI_Comm_free(&node);
   check_mpi(MPI_Allreduce(&per_node, &most, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  return most;
+}
+
+// Rank 0's host signature on every rank. Collective.
+std::string agreed_host(MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string host = rank == 0 ? host_signature() : "";
   bcast_string(comm, host);
+  return host;
+}
+
+std::string backends_built() {
+  std::string s;
+  for (local::Backend b : local::built_backends()) s += (s.empty() ? "" : ",") + std::string(local::name(b));
+  return s;
+}
+
+// A key is one line of the wisdom file before its tab.
+std::string one_line(std::string key) {
+  for (auto& c : key)
+    if (c == '\t' || c == '\n') c = ' ';
+  return key;
+}
+
+}  // namespace
+
+std::string tune_key(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& base, int fields) {
+  int P = 1;
+  check_mpi(MPI_Comm_size(comm, &P), "MPI_Comm_size");
+  const int most = most_per_node(comm);
+  const std::string host = agreed_host(comm);
   std::ostringstream k;
   k << "grid=" << n[0] << "x" << n[1] << "x" << n[2] << " ranks=" << P << " per_node=" << most
     << " fields=" << std::max(1, fields) << " fixed_grid=" << base.m1 << "x" << base.m2;
   // The backends asked for (a stage the caller fixed is not searched) and those this build
   // has: a choice made with MKL must not replay in a build without it, nor an FFTW-only
   // choice stand in a build that could try MKL.
-  k << " backend=" << backends_str(base.backends) << " backends_built=";
-  for (local::Backend b : local::built_backends()) k << local::name(b) << (b == local::built_backends().back() ? "" : ",");
+  k << " backend=" << backends_str(base.backends) << " backends_built=" << backends_built();
   for (const auto& [key, v] : option_values(base, detail::key_row)) k << " " << key << "=" << v;
   k << " mpi=" << mpi_library() << " host=" << host;
-  std::string key = k.str();
-  for (auto& c : key)
-    if (c == '\t' || c == '\n') c = ' ';
-  return key;
+  return one_line(k.str());
 }
+
+namespace detail {
+
+std::string machine_key(MPI_Comm comm) {
+  const int most = most_per_node(comm);
+  return one_line("per_node=" + std::to_string(most) + " backends_built=" + backends_built() + " mpi=" + mpi_library() +
+                  " host=" + agreed_host(comm));
+}
+
+}  // namespace detail
 
 void forget_tuning() {
   std::lock_guard<std::mutex> lock(memory_mutex);

@@ -103,6 +103,15 @@ const std::map<std::string, Access>& access() {
       shared("tune", &Options::tune, &fft::Options::tune),
       shared("tune_budget", &Options::tune_budget, &fft::Options::tune_budget),
       shared("tune_fields", &Options::tune_fields, &fft::Options::tune_fields),
+      {"tune_wisdom",  // a path: its case kept
+       {[](Options& o, const std::string& v) {
+          fft::Options f;
+          fft::set_option(f, "tune_wisdom", v);
+          o.tune_wisdom = f.tune_wisdom;
+        },
+        [](const Options& o) { return o.tune_wisdom; }}},
+      shared("threads", &Options::threads, &fft::Options::threads),
+      shared("engine_own_core", &Options::engine_own_core, &fft::Options::engine_own_core),
       {"batch_axis",
        {[](Options& o, const std::string& v) {
           if (v.empty() || fft::lower_case(v) == "none") {

@@ -124,8 +124,10 @@ std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vecto
 using detail::Fft;
 using detail::LocalPlan;
 
-// Step k's FFTs, whole or (chunks > 1) also in chunks along the slowest axis in memory that
-// the step does not transform, each chunk's start 16-byte aligned for the backends' SIMD (else whole).
+// Step k's FFTs, whole or also in chunks along the slowest axis in memory that the step does
+// not transform (of more than one point here), each chunk's start 16-byte aligned for the
+// backends' SIMD (else whole): `chunks` of them for progress passes, or with threads four per
+// thread, which the threads take in turn (nd/run.cpp Flight::in_chunks).
 template <typename T>
 void Plan::Impl::plan_fft(std::size_t k) {
   Fft<T> f = make_fft<T>(k, -1, 0);
@@ -134,12 +136,13 @@ void Plan::Impl::plan_fft(std::size_t k) {
   const Box& bout = box[k + 1];
   int cax = -1;
   for (int a : bout.order)
-    if (cax < 0 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
-  if (chunks > 1 && cax >= 0 && !st.swap && bout.n[cax] > 1) {
+    if (cax < 0 && bout.n[a] > 1 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
+  const int pieces = chunks > 1 ? chunks : pool ? 4 * threads : 1;
+  if (pieces > 1 && cax >= 0 && !st.swap) {
     const auto ext = bout.n[cax];
     const auto si = static_cast<std::size_t>(strides_of(bin.n, bin.order)[cax]) * esize(k);
     const auto so = static_cast<std::size_t>(strides_of(bout.n, bout.order)[cax]) * esize(k + 1);
-    std::int64_t c = std::max<std::int64_t>(1, (ext + chunks - 1) / chunks);
+    std::int64_t c = std::max<std::int64_t>(1, (ext + pieces - 1) / pieces);
     while (c < ext && ((static_cast<std::size_t>(c) * si) % 16 || (static_cast<std::size_t>(c) * so) % 16)) ++c;
     if (c < ext) {
       f.count = ext / c;
@@ -320,7 +323,8 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   o.transport(opt.transport);
   o.allow_empty = true;  // nd's schedule has already refused empty ranks
   o.fields_in_flight = depth;
-  o.threads = 1;  // nd's own steps run on one thread; so does its 3-D plan
+  o.threads = opt.threads;  // the 3-D plan resolves them as this plan did
+  o.engine_own_core = opt.engine_own_core;
   o.output_order = opt.output_order;
   // Every rank's boxes must be the 3-D plan's pencils (the same ranks, the same split).
   const std::array<std::int64_t, 3> n{shape[2], shape[1], shape[0]};
@@ -429,7 +433,21 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"use_3d_plan", options.use_3d_plan ? "true" : "false"},
               {"allow_empty", options.allow_empty ? "true" : "false"},
               {"lean_workspace", options.lean_workspace ? "true" : "false"},
-              {"progress_chunks", std::to_string(options.progress_chunks)}});
+              {"progress_chunks", std::to_string(options.progress_chunks)},
+              {"engine_own_core", options.engine_own_core ? "true" : "false"}});
+  // Threads per rank, as the 3-D plan resolves them (ranks may differ: the environment).
+  m.threads = agree(m.comm, [&] {
+    if (options.threads < 0 || options.threads > 1024)
+      throw Error("threads = " + std::to_string(options.threads) + " must be in [0, 1024] (0: NBFFT_THREADS, "
+                  "else OMP_NUM_THREADS, else 1)", ErrorCode::InvalidArgument);
+    bool engine_thread = false;
+    try {
+      engine_thread = coll::Transport::parse(options.transport).engine == coll::EngineKind::Thread;
+    } catch (const Error&) {
+      // a bad transport is reported below, with the plan's other checks
+    }
+    return fft::compute_threads(fft::checked_threads(options.threads), engine_thread, options.engine_own_core);
+  });
   // Every check below depends only on what the ranks just agreed on: the same on every rank.
   std::string err = check_axes(user_shape, user_axes);
   // The field: the user's array without the batch axis.
@@ -497,6 +515,10 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     m.swapped[0] = slowest[0];
     m.swapped[1] = slowest[1];
   }
+  // The same steps on every rank: split when any rank runs threads.
+  int most_threads = m.threads;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &most_threads, 1, MPI_INT, MPI_MAX, m.comm), "MPI_Allreduce");
+  if (err.empty() && most_threads > 1) detail::split_for_lanes(m.sch);
   agree_message(m.comm, err);
   m.shape = shape;
   m.axes = axes;
@@ -507,6 +529,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   m.user_grid = m.with_batch(m.grid, 1);
   m.made = options;
   m.made.grid = m.user_grid;
+  m.made.threads = m.threads;
   // The backend the periodic steps run, as the 3-D plan reports it (agreed: the environment
   // may differ between ranks).
   m.made.backend = agree(m.comm, [&] { return fft::public_backend(fft::resolve_backend(options.backend, false)); });
@@ -548,6 +571,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     std::string why;
     delegate = m.options_3d(o3, why);  // the same verdict on every rank: it depends on agreed values only
     if (delegate) return;
+    if (m.threads > 1) m.pool = std::make_unique<fft::LanePool>(m.threads);
     m.allocate_lane();
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
       if (m.sch.step[k].fft) {
@@ -826,6 +850,7 @@ std::string Plan::describe() const {
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";
   if (m.chunks > 1) os << ", each FFT step in up to " << m.chunks << " chunks with progress passes";
+  if (m.pool) os << "; " << m.threads << " threads";
   if (m.boxes.any())
     os << "; user boxes: " << (m.boxes.in_set ? "in" : "") << (m.boxes.in_set && m.boxes.out_set ? " and " : "")
        << (m.boxes.out_set ? "out" : "") << " (one all-to-all each way)";

@@ -6,6 +6,7 @@
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/nd/tune.hpp"
 #include "fft/axis_fft.hpp"
+#include "fft/threads.hpp"
 #include "local/memory.hpp"
 #include "local/transform.hpp"
 #include "geometry/reshape.hpp"
@@ -110,6 +111,11 @@ struct Plan::Impl {
   // between them while other fields' exchanges are in flight: > 1 only where that moves an
   // exchange (fields in flight on a caller or native engine); 1: each step whole.
   int chunks = 1;
+  // Threads of this rank (Options::threads resolved, fft/threads.hpp) and, with more than
+  // one and nd's own steps, the pool they run the steps' chunks and copies on (nd/run.cpp).
+  // A pool serves one call at a time; a second call meanwhile runs on its own thread alone.
+  int threads = 1;
+  std::unique_ptr<fft::LanePool> pool;
   std::vector<fft::AxisKind> kinds;      // per entry of axes
   std::vector<fft::AxisKind> axis_kind;  // per axis of the field (periodic when not listed)
   int half_axis = -1;                    // the r2c axis; -1: none (c2c, or a real spectrum)

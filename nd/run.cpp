@@ -33,13 +33,37 @@ namespace {
 
 using Byte = unsigned char;
 
+// body(a, b) over ranges that together cover [0, n) once: on the plan's threads when it has
+// them (ranges of at most `grain`), else on this thread at once.
+template <typename F>
+void share(const Plan::Impl& m, std::int64_t n, std::int64_t grain, F&& body) {
+  if (n <= 0) return;
+  if (!m.pool) return body(std::int64_t{0}, n);
+  m.pool->for_units(0, n, grain, [&](int, std::int64_t a, std::int64_t b) { body(a, b); });
+}
+
+// Units of a copy of `bytes` for the plan's threads: four per thread, none under 256 KiB
+// (smaller ones cost more to hand out than to copy).
+std::int64_t copy_grain(const Plan::Impl& m, std::int64_t units, std::size_t bytes) {
+  if (!m.pool || units <= 1) return units;
+  const std::int64_t by_threads = (units + 4 * m.threads - 1) / (4 * m.threads);
+  const auto per_unit = std::max<std::size_t>(1, bytes / static_cast<std::size_t>(units));
+  const auto by_size = static_cast<std::int64_t>((std::size_t{256} << 10) / per_unit);
+  return std::max<std::int64_t>(1, std::max(by_threads, by_size));
+}
+
 // [A][S][B][R] -> [A][B][S][R] (R contiguous bytes): moves the axes between the two of an
 // exchange out of the way of the pencil transpose.
-void swap_blocks(Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std::int64_t B, std::int64_t R) {
+void swap_blocks(const Plan::Impl& m, Byte* dst, const Byte* src, std::int64_t A, std::int64_t S, std::int64_t B,
+                 std::int64_t R) {
   const auto bytes = static_cast<std::size_t>(R);
-  for (std::int64_t a = 0; a < A; ++a)
-    for (std::int64_t s = 0; s < S; ++s)
+  const std::int64_t units = A * S;  // unit u: a = u / S, s = u % S
+  share(m, units, copy_grain(m, units, static_cast<std::size_t>(units * B * R)), [&](std::int64_t u0, std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const std::int64_t a = u / S, s = u % S;
       for (std::int64_t b = 0; b < B; ++b) local::copy_bytes(dst + ((a * B + b) * S + s) * R, src + ((a * S + s) * B + b) * R, bytes);
+    }
+  });
 }
 
 // Whether a transpose writing `bytes` streams its writes past the caches (non-temporal
@@ -64,18 +88,54 @@ bool stream_writes(std::size_t bytes) {
 #endif
 }
 
-// [A][rows][cols] -> [A][cols][rows] (elements of `elem` bytes).
-void transpose_each(Byte* dst, const Byte* src, std::int64_t A, std::int64_t rows, std::int64_t cols, std::size_t elem) {
-  const std::size_t block = static_cast<std::size_t>(rows * cols) * elem;
-  const bool stream = stream_writes(block * static_cast<std::size_t>(A));
-  for (std::int64_t a = 0; a < A; ++a) local::transpose(dst + a * block, rows, src + a * block, cols, rows, cols, elem, stream);
+// `count` transposes of [rows][cols] (rows sld elements apart) into [cols][rows] (dld apart),
+// the j-th from src + soff(j) to dst + doff(j) (bytes): shared among the plan's threads by
+// blocks of 64 source rows, each writing whole cache lines of its destination columns.
+template <typename DOff, typename SOff>
+void transposes(const Plan::Impl& m, std::int64_t count, DOff doff, SOff soff, Byte* dst, std::int64_t dld,
+                const Byte* src, std::int64_t sld, std::int64_t rows, std::int64_t cols, std::size_t elem,
+                bool stream) {
+  constexpr std::int64_t kRows = 64;
+  const std::int64_t blocks = m.pool ? (rows + kRows - 1) / kRows : 1;
+  const std::int64_t per = m.pool ? kRows : rows;
+  const std::int64_t units = count * blocks;
+  const auto bytes = static_cast<std::size_t>(count * rows * cols) * elem;
+  share(m, units, copy_grain(m, units, bytes), [&](std::int64_t u0, std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const std::int64_t j = u / blocks, r0 = (u % blocks) * per, r = std::min(per, rows - r0);
+      local::transpose(dst + doff(j) + static_cast<std::size_t>(r0) * elem, dld,
+                       src + soff(j) + static_cast<std::size_t>(r0 * sld) * elem, sld, r, cols, elem, stream);
+    }
+  });
 }
 
-// o = src * scale (a plain copy when the scale is 1; in place when o == src).
+// [A][rows][cols] -> [A][cols][rows] (elements of `elem` bytes).
+void transpose_each(const Plan::Impl& m, Byte* dst, const Byte* src, std::int64_t A, std::int64_t rows,
+                    std::int64_t cols, std::size_t elem) {
+  const std::size_t block = static_cast<std::size_t>(rows * cols) * elem;
+  const bool stream = stream_writes(block * static_cast<std::size_t>(A));
+  const auto off = [block](std::int64_t a) { return static_cast<std::size_t>(a) * block; };
+  transposes(m, A, off, off, dst, rows, src, cols, rows, cols, elem, stream);
+}
+
+// o = src * scale (a plain copy when the scale is 1; in place when o == src), shared among
+// the plan's threads.
 template <typename T>
-void scale_copy(T* o, const T* src, std::size_t n, double scale) {
-  if (o == src) return local::scale_rows(o, 1, 0, static_cast<std::int64_t>(n), static_cast<T>(scale));
-  local::copy_rows_scaled(o, 0, src, 0, 1, static_cast<std::int64_t>(n), static_cast<T>(scale));
+void scale_copy(const Plan::Impl& m, T* o, const T* src, std::size_t n, double scale) {
+  if (o == src && scale == 1) return;
+  const auto len = static_cast<std::int64_t>(n);
+  share(m, len, copy_grain(m, len, n * sizeof(T)), [&](std::int64_t a, std::int64_t b) {
+    if (o == src) return local::scale_rows(o + a, 1, 0, b - a, static_cast<T>(scale));
+    local::copy_rows_scaled(o + a, 0, src + a, 0, 1, b - a, static_cast<T>(scale));
+  });
+}
+
+// `bytes` bytes, shared among the plan's threads.
+void copy_shared(const Plan::Impl& m, Byte* dst, const Byte* src, std::size_t bytes) {
+  const auto len = static_cast<std::int64_t>(bytes);
+  share(m, len, copy_grain(m, len, bytes), [&](std::int64_t a, std::int64_t b) {
+    local::copy_bytes(dst + a, src + a, static_cast<std::size_t>(b - a));
+  });
 }
 
 bool overlap(const View& a, const View& b) { return a.base < b.end() && b.base < a.end(); }
@@ -241,7 +301,7 @@ class Flight {
   Byte* copy_in(Byte* dst) const {
     if (dst == in_.base && in_.contiguous()) return dst;  // in place: already there
     for (std::int64_t c = 0; c < in_.chunks; ++c)
-      std::memcpy(dst + static_cast<std::size_t>(c) * in_.chunk, in_.base + static_cast<std::size_t>(c) * in_.stride,
+      copy_shared(m_, dst + static_cast<std::size_t>(c) * in_.chunk, in_.base + static_cast<std::size_t>(c) * in_.stride,
                   in_.chunk);
     return dst;
   }
@@ -250,7 +310,7 @@ class Flight {
     const double s = fwd_ ? m_.scale_fwd : m_.scale_bwd;
     const std::size_t n = out_.chunk / sizeof(T);
     for (std::int64_t c = 0; c < out_.chunks; ++c)
-      scale_copy(reinterpret_cast<T*>(out_.base + static_cast<std::size_t>(c) * out_.stride),
+      scale_copy(m_, reinterpret_cast<T*>(out_.base + static_cast<std::size_t>(c) * out_.stride),
                  reinterpret_cast<const T*>(at_ + static_cast<std::size_t>(c) * out_.chunk), n, s);
   }
 
@@ -266,12 +326,10 @@ class Flight {
     // The source is [A][rows][B][cols]: [A][P][B][Q] forward, [A][Q][B][P] backward.
     const std::int64_t rows = fwd_ ? b.n[p] : b.n[q], cols = fwd_ ? b.n[q] : b.n[p];
     const bool stream = stream_writes(static_cast<std::size_t>(A * B * rows * cols) * e);
-    for (std::int64_t a = 0; a < A; ++a)
-      for (std::int64_t j = 0; j < B; ++j) {
-        const std::size_t s = static_cast<std::size_t>((a * rows * B + j) * cols) * e;
-        const std::size_t d = static_cast<std::size_t>((a * cols * B + j) * rows) * e;
-        local::transpose(dst + d, B * rows, at_ + s, B * cols, rows, cols, e, stream);
-      }
+    // Transpose u = a * B + j: block (a, j) of the source to its place in the destination.
+    const auto soff = [&](std::int64_t u) { return static_cast<std::size_t>(((u / B) * rows * B + u % B) * cols) * e; };
+    const auto doff = [&](std::int64_t u) { return static_cast<std::size_t>(((u / B) * cols * B + u % B) * rows) * e; };
+    transposes(m_, A * B, doff, soff, dst, B * rows, at_, B * cols, rows, cols, e, stream);
     at_ = dst;
   }
 
@@ -293,15 +351,23 @@ class Flight {
 
   // A step's transforms, whole or chunk by chunk (Fft::piece) with a progress pass between
   // chunks. in: the step's input side (forward: real input of an r2c), out: its output side.
+  // With threads the chunks are shared among them: all at once, or with progress passes
+  // (the caller's engine) a thread's worth at a time, a pass after each.
   void in_chunks(const Fft<T>& f, Byte* in, Byte* out, bool forward) {
     if (!f.piece) return forward ? run_forward(f, in, out) : run_backward(f, in, out);
-    for (std::int64_t j = 0; j <= f.count; ++j) {
-      const Fft<T>* p = j < f.count ? f.piece.get() : f.tail.get();
-      if (!p) break;
+    const std::int64_t n = f.count + (f.tail ? 1 : 0);
+    const auto chunk = [&](std::int64_t j) {
+      const Fft<T>& p = j < f.count ? *f.piece : *f.tail;
       Byte* i = in + static_cast<std::size_t>(j) * f.in_step;
       Byte* o = out + static_cast<std::size_t>(j) * f.out_step;
-      forward ? run_forward(*p, i, o) : run_backward(*p, i, o);
-      progress();
+      forward ? run_forward(p, i, o) : run_backward(p, i, o);
+    };
+    const std::int64_t group = !m_.pool ? 1 : m_.chunks > 1 ? m_.threads : n;
+    for (std::int64_t g = 0; g < n; g += group) {
+      share(m_, std::min(group, n - g), 1, [&](std::int64_t a, std::int64_t b) {
+        for (std::int64_t j = a; j < b; ++j) chunk(g + j);
+      });
+      if (m_.chunks > 1) progress();
     }
   }
 
@@ -334,9 +400,9 @@ class Flight {
     if ((x.swap && !fwd_) || x.B > 1) {
       src = lane_array(at_) ? other(at_) : lane_.work[0].get();
       if (x.swap && !fwd_)  // [A][F][B][S] -> [A][B][S][F] as the exchange sends it
-        transpose_each(src, at_, x.A, x.F[1], x.B * x.S[1], x.elem);
+        transpose_each(m_, src, at_, x.A, x.F[1], x.B * x.S[1], x.elem);
       else
-        swap_blocks(src, at_, x.A, x.S[from], x.B, x.R[from]);
+        swap_blocks(m_, src, at_, x.A, x.S[from], x.B, x.R[from]);
     }
     // The exchange packs `src` as it starts: a lane array it was in is free again.
     Byte* spare = lane_array(src) ? other(src) : lane_.work[0].get();
@@ -356,9 +422,9 @@ class Flight {
     const Xchg& x = m_.xs[xk_];
     if (post_) {
       if (x.swap && fwd_)  // [A][B][S][F] as received -> [A][F][B][S]
-        transpose_each(post_, recv_, x.A, x.B * x.S[1], x.F[1], x.elem);
+        transpose_each(m_, post_, recv_, x.A, x.B * x.S[1], x.F[1], x.elem);
       else
-        swap_blocks(post_, recv_, x.A, x.B, x.S[fwd_ ? 1 : 0], x.R[fwd_ ? 1 : 0]);
+        swap_blocks(m_, post_, recv_, x.A, x.B, x.S[fwd_ ? 1 : 0], x.R[fwd_ ? 1 : 0]);
       at_ = post_;
     } else {
       at_ = recv_;

@@ -177,6 +177,29 @@ void transpose_output(Schedule& s, int p, int q) {
   for (std::size_t k = from; k < s.stage.size(); ++k) s.stage[k].order = order;
 }
 
+void split_for_lanes(Schedule& s) {
+  for (std::size_t k = 0; k < s.step.size(); ++k) {
+    const Step& st = s.step[k];
+    if (!st.fft || st.swap || st.axes.size() < 2) continue;
+    const Stage& after = s.stage[k + 1];
+    const auto listed = [&](int a) { return std::find(st.axes.begin(), st.axes.end(), a) != st.axes.end(); };
+    bool chunkable = false;
+    for (std::size_t a = 0; a < after.ext.size(); ++a)
+      chunkable = chunkable || (after.ext[a] > 1 && !listed(static_cast<int>(a)));
+    if (chunkable) continue;
+    int slow = -1;
+    for (int a : after.order)
+      if (slow < 0 && listed(a) && !(st.r2c && a == st.axes.front())) slow = a;
+    Step rest = st, alone;
+    rest.axes.erase(std::find(rest.axes.begin(), rest.axes.end(), slow));
+    alone.axes = {slow};
+    s.step[k] = rest;
+    s.step.insert(s.step.begin() + static_cast<std::ptrdiff_t>(k) + 1, alone);
+    s.stage.insert(s.stage.begin() + static_cast<std::ptrdiff_t>(k) + 1, Stage(after));
+    ++k;
+  }
+}
+
 namespace {
 
 // Every grid (ranks per axis, product `left`) with at most `shape[a]` ranks on axis a (any

@@ -53,6 +53,14 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
 // moved after it, where p is the faster of the two). No exchange sees a swapped stage.
 void transpose_output(Schedule& s, int p, int q);
 
+// Threads inside a rank share a local step's FFTs in chunks along an axis the step does not
+// transform (nd/run.cpp). A step that transforms every axis of its stage longer than one
+// point has no such axis, so it becomes two: the step without the slowest of its axes in
+// memory (never the r2c axis), then that axis alone; each leaves the other's axes to chunk.
+// The stage between them is the one after the step (FFTs other than the r2c change neither
+// extents nor grid).
+void split_for_lanes(Schedule& s);
+
 // The grid for `ranks` ranks: ranks on untransformed axes first (no exchange), then the
 // fewest exchanges, the fewest distributed axes, the slowest axes. Grids that leave no rank
 // empty come first; with allow_empty, when there are none, the one that leaves the fewest

@@ -1,6 +1,7 @@
 // nd::tune (nbfft/nd/tune.hpp): candidate grids, transports and fields in flight for an
 // N-D plan, each timed on the caller's ranks, the fastest kept.
 #include "nbfft/nd/tune.hpp"
+#include "fft/tune_detail.hpp"
 #include "nbfft/fft/option_table.hpp"
 
 #include "nbfft/coll/transport.hpp"
@@ -43,6 +44,7 @@ Options untuned_rows(Options o) {
   o.fields_in_flight = d.fields_in_flight;
   o.tune = d.tune;
   o.tune_budget = d.tune_budget;
+  o.tune_wisdom = d.tune_wisdom;
   return o;
 }
 
@@ -299,6 +301,7 @@ std::string box_text(const std::optional<Box>& b) {
 std::ostream& operator<<(std::ostream& os, const TuneReport& r) {
   char line[160];
   if (r.from_memory) return os << "nd tune: from this process's memory: " << chosen_text(r.chosen) << "\n";
+  if (r.from_wisdom) return os << "nd tune: from the wisdom file: " << chosen_text(r.chosen) << "\n";
   std::snprintf(line, sizeof line, "nd tune: %zu trials in %.2f s%s; chose ", r.trials.size(), r.tuning_seconds,
                 r.budget_exhausted ? " (budget spent)" : "");
   os << line << chosen_text(r.chosen);
@@ -324,6 +327,7 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
              {{"tune", fft::name(base.tune)},
               {"tune_budget", budget.str()},
               {"tune_fields", std::to_string(base.tune_fields)},
+              {"tune_wisdom", base.tune_wisdom},
               {"in_box given", in_box ? "yes" : "no"},
               {"out_box given", out_box ? "yes" : "no"}});
   agree(comm, [&] {
@@ -337,30 +341,52 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   std::string axes_text;
   for (int a : axes) axes_text += std::to_string(a) + ",";
   // (options_text of the untuned rows names tune_fields too.)
-  const std::string key = "shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) + " " +
+  // "nd " first: one wisdom file may hold the 3-D tuner's keys too. The machine's part
+  // (ranks per node, backends built, MPI library, host) as the 3-D key names it.
+  const std::string key = "nd shape=" + join(shape) + " axes=" + axes_text + " ranks=" + std::to_string(size) + " " +
                           options_text(untuned_rows(base)) + " effort=" + fft::name(base.tune) +
                           (in_box || out_box ? " boxes=" + joined(allgather_strings(comm, box_text(in_box) + "/" + box_text(out_box)))
-                                             : std::string());
+                                             : std::string()) +
+                          " " + fft::detail::machine_key(comm);
   TuneReport r;
   const double t0 = MPI_Wtime();
+  std::map<std::string, std::string> file;
+  if (!base.tune_wisdom.empty()) file = fft::detail::read_tune_wisdom(comm, base.tune_wisdom);
   {
-    std::string known;
-    {
+    // The wisdom file first (other runs may have written it since), else this process's
+    // memory; rank 0's answer decides, so that every rank takes the same branch.
+    const auto in_file = file.find(key);
+    std::string known = in_file != file.end() ? in_file->second : std::string();
+    if (known.empty()) {
       std::lock_guard<std::mutex> hold(memory_lock);
       auto it = memory().find(key);
       if (it != memory().end()) known = it->second;
     }
-    // Every rank must take the same branch: rank 0's memory decides.
-    int have = known.empty() ? 0 : 1;
+    int have = known.empty() ? 0 : in_file != file.end() ? 2 : 1;
     check_mpi(MPI_Bcast(&have, 1, MPI_INT, 0, comm), "MPI_Bcast");
+    // A wisdom file the choice could not be written to fails now, not after the trials.
+    if (!base.tune_wisdom.empty() && have != 2) fft::detail::check_tune_wisdom_writable(comm, base.tune_wisdom);
     if (have) {
       int n = static_cast<int>(known.size());
       check_mpi(MPI_Bcast(&n, 1, MPI_INT, 0, comm), "MPI_Bcast");
       known.resize(static_cast<std::size_t>(n));
       check_mpi(MPI_Bcast(known.data(), n, MPI_CHAR, 0, comm), "MPI_Bcast");
       r.chosen = base;
-      apply_options(r.chosen, known);
-      r.from_memory = true;
+      agree(comm, [&] {
+        try {
+          apply_options(r.chosen, known);
+        } catch (const Error& e) {
+          throw Error("nd tune: tuning wisdom '" + base.tune_wisdom + "': cannot read the entry '" + known +
+                          "': " + e.message(),
+                      ErrorCode::Io);
+        }
+      });
+      r.from_memory = have == 1;
+      r.from_wisdom = have == 2;
+      if (have == 1 && !base.tune_wisdom.empty()) {  // the file learns what memory knew
+        file[key] = known;
+        fft::detail::write_tune_wisdom(comm, base.tune_wisdom, file);
+      }
       r.tuning_seconds = MPI_Wtime() - t0;
       return r;
     }
@@ -420,8 +446,14 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
   for (const auto& t : r.trials)
     if (t.step.rfind(kUntuned, 0) == 0) r.untuned_seconds = t.seconds;
   r.tuning_seconds = MPI_Wtime() - t0;
-  std::lock_guard<std::mutex> hold(memory_lock);
-  memory()[key] = chosen_text(r.chosen);
+  {
+    std::lock_guard<std::mutex> hold(memory_lock);
+    memory()[key] = chosen_text(r.chosen);
+  }
+  if (!base.tune_wisdom.empty()) {
+    file[key] = chosen_text(r.chosen);
+    fft::detail::write_tune_wisdom(comm, base.tune_wisdom, file);
+  }
   return r;
 }
 

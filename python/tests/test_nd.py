@@ -70,6 +70,31 @@ def test_against_numpy(case, dtype):
         assert all_ranks(np.abs(G - ref).max() < 1e-12 * max(1.0, np.abs(ref).max()))
 
 
+THREAD_CASES = [((40, 36), None, {}), ((12, 7, 20), (0, 2), {"output_order": "transposed"}),
+                ((3, 12, 10, 16), (1, 2, 3), {"batch_axis": 0, "transport": "pairwise@caller"}),
+                ((12, 10, 16), None, {})]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("case", range(len(THREAD_CASES)))
+def test_threads_against_numpy(case, dtype):
+    """threads=2 (docs/nd.md "Threads inside each rank"): the plan says it runs them and
+    matches numpy on a 2-D array, 3-D over two axes, a 4-D batch and 3-D over every axis (on
+    the 3-D plan, which takes the threads)."""
+    shape, axes, extra = THREAD_CASES[case]
+    g = global_array(shape, dtype)
+    ax = axes if axes is not None else tuple(a for a in range(len(shape)) if a != extra.get("batch_axis"))
+    ref = np.fft.rfftn(g, axes=ax) if dtype == np.float64 else np.fft.fftn(g, axes=ax)
+    with nbfft.NdPlan(COMM, shape, axes=axes, dtype=dtype, threads=2, effort="estimate", **extra) as p:
+        assert p.options.threads == 2
+        assert "the 3-D plan" in p.describe() or "2 threads" in p.describe(), p.describe()
+        u = np.ascontiguousarray(g[p.in_slices])
+        U = p.forward(u)
+        G = p.gather(U, root=None, space="output")
+        assert all_ranks(np.abs(G - ref).max() < 1e-12 * max(1.0, np.abs(ref).max())), p.describe()
+        assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < 1e-12), p.describe()
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS + ["rma"])
 def test_every_transport(transport):
     """Every transport at every rank count on a 2-D slab plan (one exchange) and, but for

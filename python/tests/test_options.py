@@ -103,8 +103,8 @@ def test_each_nd_key_reaches_the_nd_plan(comm, key):
 
 
 def test_nd_plan_refuses_a_3d_key_naming_it(comm):
-    e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), threads=2))
-    assert "threads" in e.message and "3-D" in e.message
+    e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), col_depth=2))
+    assert "col_depth" in e.message and "3-D" in e.message
     e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), transform="c2c"))
     assert "transform" in e.message and "dtype" in e.message
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(comm, (6, 8), fields_in_flight=65))
@@ -146,7 +146,7 @@ def test_defaults_are_the_tables(comm):
     with nbfft.NdPlan(comm, (6, 8)) as nd:
         o = nd.options.as_dict()
     for r in ROWS_ND.values():
-        if r["key"] not in ("proc_grid", "backend"):  # the grid as made, the backend that runs
+        if r["key"] not in ("proc_grid", "backend", "threads"):  # the grid as made, the backend and threads that run
             assert all_ranks(o[r["key"]] == r["nd_default"]), (r["key"], o[r["key"]], r["nd_default"])
 
 

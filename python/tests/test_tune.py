@@ -99,6 +99,23 @@ def test_tuned_plan_matches_numpy_and_logs_each_trial(comm, tune_log, wisdom_pat
     assert tune_log[0].tune["from_wisdom"]
 
 
+def test_nd_plan_tunes_into_the_same_wisdom_file(comm, wisdom_path):
+    """NdPlan(tune_wisdom=...): the choice goes to the file under a key of its own ("nd shape=..."),
+    and the next plan of that key reads it from there (the file before this process's memory)."""
+    with nbfft.NdPlan(comm, (12, 10), tune="quick", tune_budget=30, tune_wisdom=wisdom_path) as p:
+        assert p.options.tune_wisdom == wisdom_path
+        first = p.tune_report
+        grid = p.options.proc_grid
+    assert all_ranks(not first.startswith("nd tune: from")), first
+    if comm.rank == 0:
+        with open(wisdom_path) as f:
+            text = f.read()
+        assert text.startswith("nbfft-tune 1\n") and "\nnd shape=12x10 " in text, text
+    with nbfft.NdPlan(comm, (12, 10), tune="quick", tune_budget=30, tune_wisdom=wisdom_path) as p:
+        assert all_ranks(p.tune_report.startswith("nd tune: from the wisdom file")), p.tune_report
+        assert p.options.proc_grid == grid
+
+
 def test_untuned_plan_has_no_report_and_logs_nothing(comm, tune_log):
     with nbfft.Plan(comm, SHAPE, effort="estimate") as plan:
         assert plan.tune_report is None

@@ -11,7 +11,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <complex>
 #include <set>
 #include <sstream>
@@ -183,6 +188,58 @@ TEST(NdTune, LeanPlan) {
   double e = 0;
   for (std::size_t i = 0; i < uh.size(); ++i) e = std::max(e, std::abs(uh[i] - w[i]));
   EXPECT_LT(e, 1e-10);
+}
+
+// tune_wisdom: the choice outlives the process (forget_tuning stands in for a new run), in
+// the 3-D tuner's file format under a key of its own; a path that cannot be written fails on
+// every rank before any trial runs.
+TEST(NdTune, WisdomFile) {
+  nbfft::nd::forget_tuning();
+  char dir[] = "/tmp/nbfft-nd-wisdom-XXXXXX";
+  std::string path;
+  if (world_rank() == 0) path = std::string(mkdtemp(dir)) + "/Tune Wisdom.txt";  // its case and space kept
+  int n = static_cast<int>(path.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  path.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(path.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  Options o;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 60;
+  o.tune_wisdom = path;
+  const Plan first(MPI_COMM_WORLD, {12, 10}, {0, 1}, o);
+  ASSERT_NE(first.tune_report(), nullptr);
+  EXPECT_FALSE(first.tune_report()->from_wisdom);
+  EXPECT_FALSE(first.tune_report()->trials.empty());
+  if (world_rank() == 0) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str().rfind("nbfft-tune 1\nnd shape=12x10 ", 0), 0u) << text.str();
+  }
+  nbfft::nd::forget_tuning();
+  const Plan second(MPI_COMM_WORLD, {12, 10}, {0, 1}, o);
+  ASSERT_NE(second.tune_report(), nullptr);
+  EXPECT_TRUE(second.tune_report()->from_wisdom);
+  EXPECT_TRUE(second.tune_report()->trials.empty());
+  EXPECT_EQ(second.options().grid, first.options().grid);
+  EXPECT_EQ(second.options().transport, first.options().transport);
+  EXPECT_EQ(second.options().fields_in_flight, first.options().fields_in_flight);
+  EXPECT_EQ(nbfft::nd::get_option(second.options(), "tune_wisdom"), path);
+  // Another shape is another key: tuned, and added to the same file.
+  nbfft::nd::forget_tuning();
+  const Plan other(MPI_COMM_WORLD, {8, 6}, {0, 1}, o);
+  EXPECT_FALSE(other.tune_report()->from_wisdom);
+  nbfft::nd::forget_tuning();
+  EXPECT_TRUE(Plan(MPI_COMM_WORLD, {12, 10}, {0, 1}, o).tune_report()->from_wisdom);
+  Options bad = o;
+  bad.tune_wisdom = "/nonexistent-dir-of-nbfft/tune.txt";
+  expect_error([&] { Plan(MPI_COMM_WORLD, {12, 10}, {0, 1}, bad); }, nbfft::ErrorCode::Io, "cannot be written");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    std::remove(path.c_str());
+    rmdir(dir);
+  }
+  nbfft::nd::forget_tuning();
 }
 
 TEST(NdTune, Errors) {

@@ -140,6 +140,18 @@ struct Options {
   fft::TuneEffort tune = fft::TuneEffort::None;
   double tune_budget = 10;
   int tune_fields = 1;
+  // A file where the tuner keeps its choices across runs (the 3-D option's; the same file
+  // may serve both plans: their keys differ). Empty: this process's memory only.
+  std::string tune_wisdom;
+  // Threads inside each rank (the 3-D option's name, range and environment: 0 reads
+  // NBFFT_THREADS, else OMP_NUM_THREADS, else 1; docs/nd.md "Threads inside each rank"):
+  // each local step's FFTs run in chunks along an axis the step does not transform, and the
+  // plan's own copies (transposes, the copy in and out) in row blocks, shared among the
+  // threads; only the calling thread calls MPI (MPI_THREAD_FUNNELED for more than one). A
+  // 3-D plan over all axes passes both to the 3-D plan.
+  int threads = 0;
+  // With the thread engine: at most the rank's CPUs - 1 compute threads (the agent keeps one).
+  bool engine_own_core = false;
 };
 
 struct TuneReport;  // nbfft/nd/tune.hpp

@@ -66,6 +66,7 @@ struct TuneReport {
   double tuning_seconds = 0;      // wall time of the tune
   bool budget_exhausted = false;  // the budget ran out before the search ended
   bool from_memory = false;       // an earlier tune in this process with the same key
+  bool from_wisdom = false;       // the wisdom file's entry for the key (Options::tune_wisdom)
 };
 
 // "nd tune: 9 trials in 2.1 s, chose grid=2x1 transport=pairwise:2@caller ..." and a line
