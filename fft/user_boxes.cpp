@@ -1,5 +1,7 @@
 #include "fft/user_boxes.hpp"
 
+#include "geometry/tiling.hpp"
+
 #include "nbfft/error.hpp"
 
 #include <algorithm>
@@ -25,41 +27,6 @@ std::string box_str(const Box3& b) {
        << ":" << b.lo[2] + b.n[2] << "]";
   }
   return os.str();
-}
-
-// A point of the grid that no box holds, or false. The corner of an uncovered region lies
-// at 0 or at some box's end on each axis, so those coordinates are the only candidates.
-bool uncovered_point(const std::vector<Box3>& boxes, const std::array<std::int64_t, 3>& grid,
-                     std::array<std::int64_t, 3>* p) {
-  std::array<std::vector<std::int64_t>, 3> cand;
-  for (int d = 0; d < 3; ++d) {
-    cand[d].push_back(0);
-    for (const Box3& b : boxes)
-      if (!b.empty() && b.lo[d] + b.n[d] < grid[d]) cand[d].push_back(b.lo[d] + b.n[d]);
-    std::sort(cand[d].begin(), cand[d].end());
-    cand[d].erase(std::unique(cand[d].begin(), cand[d].end()), cand[d].end());
-  }
-  for (std::int64_t z : cand[2])
-    for (std::int64_t y : cand[1])
-      for (std::int64_t x : cand[0]) {
-        bool held = false;
-        for (const Box3& b : boxes) held = held || (!b.empty() && b.contains(x, y, z));
-        if (!held) {
-          *p = {x, y, z};
-          return true;
-        }
-      }
-  return false;
-}
-
-// A non-negative 128-bit count in decimal (std::to_string has no __int128).
-std::string decimal(__int128 v) {
-  std::string s;
-  do {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  } while (v > 0);
-  return s;
 }
 
 }  // namespace
@@ -88,30 +55,20 @@ std::string boxes_problem(const std::vector<Box3>& boxes, const std::array<std::
         return head + "holds more points than one rank can address (" + std::to_string(b.n[0]) + " x " +
                std::to_string(b.n[1]) + " x " + std::to_string(b.n[2]) + "); give that rank a smaller box";
   }
-  for (int r = 0; r < m; ++r)
-    for (int s = r + 1; s < m; ++s) {
-      const Box3 &a = boxes[static_cast<std::size_t>(r)], &b = boxes[static_cast<std::size_t>(s)];
-      if (a.empty() || b.empty()) continue;
-      const Box3 c = to_box3(intersect(to_box(a), to_box(b)));
-      if (!c.empty())
-        return what + " of ranks " + std::to_string(r) + " and " + std::to_string(s) + " overlap: " + box_str(a) +
-               " and " + box_str(b) + " share " + std::to_string(c.count()) + " points, from (" +
-               std::to_string(c.lo[0]) + ", " + std::to_string(c.lo[1]) + ", " + std::to_string(c.lo[2]) + ")";
-    }
-  // In 128 bits: the grid of many ranks may hold more points than an int64 counts.
-  __int128 total = 0;
-  for (const Box3& b : boxes) total += b.count();
-  const __int128 want = static_cast<__int128>(grid[0]) * grid[1] * grid[2];
-  if (total != want) {
-    std::string msg = what + " of the " + std::to_string(m) + " ranks do not tile " + grid_what + ": they hold " +
-                      decimal(total) + " of its " + decimal(want) + " points";
-    std::array<std::int64_t, 3> p{};
-    if (m <= 64 && uncovered_point(boxes, grid, &p))
-      msg += "; no rank holds (x, y, z) = (" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
-             std::to_string(p[2]) + ")";
-    return msg;
+  // Overlaps and gaps: the one tiling check of every plan, in the 3-D plan's words (x, y, z).
+  std::vector<Box> as_boxes;
+  for (const Box3& b : boxes) {  // an empty box anywhere (its lo unchecked above) is none
+    const bool none = b.n[0] == 0 || b.n[1] == 0 || b.n[2] == 0;
+    as_boxes.push_back(to_box(none ? Box3{{0, 0, 0}, {0, 0, 0}, {0, 1, 2}} : b));
   }
-  return "";
+  geometry::TilingWords words;
+  words.what = what;
+  words.array = grid_what;
+  words.box = [&](std::size_t r) { return box_str(boxes[r]); };
+  words.point = [](const std::vector<std::int64_t>& p) {  // numpy order (z, y, x)
+    return "(x, y, z) = (" + std::to_string(p[2]) + ", " + std::to_string(p[1]) + ", " + std::to_string(p[0]) + ")";
+  };
+  return geometry::tiling_problem(as_boxes, {grid[2], grid[1], grid[0]}, words);
 }
 
 std::vector<Box3> agree_boxes(MPI_Comm comm, const Box3& mine, const std::array<std::int64_t, 3>& grid,

@@ -11,41 +11,6 @@
 
 namespace nbfft::geometry {
 
-std::string tiling_problem(const std::vector<Box>& boxes, const std::vector<std::int64_t>& shape,
-                           const std::string& what) {
-  const std::size_t d = shape.size();
-  std::int64_t volume = 1, total = 0;
-  for (auto s : shape) volume *= s;  // addressable: the plan checked its shapes first
-  for (std::size_t r = 0; r < boxes.size(); ++r) {
-    const Box& b = boxes[r];
-    const std::string who = what + " of rank " + std::to_string(r);
-    if (b.lo.size() != d || b.n.size() != d)
-      return who + " has " + std::to_string(b.lo.size()) + " and " + std::to_string(b.n.size()) +
-             " entries (lo and n) for a " + std::to_string(d) + "-D array";
-    // Compared without adding lo and n (which a huge value would wrap); inside the array,
-    // every count below is at most the array's.
-    for (std::size_t a = 0; a < d; ++a)
-      if (b.lo[a] < 0 || b.n[a] < 0 || b.lo[a] > shape[a] || b.n[a] > shape[a] - b.lo[a]) {
-        std::int64_t end = 0;
-        const std::string span = b.lo[a] >= 0 && b.n[a] >= 0 && !__builtin_add_overflow(b.lo[a], b.n[a], &end)
-                                     ? "[" + std::to_string(b.lo[a]) + ", " + std::to_string(end) + ")"
-                                     : "lo " + std::to_string(b.lo[a]) + " n " + std::to_string(b.n[a]);
-        return who + " spans " + span + " along axis " + std::to_string(a) + ", outside the array's [0, " +
-               std::to_string(shape[a]) + ")";
-      }
-    // Past the volume, boxes overlap (named below); stopping there keeps the sum from wrapping.
-    if (total <= volume) total += b.count();
-  }
-  for (std::size_t r = 0; r < boxes.size(); ++r)
-    for (std::size_t q = 0; q < r; ++q)
-      if (intersect(boxes[r], boxes[q]).count() > 0)
-        return what + " of ranks " + std::to_string(q) + " and " + std::to_string(r) + " overlap";
-  if (total != volume)
-    return what + "es of every rank hold " + std::to_string(total) + " points together, the array " +
-           std::to_string(volume) + " (they must cover it: some points belong to no rank)";
-  return "";
-}
-
 Reshape::Reshape(std::vector<Box> from, std::vector<Box> to, int me, std::size_t elem)
     : from_(std::move(from)), to_(std::move(to)), me_(me), elem_(elem) {
   const int m = static_cast<int>(from_.size());

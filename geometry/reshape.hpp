@@ -102,10 +102,4 @@ class Reshape {
   std::int64_t sent_ = 0, received_ = 0;
 };
 
-// Whether every rank's box (lo, n with one entry per axis; order ignored) lies inside `shape`
-// and the boxes together cover it exactly once: "" or what is wrong, naming the rank(s)
-// (`what`: "in_box", "out_box").
-std::string tiling_problem(const std::vector<Box>& boxes, const std::vector<std::int64_t>& shape,
-                           const std::string& what);
-
 }  // namespace nbfft::geometry

@@ -8,6 +8,7 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/error.hpp"
 #include "geometry/reshape.hpp"
+#include "geometry/tiling.hpp"
 #include "fft/axis_fft.hpp"
 #include "nd/plan_impl.hpp"
 
@@ -656,7 +657,11 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
       if (at[1] > static_cast<std::int64_t>(d)) boxes[r].n.resize(static_cast<std::size_t>(at[1]), 0);
     }
     // The same gathered values on every rank: the same verdict.
-    const std::string e = geometry::tiling_problem(boxes, input ? user_shape : with_batch(sch.stage.back().ext, nbatch), input ? "in_box" : "out_box");
+    const std::vector<std::int64_t> array = input ? user_shape : with_batch(sch.stage.back().ext, nbatch);
+    geometry::TilingWords words;
+    words.what = input ? "in_box" : "out_box";
+    words.array = std::string(input ? "the input " : "the spectrum ") + join(array, "x");
+    const std::string e = geometry::tiling_problem(boxes, array, words);
     if (!e.empty()) throw Error("nd plan: " + e, ErrorCode::InvalidArgument);
     for (auto& bx : boxes) {  // C order, spelled out as the plan's own boxes are
       bx.order.resize(d);

@@ -288,7 +288,8 @@ TEST(NdUserBoxes, Errors) {
   // A point no rank holds.
   Box d = slab(s, 0, r);
   if (r == P - 1) d.n[1] = 5;  // the last rank's block is never empty
-  expect_error([&] { make(d, std::nullopt); }, inv, "some points belong to no rank");
+  expect_error([&] { make(d, std::nullopt); }, inv, "in_box of the " + std::to_string(P) + " ranks do not tile the input");
+  expect_error([&] { make(d, std::nullopt); }, inv, "; no rank holds point (");
   // A spectrum box of the input's size (r2c halves the last axis to 4).
   expect_error([&] { make(std::nullopt, slab(s, 0, r)); }, inv, "out_box of rank");
   // Not C order.
