@@ -466,6 +466,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   const std::string what = "shape " + join(user_shape, "x") +
                            (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
   std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
+  std::vector<int> user_names;         // the field's axes by the user's numbers (a batch axis taken out)
+  for (int a = 0; a < static_cast<int>(shape.size()); ++a)
+    user_names.push_back(m.batch_axis >= 0 && a >= m.batch_axis ? a + 1 : a);
   if (err.empty()) err = check_addressable(user_shape, what);
   if (err.empty()) {
     m.kinds = options.kinds.empty() ? std::vector<fft::AxisKind>(axes.size(), fft::AxisKind::Periodic) : options.kinds;
@@ -486,7 +489,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     }
     if (options.grid.empty()) {
       std::string why;
-      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why, options.allow_empty);
+      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why, options.allow_empty, user_names);
       if (m.grid.empty())
         err = "cannot decompose " + what + " over " + std::to_string(m.size) + " ranks with axes (" +
               join(user_axes, ", ") + "): " + why;
@@ -506,7 +509,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     }
   }
   if (err.empty()) {
-    const std::string e = detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch, options.allow_empty);
+    const std::string e =
+        detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch, options.allow_empty, user_names);
     if (!e.empty()) err = "cannot decompose " + what + " over grid " + join(m.with_batch(m.grid, 1), "x") + ": " + e;
   }
   if (err.empty() && options.output_order == fft::OutputOrder::Transposed && axes.size() >= 2) {

@@ -48,8 +48,9 @@ Box box_at(const Stage& s, const std::vector<int>& ranks, const std::vector<int>
 }
 
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                           const std::vector<int>& grid, Schedule& out, bool allow_empty) {
+                           const std::vector<int>& grid, Schedule& out, bool allow_empty, const std::vector<int>& names) {
   const int nd = static_cast<int>(shape.size());
+  const auto name = [&](int a) { return names.empty() ? a : names[static_cast<std::size_t>(a)]; };
   out = Schedule{};
   Stage st{shape, std::vector<int>(shape.size(), -1), std::vector<int>(shape.size())};
   for (int a = 0; a < nd; ++a) st.order[a] = a;
@@ -57,7 +58,7 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
     if (grid[a] > 1) {
       if (grid[a] > shape[a] && !allow_empty) {
         std::ostringstream os;
-        os << "axis " << a << " has " << shape[a] << " points for " << grid[a] << " ranks";
+        os << "axis " << name(a) << " has " << shape[a] << " points for " << grid[a] << " ranks";
         return os.str();
       }
       st.dist[a] = static_cast<int>(out.ranks.size());
@@ -65,7 +66,7 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
     }
   const int r_axis = axes.back();
   if (r2c && st.dist[r_axis] >= 0)
-    return "the r2c axis " + std::to_string(r_axis) + " (the last periodic axis listed) must not be split at the input";
+    return "the r2c axis " + std::to_string(name(r_axis)) + " (the last periodic axis listed) must not be split at the input";
   std::vector<bool> todo(shape.size(), false), done(shape.size(), false);
   for (int a : axes) todo[a] = true;
   std::size_t left = axes.size();
@@ -116,7 +117,7 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
       os << "no whole axis can take the ranks of the split axes still to transform (";
       for (int i = 0; i < nd; ++i)
         if (todo[i] && !done[i] && st.dist[i] >= 0)
-          os << "axis " << i << ": " << out.ranks[static_cast<std::size_t>(st.dist[i])] << " ranks; ";
+          os << "axis " << name(i) << ": " << out.ranks[static_cast<std::size_t>(st.dist[i])] << " ranks; ";
       os << "the whole axes are too short)";
       return os.str();
     }
@@ -237,7 +238,7 @@ int empty_ranks(const Schedule& s) {
 }  // namespace
 
 std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                             int ranks, std::string& why, bool allow_empty) {
+                             int ranks, std::string& why, bool allow_empty, const std::vector<int>& names) {
   std::vector<std::vector<int>> all;
   std::vector<int> g(shape.size(), 1);
   grids(shape, 0, ranks, g, all, allow_empty);
@@ -246,7 +247,7 @@ std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::
   why = "no axis or set of axes has enough points for " + std::to_string(ranks) + " ranks";
   for (const auto& c : all) {
     Schedule s;
-    const std::string e = build_schedule(shape, axes, r2c, c, s, allow_empty);
+    const std::string e = build_schedule(shape, axes, r2c, c, s, allow_empty, names);
     if (!e.empty()) {
       why = e;
       continue;

@@ -44,9 +44,11 @@ struct Schedule {
 // Builds the schedule of an input grid (ranks per axis, validated by the caller); returns
 // "" or why it cannot be made. axes: non-negative, distinct, the r2c axis last. allow_empty:
 // an axis may be split over more ranks than it has points (some ranks hold none of it);
-// otherwise every split axis holds a point per rank at every stage.
+// otherwise every split axis holds a point per rank at every stage. names: the number the
+// why names each axis by (the user's, when a batch axis is taken out); empty: its own.
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                           const std::vector<int>& grid, Schedule& out, bool allow_empty = false);
+                           const std::vector<int>& grid, Schedule& out, bool allow_empty = false,
+                           const std::vector<int>& names = {});
 
 // A transposed output order: axes p and q trade places in memory from the last exchange
 // between them on, or from a swap step placed at the end (p's FFT, unless the r2c one,
@@ -66,7 +68,7 @@ void split_for_lanes(Schedule& s);
 // empty come first; with allow_empty, when there are none, the one that leaves the fewest
 // ranks empty. Empty (and `why` set) when no grid can be made.
 std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                             int ranks, std::string& why, bool allow_empty = false);
+                             int ranks, std::string& why, bool allow_empty = false, const std::vector<int>& names = {});
 
 // This rank's coordinate along each grid dimension (the last one fastest, as MPI_Cart).
 std::vector<int> coords_of(const std::vector<int>& ranks, int rank);

@@ -30,7 +30,7 @@ _DTYPES = {np.dtype(np.float64): (0, 0), np.dtype(np.float32): (0, 1), np.dtype(
 # kinds as sequences, batch_axis an int or None, norm None for 'none'); dtype gives transform
 # and precision. Every other key of the table an N-D plan takes is a keyword argument of the
 # same name (nbfft.option_rows(): scope 'all' or 'N-D').
-_ND_NAMED = ("norm", "proc_grid", "kinds", "batch_axis", "transform", "precision")
+_ND_NAMED = ("norm", "kinds", "batch_axis", "transform", "precision")
 # Mode k of an r2r kind has wavenumber (k + shift) * pi / L (docs/fft.md "Transform kinds").
 _R2R_SHIFT = {"dct1": 0.0, "dct2": 0.0, "dct3": 0.5, "dct4": 0.5, "dst1": 1.0, "dst2": 1.0, "dst3": 0.5, "dst4": 0.5}
 _Problem = Optional[Tuple[Type[Error], str]]
@@ -82,6 +82,7 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
                in_box: Any, out_box: Any, options: Dict[str, Any]) -> Dict[str, Any]:
     """NdPlan's arguments checked (raising InvalidArgument / ArgumentTypeError) and in the core's
     terms: the options as the table's key=value text (its words, ranges and N-D parser)."""
+    options = dict(options)
     a: Dict[str, Any] = {}
     if shape is None:
         raise ArgumentTypeError("{}: shape must be a sequence of ints, got None".format(what))
@@ -104,6 +105,13 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
     kind, precision = _DTYPES[a["dtype"]]
     items = [("transform", "c2c" if kind else "r2c"), ("precision", "single" if precision else "double"),
              ("norm", "none" if norm is None else _option_text(what, "norm", norm, _core.check_nd_option))]
+    if grid is not None and "proc_grid" in options:
+        raise ArgumentTypeError("{}: grid and proc_grid are one option (ranks per axis): give one".format(what))
+    if grid is None and "proc_grid" in options:  # the table's key, as Plan takes it: "2x1" or a sequence
+        grid = options.pop("proc_grid")
+        if isinstance(grid, str):
+            items.append(("proc_grid", _option_text(what, "proc_grid", grid, _core.check_nd_option)))
+            grid = None
     if grid is not None:
         items.append(("proc_grid", "x".join(str(g) for g in ints_arg(what, "grid", grid, None, 1, INT_MAX))))
     a["kinds"] = []
@@ -184,7 +192,8 @@ class NdPlan:
         'backward' (numpy's default: 1/N on backward), 'forward', 'ortho' or 'none'.
     grid : sequence of int or None
         Ranks along each axis at the input (product ``comm.size``). None: chosen, ranks on
-        the untransformed axes first (no exchange), then the fewest exchanges.
+        the untransformed axes first (no exchange), then the fewest exchanges. The table's
+        key ``proc_grid=`` (``"2x1x1"`` or a sequence, as ``Plan`` takes it) is the same option.
     **options
         Every other key of nbfft's option table that applies to N-D plans
         (``nbfft.option_rows()``, scope 'all' or 'N-D'; the same words, ranges and defaults as
