@@ -242,12 +242,12 @@ docs: build
 # The thread engine and the collectives it runs, and the plans' compute threads (fft.threads),
 # under ThreadSanitizer. MPI itself is not
 # instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.
-TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives test_io_background test_fft_threads
+TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives test_io_background test_fft_threads test_nd_threads
 tsan: deps $(MKL_STAMP)
 	cmake -S . -B build/tsan-$(MPI) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBFFT_SANITIZE=thread $(MPI_ARGS) $(MKL_ARGS)
 	cmake --build build/tsan-$(MPI) -j$(JOBS) --target $(TSAN_TESTS)
 	cd build/tsan-$(MPI) && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)|io\.background\.|fft\.threads' -j1
+	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)|io\.background\.|fft\.threads|nd\.threads' -j1
 
 asan:
 	$(MAKE) build BUILD_DIR=build/asan-$(MPI) BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DNBFFT_SANITIZE=address"
