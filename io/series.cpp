@@ -134,9 +134,12 @@ void Series::catalog(const std::string& field, std::int64_t step) {
   const std::string kind = h5::get_string(d, "kind");
   if (!kind.empty()) e.kind = kind;
   h5::Id fs = h5::make(H5Dget_space(d), H5Sclose, "H5Dget_space");
-  if (H5Sget_simple_extent_ndims(fs) != 3) return;
-  hsize_t dims[3];
-  H5Sget_simple_extent_dims(fs, dims, nullptr);
+  // XDMF's co-rectilinear meshes are 2-D or 3-D; a 2-D array (an N-D plan's, a user's
+  // layout's) is one plane of thickness 1 along z, its axes y and x. Other ranks are left out.
+  e.rank = H5Sget_simple_extent_ndims(fs);
+  if (e.rank != 2 && e.rank != 3) return;
+  hsize_t dims[3] = {1, 1, 1};
+  H5Sget_simple_extent_dims(fs, dims + (3 - e.rank), nullptr);
   e.dims = {std::int64_t(dims[0]), std::int64_t(dims[1]), std::int64_t(dims[2])};
   e.start = three(h5::get_int64s(d, "start", 3), {0, 0, 0});
   e.stride = three(h5::get_int64s(d, "stride", 3), {1, 1, 1});

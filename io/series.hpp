@@ -25,7 +25,8 @@ struct Entry {
   Space space = Space::Physical;
   Dtype dtype = Dtype::Float64;
   std::string kind = "field";                     // "field", "plane", "subsampled"
-  std::array<std::int64_t, 3> dims{};             // the dataset's shape
+  std::array<std::int64_t, 3> dims{};             // the dataset's shape (a 2-D one: 1 first)
+  int rank = 3;                                   // the dataset's own number of axes: 2 or 3
   std::array<std::int64_t, 3> start{0, 0, 0};
   std::array<std::int64_t, 3> stride{1, 1, 1};
   std::array<std::int64_t, 3> physical_grid{};    // (mz, my, mx): the spacing of physical data

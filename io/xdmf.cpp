@@ -1,7 +1,8 @@
 // The XDMF 2 file beside an nbfft HDF5 file: what ParaView and VisIt open as a time series.
 //
 // One temporal collection per grid (datasets of the same space, shape and placement share
-// one: full physical fields, full spectra, each plane, each subsample); inside it one
+// one: full physical fields, full spectra, each plane, each subsample; 2-D arrays, an N-D
+// plan's or a user's layout's, as one z plane of their own grids); inside it one
 // uniform grid per physical time holding every field written at that time as point
 // scalars. Grids are 3DCoRectMesh (origin and spacing): physical fields at x = i Lx/mx,
 // spectra at kx = i 2 pi/Lx in the file's storage order (the FFT's: negative wavenumbers
@@ -59,7 +60,7 @@ int precision(Dtype d) { return d == Dtype::Float64 || d == Dtype::Complex128 ? 
 // The geometry key: datasets with the same one share a grid.
 std::string geometry_key(const Entry& e) {
   std::ostringstream os;
-  os << name(e.space) << ' ' << e.kind << ' ' << dims_text(e.dims) << ' ' << dims_text(e.start) << ' '
+  os << name(e.space) << ' ' << e.rank << ' ' << e.kind << ' ' << dims_text(e.dims) << ' ' << dims_text(e.start) << ' '
      << dims_text(e.stride);
   if (e.space == Space::Physical) os << ' ' << dims_text(e.physical_grid);
   return os.str();
@@ -152,7 +153,7 @@ std::string xdmf_text(const std::vector<Entry>& entries, const std::string& h5_n
   // Names: the space for whole fields, the fields' names for planes and subsamples.
   std::map<std::string, int> used;
   for (auto& g : grids) {
-    std::string n = name(g.first->space);
+    std::string n = std::string(name(g.first->space)) + (g.first->rank == 2 ? " 2-D" : "");
     if (g.first->kind != "field") {
       std::map<std::string, bool> fields;
       for (const auto& [t, fs] : g.at_time)

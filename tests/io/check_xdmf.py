@@ -3,7 +3,8 @@ one ParaView uses), headless, and checks what a ParaView user would see: the tim
 are the physical times, each grid sits where the box lengths put it, and every array
 holds the right values at every point: the physical field, the real and imaginary
 parts and modulus of its spectrum (computed here with numpy), the same two in single
-precision on the same grids, the planes and the subsample.
+precision on the same grids, the planes and the subsample; and a 2-D field of an N-D plan and
+its spectrum, each a grid of one z plane.
 
     python tests/io/check_xdmf.py OUTDIR/run.xmf      # exits non-zero on any mismatch
 """
@@ -72,7 +73,8 @@ def main(path):
     for step, t in enumerate(TIMES):
         reader.UpdateTimeStep(t)
         got = blocks(reader.GetOutputDataObject(0))
-        expect = {"physical", "spectral", "u_z2 (plane)", "u_x3 (plane)", "u_sub (subsampled)", "U_kz1 (plane)"}
+        expect = {"physical", "spectral", "u_z2 (plane)", "u_x3 (plane)", "u_sub (subsampled)", "U_kz1 (plane)",
+                  "physical 2-D", "spectral 2-D"}
         assert set(got) == expect, f"t={t}: grids {sorted(got)}, expected {sorted(expect)}"
         u = field(step)
         U = np.fft.rfftn(u)  # nbfft's forward r2c, unnormalized (norm=backward)
@@ -103,7 +105,18 @@ def main(path):
         same(array(ds, "U_kz1_re"), U[1:2].real, f"U_kz1_re at t={t}")
         same(array(ds, "U_kz1_im"), U[1:2].imag, f"U_kz1_im at t={t}")
         same(array(ds, "U_kz1_abs"), np.abs(U[1:2]), f"U_kz1_abs at t={t}")
-    print(f"check_xdmf: {path}: {len(TIMES)} steps at times {TIMES}, 6 grids, every value as written")
+        y, x = np.meshgrid(np.arange(NY), np.arange(NX), indexing="ij")
+        w = (x + 10 * y + 1000 * step).astype(np.float64)[None]  # one z plane
+        W = np.fft.rfftn(w[0])[None]
+        ds = got["physical 2-D"]
+        check_grid(ds, "physical 2-D", (NX, NY, 1), (0, 0, 0), (dx, dy, LZ))
+        same(array(ds, "w"), w, f"w (2-D) at t={t}")
+        ds = got["spectral 2-D"]
+        check_grid(ds, "spectral 2-D", (NX // 2 + 1, NY, 1), (0, 0, 0), (kx, ky, kz))
+        same(array(ds, "W_re"), W.real, f"W_re (2-D) at t={t}")
+        same(array(ds, "W_im"), W.imag, f"W_im (2-D) at t={t}")
+        same(array(ds, "W_abs"), np.abs(W), f"W_abs (2-D) at t={t}")
+    print(f"check_xdmf: {path}: {len(TIMES)} steps at times {TIMES}, 8 grids, every value as written")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@
 // appears at close), steps 1 and 2 through Mode::Append (the XDMF is rewritten at each
 // write). Per step: the physical field u, its spectrum U, the planes z = 2 and x = 3 of u,
 // u subsampled by (3, 2, 2), and the plane kz = 1 of U (complex: real, imaginary, modulus).
-// The same u in single precision (v) and its spectrum V share the grids of u and U.
+// The same u in single precision (v) and its spectrum V share the grids of u and U. A 2-D
+// field w(y, x) = x + 10 y + 1000 step of an N-D plan (7 x 10) and its spectrum W go through
+// the same write on the plan's layout, onto 2-D grids of their own (one z plane).
 // u(x, y, z) = x + 10 y + 100 z + 1000 step, exact in float32 too, so the reader's values say
 // where each point landed.
 //
@@ -12,6 +14,8 @@
 #include "nbfft/error.hpp"
 #include "nbfft/fft/plan.hpp"
 #include "nbfft/io/hdf5.hpp"
+#include "nbfft/io/layout.hpp"
+#include "nbfft/nd/plan.hpp"
 
 #include <mpi.h>
 #include <sys/stat.h>
@@ -49,7 +53,17 @@ int main(int argc, char** argv) {
     const nbfft::fft::Box3 b = plan.in_box();
     std::vector<double> u(plan.in_count());
     std::vector<std::complex<double>> U(plan.out_count());
+    nbfft::nd::Options no;
+    no.effort = nbfft::fft::Effort::Estimate;
+    const nbfft::nd::Plan plan2(MPI_COMM_WORLD, {7, 10}, {0, 1}, no);
+    const nbfft::Box b2 = plan2.in_box();
+    std::vector<double> w(plan2.in_count());
+    std::vector<std::complex<double>> W(plan2.out_count());
     for (int step = 0; step < 3; ++step) {
+      for (std::int64_t y = 0; y < b2.n[0]; ++y)
+        for (std::int64_t x = 0; x < b2.n[1]; ++x)
+          w[static_cast<std::size_t>(y * b2.n[1] + x)] = double(b2.lo[1] + x + 10 * (b2.lo[0] + y) + 1000 * step);
+      plan2.forward(w.data(), w.size(), W.data(), W.size());
       for (std::int64_t z = b.lo[2]; z < b.lo[2] + b.n[2]; ++z)
         for (std::int64_t y = b.lo[1]; y < b.lo[1] + b.n[1]; ++y)
           for (std::int64_t x = b.lo[0]; x < b.lo[0] + b.n[0]; ++x)
@@ -67,6 +81,8 @@ int main(int argc, char** argv) {
       f.write_plane(plan, Space::Physical, "u_x3", step, t, Axis::X, 3, u);
       f.write_subsampled(plan, Space::Physical, "u_sub", step, t, {3, 2, 2}, u);
       f.write_plane(plan, Space::Spectral, "U_kz1", step, t, Axis::Z, 1, U);
+      f.write(nbfft::io::Layout::of(plan2, Space::Physical), "w", step, t, w);
+      f.write(nbfft::io::Layout::of(plan2, Space::Spectral), "W", step, t, W);
       if (step == 2) {  // Append keeps the XDMF current before close()
         int current = 0;
         if (rank == 0) {
