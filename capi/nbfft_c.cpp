@@ -361,7 +361,7 @@ nbfft_status nbfft_set_tune_log(nbfft_tune_log_fn fn, void* user) {
       return;
     }
     nbfft::fft::set_tune_log([fn, user](const nbfft::fft::TuneEvent& e) {
-      const std::string options = nbfft::fft::tuned_values(e.options);
+      const std::string& options = e.candidate;  // any plan's tuned options as text
       nbfft_tune_record r;
       r.kind = static_cast<nbfft_tune_event>(static_cast<int>(e.kind));
       r.trial = e.trial;

@@ -255,7 +255,7 @@ std::vector<OptionRow> make_rows() {
        "what the tuner prints on rank 0's stderr: 0 nothing, 1 progress lines with an ETA and the choice, 2 also "
        "every trial",
        true, false, false, 0, 2, "", "1", [](const Options& o) { return std::to_string(o.tune_log); },
-       [](Options& o, std::string_view v) { o.tune_log = to_int(v); }, true, S::Plan3D},
+       [](Options& o, std::string_view v) { o.tune_log = to_int(v); }, true},
       // N-D plans only (nbfft/nd/options_text.hpp maps it onto nd::Options; no 3-D field).
       {"batch_axis", T::Choice, "none|AXIS",
        "an axis of the array that holds a batch of fields (numpy order, negative from the end; not among the "

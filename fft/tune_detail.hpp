@@ -54,17 +54,25 @@ std::string machine_key(MPI_Comm comm);
 
 // The events of one tune(): to the hook (every rank) and, by settings.log, to rank 0's
 // stderr. Never throws out of a hook.
+// Any plan's tuner: `what` names the problem in its start line ("10x7x6", "nd 12x10 axes
+// (0, 1)"); a candidate is its tuned options as text (TuneEvent::candidate), and the 3-D
+// plan's Options when the tuner is the 3-D plan's (else null: TuneEvent::options default).
 class TuneLogger {
  public:
+  TuneLogger(MPI_Comm comm, std::string what, const TuneSettings& s, double t0);
   TuneLogger(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, double t0);
   void start(int planned);
   void trial(const TuneTrial& t, bool planned_here);
+  void trial(const std::string& step, double seconds, bool planned_here, const std::string& candidate,
+             const Options* options);
   void done(const TuneReport& r);
+  void done(const std::string& candidate, double best_seconds, double tuning_seconds, bool from_wisdom,
+            bool budget_exhausted, const Options* options);
 
  private:
   void emit(TuneEvent& e, bool print);
   double eta(double elapsed) const;
-  std::array<std::int64_t, 3> n_;
+  std::string what_;
   const TuneSettings& s_;
   TuneLog hook_;
   int rank_ = 0, size_ = 1;

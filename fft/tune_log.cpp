@@ -61,7 +61,10 @@ std::string tuned_values(const Options& o) {
 namespace detail {
 
 TuneLogger::TuneLogger(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, double t0)
-    : n_(n), s_(s), t0_(t0), last_print_(t0) {
+    : TuneLogger(comm, std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]), s, t0) {}
+
+TuneLogger::TuneLogger(MPI_Comm comm, std::string what, const TuneSettings& s, double t0)
+    : what_(std::move(what)), s_(s), t0_(t0), last_print_(t0) {
   {
     std::lock_guard<std::mutex> lock(hook_mutex);
     hook_ = hook();  // one tune() sees one hook, even if another thread replaces it meanwhile
@@ -98,34 +101,39 @@ void TuneLogger::start(int planned) {
   e.budget = s_.budget_seconds;
   e.eta = s_.budget_seconds;
   std::ostringstream l;
-  l << "nbfft tune: " << name(s_.effort) << " search of " << n_[0] << "x" << n_[1] << "x" << n_[2] << " on "
-    << size_ << " rank" << (size_ == 1 ? "" : "s") << (s_.fields > 1 ? ", " + std::to_string(s_.fields) + " fields" : "")
+  l << "nbfft tune: " << name(s_.effort) << " search of " << what_ << " on " << size_ << " rank" << (size_ == 1 ? "" : "s") << (s_.fields > 1 ? ", " + std::to_string(s_.fields) + " fields" : "")
     << ": about " << planned << " trials, budget " << secs(s_.budget_seconds);
   e.line = l.str();
   emit(e, true);
 }
 
 void TuneLogger::trial(const TuneTrial& t, bool planned_here) {
+  trial(t.step, t.seconds, planned_here, tuned_values(t.options), &t.options);
+}
+
+void TuneLogger::trial(const std::string& step, double seconds, bool planned_here, const std::string& candidate,
+                       const Options* options) {
   ++done_;
   const double now = MPI_Wtime();
   TuneEvent e;
   e.kind = TuneEvent::Kind::Trial;
   e.trial = done_;
   e.planned = std::max(planned_, done_);
-  e.step = t.step;
-  e.options = t.options;
-  e.seconds = planned_here ? t.seconds : -1;
+  e.step = step;
+  if (options) e.options = *options;
+  e.candidate = candidate;
+  e.seconds = planned_here ? seconds : -1;
   e.elapsed = now - t0_;
   e.budget = s_.budget_seconds;
   e.eta = eta(e.elapsed);
   if (e.seconds >= 0 && (best_ < 0 || e.seconds < best_)) {
     best_ = e.seconds;
-    best_text_ = tuned_values(t.options);
+    best_text_ = candidate;
   }
   std::ostringstream l;
-  l << "nbfft tune: trial " << done_ << "/~" << e.planned << " [" << t.step << "] "
-    << (planned_here ? secs(t.seconds) : std::string("cannot be planned here")) << "  " << tuned_values(t.options)
-    << "  (" << secs(e.elapsed) << " of " << secs(e.budget) << ", ETA " << secs(e.eta) << ")";
+  l << "nbfft tune: trial " << done_ << "/~" << e.planned << " [" << step << "] "
+    << (planned_here ? secs(seconds) : std::string("cannot be planned here")) << "  " << candidate << "  ("
+    << secs(e.elapsed) << " of " << secs(e.budget) << ", ETA " << secs(e.eta) << ")";
   e.line = l.str();
   const bool progress = s_.log == 1 && now - last_print_ >= kProgressEvery;
   if (progress) {
@@ -143,22 +151,28 @@ void TuneLogger::trial(const TuneTrial& t, bool planned_here) {
 }
 
 void TuneLogger::done(const TuneReport& r) {
+  done(tuned_values(r.chosen), r.best_seconds, r.tuning_seconds, r.from_wisdom, r.budget_exhausted, &r.chosen);
+}
+
+void TuneLogger::done(const std::string& candidate, double best_seconds, double tuning_seconds, bool from_wisdom,
+                      bool budget_exhausted, const Options* options) {
   TuneEvent e;
   e.kind = TuneEvent::Kind::Done;
   e.trial = done_;
   e.planned = std::max(planned_, done_);
-  e.options = r.chosen;
-  e.seconds = r.best_seconds;
-  e.elapsed = r.tuning_seconds;
+  if (options) e.options = *options;
+  e.candidate = candidate;
+  e.seconds = best_seconds;
+  e.elapsed = tuning_seconds;
   e.budget = s_.budget_seconds;
-  e.from_wisdom = r.from_wisdom;
+  e.from_wisdom = from_wisdom;
   std::ostringstream l;
-  l << "nbfft tune: chose " << tuned_values(r.chosen) << " (";
-  if (r.from_wisdom)
+  l << "nbfft tune: chose " << candidate << " (";
+  if (from_wisdom)
     l << "from wisdom";
   else
-    l << secs(r.best_seconds) << " per forward+backward; " << done_ << " trials in " << secs(r.tuning_seconds)
-      << (r.budget_exhausted ? ", budget exhausted" : "");
+    l << secs(best_seconds) << " per forward+backward; " << done_ << " trials in " << secs(tuning_seconds)
+      << (budget_exhausted ? ", budget exhausted" : "");
   l << ")";
   e.line = l.str();
   emit(e, true);

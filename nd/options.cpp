@@ -110,6 +110,7 @@ const std::map<std::string, Access>& access() {
           o.tune_wisdom = f.tune_wisdom;
         },
         [](const Options& o) { return o.tune_wisdom; }}},
+      shared("tune_log", &Options::tune_log, &fft::Options::tune_log),
       shared("threads", &Options::threads, &fft::Options::threads),
       shared("engine_own_core", &Options::engine_own_core, &fft::Options::engine_own_core),
       {"batch_axis",

@@ -45,6 +45,7 @@ Options untuned_rows(Options o) {
   o.tune = d.tune;
   o.tune_budget = d.tune_budget;
   o.tune_wisdom = d.tune_wisdom;
+  o.tune_log = d.tune_log;
   return o;
 }
 
@@ -180,8 +181,9 @@ class Arrays {
 class Search {
  public:
   Search(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std::vector<int>& axes, const Options& base,
-         const std::optional<Box>& in_box, const std::optional<Box>& out_box, TuneReport& r)
-      : comm_(comm), shape_(shape), axes_(axes), base_(base), in_box_(in_box), out_box_(out_box), r_(r),
+         const std::optional<Box>& in_box, const std::optional<Box>& out_box, TuneReport& r,
+         fft::detail::TuneLogger& log)
+      : comm_(comm), shape_(shape), axes_(axes), base_(base), in_box_(in_box), out_box_(out_box), r_(r), log_(log),
         start_(MPI_Wtime()) {
     base_.tune = fft::TuneEffort::None;  // the trials' plans do not tune
   }
@@ -212,6 +214,7 @@ class Search {
       times = time(p, kIters + 1);
     } catch (const Error& e) {
       if (untuned || e.code() == ErrorCode::Mpi || e.code() == ErrorCode::Internal) throw;
+      log_.trial(step, -1, false, chosen_text(o), nullptr);
       return -1;  // a grid the plan refuses, a transport this MPI cannot run
     }
     TuneTrial t;
@@ -220,6 +223,7 @@ class Search {
     t.step = step;
     t.exchanges = exchanges;
     r_.trials.push_back(t);
+    log_.trial(step, t.seconds, true, chosen_text(o), nullptr);
     return t.seconds;
   }
 
@@ -252,8 +256,10 @@ class Search {
         for (double t : time(p, 2)) times[c].push_back(t);
       }
     for (std::size_t c = 0; c < order.size(); ++c) {
-      r_.trials[order[c]].seconds = median(times[c]);
-      r_.trials[order[c]].step += ", runoff";
+      TuneTrial& t = r_.trials[order[c]];
+      t.seconds = median(times[c]);
+      t.step += ", runoff";
+      log_.trial(t.step, t.seconds, true, chosen_text(t.options), nullptr);
     }
   }
 
@@ -283,6 +289,7 @@ class Search {
   const std::optional<Box>& in_box_;
   const std::optional<Box>& out_box_;
   TuneReport& r_;
+  fft::detail::TuneLogger& log_;
   double start_;
   Arrays arrays_;
 };
@@ -328,6 +335,7 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
               {"tune_budget", budget.str()},
               {"tune_fields", std::to_string(base.tune_fields)},
               {"tune_wisdom", base.tune_wisdom},
+              {"tune_log", std::to_string(base.tune_log)},
               {"in_box given", in_box ? "yes" : "no"},
               {"out_box given", out_box ? "yes" : "no"}});
   agree(comm, [&] {
@@ -337,6 +345,10 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
     if (base.tune_fields < tf.lo || base.tune_fields > tf.hi)
       throw Error("nd::tune: tune_fields = " + std::to_string(base.tune_fields) + " must be in [" +
                   std::to_string(tf.lo) + ", " + std::to_string(tf.hi) + "]");
+    const fft::OptionRow& tl = fft::option_row("tune_log");
+    if (base.tune_log < tl.lo || base.tune_log > tl.hi)
+      throw Error("nd::tune: tune_log = " + std::to_string(base.tune_log) + " must be in [" + std::to_string(tl.lo) +
+                  ", " + std::to_string(tl.hi) + "]");
   });
   std::string axes_text;
   for (int a : axes) axes_text += std::to_string(a) + ",";
@@ -350,6 +362,15 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
                           " " + fft::detail::machine_key(comm);
   TuneReport r;
   const double t0 = MPI_Wtime();
+  // The 3-D tuner's log: rank 0's stderr by tune_log, and the process's hook.
+  fft::TuneSettings settings;
+  settings.effort = base.tune;
+  settings.budget_seconds = base.tune_budget;
+  settings.fields = base.tune_fields;
+  settings.log = base.tune_log;
+  std::string axes_list;
+  for (int a : axes) axes_list += (axes_list.empty() ? "" : ", ") + std::to_string(a);
+  fft::detail::TuneLogger log(comm, "nd " + join(shape) + " axes (" + axes_list + ")", settings, t0);
   std::map<std::string, std::string> file;
   if (!base.tune_wisdom.empty()) file = fft::detail::read_tune_wisdom(comm, base.tune_wisdom);
   {
@@ -388,20 +409,31 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
         fft::detail::write_tune_wisdom(comm, base.tune_wisdom, file);
       }
       r.tuning_seconds = MPI_Wtime() - t0;
+      log.done(chosen_text(r.chosen), 0, r.tuning_seconds, true, false, nullptr);
       return r;
     }
   }
-  Search s(comm, shape, axes, base, in_box, out_box, r);
-  r.untuned_seconds = s.run(s.base(), kUntuned, true);
+  Search s(comm, shape, axes, base, in_box, out_box, r, log);
   const fft::TuneEffort effort = base.tune;
-  // 1. grids, with the caller's transport and fields in flight.
   int batch = -1;
   if (base.batch_axis) batch = *base.batch_axis < 0 ? *base.batch_axis + static_cast<int>(shape.size()) : *base.batch_axis;
   std::vector<int> user_axes;
   for (int a : axes) user_axes.push_back(a < 0 ? a + static_cast<int>(shape.size()) : a);
   const std::size_t most_grids = effort == fft::TuneEffort::Quick ? 4 : effort == fft::TuneEffort::Thorough ? 8 : ~std::size_t{0};
+  const auto all_grids = grids_of(shape.size(), size, batch, user_axes);
+  const bool several = s.fields() > 1 || batch >= 0;
+  {
+    // The trials expected (an upper estimate, as the 3-D tuner's): the untuned one, the
+    // grids, the transports on two grids, the fields in flight and the runoff.
+    const std::size_t transports =
+        coll::tuning_transports(effort != fft::TuneEffort::Quick, size, thread_level == MPI_THREAD_MULTIPLE).size();
+    log.start(static_cast<int>(1 + std::min(most_grids, all_grids.size()) + (size > 1 ? 2 * transports : 0) +
+                               (several ? 3 : 0) + 4));
+  }
+  r.untuned_seconds = s.run(s.base(), kUntuned, true);
+  // 1. grids, with the caller's transport and fields in flight.
   std::size_t tried = 0;
-  for (const auto& g : grids_of(shape.size(), size, batch, user_axes)) {
+  for (const auto& g : all_grids) {
     if (tried >= most_grids) break;
     Options o = s.base();
     o.grid = g;
@@ -426,7 +458,6 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
       s.run(o, "transport");
     }
   // 3. fields in flight, when several fields can be in flight at once.
-  const bool several = s.fields() > 1 || batch >= 0;
   if (several && !r.budget_exhausted)
     if (const TuneTrial* b = s.best(); b && b->exchanges > 0 &&
                                   coll::Transport::parse(b->options.transport).algorithm.name != "blocking") {
@@ -454,6 +485,7 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
     file[key] = chosen_text(r.chosen);
     fft::detail::write_tune_wisdom(comm, base.tune_wisdom, file);
   }
+  log.done(chosen_text(r.chosen), r.best_seconds, r.tuning_seconds, false, r.budget_exhausted, nullptr);
   return r;
 }
 

@@ -7,6 +7,8 @@ out of a global array), and ``axes`` are spelled as numpy's (negative ones count
 end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 """
 
+import logging
+import re
 import weakref
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
@@ -18,7 +20,7 @@ from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_
                     rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
-from ._plan import _ROWS, Options, _option_text, aligned_empty
+from ._plan import _ROWS, TUNE_LOGGER, Options, _log_tune, _option_text, aligned_empty
 from ._request import Request
 
 __all__ = ["NdPlan", "NdPending", "NdOptions"]
@@ -288,7 +290,10 @@ class NdPlan:
         agree(lambda k, msg: _core.agree(handle_of(comm), k, msg), problem)
         kind, precision = _DTYPES[a["dtype"]]
         kk = a["kinds"]
-        self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], a["options"], a["in_box"], a["out_box"])
+        # The tuner's events reach the logger "nbfft.tune" as Plan's do (nbfft._plan._log_tune).
+        tuning = re.search(r"(?:^| )tune=(?!none\b)", a["options"]) is not None
+        log = _log_tune if tuning and TUNE_LOGGER.isEnabledFor(logging.INFO) else None
+        self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], a["options"], a["in_box"], a["out_box"], log)
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm
         self._kinds = tuple(kk) if kk else ("periodic",) * len(a["axes"])

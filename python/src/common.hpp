@@ -4,6 +4,7 @@
 
 #include "nbfft/error.hpp"
 #include "nbfft/fft/plan.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "nbfft/fft/transpose.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/request.hpp"
@@ -37,6 +38,54 @@ C comm_from_handle(std::uint64_t h) {
 // every rank returns the lowest such rank's kind and message with "[rank r]" appended.
 // Returns {0, ""} when every rank is fine. One MPI_Allreduce on the happy path.
 std::pair<int, std::string> agree_on(MPI_Comm comm, int kind, const std::string& message);
+
+// One event of the tuner as Python sees it: a dict of its fields.
+inline nb::dict event_dict(const fft::TuneEvent& e) {
+  nb::dict d;
+  d["kind"] = fft::name(e.kind);
+  d["trial"] = e.trial;
+  d["planned"] = e.planned;
+  d["step"] = e.step;
+  d["options"] = e.candidate;  // any plan's tuned options as text
+  d["seconds"] = e.seconds;
+  d["elapsed"] = e.elapsed;
+  d["budget"] = e.budget;
+  d["eta"] = e.eta;
+  d["from_wisdom"] = e.from_wisdom;
+  d["line"] = e.line;
+  return d;
+}
+
+// The tuner's log hook for the length of one plan construction: each event goes to the
+// Python callable (with the GIL, which the construction released). What the callable
+// raises is reported as unraisable: one rank's logging must not leave the collective search.
+class TuneLogScope {
+ public:
+  explicit TuneLogScope(nb::object log) : log_(std::move(log)) {
+    if (log_.is_none()) return;
+    active_ = true;
+    nb::object* f = &log_;
+    previous_ = fft::set_tune_log([f](const fft::TuneEvent& e) {
+      nb::gil_scoped_acquire gil;
+      try {
+        (*f)(event_dict(e));
+      } catch (nb::python_error& err) {
+        err.discard_as_unraisable("nbfft's tuning log");
+      }
+    });
+  }
+  ~TuneLogScope() {
+    if (active_) fft::set_tune_log(std::move(previous_));
+  }
+  TuneLogScope(const TuneLogScope&) = delete;
+  TuneLogScope& operator=(const TuneLogScope&) = delete;
+
+ private:
+  nb::object log_;
+  bool active_ = false;
+  fft::TuneLog previous_;
+};
+
 
 // Frees a communicator unless MPI is already finalized (objects collected at exit).
 void free_comm(MPI_Comm& comm);

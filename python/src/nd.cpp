@@ -56,12 +56,14 @@ class PyNdPlan {
  public:
   // options: key=value pairs of the option table (nbfft.NdPlan builds them from its
   // arguments, each word checked on every rank first).
+  // log: called with each of the tuner's events while this plan is made (Options::tune), or None.
   PyNdPlan(std::uint64_t handle, std::vector<std::int64_t> shape, std::vector<int> axes, const std::string& options,
-           std::optional<BoxArg> in_box, std::optional<BoxArg> out_box) {
+           std::optional<BoxArg> in_box, std::optional<BoxArg> out_box, nb::object log) {
     check_mpi_running("NdPlan");
     MPI_Comm comm = comm_from_handle(handle);
     nd::Options o;
     nd::apply_options(o, options);
+    TuneLogScope scope(o.tune != fft::TuneEffort::None ? std::move(log) : nb::none());
     nb::gil_scoped_release release;  // collective
     auto box = [](const std::optional<BoxArg>& b) -> std::optional<nd::Box> {
       if (!b) return std::nullopt;
@@ -159,8 +161,9 @@ void bind_nd(nb::module_& m) {
 
   nb::class_<PyNdPlan>(m, "NdPlan")
       .def(nb::init<std::uint64_t, std::vector<std::int64_t>, std::vector<int>, const std::string&,
-                    std::optional<BoxArg>, std::optional<BoxArg>>(),
-           "comm_handle"_a, "shape"_a, "axes"_a, "options"_a, "in_box"_a.none(), "out_box"_a.none())
+                    std::optional<BoxArg>, std::optional<BoxArg>, nb::object>(),
+           "comm_handle"_a, "shape"_a, "axes"_a, "options"_a, "in_box"_a.none(), "out_box"_a.none(),
+           "log"_a.none() = nb::none())
       .def("close", &PyNdPlan::close)
       .def_prop_ro("closed", &PyNdPlan::closed)
       .def_prop_ro("options_text", [](const PyNdPlan& s) { return nd::options_text(s.get().options()); })

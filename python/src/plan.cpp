@@ -34,53 +34,6 @@ using BoxTuple = std::tuple<std::array<std::int64_t, 3>, std::array<std::int64_t
 
 nb::dict options_dict(const fft::Options& o);
 
-// One event of the tuner as Python sees it: a dict of its fields.
-nb::dict event_dict(const fft::TuneEvent& e) {
-  nb::dict d;
-  d["kind"] = fft::name(e.kind);
-  d["trial"] = e.trial;
-  d["planned"] = e.planned;
-  d["step"] = e.step;
-  d["options"] = fft::tuned_values(e.options);
-  d["seconds"] = e.seconds;
-  d["elapsed"] = e.elapsed;
-  d["budget"] = e.budget;
-  d["eta"] = e.eta;
-  d["from_wisdom"] = e.from_wisdom;
-  d["line"] = e.line;
-  return d;
-}
-
-// The tuner's log hook for the length of one plan construction: each event goes to the
-// Python callable (with the GIL, which the construction released). What the callable
-// raises is reported as unraisable: one rank's logging must not leave the collective search.
-class TuneLogScope {
- public:
-  explicit TuneLogScope(nb::object log) : log_(std::move(log)) {
-    if (log_.is_none()) return;
-    active_ = true;
-    nb::object* f = &log_;
-    previous_ = fft::set_tune_log([f](const fft::TuneEvent& e) {
-      nb::gil_scoped_acquire gil;
-      try {
-        (*f)(event_dict(e));
-      } catch (nb::python_error& err) {
-        err.discard_as_unraisable("nbfft.Plan's tuning log");
-      }
-    });
-  }
-  ~TuneLogScope() {
-    if (active_) fft::set_tune_log(std::move(previous_));
-  }
-  TuneLogScope(const TuneLogScope&) = delete;
-  TuneLogScope& operator=(const TuneLogScope&) = delete;
-
- private:
-  nb::object log_;
-  bool active_ = false;
-  fft::TuneLog previous_;
-};
-
 // What plan-time tuning tried and chose (None when the plan was not tuned).
 nb::object report_dict(const fft::Plan& plan) {
   const fft::TuneReport* r = plan.tune_report();

@@ -116,6 +116,22 @@ def test_nd_plan_tunes_into_the_same_wisdom_file(comm, wisdom_path):
         assert p.options.proc_grid == grid
 
 
+def test_nd_plan_logs_each_trial(comm, tune_log):
+    """NdPlan's tuner reaches the logger "nbfft.tune" as Plan's does: start, every trial naming
+    its candidate (grid, transport, fields in flight), the choice."""
+    with nbfft.NdPlan(comm, (14, 10), tune="quick", tune_budget=30, tune_log=0) as p:
+        grid = "x".join(str(g) for g in p.grid)
+        assert p.options.tune_log == 0
+    kinds = [rec.tune["kind"] for rec in tune_log]
+    assert kinds[0] == "start" and kinds[-1] == "done" and "trial" in kinds, kinds
+    assert "search of nd 14x10 axes (0, 1)" in tune_log[0].tune["line"]
+    trials = [rec.tune for rec in tune_log if rec.tune["kind"] == "trial"]
+    assert all(t["options"].startswith("grid=") and "transport=" in t["options"] for t in trials)
+    assert tune_log[-1].tune["options"].startswith("grid=" + grid + " ")
+    e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(comm, (14, 10), tune="quick", tune_log=3))
+    assert "tune_log" in e.message
+
+
 def test_untuned_plan_has_no_report_and_logs_nothing(comm, tune_log):
     with nbfft.Plan(comm, SHAPE, effort="estimate") as plan:
         assert plan.tune_report is None

@@ -5,6 +5,7 @@
 #include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "nbfft/nd/tune.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "../fft/fft_test_util.hpp"
 #include "nd_reference.hpp"
 
@@ -239,6 +240,49 @@ TEST(NdTune, WisdomFile) {
     std::remove(path.c_str());
     rmdir(dir);
   }
+  nbfft::nd::forget_tuning();
+}
+
+// The 3-D tuner's log: the process's hook gets the start, every trial and the choice, each
+// naming the candidate's options (TuneEvent::candidate); tune_log is a plan option like the
+// 3-D plan's (range checked on every rank).
+TEST(NdTune, LogsEveryTrial) {
+  nbfft::nd::forget_tuning();
+  std::vector<nbfft::fft::TuneEvent> events;
+  const auto previous = nbfft::fft::set_tune_log([&](const nbfft::fft::TuneEvent& e) { events.push_back(e); });
+  Options o;
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 60;
+  const Plan p(MPI_COMM_WORLD, {12, 10}, {0, 1}, o);
+  nbfft::fft::set_tune_log(previous);
+  ASSERT_GE(events.size(), 3u);
+  using K = nbfft::fft::TuneEvent::Kind;
+  EXPECT_EQ(events.front().kind, K::Start);
+  EXPECT_NE(events.front().line.find("search of nd 12x10 axes (0, 1) on " + std::to_string(world_size()) + " rank"),
+            std::string::npos)
+      << events.front().line;
+  EXPECT_EQ(events.back().kind, K::Done);
+  EXPECT_NE(events.back().candidate.find("grid=" + grid_text(p.options().grid)), std::string::npos)
+      << events.back().candidate;
+  std::size_t trials = 0;
+  for (const auto& e : events)
+    if (e.kind == K::Trial) {
+      ++trials;
+      EXPECT_EQ(e.candidate.rfind("grid=", 0), 0u) << e.line;
+      EXPECT_NE(e.line.find(e.candidate), std::string::npos) << e.line;
+    }
+  EXPECT_GE(trials, p.tune_report()->trials.size());
+  // From memory: only the choice.
+  events.clear();
+  nbfft::fft::set_tune_log([&](const nbfft::fft::TuneEvent& e) { events.push_back(e); });
+  const Plan again(MPI_COMM_WORLD, {12, 10}, {0, 1}, o);
+  nbfft::fft::set_tune_log(previous);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0].from_wisdom);
+  Options bad = o;
+  bad.tune_log = 3;
+  expect_error([&] { Plan(MPI_COMM_WORLD, {12, 10}, {0, 1}, bad); }, nbfft::ErrorCode::InvalidArgument,
+               "tune_log = 3 must be in [0, 2]");
   nbfft::nd::forget_tuning();
 }
 

@@ -105,7 +105,10 @@ struct TuneEvent {
   int trial = 0;        // Trial: its number from 1; Done: how many ran
   int planned = 0;      // trials the search expects (an estimate; the budget may cut it short)
   std::string step;     // Trial: "untuned", "grid", "transport", "chunks", "fields", "exhaustive", "backend", "runoff"
-  Options options;      // Trial: the candidate; Done: the choice
+  Options options;      // Trial: the candidate; Done: the choice (the 3-D plan's tuner; an N-D
+                        // plan's leaves the defaults here: see candidate)
+  std::string candidate;  // the candidate's or the choice's tuned options as text, any plan's
+                          // ("proc_grid=1x2 transport=..."; N-D: "grid=2x1 transport=...")
   double seconds = 0;   // Trial: per forward+backward of all fields, < 0 when it cannot be planned
                         // here; Done: the choice's (0 when from wisdom)
   double elapsed = 0;   // seconds since tune() began

@@ -143,6 +143,11 @@ struct Options {
   // A file where the tuner keeps its choices across runs (the 3-D option's; the same file
   // may serve both plans: their keys differ). Empty: this process's memory only.
   std::string tune_wisdom;
+  // What the tuner prints on rank 0's stderr (the 3-D option's): 0 nothing, 1 progress lines
+  // with an ETA and the choice, 2 also every trial. The process's tune log hook
+  // (fft::set_tune_log, C's nbfft_set_tune_log, Python's logger "nbfft.tune") gets every
+  // event whatever it is, TuneEvent::candidate naming the options.
+  int tune_log = 0;
   // Threads inside each rank (the 3-D option's name, range and environment: 0 reads
   // NBFFT_THREADS, else OMP_NUM_THREADS, else 1; docs/nd.md "Threads inside each rank"):
   // each local step's FFTs run in chunks along an axis the step does not transform, and the
