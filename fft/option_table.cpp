@@ -149,13 +149,14 @@ std::vector<OptionRow> make_rows() {
        true, true, false, 0, 0, "grid", "2x3", [](const Options& o) { return grid_str(o); },
        [](Options& o, std::string_view v) { std::tie(o.m1, o.m2) = grid_of(v); }},
       {"row_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE",
-       "how the ROW (y) exchange moves data: a preset (blocking, native, caller, thread, rma) or e.g. "
-       "pairwise:4@thread",
+       "how the ROW exchange moves data (the 3-D plan's x<->y, an N-D plan's first): a preset (blocking, native, "
+       "caller, thread, rma) or e.g. pairwise:4@thread",
        true, true, false, 0, 0, "", "pairwise:4@caller", [](const Options& o) { return o.row_transport.str(); },
-       [](Options& o, std::string_view v) { o.row_transport = coll::Transport::parse(v); }, false, S::Plan3D},
-      {"col_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE", "how the COL (z) exchange moves data", true,
-       true, false, 0, 0, "", "linear@caller", [](const Options& o) { return o.col_transport.str(); },
-       [](Options& o, std::string_view v) { o.col_transport = coll::Transport::parse(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.row_transport = coll::Transport::parse(v); }},
+      {"col_transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE",
+       "how the COL exchanges move data (the 3-D plan's y<->z, an N-D plan's after the first)", true, true, false, 0,
+       0, "", "linear@caller", [](const Options& o) { return o.col_transport.str(); },
+       [](Options& o, std::string_view v) { o.col_transport = coll::Transport::parse(v); }},
       {"transport", T::Transport, "PRESET|ALGORITHM[:WINDOW]@ENGINE|mixed",
        "every exchange's transport; on the 3-D plan a shorthand: sets row_transport and col_transport, reads mixed "
        "when they differ (setting mixed leaves them)",

@@ -81,12 +81,30 @@ const std::map<std::string, Access>& access() {
       {"proc_grid",
        {[](Options& o, const std::string& v) { o.grid = fft::parse_ranks_per_axis(fft::lower_case(v)); },
         [](const Options& o) { return grid_text(o.grid); }}},
-      {"transport",
+      {"transport",  // every exchange's: sets both of the per-exchange ones, as on the 3-D plan
        {[](Options& o, const std::string& v) {
+          if (fft::lower_case(v) == "mixed") return;  // as the 3-D plan: leaves them
           coll::Transport::parse(v);  // validates; the plan keeps the words it was given
           o.transport = v;
+          o.row_transport.clear();
+          o.col_transport.clear();
         },
-        [](const Options& o) { return coll::Transport::parse(o.transport).str(); }}},  // as the 3-D plan prints it
+        [](const Options& o) {  // as the 3-D plan prints it
+          const std::string r = coll::Transport::parse(exchange_transport(o, 0)).str();
+          return r == coll::Transport::parse(exchange_transport(o, 1)).str() ? r : std::string("mixed");
+        }}},
+      {"row_transport",
+       {[](Options& o, const std::string& v) {
+          coll::Transport::parse(v);
+          o.row_transport = v;
+        },
+        [](const Options& o) { return coll::Transport::parse(exchange_transport(o, 0)).str(); }}},
+      {"col_transport",
+       {[](Options& o, const std::string& v) {
+          coll::Transport::parse(v);
+          o.col_transport = v;
+        },
+        [](const Options& o) { return coll::Transport::parse(exchange_transport(o, 1)).str(); }}},
       shared("effort", &Options::effort, &fft::Options::effort),
       {"backend",
        {[](Options& o, const std::string& v) {
@@ -189,6 +207,11 @@ Options parse_options(std::string_view text) {
   Options o;
   apply_options(o, text);
   return o;
+}
+
+const std::string& exchange_transport(const Options& o, int index) {
+  const std::string& own = index == 0 ? o.row_transport : o.col_transport;
+  return own.empty() ? o.transport : own;
 }
 
 std::string options_text(const Options& o) {

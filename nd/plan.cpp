@@ -274,7 +274,7 @@ void Plan::Impl::plan_exchange(std::size_t k) {
   po.m2 = 1;
   std::exception_ptr failure;
   try {
-    po.transport(opt.transport);
+    po.transport(exchange_transport(opt, exchange_index(k)));
     x.pen = std::make_unique<fft::Pencils>(sub, std::array<std::int64_t, 3>{before.ext[f], before.ext[s], x.A * x.B},
                                            po);
   } catch (...) {
@@ -322,6 +322,8 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   o.m1 = grid[1];  // the 3-D plan's M1 splits y (nd's axis 1), M2 z (axis 0)
   o.m2 = grid[0];
   o.transport(opt.transport);
+  if (!opt.row_transport.empty()) o.row_transport = coll::Transport::parse(opt.row_transport);
+  if (!opt.col_transport.empty()) o.col_transport = coll::Transport::parse(opt.col_transport);
   o.allow_empty = true;  // nd's schedule has already refused empty ranks
   o.fields_in_flight = depth;
   o.threads = opt.threads;  // the 3-D plan resolves them as this plan did
@@ -428,6 +430,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"backend", fft::name(options.backend)},
               {"grid", join(options.grid, "x")},
               {"transport", options.transport},
+              {"row_transport", options.row_transport},
+              {"col_transport", options.col_transport},
               {"batch_axis", options.batch_axis ? std::to_string(*options.batch_axis) : "none"},
               {"fields_in_flight", std::to_string(options.fields_in_flight)},
               {"output_order", fft::name(options.output_order)},
@@ -443,7 +447,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
                   "else OMP_NUM_THREADS, else 1)", ErrorCode::InvalidArgument);
     bool engine_thread = false;
     try {
-      engine_thread = coll::Transport::parse(options.transport).engine == coll::EngineKind::Thread;
+      for (int i = 0; i < 2; ++i)
+        engine_thread = engine_thread ||
+                        coll::Transport::parse(exchange_transport(options, i)).engine == coll::EngineKind::Thread;
     } catch (const Error&) {
       // a bad transport is reported below, with the plan's other checks
     }
@@ -558,15 +564,21 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   bool delegate = false;
   fft::Options o3;
   agree(m.comm, [&] {
-    fft::PencilOptions().transport(m.opt.transport);  // a bad name fails here, exchanges or not
     // A blocking transport completes each exchange where it starts: nothing to overlap, and
     // one field at a time keeps each field's stages in cache (8 x 128^3 at 2 ranks: two in
-    // flight took 100 ms, one 93).
-    const coll::Transport tr = coll::Transport::parse(m.opt.transport);
-    m.depth = tr.algorithm.name == "blocking" ? 1 : m.in_flight;
-    // The thread engine moves exchanges by itself; a caller or native one only in progress
-    // passes, which the steps of the other fields in flight give between their chunks.
-    if (m.depth > 1 && tr.engine != coll::EngineKind::Thread && m.sch.exchanges() > 0)
+    // flight took 100 ms, one 93). The thread engine moves exchanges by itself; a caller or
+    // native one only in progress passes, which the steps of the other fields in flight give
+    // between their chunks.
+    bool overlaps = false, needs_passes = false;
+    for (int i = 0; i < 2; ++i) {
+      fft::PencilOptions().transport(exchange_transport(m.opt, i));  // a bad name fails here, exchanges or not
+      const coll::Transport tr = coll::Transport::parse(exchange_transport(m.opt, i));
+      if (i >= m.sch.exchanges() && m.sch.exchanges() > 0) continue;  // no such exchange
+      overlaps = overlaps || tr.algorithm.name != "blocking";
+      needs_passes = needs_passes || (tr.algorithm.name != "blocking" && tr.engine != coll::EngineKind::Thread);
+    }
+    m.depth = overlaps ? m.in_flight : 1;
+    if (m.depth > 1 && needs_passes && m.sch.exchanges() > 0)
       m.chunks = m.opt.progress_chunks > 0 ? m.opt.progress_chunks : fft::kDefaultProgressChunks;
     std::size_t w = 16;
     for (std::size_t k = m.halving() ? 1 : 0; k < m.box.size(); ++k)
@@ -838,7 +850,10 @@ std::string Plan::describe() const {
   if (!m.user_out.natural()) os << " out order (" << join(m.user_out.order, ", ") << ")";
   os << ", " << exchanges() << " exchanges: ";
   if (m.p3) {
-    os << "the 3-D plan (nbfft::fft::Plan " << m.p3->m1() << "x" << m.p3->m2() << ", " << m.opt.transport << ")";
+    os << "the 3-D plan (nbfft::fft::Plan " << m.p3->m1() << "x" << m.p3->m2() << ", "
+       << exchange_transport(m.opt, 0);
+    if (exchange_transport(m.opt, 1) != exchange_transport(m.opt, 0)) os << " then " << exchange_transport(m.opt, 1);
+    os << ")";
     if (m.opt.lean_workspace) os << (m.p3->lean_workspace() ? "; lean workspace (in place only)" : "; not lean (the 3-D plan's layout)");
     return os.str();
   }
@@ -854,7 +869,8 @@ std::string Plan::describe() const {
       os << (s.r2c ? "r2c+fft(" : "fft(") << join(ax, ",") << ")";  // r2r axes among them
     } else {
       os << "exchange " << user_axis(s.from) << "->" << user_axis(s.to) << (s.swap ? " swapping them" : "") << " over "
-         << m.sch.ranks[static_cast<std::size_t>(s.g)] << " ranks (" << m.opt.transport << ")";
+         << m.sch.ranks[static_cast<std::size_t>(s.g)] << " ranks (" << exchange_transport(m.opt, m.exchange_index(k))
+         << ")";
     }
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";

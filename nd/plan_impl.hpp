@@ -208,6 +208,12 @@ struct Plan::Impl {
   template <typename T>
   detail::Fft<T> make_fft(std::size_t k, int cax, std::int64_t cext);
   void plan_exchange(std::size_t k);
+  // Which exchange step k is (0: the first a forward meets): its transport's index.
+  int exchange_index(std::size_t k) const {
+    int i = 0;
+    for (std::size_t j = 0; j < k; ++j) i += sch.step[j].fft ? 0 : 1;
+    return i;
+  }
 };
 
 }  // namespace nbfft::nd

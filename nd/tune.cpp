@@ -41,6 +41,8 @@ Options untuned_rows(Options o) {
   const Options d;
   o.grid = d.grid;
   o.transport = d.transport;
+  o.row_transport = d.row_transport;
+  o.col_transport = d.col_transport;
   o.fields_in_flight = d.fields_in_flight;
   o.tune = d.tune;
   o.tune_budget = d.tune_budget;
@@ -58,7 +60,10 @@ std::string joined(const std::vector<std::string>& parts) {
 std::string chosen_text(const Options& o) {
   std::string g;
   for (int x : o.grid) g += (g.empty() ? "" : "x") + std::to_string(x);
+  // The per-exchange transports only where the caller set them (the transport trials clear them).
   return "grid=" + (g.empty() ? std::string("auto") : g) + " transport=" + o.transport +
+         (o.row_transport.empty() ? "" : " row_transport=" + o.row_transport) +
+         (o.col_transport.empty() ? "" : " col_transport=" + o.col_transport) +
          " fields_in_flight=" + std::to_string(o.fields_in_flight);
 }
 
@@ -454,7 +459,9 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const std
                                                     thread_level == MPI_THREAD_MULTIPLE)) {
       if (r.budget_exhausted) break;
       Options o = g;
-      o.transport = name;
+      o.transport = name;  // every exchange's
+      o.row_transport.clear();
+      o.col_transport.clear();
       s.run(o, "transport");
     }
   // 3. fields in flight, when several fields can be in flight at once.

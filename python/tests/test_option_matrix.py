@@ -20,8 +20,8 @@ ROWS = {r["key"]: r for r in nbfft.option_rows()}
 
 # name: (the 3-D plan or an N-D plan, shape, axes, batch axis)
 SHAPES = {
-    "3-D plan": ("3d", (9, 10, 12), (0, 1, 2), None),
-    "N-D over 3-D": ("nd", (9, 10, 12), (0, 1, 2), None),
+    "3-D plan": ("3d", (11, 10, 12), (0, 1, 2), None),  # (a shape of its own: the tuners remember)
+    "N-D over 3-D": ("nd", (11, 10, 12), (0, 1, 2), None),
     "N-D 2-D": ("nd", (16, 12), (0, 1), None),
     "N-D 3-D over 0, 2": ("nd", (8, 6, 10), (0, 2), None),
     "N-D 4-D batch": ("nd", (3, 8, 6, 10), (1, 2, 3), 0),

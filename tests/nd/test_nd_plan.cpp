@@ -3,6 +3,7 @@
 // without axes between the two exchanged ones), blocking and a non-blocking transport;
 // and the errors every rank raises.
 #include "nbfft/error.hpp"
+#include "nbfft/nd/options_text.hpp"
 #include "nbfft/nd/plan.hpp"
 #include "local/transform.hpp"
 #include "../fft/fft_test_util.hpp"
@@ -651,6 +652,63 @@ TEST(NdPlan, LeanWorkspace) {
   std::copy(u.begin(), u.end(), reinterpret_cast<double*>(w.data()));
   p.forward(reinterpret_cast<double*>(w.data()), 2 * w.size(), w.data(), w.size());
   EXPECT_TRUE(std::equal(uh.begin(), uh.end(), w.begin())) << "a batch in place";
+}
+
+// row_transport / col_transport: the first exchange on one transport, the later ones on
+// another, on nd's own steps and through the 3-D plan; the bytes of the one-transport plan
+// (an exchange moves the same bytes whichever way), several fields in flight; and the options
+// text, which reads transport=mixed and gives the same plan back.
+TEST(NdPlan, PerExchangeTransports) {
+  struct PT {
+    Shape shape;
+    std::vector<int> axes;
+    bool use_3d;
+  };
+  const int P = world_size();
+  for (const PT& c : {PT{{12, 10, 16}, {0, 1, 2}, false}, PT{{12, 10, 16}, {0, 1, 2}, true},
+                      PT{{16, 12}, {0, 1}, false}, PT{{6, 4, 8, 10}, {1, 2, 3}, false}}) {
+    nbfft::nd::Options one, two;
+    one.effort = two.effort = nbfft::fft::Effort::Estimate;
+    one.use_3d_plan = two.use_3d_plan = c.use_3d;
+    one.fields_in_flight = two.fields_in_flight = 2;
+    if (c.shape.size() == 4 && P > 1) one.grid = two.grid = {1, P, 1, 1};
+    if (c.shape.size() == 3 && P > 1) one.grid = two.grid = {P > 2 ? 2 : P, P > 2 ? P / 2 : 1, 1};
+    if (c.shape.size() == 3 && P == 3) one.grid = two.grid = {3, 1, 1};
+    two.row_transport = "pairwise:2@caller";
+    two.col_transport = "linear@thread";
+    const Plan a(MPI_COMM_WORLD, c.shape, c.axes, one), b(MPI_COMM_WORLD, c.shape, c.axes, two);
+    SCOPED_TRACE(b.describe());
+    EXPECT_EQ(b.uses_3d_plan(), c.use_3d);
+    EXPECT_EQ(nbfft::nd::exchange_transport(b.options(), 0), "pairwise:2@caller");
+    EXPECT_EQ(nbfft::nd::exchange_transport(b.options(), 1), "linear@thread");
+    if (b.exchanges() >= 1) EXPECT_NE(b.describe().find("pairwise:2@caller"), std::string::npos);
+    if (b.exchanges() >= 2) EXPECT_NE(b.describe().find("linear@thread"), std::string::npos);
+    const std::string text = nbfft::nd::options_text(b.options());
+    EXPECT_NE(text.find("row_transport=pairwise:2@caller"), std::string::npos) << text;
+    EXPECT_NE(text.find("transport=mixed"), std::string::npos) << text;
+    const nbfft::nd::Options back = nbfft::nd::parse_options(text);
+    EXPECT_EQ(nbfft::nd::exchange_transport(back, 0), "pairwise:2@caller");
+    EXPECT_EQ(nbfft::nd::exchange_transport(back, 1), "linear@thread");
+    // transport= sets every exchange's again, as on the 3-D plan.
+    nbfft::nd::Options again = back;
+    nbfft::nd::apply_options(again, "transport=native");
+    EXPECT_EQ(nbfft::nd::exchange_transport(again, 0), "native");
+    EXPECT_EQ(nbfft::nd::exchange_transport(again, 1), "native");
+    std::vector<std::vector<double>> u(3, std::vector<double>(a.in_count()));
+    for (std::size_t f = 0; f < u.size(); ++f)
+      for (std::size_t i = 0; i < u[f].size(); ++i) u[f][i] = random_value(9 + f, i + 1000 * std::uint64_t(world_rank()));
+    std::vector<std::vector<cplx>> ua(3, std::vector<cplx>(a.out_count())), ub = ua;
+    std::vector<const double*> in;
+    std::vector<cplx*> oa, ob;
+    for (std::size_t f = 0; f < u.size(); ++f) {
+      in.push_back(u[f].data());
+      oa.push_back(ua[f].data());
+      ob.push_back(ub[f].data());
+    }
+    a.forward_many(in, a.in_count(), oa, a.out_count());
+    b.forward_many(in, b.in_count(), ob, b.out_count());
+    for (std::size_t f = 0; f < u.size(); ++f) EXPECT_EQ(ua[f], ub[f]) << "field " << f;
+  }
 }
 
 TEST(NdPlan, Errors) {

@@ -87,6 +87,11 @@ struct Options {
   // exchanges).
   std::vector<int> grid;
   std::string transport = "blocking";  // every exchange's transport ("pairwise:4@thread", ...)
+  // The first exchange's transport (row_transport) and every later one's (col_transport),
+  // the 3-D plan's names: a field's forward meets its ROW exchange first (on a 3-D array the
+  // 3-D plan's x<->y one), then the COL ones. Empty: `transport`. In options text,
+  // transport= sets both, as on the 3-D plan, and reads "mixed" when they differ.
+  std::string row_transport, col_transport;
   // A batch axis (numpy-style, negative from the end; not among `axes`): every slice along it
   // is a field of the array's other axes, whole on every rank (each rank holds all fields of
   // its block), transformed through the multi-field pipeline. Unset: every axis is the
@@ -158,6 +163,10 @@ struct Options {
   // With the thread engine: at most the rank's CPUs - 1 compute threads (the agent keeps one).
   bool engine_own_core = false;
 };
+
+// The transport of a plan's exchange `index` (0: its first): row_transport, col_transport
+// or transport.
+const std::string& exchange_transport(const Options& o, int index);
 
 struct TuneReport;  // nbfft/nd/tune.hpp
 
