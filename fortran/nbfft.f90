@@ -89,7 +89,7 @@ module nbfft
   integer, parameter :: T_R8 = 1, T_C16 = 2, T_R4 = 3, T_C8 = 4
 
   public :: nbfft_options_create, nbfft_options_destroy, nbfft_options_set, nbfft_options_get, nbfft_options_parse
-  public :: nbfft_options_key, nbfft_options_type
+  public :: nbfft_options_key, nbfft_options_type, nbfft_options_scope, nbfft_options_example
   public :: nbfft_plan_option, nbfft_plan_tune_report
   public :: nbfft_set_tune_log, nbfft_tune_text
   public :: nbfft_required_thread_level
@@ -176,6 +176,14 @@ module nbfft
       type(c_ptr), value :: user
     end function
     type(c_ptr) function c_options_type(i) bind(c, name="nbfft_options_type")
+      import :: c_ptr, c_int
+      integer(c_int), value :: i
+    end function
+    type(c_ptr) function c_options_scope(i) bind(c, name="nbfft_options_scope")
+      import :: c_ptr, c_int
+      integer(c_int), value :: i
+    end function
+    type(c_ptr) function c_options_example(i) bind(c, name="nbfft_options_example")
       import :: c_ptr, c_int
       integer(c_int), value :: i
     end function
@@ -524,6 +532,32 @@ contains
     character(len=:), allocatable :: t
     type(c_ptr) :: p
     p = c_options_type(int(i - 1, c_int))
+    if (c_associated(p)) then
+      t = from_c(p)
+    else
+      t = ""
+    end if
+  end function
+
+  ! The plans the i-th key (1, 2, ...) applies to: "all", "3-D" (nbfft_plan_create) or "N-D"
+  ! (nbfft_nd_plan_create); "" past the end.
+  function nbfft_options_scope(i) result(t)
+    integer, intent(in) :: i
+    character(len=:), allocatable :: t
+    t = text_at(c_options_scope(int(i - 1, c_int)))
+  end function
+
+  ! A valid value of the i-th key (1, 2, ...) other than its default; "" past the end.
+  function nbfft_options_example(i) result(t)
+    integer, intent(in) :: i
+    character(len=:), allocatable :: t
+    t = text_at(c_options_example(int(i - 1, c_int)))
+  end function
+
+  ! The C string at p, or "" for a null pointer.
+  function text_at(p) result(t)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: t
     if (c_associated(p)) then
       t = from_c(p)
     else
