@@ -518,11 +518,7 @@ contains
     character(len=:), allocatable :: key
     type(c_ptr) :: p
     p = c_options_key(int(i - 1, c_int))
-    if (c_associated(p)) then
-      key = from_c(p)
-    else
-      key = ""
-    end if
+    key = text_at(p)
   end function
 
   ! The type of the i-th key (1, 2, ...): "choice", "int", "bool", "grid", "transport",
@@ -532,11 +528,7 @@ contains
     character(len=:), allocatable :: t
     type(c_ptr) :: p
     p = c_options_type(int(i - 1, c_int))
-    if (c_associated(p)) then
-      t = from_c(p)
-    else
-      t = ""
-    end if
+    t = text_at(p)
   end function
 
   ! The plans the i-th key (1, 2, ...) applies to: "all", "3-D" (nbfft_plan_create) or "N-D"
@@ -627,11 +619,7 @@ contains
   function nbfft_tune_text(p) result(s)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: s
-    if (c_associated(p)) then
-      s = from_c(p)
-    else
-      s = ""
-    end if
+    s = text_at(p)
   end function
 
   ! The MPI thread level (MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE) plans with these options need.
