@@ -44,6 +44,7 @@ class Box:
     def __eq__(self, other: object) -> bool: ...
 
 TUNE_LOGGER: logging.Logger
+def _log_tune(event: Dict[str, Any]) -> None: ...  # NdPlan passes its tuner's events here too
 
 class TuneReport:
     chosen: Dict[str, Any]
