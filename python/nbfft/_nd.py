@@ -8,7 +8,6 @@ end; for real input the r2c axis is the last one listed, as ``rfftn`` does).
 """
 
 import logging
-import re
 import weakref
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
@@ -135,6 +134,7 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
                 what, key, why, ", ".join(k for k, r in _ROWS.items() if r["scope"] != "3-D" and k not in _ND_NAMED)))
         items.append((key, _option_text(what, key, value, _core.check_nd_option)))
     a["options"] = " ".join("{}={}".format(k, v) for k, v in items)
+    a["tuning"] = dict(items).get("tune", "none") != "none"  # as Plan decides it
     for name, b in (("in_box", in_box), ("out_box", out_box)):
         a[name] = None
         if b is None:
@@ -291,8 +291,7 @@ class NdPlan:
         kind, precision = _DTYPES[a["dtype"]]
         kk = a["kinds"]
         # The tuner's events reach the logger "nbfft.tune" as Plan's do (nbfft._plan._log_tune).
-        tuning = re.search(r"(?:^| )tune=(?!none\b)", a["options"]) is not None
-        log = _log_tune if tuning and TUNE_LOGGER.isEnabledFor(logging.INFO) else None
+        log = _log_tune if a["tuning"] and TUNE_LOGGER.isEnabledFor(logging.INFO) else None
         self._p = _core.NdPlan(handle_of(comm), a["shape"], a["axes"], a["options"], a["in_box"], a["out_box"], log)
         self._key = _lifetime.register(self)
         self.mpi_comm: MPI.Intracomm = comm

@@ -22,7 +22,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -94,7 +93,6 @@ void cell(const Case& c, const nbfft::fft::OptionRow& r) {
   std::vector<int> axes = c.axes;
   const std::string value = value_for(r, c, axes);
   SCOPED_TRACE(std::string(c.name) + ": " + key + "=" + value);
-  if (std::getenv("NBFFT_MATRIX_TRACE")) std::fprintf(stderr, "[%d] %s: %s=%s\n", world_rank(), c.name, key.c_str(), value.c_str());
   Options o;
   o.effort = nbfft::fft::Effort::Estimate;
   o.use_3d_plan = !c.own_steps;
