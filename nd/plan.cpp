@@ -6,6 +6,7 @@
 
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/transport.hpp"
+#include "nbfft/fft/option_table.hpp"
 #include "nbfft/error.hpp"
 #include "geometry/reshape.hpp"
 #include "geometry/tiling.hpp"
@@ -442,9 +443,11 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"engine_own_core", options.engine_own_core ? "true" : "false"}});
   // Threads per rank, as the 3-D plan resolves them (ranks may differ: the environment).
   m.threads = agree(m.comm, [&] {
-    if (options.threads < 0 || options.threads > 1024)
-      throw Error("threads = " + std::to_string(options.threads) + " must be in [0, 1024] (0: NBFFT_THREADS, "
-                  "else OMP_NUM_THREADS, else 1)", ErrorCode::InvalidArgument);
+    const fft::OptionRow& row = fft::option_row("threads");  // the table's range, the 3-D plan's too
+    if (options.threads < row.lo || options.threads > row.hi)
+      throw Error("threads = " + std::to_string(options.threads) + " must be in [" + std::to_string(row.lo) + ", " +
+                      std::to_string(row.hi) + "] (0: NBFFT_THREADS, else OMP_NUM_THREADS, else 1)",
+                  ErrorCode::InvalidArgument);
     bool engine_thread = false;
     try {
       for (int i = 0; i < 2; ++i)
