@@ -137,11 +137,12 @@ std::vector<OptionRow> make_rows() {
        "scaling as numpy.fft's norm (backward: backward scaled by 1/N, the default); none: neither (FFTW)", true,
        false, false, 0, 0, "", "ortho", [](const Options& o) -> std::string { return name(o.norm); },
        [](Options& o, std::string_view v) { o.norm = parse_norm(v); }},
-      {"padding", T::Ratios, "R|RX,RY,RZ",
+      {"padding", T::Ratios, "R|R,R,...",
        "dealiasing: physical grid floor(n*R) per axis, the spectrum keeps n's modes (backward zero-pads, forward "
-       "truncates; 1: none, 1.5: the 3/2 rule)",
+       "truncates; 1: none, 1.5: the 3/2 rule); one ratio for all, or one per axis: the 3-D plan's x,y,z, an N-D "
+       "plan's listed axes in the order given (periodic axes only)",
        true, false, false, 0, 0, "", "1.5,1,2", [](const Options& o) { return padding_str(o.padding); },
-       [](Options& o, std::string_view v) { o.padding = parse_padding(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.padding = parse_padding(v); }},
       {"proc_grid", T::Grid, "auto|P0xP1x...|M1xM2",
        "process grid: ranks along each axis of the input, axis 0 first (numpy order; a 3-D plan's input keeps x "
        "whole: PZxPYx1); the 3-D plan also reads and prints M1xM2 (M1 ranks split y, M2 split z, a 0 derived from "

@@ -78,6 +78,12 @@ const std::map<std::string, Access>& access() {
        {[](Options& o, const std::string& v) { o.kinds = parse_kinds(fft::lower_case(v)); },
         [](const Options& o) { return kinds_text(o.kinds); }}},
       shared("norm", &Options::norm, &fft::Options::norm),
+      {"padding",  // one ratio per listed axis (the 3-D plan's row takes one or x,y,z)
+       {[](Options& o, const std::string& v) {
+          o.padding = fft::parse_padding_list(v);
+          if (o.padding.size() == 1 && o.padding[0] == 1.0) o.padding.clear();
+        },
+        [](const Options& o) { return fft::padding_list_str(o.padding); }}},
       {"proc_grid",
        {[](Options& o, const std::string& v) { o.grid = fft::parse_ranks_per_axis(fft::lower_case(v)); },
         [](const Options& o) { return grid_text(o.grid); }}},

@@ -121,6 +121,33 @@ std::string check_kinds(const std::vector<std::int64_t>& shape, const std::vecto
   return "";
 }
 
+// A padded plan's physical grid (Options::padding): each listed axis's floor(n * R) in
+// `shape`, its ratio in `ratio` (per axis, 1: none). "" or the problem.
+std::string padded_shape(const std::vector<double>& padding, const std::vector<int>& axes,
+                         const std::vector<fft::AxisKind>& axis_kind, const std::vector<int>& names,
+                         std::vector<std::int64_t>& shape, std::vector<double>& ratio) {
+  ratio.assign(shape.size(), 1.0);
+  if (padding.empty()) return "";
+  if (padding.size() != 1 && padding.size() != axes.size())
+    return "padding " + fft::padding_list_str(padding) + " has " + std::to_string(padding.size()) + " entries for " +
+           std::to_string(axes.size()) + " axes (one ratio for every listed axis, or one per listed axis)";
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const auto a = static_cast<std::size_t>(axes[i]);
+    const double r = padding[padding.size() == 1 ? 0 : i];
+    const std::string axis = "axis " + std::to_string(names[a]);
+    if (r != 1.0 && fft::is_r2r(axis_kind[a]))
+      return "padding " + fft::padding_list_str(padding) + ": " + axis + " is " + fft::name(axis_kind[a]) +
+             ", and padding (3/2-rule dealiasing) applies to periodic axes only; give it a padding of 1";
+    try {
+      shape[a] = fft::padded_points(shape[a], r, axis);
+    } catch (const Error& e) {
+      return e.message();
+    }
+    ratio[a] = r;
+  }
+  return "";
+}
+
 }  // namespace
 
 using detail::Fft;
@@ -318,6 +345,7 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   o.transform = opt.kind == Kind::R2C ? fft::TransformKind::R2C : fft::TransformKind::C2C;
   o.kinds = {axis_kind[2], axis_kind[1], axis_kind[0]};
   o.norm = opt.norm;
+  o.padding = {ratio[2], ratio[1], ratio[0]};
   o.effort = opt.effort;
   o.backends = {opt.backend, opt.backend, opt.backend};
   o.m1 = grid[1];  // the 3-D plan's M1 splits y (nd's axis 1), M2 z (axis 0)
@@ -331,12 +359,12 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   o.engine_own_core = opt.engine_own_core;
   o.output_order = opt.output_order;
   // Every rank's boxes must be the 3-D plan's pencils (the same ranks, the same split).
-  const std::array<std::int64_t, 3> n{shape[2], shape[1], shape[0]};
+  const std::array<std::int64_t, 3> n{spectrum[2], spectrum[1], spectrum[0]}, phys{shape[2], shape[1], shape[0]};
   for (int r = 0; r < size; ++r) {
     const auto c = detail::coords_of(sch.ranks, r);
     fft::Decomposition d;
     try {
-      d = fft::Decomposition::make(n, halving(), o.m1, o.m2, size, r, true);
+      d = fft::Decomposition::make(n, halving(), o.m1, o.m2, size, r, true, phys);
     } catch (const std::exception&) {
       return why = "the 3-D plan cannot make grid " + std::to_string(o.m1) + "x" + std::to_string(o.m2), false;
     }
@@ -353,7 +381,8 @@ namespace {
 // rank's boxes as this plan reports them (an internal error otherwise, on every rank: each
 // rank checks every rank's boxes).
 void make_3d(Plan::Impl& m, const fft::Options& o) {
-  m.p3 = std::make_unique<fft::Plan>(m.comm, std::array<std::int64_t, 3>{m.shape[2], m.shape[1], m.shape[0]}, o);
+  const std::array<std::int64_t, 3> n{m.spectrum[2], m.spectrum[1], m.spectrum[0]};  // the 3-D plan's x first
+  m.p3 = std::make_unique<fft::Plan>(m.comm, n, o);
   for (int r = 0; r < m.size; ++r) {
     const auto c = detail::coords_of(m.sch.ranks, r);
     const Box bi = detail::box_at(m.sch.stage.front(), m.sch.ranks, c);
@@ -426,6 +455,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"kind", name(options.kind)},
               {"precision", fft::name(options.precision)},
               {"kinds", join_kinds(options.kinds)},
+              {"padding", fft::padding_list_str(options.padding)},
               {"norm", std::to_string(static_cast<int>(options.norm))},
               {"effort", std::to_string(static_cast<int>(options.effort))},
               {"backend", fft::name(options.backend)},
@@ -474,6 +504,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
           std::to_string(fft::kDefaultProgressChunks) + ")";
   const std::string what = "shape " + join(user_shape, "x") +
                            (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
+  std::vector<std::int64_t> spectrum;  // a padded plan's spectral grid (empty: none)
   std::vector<int> sched_axes = axes;  // the halved axis last, as the schedule takes it
   std::vector<int> user_names;         // the field's axes by the user's numbers (a batch axis taken out)
   for (int a = 0; a < static_cast<int>(shape.size()); ++a)
@@ -492,13 +523,25 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
           m.half_axis = axes[i];
           break;
         }
+    std::vector<std::int64_t> phys = shape;
+    err = padded_shape(options.padding, axes, m.axis_kind, user_names, phys, m.ratio);
+    if (err.empty() && phys != shape) {
+      spectrum = shape;
+      shape = phys;  // the schedule's stages start on the physical grid
+      const auto nb = user_shape[static_cast<std::size_t>(std::max(0, m.batch_axis))];  // (unused without a batch axis)
+      const std::vector<std::int64_t> user_phys = m.with_batch(phys, nb);
+      err = check_addressable(user_phys, what + " padded to " + join(user_phys, "x"));
+    }
+  }
+  if (err.empty()) {
     if (m.halving()) {
       sched_axes.erase(std::find(sched_axes.begin(), sched_axes.end(), m.half_axis));
       sched_axes.push_back(m.half_axis);
     }
     if (options.grid.empty()) {
       std::string why;
-      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why, options.allow_empty, user_names);
+      m.grid = detail::choose_grid(shape, sched_axes, m.halving(), m.size, why, options.allow_empty, user_names,
+                                   spectrum);
       if (m.grid.empty())
         err = "cannot decompose " + what + " over " + std::to_string(m.size) + " ranks with axes (" +
               join(user_axes, ", ") + "): " + why;
@@ -519,7 +562,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   }
   if (err.empty()) {
     const std::string e =
-        detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch, options.allow_empty, user_names);
+        detail::build_schedule(shape, sched_axes, m.halving(), m.grid, m.sch, options.allow_empty, user_names,
+                               spectrum);
     if (!e.empty()) err = "cannot decompose " + what + " over grid " + join(m.with_batch(m.grid, 1), "x") + ": " + e;
   }
   if (err.empty() && options.output_order == fft::OutputOrder::Transposed && axes.size() >= 2) {
@@ -535,10 +579,13 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   if (err.empty() && most_threads > 1) detail::split_for_lanes(m.sch);
   agree_message(m.comm, err);
   m.shape = shape;
+  m.spectrum = spectrum.empty() ? shape : spectrum;
+  if (m.ratio.empty()) m.ratio.assign(shape.size(), 1.0);
   m.axes = axes;
-  m.user_shape = user_shape;
-  m.user_axes = user_axes;
+  m.given_shape = user_shape;
   m.nbatch = m.batch_axis >= 0 ? user_shape[static_cast<std::size_t>(m.batch_axis)] : 1;
+  m.user_shape = m.padded() ? m.with_batch(shape, m.nbatch) : user_shape;
+  m.user_axes = user_axes;
   m.out_grid = m.sch.grid(m.sch.stage.size() - 1);
   m.user_grid = m.with_batch(m.grid, 1);
   m.made = options;
@@ -553,13 +600,25 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   for (const auto& st : m.sch.stage) m.box.push_back(detail::box_at(st, m.sch.ranks, m.coords));
   m.user_in = m.user_box(m.box.front());
   m.user_out = m.user_box(m.box.back());
-  double n = 1;  // the product of the logical sizes (n for periodic axes)
-  for (int a : axes) n *= fft::logical_size(m.axis_kind[a], shape[a]);
+  // The products of the logical sizes (n for periodic axes) of the spectrum's grid (N) and the
+  // physical one (M, N unless padded). The spectrum is the N grid's under the norm: forward's
+  // sums over M points are scaled by N/M (the 3-D plan's rule, fft/transform.cpp).
+  double n = 1, mm = 1;
+  for (int a : axes) {
+    n *= fft::logical_size(m.axis_kind[a], m.spectrum[a]);
+    mm *= fft::logical_size(m.axis_kind[a], shape[a]);
+  }
   switch (options.norm) {
     case fft::Norm::None: break;
-    case fft::Norm::Backward: m.scale_bwd = 1 / n; break;
-    case fft::Norm::Forward: m.scale_fwd = 1 / n; break;
-    case fft::Norm::Ortho: m.scale_fwd = m.scale_bwd = 1 / std::sqrt(n); break;
+    case fft::Norm::Backward:
+      m.scale_bwd = 1 / n;
+      if (m.padded()) m.scale_fwd = n / mm;
+      break;
+    case fft::Norm::Forward: m.scale_fwd = 1 / mm; break;
+    case fft::Norm::Ortho:
+      m.scale_fwd = m.scale_bwd = 1 / std::sqrt(n);
+      if (m.padded()) m.scale_fwd = std::sqrt(n) / mm;
+      break;
   }
   m.fd.resize(m.sch.step.size());
   m.ff.resize(m.sch.step.size());
@@ -594,7 +653,7 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     if (m.threads > 1) m.pool = std::make_unique<fft::LanePool>(m.threads);
     m.allocate_lane();
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
-      if (m.sch.step[k].fft) {
+      if (m.sch.step[k].fft && m.sch.step[k].resize.empty()) {  // a resize has no FFT
         if (m.single())
           m.plan_fft<float>(k);
         else
@@ -844,10 +903,11 @@ const TuneReport* Plan::tune_report() const { return impl().report.get(); }
 std::string Plan::describe() const {
   const Impl& m = impl();
   std::ostringstream os;
-  os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.user_shape, ", ") << ") axes ("
+  os << "nd " << name(m.opt.kind) << (m.single() ? " single" : "") << " (" << join(m.given_shape, ", ") << ") axes ("
      << join(m.user_axes, ", ") << ")";
   if (std::any_of(m.kinds.begin(), m.kinds.end(), [](fft::AxisKind k) { return fft::is_r2r(k); }))
     os << " kinds (" << join_kinds(m.kinds) << ")";
+  if (m.padded()) os << " padded to (" << join(m.user_shape, ", ") << ")";
   if (m.batch_axis >= 0) os << " batch axis " << m.batch_axis << " (" << m.nbatch << " fields)";
   os << " grid " << join(m.user_grid, "x") << " -> " << join(m.user_out_grid, "x");
   if (!m.user_out.natural()) os << " out order (" << join(m.user_out.order, ", ") << ")";
@@ -864,7 +924,11 @@ std::string Plan::describe() const {
   for (std::size_t k = 0; k < m.sch.step.size(); ++k) {
     const auto& s = m.sch.step[k];
     os << (k ? ", " : "");
-    if (s.fft && s.axes.empty()) {
+    if (!s.resize.empty()) {
+      std::vector<int> ax;
+      for (int a : s.resize) ax.push_back(user_axis(a));
+      os << "resize(" << join(ax, ",") << ")";  // forward truncates, backward zero-pads
+    } else if (s.fft && s.axes.empty()) {
       os << "swap(" << user_axis(m.swapped[0]) << "," << user_axis(m.swapped[1]) << ")";  // a local copy
     } else if (s.fft) {
       std::vector<int> ax;

@@ -98,9 +98,13 @@ struct Plan::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   // The field's array (the batch axis taken out); the user's array has it back in.
-  std::vector<std::int64_t> shape;
+  // shape: the input's (physical) extents; spectrum: the spectrum's grid, which a padded plan's
+  // listed axes keep (Options::padding: shape's floor(spectrum * R)), shape's otherwise.
+  std::vector<std::int64_t> shape, spectrum;
   std::vector<int> axes, grid, out_grid;  // of the field
-  std::vector<std::int64_t> user_shape;
+  // user_shape: the user's input array (physical); given_shape: the shape the plan was made with.
+  std::vector<std::int64_t> user_shape, given_shape;
+  std::vector<double> ratio;  // per axis of the field: its padding (1: none)
   std::vector<int> user_axes, user_grid, user_out_grid;
   Box user_in, user_out;  // this rank's blocks of the user's array
   int batch_axis = -1;    // in the user's array; -1: none
@@ -159,6 +163,7 @@ struct Plan::Impl {
   bool single() const { return opt.precision == fft::Precision::Single; }
   bool halving() const { return half_axis >= 0; }
   bool real_spectrum() const { return opt.kind == Kind::R2C && half_axis < 0; }
+  bool padded() const { return shape != spectrum; }
   // Whether every call runs in place (nd's own lean workspace, or the 3-D plan's).
   bool lean_plan() const { return lean || (p3 && p3->lean_workspace()); }
   std::size_t real_size() const { return single() ? sizeof(float) : sizeof(double); }

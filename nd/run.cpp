@@ -9,6 +9,7 @@
 // A first exchange reads the caller's input itself (it only reads).
 #include "nd/run.hpp"
 
+#include "fft/padding.hpp"
 #include "local/move.hpp"
 
 #include "nbfft/coll/engine.hpp"
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -140,6 +142,75 @@ void copy_shared(const Plan::Impl& m, Byte* dst, const Byte* src, std::size_t by
 
 bool overlap(const View& a, const View& b) { return a.base < b.end() && b.base < a.end(); }
 
+// A box's extents in its memory order, slowest first.
+std::vector<std::int64_t> memory_extents(const Box& b) {
+  std::vector<std::int64_t> e;
+  for (int a : b.order) e.push_back(b.n[static_cast<std::size_t>(a)]);
+  return e;
+}
+
+// A padded plan's resize between a stage's block `src` (extents se in memory order) and the
+// next one's `dst` (extents de, the same order): every element whose index is inside both
+// to its place; with zero_rest, dst's elements past se are zeroed (backward: the spectrum
+// spread out before the zero padding moves its negative modes; forward: the truncated
+// spectrum compacted, zero_rest false). Shared among the plan's threads by rows.
+void copy_block(const Plan::Impl& m, Byte* dst, const std::vector<std::int64_t>& de, const Byte* src,
+                const std::vector<std::int64_t>& se, std::size_t elem, bool zero_rest) {
+  const std::size_t D = de.size();
+  std::vector<std::int64_t> ds(D, 1), ss(D, 1), walk(D);  // strides in elements; the rows walked
+  for (std::size_t i = D - 1; i-- > 0;) {
+    ds[i] = ds[i + 1] * de[i + 1];
+    ss[i] = ss[i + 1] * se[i + 1];
+  }
+  std::int64_t rows = 1;
+  for (std::size_t i = 0; i + 1 < D; ++i) rows *= walk[i] = zero_rest ? de[i] : std::min(de[i], se[i]);
+  const std::int64_t row = std::min(de[D - 1], se[D - 1]);
+  const std::size_t keep = static_cast<std::size_t>(row) * elem;
+  const std::size_t tail = zero_rest ? static_cast<std::size_t>(de[D - 1] - row) * elem : 0;
+  const std::int64_t grain = copy_grain(m, rows, static_cast<std::size_t>(rows) * (keep + tail));
+  share(m, rows, grain, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      std::int64_t left = r, doff = 0, soff = 0;
+      bool inside = true;
+      for (std::size_t i = D - 1; i-- > 0;) {
+        const std::int64_t x = left % walk[i];
+        left /= walk[i];
+        doff += x * ds[i];
+        soff += x * ss[i];
+        inside = inside && x < se[i];
+      }
+      Byte* d = dst + static_cast<std::size_t>(doff) * elem;
+      if (!inside) {
+        std::memset(d, 0, keep + tail);
+        continue;
+      }
+      local::copy_bytes(d, src + static_cast<std::size_t>(soff) * elem, keep);
+      if (tail) std::memset(d + keep, 0, tail);
+    }
+  });
+}
+
+// f(lines, step, len) over every line along memory position p of a block of extents e:
+// `lines` starts, slot i of a line `step` elements past slot i-1, each `len` contiguous
+// elements (fft/padding.hpp's slots), shared among the plan's threads in pieces of lines
+// or, when there are few, of their slots' columns.
+template <typename C, typename F>
+void along(const Plan::Impl& m, C* base, const std::vector<std::int64_t>& e, std::size_t p, F&& f) {
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (i < p) outer *= e[i];
+    if (i > p) inner *= e[i];
+  }
+  const std::int64_t cols = m.pool && outer < 4 * m.threads ? std::min<std::int64_t>(inner, 4 * m.threads) : 1;
+  const std::int64_t width = (inner + cols - 1) / cols;
+  share(m, outer * cols, 1, [&](std::int64_t u0, std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const std::int64_t o = u / cols, c0 = (u % cols) * width, c1 = std::min(inner, c0 + width);
+      if (c0 < c1) f(base + o * e[p] * inner + c0, inner, c1 - c0);
+    }
+  });
+}
+
 // One field of a call on one lane, forward or backward.
 template <typename T>
 class Flight {
@@ -174,7 +245,10 @@ class Flight {
  private:
   std::size_t steps() const { return m_.sch.step.size(); }
   std::size_t next() const { return fwd_ ? steps() - left_ : left_ - 1; }
-  bool writes(std::size_t k) const { return !m_.sch.step[k].fft || m_.sch.step[k].r2c || m_.sch.step[k].swap; }
+  bool writes(std::size_t k) const {
+    const Step& s = m_.sch.step[k];
+    return !s.fft || s.r2c || s.swap || !s.resize.empty();
+  }
   bool lane_array(const Byte* p) const { return p == lane_.work[0].get() || (!m_.lean && p == lane_.work[1].get()); }
   // The array a step writes when it reads p: the lane's other one; lean: the caller's array
   // (the call is in place) and the lane's one in turn.
@@ -199,7 +273,7 @@ class Flight {
   // the copy before it, its receive and the copy after it, each one move).
   bool moves(std::size_t k) const {
     const Step& s = m_.sch.step[k];
-    if (s.fft) return s.r2c || s.swap;
+    if (s.fft) return s.r2c || s.swap || !s.resize.empty();
     const Xchg& x = m_.xs[k];
     const bool pre = (x.swap && !fwd_) || x.B > 1, post = (x.swap && fwd_) || x.B > 1;
     return (1 + pre + post) % 2 == 1;
@@ -247,8 +321,8 @@ class Flight {
                           align(in_.base) == align(lane_.real.get()) &&
                           m_.half_axis == static_cast<int>(m_.shape.size()) - 1;
       at_ = direct ? in_.base : copy_in(lane_.real.get());
-    } else if (S > 0 && (!m_.sch.step[first].fft || m_.sch.step[first].swap) && in_.contiguous()) {
-      at_ = in_.base;  // the exchange or the swap (out of place) only reads it
+    } else if (S > 0 && !m_.sch.step[first].ffts() && in_.contiguous()) {
+      at_ = in_.base;  // the exchange, the swap or a backward resize (out of place) only reads it
     } else if (same && first_write < S && align(in_.base) == align(lane_.work[0].get()) && rows_only_before(first_write)) {
       at_ = in_.base;  // in place: the FFTs before the first write run on the caller's rows
     } else {
@@ -333,7 +407,42 @@ class Flight {
     at_ = dst;
   }
 
+  // A padded plan's resize step k: forward truncates the spectrum along each axis listed, in
+  // place on stage k's block, and compacts it into stage k + 1's; backward spreads stage k + 1's
+  // block out into stage k's and zero-pads it along each axis there (fft/padding.hpp).
+  void resize(std::size_t k) {
+    using C = std::complex<T>;
+    const Box& big = m_.box[k];
+    const Box& small = m_.box[k + 1];
+    const std::vector<std::int64_t> eb = memory_extents(big), es = memory_extents(small);
+    Byte* dst = k == out_step_ ? out_.base : lane_array(at_) ? other(at_) : lane_.work[0].get();
+    const auto pad_of = [&](int a) {
+      const auto i = static_cast<std::size_t>(a);
+      return fft::AxisPad{m_.spectrum[i], m_.shape[i], a == m_.half_axis};
+    };
+    const auto position = [&](int a) {
+      return static_cast<std::size_t>(std::find(big.order.begin(), big.order.end(), a) - big.order.begin());
+    };
+    if (fwd_) {
+      for (int a : m_.sch.step[k].resize) {
+        const fft::AxisPad pad = pad_of(a);
+        along(m_, reinterpret_cast<C*>(at_), eb, position(a),
+              [&](C* p, std::int64_t step, std::int64_t len) { fft::truncate_slots(p, step, len, pad); });
+      }
+      copy_block(m_, dst, es, at_, eb, sizeof(C), false);
+    } else {
+      copy_block(m_, dst, eb, at_, es, sizeof(C), true);
+      for (int a : m_.sch.step[k].resize) {
+        const fft::AxisPad pad = pad_of(a);
+        along(m_, reinterpret_cast<C*>(dst), eb, position(a),
+              [&](C* p, std::int64_t step, std::int64_t len) { fft::pad_slots(p, step, len, pad); });
+      }
+    }
+    at_ = dst;
+  }
+
   void fft_forward(std::size_t k) {
+    if (!m_.sch.step[k].resize.empty()) return resize(k);
     if (m_.sch.step[k].swap) return swap(k);
     const Fft<T>& f = m_.ffts<T>()[k];
     Byte* dst = !f.r2c ? at_ : k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.work[0].get();
@@ -342,6 +451,7 @@ class Flight {
   }
 
   void fft_backward(std::size_t k) {
+    if (!m_.sch.step[k].resize.empty()) return resize(k);
     if (m_.sch.step[k].swap) return swap(k);
     const Fft<T>& f = m_.ffts<T>()[k];
     Byte* dst = !f.c2r ? at_ : k == out_step_ ? out_.base : m_.lean ? other(at_) : lane_.real.get();

@@ -48,8 +48,12 @@ Box box_at(const Stage& s, const std::vector<int>& ranks, const std::vector<int>
 }
 
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                           const std::vector<int>& grid, Schedule& out, bool allow_empty, const std::vector<int>& names) {
+                           const std::vector<int>& grid, Schedule& out, bool allow_empty, const std::vector<int>& names,
+                           const std::vector<std::int64_t>& spectrum) {
   const int nd = static_cast<int>(shape.size());
+  const auto padded = [&](int a) {
+    return !spectrum.empty() && spectrum[static_cast<std::size_t>(a)] != shape[static_cast<std::size_t>(a)];
+  };
   const auto name = [&](int a) { return names.empty() ? a : names[static_cast<std::size_t>(a)]; };
   out = Schedule{};
   Stage st{shape, std::vector<int>(shape.size(), -1), std::vector<int>(shape.size())};
@@ -74,8 +78,9 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
   while (true) {
     Step f;
     if (r2c && todo[r_axis] && !done[r_axis]) f.r2c = true;  // only ever in the first step
+    const bool r2c_alone = f.r2c && padded(r_axis);
     for (int a : axes)
-      if (st.dist[a] < 0 && !done[a]) f.axes.push_back(a);
+      if (st.dist[a] < 0 && !done[a] && !(r2c_alone && a != r_axis)) f.axes.push_back(a);
     if (f.r2c) {  // the r2c axis first
       f.axes.erase(std::find(f.axes.begin(), f.axes.end(), r_axis));
       f.axes.insert(f.axes.begin(), r_axis);
@@ -88,8 +93,19 @@ std::string build_schedule(const std::vector<std::int64_t>& shape, const std::ve
       if (f.r2c) st.ext[r_axis] = shape[r_axis] / 2 + 1;
       out.step.push_back(f);
       out.stage.push_back(st);
+      Step rs;
+      for (int a : f.axes)
+        if (padded(a)) {
+          rs.resize.push_back(a);
+          st.ext[a] = f.r2c && a == r_axis ? spectrum[a] / 2 + 1 : spectrum[a];
+        }
+      if (!rs.resize.empty()) {
+        out.step.push_back(rs);
+        out.stage.push_back(st);
+      }
     }
     if (left == 0) return "";
+    if (r2c_alone) continue;  // the other whole axes in a step of their own
     // An exchange: the split axis still to transform nearest to a whole axis that can take
     // its ranks (transformed ones first: untransformed ones may be needed split later).
     // With allow_empty an axis too short for the ranks can take them, after every axis
@@ -149,6 +165,14 @@ void transpose_output(Schedule& s, int p, int q) {
     // The last step is local (a schedule ends with FFTs): its FFT along p, unless the r2c's
     // own axis, runs after a swap step, on p moved to q's faster place.
     const std::size_t k = s.step.size() - 1;
+    if (!s.step[k].resize.empty()) {  // a padded plan's last resize: the swap alone after it (a copy)
+      Step swap;
+      swap.swap = true;
+      s.step.push_back(swap);
+      s.stage.push_back(s.stage.back());
+      s.stage.back().order = order;
+      return;
+    }
     Step& last = s.step[k];
     Stage mid = s.stage[k + 1];  // between the FFTs before the swap and the swap
     Step swap;
@@ -181,7 +205,7 @@ void transpose_output(Schedule& s, int p, int q) {
 void split_for_lanes(Schedule& s) {
   for (std::size_t k = 0; k < s.step.size(); ++k) {
     const Step& st = s.step[k];
-    if (!st.fft || st.swap || st.axes.size() < 2) continue;
+    if (!st.ffts() || st.axes.size() < 2) continue;
     const Stage& after = s.stage[k + 1];
     const auto listed = [&](int a) { return std::find(st.axes.begin(), st.axes.end(), a) != st.axes.end(); };
     bool chunkable = false;
@@ -238,7 +262,8 @@ int empty_ranks(const Schedule& s) {
 }  // namespace
 
 std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                             int ranks, std::string& why, bool allow_empty, const std::vector<int>& names) {
+                             int ranks, std::string& why, bool allow_empty, const std::vector<int>& names,
+                             const std::vector<std::int64_t>& spectrum) {
   std::vector<std::vector<int>> all;
   std::vector<int> g(shape.size(), 1);
   grids(shape, 0, ranks, g, all, allow_empty);
@@ -247,7 +272,7 @@ std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::
   why = "no axis or set of axes has enough points for " + std::to_string(ranks) + " ranks";
   for (const auto& c : all) {
     Schedule s;
-    const std::string e = build_schedule(shape, axes, r2c, c, s, allow_empty, names);
+    const std::string e = build_schedule(shape, axes, r2c, c, s, allow_empty, names, spectrum);
     if (!e.empty()) {
       why = e;
       continue;

@@ -25,12 +25,17 @@ struct Stage {
 // before). swap: the stage after the step has the output order's two axes traded (a
 // transposed output order): an exchange between those two axes writes it as it unpacks; a
 // local step with no axes is the swap alone (a copy).
+// resize (a padded plan's, after the FFT step over those axes): forward truncates each axis
+// listed from its physical extent to its spectrum's, backward zero-pads it back (fft/padding.hpp);
+// a local step with no axes, like the swap.
 struct Step {
   bool fft = true;
   std::vector<int> axes;
   bool r2c = false;
   int g = -1, from = -1, to = -1;
   bool swap = false;
+  std::vector<int> resize;
+  bool ffts() const { return fft && !swap && resize.empty(); }  // a step of local FFTs
 };
 
 struct Schedule {
@@ -42,13 +47,16 @@ struct Schedule {
 };
 
 // Builds the schedule of an input grid (ranks per axis, validated by the caller); returns
-// "" or why it cannot be made. axes: non-negative, distinct, the r2c axis last. allow_empty:
+// "" or why it cannot be made. shape: the input's (physical) extents; spectrum: a padded
+// plan's spectral extents (empty: shape's), each transformed axis resized to it after its
+// FFT step (a padded r2c axis in an r2c step of its own: its Nyquist column is split while
+// the other axes are still physical, as on the 3-D plan). axes: non-negative, distinct, the r2c axis last. allow_empty:
 // an axis may be split over more ranks than it has points (some ranks hold none of it);
 // otherwise every split axis holds a point per rank at every stage. names: the number the
 // why names each axis by (the user's, when a batch axis is taken out); empty: its own.
 std::string build_schedule(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
                            const std::vector<int>& grid, Schedule& out, bool allow_empty = false,
-                           const std::vector<int>& names = {});
+                           const std::vector<int>& names = {}, const std::vector<std::int64_t>& spectrum = {});
 
 // A transposed output order: axes p and q trade places in memory from the last exchange
 // between them on, or from a swap step placed at the end (p's FFT, unless the r2c one,
@@ -68,7 +76,8 @@ void split_for_lanes(Schedule& s);
 // empty come first; with allow_empty, when there are none, the one that leaves the fewest
 // ranks empty. Empty (and `why` set) when no grid can be made.
 std::vector<int> choose_grid(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, bool r2c,
-                             int ranks, std::string& why, bool allow_empty = false, const std::vector<int>& names = {});
+                             int ranks, std::string& why, bool allow_empty = false, const std::vector<int>& names = {},
+                             const std::vector<std::int64_t>& spectrum = {});
 
 // This rank's coordinate along each grid dimension (the last one fastest, as MPI_Cart).
 std::vector<int> coords_of(const std::vector<int>& ranks, int rank);

@@ -50,6 +50,8 @@ def value_for(key, plan, shape, axes, batch):
         "tune_wisdom": wisdom_file(),
         "allow_empty": False,
         "batch_axis": batch if batch is not None else (0 if len(axes) == len(shape) else 1),
+        # one ratio per listed axis on an N-D plan: 3/2, none, 2, ...
+        "padding": ",".join(("1.5", "1", "2")[i % 3] for i in range(len(axes))) if nd else ROWS["padding"]["example"],
     }
     if key in values:
         return values[key], extra
@@ -132,7 +134,7 @@ def cell(shape_name, key):
                 assert str(got) == str(value) or got == value, (key, got, value)
         padded = key == "padding"
         if padded:  # the physical grid is the padded one
-            g = np.random.default_rng(5).standard_normal(p.shape).astype(dtype)
+            g = np.random.default_rng(5).standard_normal(p.global_shape if plan == "nd" else p.shape).astype(dtype)
         u = p.scatter(g if COMM.rank == 0 else None)
         if getattr(p, "lean_workspace", False):
             a, A = p.empty_inplace()

@@ -163,3 +163,106 @@ def test_padding_reads_back_in_the_tables_order(comm):
         assert plan.options.padding == "1.5,1,2"  # the table's word: x first
         assert plan.shape == (12, 5, 10)
         assert plan.empty_input().shape == plan.input_box.shape
+
+
+# NdPlan: (shape (the spectrum's grid), axes, padding as NdPlan takes it: one ratio or one per
+# listed axis, options): 2-D, 3-D over two axes, a 4-D batch in flight, a transposed output.
+ND_CASES = [((9, 10), (0, 1), 1.5, {}),
+            ((8, 7), (1, 0), (2, 1.5), {}),
+            ((6, 5, 8), (0, 2), (1.5, 2), {}),
+            ((3, 6, 5, 8), (1, 2, 3), 1.5, {"batch_axis": 0, "transport": "pairwise@caller", "fields_in_flight": 3}),
+            ((6, 8, 10), (0, 1, 2), 1.5, {"output_order": "transposed", "lean_workspace": True}),
+            ((12, 10), (0, 1), (1, 1.34), {"threads": 2})]
+
+
+def resize_axes(F, axes, to):
+    """Each of `axes` padded or truncated (the rules above) to `to`'s extent on it."""
+    for a in axes:
+        F = (pad_axis if to[a] > F.shape[a] else truncate_axis)(F, a, to[a])
+    return F
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("case", ND_CASES, ids=lambda c: "x".join(map(str, c[0])) + "_axes" + "".join(map(str, c[1])))
+def test_nd_padded_transforms_match_numpy(comm, dtype, case):
+    shape, axes, padding, options = case
+    ratios = np.broadcast_to(np.asarray(padding, dtype=float), (len(axes),))
+    m = list(shape)
+    for a, r in zip(axes, ratios):
+        m[a] = int(np.floor(shape[a] * r))
+    m = tuple(m)
+    real = np.dtype(dtype).kind == "f"
+    N, M = np.prod([shape[a] for a in axes]), np.prod([m[a] for a in axes])
+    with nbfft.NdPlan(comm, shape, axes=axes, dtype=dtype, padding=padding, effort="estimate", **options) as plan:
+        assert plan.global_shape == m
+        half = list(shape)
+        if real:
+            half[axes[-1]] = shape[axes[-1]] // 2 + 1
+        assert plan.global_out_shape == tuple(half)
+        # Forward of a field on the physical grid: its spectrum truncated to the n grid's modes, times N/M.
+        f = global_field(m, dtype, seed=4)
+        full = resize_axes(np.fft.fftn(f.astype(np.complex128), axes=axes), axes, shape) * (N / M)
+        want = full[tuple(slice(0, h) for h in half)]
+        if plan.lean_workspace:
+            a, A = plan.empty_inplace()
+            a[...] = plan.scatter(f if comm.rank == 0 else None)
+            U = plan.forward(a, out=A).copy()
+        else:
+            U = plan.forward(plan.scatter(f if comm.rank == 0 else None))
+        got = plan.gather(U, root=None, space="output")
+        assert_close_everywhere(got, want, dtype)
+        # Backward: that spectrum zero-padded to the physical grid, inverted there with 1/N.
+        back = np.fft.ifftn(resize_axes(full, axes, m), axes=axes) * (M / N)
+        back = back.real if real else back
+        if plan.lean_workspace:
+            A[...] = U
+            u = plan.backward(A, out=a)
+        else:
+            u = plan.backward(U)
+        assert_close_everywhere(plan.gather(u, root=None), back, dtype)
+
+
+def test_nd_bad_padding_fails_on_every_rank(comm):
+    for bad, kind, words in (((1.5, 2, 1), nbfft.InvalidArgument, "3 entries for 2 axes"),
+                             ((0.5,), nbfft.InvalidArgument, "padding"),
+                             (("a",), nbfft.ArgumentTypeError, "padding must be a number"),
+                             (1.5, nbfft.InvalidArgument, "periodic axes only")):
+        raised = None
+        try:
+            nbfft.NdPlan(comm, (8, 6), padding=bad, kinds=("dct2", "periodic") if bad == 1.5 else None).close()
+        except kind as e:
+            raised = str(e)
+        assert all_ranks(raised is not None and words in raised), (bad, raised)
+
+
+def test_nd_padded_user_boxes_and_tuning_match_the_plain_padded_plan(comm):
+    """A padded NdPlan on the caller's own input blocks (rows of the padded grid's axis 1) and a
+    tuned one give the default padded plan's spectrum."""
+    shape, m = (10, 9), (15, 13)  # padding (1.5, 1.5): floor(10 * 1.5), floor(9 * 1.5)
+    P, r = comm.size, comm.rank
+    lo, hi = r * m[1] // P, (r + 1) * m[1] // P
+    f = global_field(m, np.float64, seed=7)
+    with nbfft.NdPlan(comm, shape, padding=1.5, effort="estimate") as plain:
+        want = plain.gather(plain.forward(plain.scatter(f if r == 0 else None)), root=None, space="output")
+    with nbfft.NdPlan(comm, shape, padding=1.5, effort="estimate", in_box=((0, lo), (m[0], hi - lo))) as boxed:
+        assert boxed.global_shape == m and boxed.in_shape == (m[0], hi - lo)
+        U = boxed.forward(np.ascontiguousarray(f[:, lo:hi]))
+        assert_close_everywhere(boxed.gather(U, root=None, space="output"), want, np.float64)
+        assert_close_everywhere(boxed.backward(U), plain_back(shape, m, want)[:, lo:hi], np.float64)
+    with nbfft.NdPlan(comm, shape, padding=1.5, effort="estimate", tune="quick", tune_budget=0.3) as tuned:
+        assert tuned.options.padding == "1.5"
+        U = tuned.forward(tuned.scatter(f if r == 0 else None))
+        assert_close_everywhere(tuned.gather(U, root=None, space="output"), want, np.float64)
+
+
+def plain_back(shape, m, half):
+    """The physical field of an r2c spectrum `half` of the `shape` grid, zero-padded to `m`."""
+    n = shape
+    F = np.zeros(n, dtype=complex)
+    F[:, :n[1] // 2 + 1] = half
+    # the Hermitian rest of the full spectrum (numpy's order on every axis)
+    k0 = (-np.arange(n[0])) % n[0]
+    for j in range(n[1] // 2 + 1, n[1]):
+        F[:, j] = np.conj(half[k0, n[1] - j])
+    N, M = np.prod(n), np.prod(m)
+    return np.fft.ifftn(resize_axes(F, (0, 1), m)).real * (M / N)

@@ -307,11 +307,26 @@ static void run_handle_errors(int size) {
   nbfft_plan q = NULL;
   char value[64];
   CHECK("handle: create", nbfft_options_create(&o) == NBFFT_SUCCESS);
-  /* padding is the 3-D plan's: kept by the handle, refused by an N-D plan. */
-  CHECK("handle: padding set", nbfft_options_set(o, "padding", "1.5") == NBFFT_SUCCESS);
-  CHECK("handle: padding refused by an N-D plan",
+  /* pipeline_row is the 3-D plan's: kept by the handle, refused by an N-D plan. */
+  CHECK("handle: pipeline_row set", nbfft_options_set(o, "pipeline_row", "true") == NBFFT_SUCCESS);
+  CHECK("handle: pipeline_row refused by an N-D plan",
         nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_INVALID_ARGUMENT && p == NULL &&
-            strstr(nbfft_last_error(), "padding") && strstr(nbfft_last_error(), "3-D plan only"));
+            strstr(nbfft_last_error(), "pipeline_row") && strstr(nbfft_last_error(), "3-D plan only"));
+  CHECK("handle: pipeline_row taken by a 3-D plan", nbfft_plan_create(MPI_COMM_WORLD, n3, o, &q) == NBFFT_SUCCESS);
+  nbfft_plan_destroy(&q);
+  nbfft_options_destroy(&o);
+  /* padding is every plan's: an N-D plan's input then lives on the padded grid. */
+  nbfft_options_create(&o);
+  CHECK("handle: padding set", nbfft_options_set(o, "padding", "1.5") == NBFFT_SUCCESS);
+  CHECK("handle: padding taken by an N-D plan", nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_SUCCESS);
+  {
+    int64_t in_shape[2] = {0, 0}, out_shape[2] = {0, 0};
+    nbfft_nd_plan_shape(p, in_shape, out_shape);
+    CHECK("handle: a padded N-D plan's input grid", in_shape[0] == (int64_t)(1.5 * (double)s2[0]) &&
+                                                        in_shape[1] == (int64_t)(1.5 * (double)s2[1]) &&
+                                                        out_shape[0] == s2[0] && out_shape[1] == s2[1] / 2 + 1);
+  }
+  nbfft_nd_plan_destroy(&p);
   CHECK("handle: padding taken by a 3-D plan", nbfft_plan_create(MPI_COMM_WORLD, n3, o, &q) == NBFFT_SUCCESS);
   nbfft_plan_destroy(&q);
   nbfft_options_destroy(&o);

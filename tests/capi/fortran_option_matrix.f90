@@ -7,6 +7,9 @@
 ! element types or the arrays' order are the other Fortran tests' (precision, transform and
 ! kinds: fortran_nd_kinds; output_order and lean_workspace: fortran_nd_fields, fortran_nd;
 ! batch_axis: fortran_nd_many); the C and Python matrices run every row on every shape.
+! padding (the input then lives on a finer grid) has a cell of its own: the default plan's
+! spectrum through the padded backward is the input at the points both grids share, and
+! forward returns that spectrum.
 program fortran_option_matrix
   use mpi
   use nbfft
@@ -31,6 +34,9 @@ program fortran_option_matrix
     if (key == "") exit
     select case (key)
     case ("precision", "transform", "kinds", "output_order", "lean_workspace", "batch_axis")
+    case ("padding")
+      call padded_cell()
+      cells = cells + 1
     case default
       call cell(i, key)
       cells = cells + 1
@@ -79,6 +85,49 @@ contains
     if (nbfft_options_scope(i) /= "3-D") &
       call expect(maxval(abs(got - scale * reference)) <= 1e-10_dp * maxval(abs(reference)), &
                   key // "=" // value // ": the default plan's spectrum")
+  end subroutine
+
+  ! padding=1.5,2 in the options handle, numpy's order of the axes as C's (z: 3/2, x: 2):
+  ! the input grid is x(20) y(6) z(12), the spectrum the default plan's. Backward of that
+  ! spectrum is the band-limited input (even n: the Nyquist mode split symmetrically), so at
+  ! the points both grids share (every 2nd x, every 3rd z) it is the input; forward of it is
+  ! the spectrum again.
+  subroutine padded_cell()
+    type(nbfft_options) :: h
+    type(nbfft_nd_plan) :: p
+    integer :: lo(3), hi(3), lo2(3), hi2(3), st, x, y, z
+    real(dp), allocatable :: v(:,:,:)
+    complex(dp), allocatable :: uh(:,:,:), again(:,:,:)
+    real(dp) :: err
+    call nbfft_options_create(h)
+    call nbfft_options_parse(h, "effort=estimate padding=1.5,2")
+    call nbfft_nd_plan_create(p, MPI_COMM_WORLD, n, axes=[1, 3], opts=h, status=st)
+    call nbfft_options_destroy(h)
+    call expect(st == NBFFT_SUCCESS, "padding=1.5,2: the plan")
+    if (st /= NBFFT_SUCCESS) return
+    call nbfft_nd_box(p, NBFFT_LAYOUT_INPUT, lo, hi)
+    call nbfft_nd_box(p, NBFFT_LAYOUT_OUTPUT, lo2, hi2)
+    allocate(v(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), uh(lo2(1):hi2(1), lo2(2):hi2(2), lo2(3):hi2(3)))
+    allocate(again(lo2(1):hi2(1), lo2(2):hi2(2), lo2(3):hi2(3)))
+    uh = reference(lo2(1):hi2(1), lo2(2):hi2(2), lo2(3):hi2(3))
+    call nbfft_nd_backward(p, uh, v)
+    err = 0
+    do z = lo(3), hi(3)
+      do y = lo(2), hi(2)
+        do x = lo(1), hi(1)
+          if (mod(x - 1, 2) == 0 .and. mod(z - 1, 3) == 0) &
+            err = max(err, abs(v(x, y, z) - value_at((x - 1) / 2 + n(1) * ((y - 1) + n(2) * (2 * (z - 1) / 3)), 0)))
+        end do
+      end do
+    end do
+    call MPI_Allreduce(MPI_IN_PLACE, err, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr)
+    call expect(err <= 1e-10_dp, "padding=1.5,2: backward is the input on the shared points")
+    call MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+    call expect(all(hi == [20, 6, 12]), "padding=1.5,2: the input grid x(20) y(6) z(12)")
+    call nbfft_nd_forward(p, v, again)
+    call expect(size(again) == 0 .or. maxval(abs(again - uh)) <= 1e-10_dp * maxval(abs(reference)), &
+                "padding=1.5,2: forward returns the spectrum")
+    call nbfft_nd_plan_destroy(p)
   end subroutine
 
   ! The spectrum of the global input through a plan of key=value (and effort=estimate; a

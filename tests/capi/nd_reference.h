@@ -40,6 +40,33 @@ static inline int end_test(const char* name) {
   return all ? 1 : 0;
 }
 
+/* A padded plan's spectrum along axis a of a C-order complex array of extents n (interleaved
+ * re, im): its n[a] coefficients (numpy's order) truncated to `to` < n[a], keeping the lowest
+ * modes, index to/2 of an even `to` the sum of +to/2 and -to/2 (docs/fft.md "Padding"). A new
+ * array (free it); n[a] becomes `to`. */
+static inline double* truncate_axis(const double* g, int nd, int64_t* n, int a, int64_t to) {
+  int64_t inner = 1, outer = 1, o, i, k;
+  const int64_t m = n[a], h = (to + 1) / 2;
+  double* t;
+  int d;
+  for (d = a + 1; d < nd; ++d) inner *= n[d];
+  for (d = 0; d < a; ++d) outer *= n[d];
+  t = calloc((size_t)(outer * to * inner) * 2, sizeof(double));
+  for (o = 0; o < outer; ++o)
+    for (i = 0; i < inner; ++i)
+      for (k = 0; k < to; ++k) {
+        const int64_t km = k < h ? k : k - to + m; /* mode k or k - to, at index km of m */
+        const int64_t dst = (o * to + k) * inner + i, src = (o * m + km) * inner + i;
+        t[2 * dst] = g[2 * src], t[2 * dst + 1] = g[2 * src + 1];
+        if (to % 2 == 0 && k == to / 2) { /* + mode +to/2 */
+          const int64_t pos = (o * m + to / 2) * inner + i;
+          t[2 * dst] += g[2 * pos], t[2 * dst + 1] += g[2 * pos + 1];
+        }
+      }
+  n[a] = to;
+  return t;
+}
+
 /* A value of the global input at flat C-order index i (the same on every rank). */
 static inline double value(int64_t i, int imag) { return sin(0.7 * (double)i + 1.3 * imag) + 0.25 * cos(0.11 * (double)(i * i % 97)); }
 

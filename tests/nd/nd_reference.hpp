@@ -103,6 +103,46 @@ inline std::vector<cplx> dft(const Shape& shape, std::vector<cplx> x, const std:
   return x;
 }
 
+// A padded plan's spectrum along axis a of a whole C-order array (docs/fft.md "Padding"):
+// resized from shape[a] coefficients to `to` in numpy's order. Truncating (to < shape[a])
+// keeps the lowest modes, index to/2 of an even `to` the sum of +to/2 and -to/2; padding
+// (to > shape[a]) puts zeros between the positive and negative modes, an even shape[a]'s
+// Nyquist coefficient halved onto +n/2 and -n/2. shape[a] becomes `to`.
+inline std::vector<cplx> resize_axis(Shape& shape, const std::vector<cplx>& x, int a, std::int64_t to) {
+  const std::int64_t from = shape[a];
+  if (from == to) return x;
+  std::int64_t inner = 1;
+  for (std::size_t b = a + 1; b < shape.size(); ++b) inner *= shape[b];
+  const std::int64_t outer = volume(shape) / (from * inner);
+  const bool pad = to > from;
+  const std::int64_t n = pad ? from : to, m = pad ? to : from, h = (n + 1) / 2;
+  std::vector<cplx> y(static_cast<std::size_t>(outer * to * inner));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const auto in = [&](std::int64_t k) -> const cplx& {
+        return x[static_cast<std::size_t>((o * from + k) * inner + i)];
+      };
+      const auto out = [&](std::int64_t k) -> cplx& { return y[static_cast<std::size_t>((o * to + k) * inner + i)]; };
+      for (std::int64_t k = 0; k < n; ++k) {  // mode k (k < h) or k - n, at index k of n and k or k - n + m of m
+        const std::int64_t km = k < h ? k : k - n + m;
+        if (pad) out(km) = in(k);
+        else out(k) = in(km);
+      }
+      if (n % 2 == 0 && pad) out(n / 2) = out(m - n / 2) = 0.5 * in(n / 2);
+      if (n % 2 == 0 && !pad) out(n / 2) += in(n / 2);
+    }
+  shape[a] = to;
+  return y;
+}
+
+// The inverse of dft() over periodic axes, unnormalized (the sign +1).
+inline std::vector<cplx> idft(const Shape& shape, std::vector<cplx> x, const std::vector<int>& axes) {
+  for (auto& v : x) v = std::conj(v);
+  x = dft(shape, std::move(x), axes);
+  for (auto& v : x) v = std::conj(v);
+  return x;
+}
+
 // f() throws an nbfft::Error of `code` whose message holds `words`.
 template <typename F>
 void expect_error(F&& f, nbfft::ErrorCode code, const std::string& words) {

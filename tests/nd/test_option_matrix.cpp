@@ -85,6 +85,12 @@ std::string value_for(const nbfft::fft::OptionRow& r, const Case& c, const std::
   if (k == "tune_wisdom") return wisdom_path();
   if (k == "allow_empty") return "false";
   if (k == "batch_axis") return std::to_string(c.batch >= 0 ? c.batch : (axes.size() == c.shape.size() ? 0 : 1));
+  if (k == "padding") {  // one ratio per listed axis: 3/2, none, 2, ...
+    const char* ratios[] = {"1.5", "1", "2"};
+    std::string v;
+    for (std::size_t a = 0; a < axes.size(); ++a) v += (a ? "," : "") + std::string(ratios[a % 3]);
+    return v;
+  }
   return r.example;
 }
 
@@ -123,7 +129,9 @@ void cell(const Case& c, const nbfft::fft::OptionRow& r) {
     EXPECT_FALSE(p.uses_3d_plan());
   }
   const bool single = o.precision == nbfft::fft::Precision::Single, complex_in = o.kind == nbfft::nd::Kind::C2C;
-  const Shape& shape = c.shape;
+  // A padded plan's input is on the physical grid (shape()); its spectrum keeps c.shape's modes.
+  const bool padded = key == "padding";
+  const Shape shape = padded ? p.shape() : c.shape;
   const Box whole = nbfft::nd::test::whole(shape);
   // The input (rounded to the plan's precision) as the reference sees it.
   std::vector<cplx> g(static_cast<std::size_t>(nbfft::nd::test::volume(shape)));
@@ -138,6 +146,27 @@ void cell(const Case& c, const nbfft::fft::OptionRow& r) {
   for (std::size_t i = 0; i < axes.size(); ++i) n *= double(kinds[i] == AxisKind::Dct2 ? 2 * shape[axes[i]] : shape[axes[i]]);
   if (key == "norm")
     for (auto& w : want) w /= std::sqrt(n);
+  // Padded: the spectrum truncated to c.shape's modes and scaled by N/M (the spectrum is the n
+  // grid's); backward pads it and inverts on the physical grid, scaled by 1/N: the band-limited
+  // part of the input, not the input.
+  std::vector<cplx> want_back;
+  Shape want_shape = shape;
+  if (padded) {
+    double M = 1;
+    for (int a : axes) {
+      M *= double(shape[a]);
+      want = nbfft::nd::test::resize_axis(want_shape, want, a, c.shape[a]);
+    }
+    double N = 1;
+    for (int a : axes) N *= double(c.shape[a]);
+    for (auto& w : want) w *= N / M;
+    Shape s = want_shape;
+    want_back = want;
+    for (int a : axes) want_back = nbfft::nd::test::resize_axis(s, want_back, a, shape[a]);
+    want_back = nbfft::nd::test::idft(shape, want_back, axes);
+    for (auto& w : want_back) w /= N;
+  }
+  const Box want_whole = nbfft::nd::test::whole(want_shape);
   // Through the plan, in double or single, real or complex input; in place when lean.
   std::vector<cplx> local_in(p.in_count()), local_out(p.out_count()), back(p.in_count());
   nbfft::nd::test::for_each(p.in_box(), [&](const Shape& x, std::int64_t at) {
@@ -170,11 +199,17 @@ void cell(const Case& c, const nbfft::fft::OptionRow& r) {
   double err = 0, most = 1, bk = 0;
   const Box out_whole = nbfft::nd::test::whole(p.out_shape());
   nbfft::nd::test::for_each(out_whole, [&](const Shape& x, std::int64_t at) {
-    const cplx w = want[static_cast<std::size_t>(whole.index(x))];  // r2c: the full array's first half
+    const cplx w = want[static_cast<std::size_t>(want_whole.index(x))];  // r2c: the full array's first half
     err = std::max(err, std::abs(got[static_cast<std::size_t>(at)] - w));
     most = std::max(most, std::abs(w));
   });
-  for (std::size_t i = 0; i < back.size(); ++i) bk = std::max(bk, std::abs(back[i] - local_in[i]));
+  std::vector<cplx> back_want = local_in;
+  if (padded)
+    nbfft::nd::test::for_each(p.in_box(), [&](const Shape& x, std::int64_t at) {
+      const cplx w = want_back[static_cast<std::size_t>(whole.index(x))];
+      back_want[static_cast<std::size_t>(at)] = complex_in ? w : cplx(w.real(), 0);
+    });
+  for (std::size_t i = 0; i < back.size(); ++i) bk = std::max(bk, std::abs(back[i] - back_want[i]));
   MPI_Allreduce(MPI_IN_PLACE, &bk, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const double tol = single ? 2e-4 : 1e-10;
   EXPECT_LE(err, tol * most) << "forward";

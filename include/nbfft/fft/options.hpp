@@ -213,5 +213,12 @@ std::string padding_str(const std::array<double, 3>& r);
 // The physical grid of a padded plan, m_d = floor(n_d * r_d); throws naming the axis for a
 // ratio below 1 (or not finite) or a grid past 2^62 points per axis.
 std::array<std::int64_t, 3> padded_size(const std::array<std::int64_t, 3>& n, const std::array<double, 3>& r);
+// The same for any number of axes (an N-D plan's padding: one ratio for every listed axis,
+// or one per listed axis): the ratios of "R" or "R,R,...", each a number >= 1, and their
+// shortest text ("1.5" when they agree). padded_points is one axis's m = floor(n * r),
+// `axis` naming it in the error of a grid past 2^62.
+std::vector<double> parse_padding_list(std::string_view s);
+std::string padding_list_str(const std::vector<double>& r);
+std::int64_t padded_points(std::int64_t n, double r, const std::string& axis);
 
 }  // namespace nbfft::fft

@@ -78,6 +78,13 @@ struct Options {
   // logical size (2(n-1) for dct1, 2(n+1) for dst1, 2n for the other r2r kinds).
   std::vector<fft::AxisKind> kinds;
   fft::Norm norm = fft::Norm::Backward;  // as nbfft::fft::Options (1/N on backward)
+  // Dealiasing (the 3-D option's name and rule; docs/nd.md "Padding"): one ratio >= 1 for
+  // every listed axis, or one per listed axis in the order of `axes` (empty, or 1: none).
+  // `shape` is then the spectrum's grid n; the input lives on the physical grid
+  // m = floor(n * R) per listed axis (shape() reports it). Backward zero-pads each padded
+  // axis from n to m modes before its FFT, forward truncates after it, so the spectrum keeps
+  // the modes of n (docs/fft.md "Padding": the Nyquist split, the norm). Periodic axes only.
+  std::vector<double> padding;
   fft::Effort effort = fft::Effort::Measure;  // the 3-D plan's default (docs/fft.md "Defaults")
   // The local FFT library (nbfft/fft/options.hpp Backend): auto, fftw or mkl; r2r axes need
   // FFTW (auto takes it for them).
