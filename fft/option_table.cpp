@@ -175,7 +175,7 @@ std::vector<OptionRow> make_rows() {
        false, false, true, 0, 0, "", "overlap", [](const Options& o) { return kernel_of(o); },
        [](Options& o, std::string_view v) {
          if (lower_case(v) != "transport") o.col_kernel(v);
-       }, false, S::Plan3D},
+       }},
       {"effort", T::Choice, "measure|estimate|patient|exhaustive",
        "planning effort of the local FFT backend (FFTW's planner; kept by wisdom)", false, false, false, 0, 0, "",
        "estimate", [](const Options& o) -> std::string { return name(o.effort); },
@@ -193,12 +193,13 @@ std::vector<OptionRow> make_rows() {
        "7", [](const Options& o) { return std::to_string(o.progress_chunks); },
        [](Options& o, std::string_view v) { o.progress_chunks = to_int(v); }},
       {"col_chunk_planes", T::Int, "0..2147483647",
-       "plane-pipelined COL exchange in chunks of this many planes (0: one bulk exchange)", true, true, false, 0,
+       "plane-pipelined COL exchange in chunks of this many planes (an N-D plan's: of axis 0; 0: one bulk exchange)",
+       true, true, false, 0,
        kIntMax, "chunk_planes", "3", [](const Options& o) { return std::to_string(o.col_chunk_planes); },
-       [](Options& o, std::string_view v) { o.col_chunk_planes = to_int(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.col_chunk_planes = to_int(v); }},
       {"col_depth", T::Int, "0..2147483647", "COL chunks in flight at once (0: all of them)", true, true, false, 0,
        kIntMax, "", "2", [](const Options& o) { return std::to_string(o.col_depth); },
-       [](Options& o, std::string_view v) { o.col_depth = to_int(v); }, false, S::Plan3D},
+       [](Options& o, std::string_view v) { o.col_depth = to_int(v); }},
       {"fields_in_flight", T::Int, "1..64",
        "fields forward_many/backward_many pipeline (a workspace each; 2 overlaps each field's exchange; a blocking "
        "transport runs them one after the other)", true, true,

@@ -121,6 +121,34 @@ const std::map<std::string, Access>& access() {
         [](const Options& o) { return std::string(fft::name(o.backend)); }}},
       shared("allow_empty", &Options::allow_empty, &fft::Options::allow_empty),
       shared("progress_chunks", &Options::progress_chunks, &fft::Options::progress_chunks),
+      shared("col_chunk_planes", &Options::col_chunk_planes, &fft::Options::col_chunk_planes),
+      shared("col_depth", &Options::col_depth, &fft::Options::col_depth),
+      {"col_kernel",  // a shorthand: the 3-D row sets the three it names, copied here
+       {[](Options& o, const std::string& v) {
+          fft::Options f;
+          fft::set_option(f, "col_kernel", fft::lower_case(v));
+          if (fft::lower_case(v) == "transport") return;
+          o.col_transport = f.col_transport.str();
+          o.col_chunk_planes = f.col_chunk_planes;
+          o.col_depth = f.col_depth;
+        },
+        [](const Options& o) {
+          // The kernel whose transport and chunking these are, as the 3-D row reads it; else
+          // "transport" (so too when col_transport was never set: the default transport).
+          if (o.col_transport.empty()) return std::string("transport");
+          fft::Options f;
+          f.col_transport = coll::Transport::parse(o.col_transport);
+          f.col_chunk_planes = o.col_chunk_planes;
+          f.col_depth = o.col_depth;
+          for (const auto& k : fft::col_kernels()) {
+            fft::Options g;
+            g.col_kernel(k.name);
+            if (g.col_transport.str() != f.col_transport.str()) continue;
+            f.col_transport.label = k.name;
+            if (fft::get_option(f, "col_kernel") == k.name) return std::string(k.name);
+          }
+          return std::string("transport");
+        }}},
       shared("fields_in_flight", &Options::fields_in_flight, &fft::Options::fields_in_flight),
       shared("lean_workspace", &Options::lean_workspace, &fft::Options::lean_workspace),
       shared("output_order", &Options::output_order, &fft::Options::output_order),

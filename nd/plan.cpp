@@ -166,6 +166,16 @@ void Plan::Impl::plan_fft(std::size_t k) {
   int cax = -1;
   for (int a : bout.order)
     if (cax < 0 && bout.n[a] > 1 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
+  if (pipe_planes[k] > 0) {  // a pipelined exchange's neighbour: in its chunks of planes of axis 0 (aligned)
+    const std::int64_t c = pipe_planes[k], ext = bout.n[0];
+    const auto step = static_cast<std::size_t>(strides_of(bout.n, bout.order)[0]) * esize(k) * static_cast<std::size_t>(c);
+    f.count = ext / c;
+    f.in_step = f.out_step = step;
+    f.piece = std::make_unique<Fft<T>>(make_fft<T>(k, 0, c));
+    if (ext % c) f.tail = std::make_unique<Fft<T>>(make_fft<T>(k, 0, ext % c));
+    ffts<T>()[k] = std::move(f);
+    return;
+  }
   const int pieces = chunks > 1 ? chunks : pool ? 4 * threads : 1;
   if (pieces > 1 && cax >= 0 && !st.swap) {
     const auto ext = bout.n[cax];
@@ -305,12 +315,47 @@ void Plan::Impl::plan_exchange(std::size_t k) {
     po.transport(exchange_transport(opt, exchange_index(k)));
     x.pen = std::make_unique<fft::Pencils>(sub, std::array<std::int64_t, 3>{before.ext[f], before.ext[s], x.A * x.B},
                                            po);
+    if (pipe_planes[k] > 0) {  // the plane pipeline: pencils of a chunk's planes, and of the last one's
+      const std::int64_t n0 = b0.n[0], a1 = x.A / n0;  // axis 0 is the slowest of A
+      x.planes = pipe_planes[k];
+      x.chunks = (n0 + x.planes - 1) / x.planes;
+      x.tail = n0 % x.planes;
+      x.plane_bytes[0] = static_cast<std::size_t>(a1 * x.S[0] * x.B * x.R[0]);
+      x.plane_bytes[1] = static_cast<std::size_t>(a1 * x.S[1] * x.B * x.R[1]);
+      x.depth = opt.col_depth;
+      const auto pencils = [&](std::int64_t planes) {
+        return std::make_unique<fft::Pencils>(
+            sub, std::array<std::int64_t, 3>{before.ext[f], before.ext[s], a1 * planes * x.B}, po);
+      };
+      x.piece_pen = pencils(x.planes);
+      if (x.tail) x.tail_pen = pencils(x.tail);
+    }
   } catch (...) {
     failure = std::current_exception();
   }
   MPI_Comm_free(&sub);
   if (failure) std::rethrow_exception(failure);
   xs[k] = std::move(x);
+}
+
+// Exchange k is pipelined when it is one after the first (col_transport's), not a swapping
+// one, axis 0 (the slowest of every stage around it: natural order) is neither of its axes,
+// and the steps on either side are local FFTs that leave axis 0 alone: they run in its
+// chunks. The planes per chunk: col_chunk_planes rounded up so that every chunk starts
+// 16-byte aligned whatever the other extents (so the same on every rank of the exchange).
+std::int64_t Plan::Impl::pipeline_planes(std::size_t k) const {
+  const detail::Step& st = sch.step[k];
+  if (opt.col_chunk_planes <= 0 || st.fft || st.swap || exchange_index(k) < 1) return 0;
+  if (std::min(st.from, st.to) == 0 || k == 0 || k + 1 >= sch.step.size()) return 0;
+  for (std::size_t j : {k - 1, k + 1}) {
+    const detail::Step& f = sch.step[j];
+    if (!f.ffts() || f.r2c || std::find(f.axes.begin(), f.axes.end(), 0) != f.axes.end()) return 0;
+  }
+  for (std::size_t b = k - 1; b <= k + 2; ++b)
+    if (!box[b].natural()) return 0;
+  const std::int64_t align = 16 / static_cast<std::int64_t>(std::min<std::size_t>(16, esize(k)));
+  const std::int64_t c = (opt.col_chunk_planes + align - 1) / align * align;
+  return c < box[k].n[0] ? c : 0;  // one chunk: the bulk exchange
 }
 
 namespace {
@@ -355,6 +400,8 @@ bool Plan::Impl::options_3d(fft::Options& o, std::string& why) const {
   if (!opt.col_transport.empty()) o.col_transport = coll::Transport::parse(opt.col_transport);
   o.allow_empty = true;  // nd's schedule has already refused empty ranks
   o.fields_in_flight = depth;
+  o.col_chunk_planes = opt.col_chunk_planes;
+  o.col_depth = opt.col_depth;
   o.threads = opt.threads;  // the 3-D plan resolves them as this plan did
   o.engine_own_core = opt.engine_own_core;
   o.output_order = opt.output_order;
@@ -470,6 +517,8 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
               {"allow_empty", options.allow_empty ? "true" : "false"},
               {"lean_workspace", options.lean_workspace ? "true" : "false"},
               {"progress_chunks", std::to_string(options.progress_chunks)},
+              {"col_chunk_planes", std::to_string(options.col_chunk_planes)},
+              {"col_depth", std::to_string(options.col_depth)},
               {"engine_own_core", options.engine_own_core ? "true" : "false"}});
   // Threads per rank, as the 3-D plan resolves them (ranks may differ: the environment).
   m.threads = agree(m.comm, [&] {
@@ -502,6 +551,10 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   if (err.empty() && options.progress_chunks < 0)
     err = "progress_chunks = " + std::to_string(options.progress_chunks) + " must be >= 0 (0: the default, " +
           std::to_string(fft::kDefaultProgressChunks) + ")";
+  if (err.empty() && options.col_chunk_planes < 0)
+    err = "col_chunk_planes = " + std::to_string(options.col_chunk_planes) + " must be >= 0 (0: one bulk exchange)";
+  if (err.empty() && options.col_depth < 0)
+    err = "col_depth = " + std::to_string(options.col_depth) + " must be >= 0 (0: every chunk in flight)";
   const std::string what = "shape " + join(user_shape, "x") +
                            (m.batch_axis >= 0 ? " (batch axis " + std::to_string(m.batch_axis) + ")" : "");
   std::vector<std::int64_t> spectrum;  // a padded plan's spectral grid (empty: none)
@@ -651,6 +704,9 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
     delegate = m.options_3d(o3, why);  // the same verdict on every rank: it depends on agreed values only
     if (delegate) return;
     if (m.threads > 1) m.pool = std::make_unique<fft::LanePool>(m.threads);
+    m.pipe_planes.assign(m.sch.step.size(), 0);
+    for (std::size_t k = 0; k < m.sch.step.size(); ++k)
+      if (const std::int64_t c = m.pipeline_planes(k)) m.pipe_planes[k - 1] = m.pipe_planes[k] = m.pipe_planes[k + 1] = c;
     m.allocate_lane();
     for (std::size_t k = 0; k < m.sch.step.size(); ++k)
       if (m.sch.step[k].fft && m.sch.step[k].resize.empty()) {  // a resize has no FFT
@@ -938,6 +994,10 @@ std::string Plan::describe() const {
       os << "exchange " << user_axis(s.from) << "->" << user_axis(s.to) << (s.swap ? " swapping them" : "") << " over "
          << m.sch.ranks[static_cast<std::size_t>(s.g)] << " ranks (" << exchange_transport(m.opt, m.exchange_index(k))
          << ")";
+      const detail::Xchg& x = m.xs[k];
+      if (x.chunks > 0)
+        os << " in " << x.chunks << " chunks of " << x.planes << " planes of axis " << user_axis(0) << " ("
+           << (x.depth > 0 ? std::to_string(x.depth) : std::string("all")) << " in flight)";
     }
   }
   if (m.sch.exchanges() > 0) os << "; " << m.depth << " field" << (m.depth > 1 ? "s" : "") << " in flight";

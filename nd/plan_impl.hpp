@@ -67,12 +67,22 @@ struct View {
 // row, elem = C bytes. swap: the stage after it is [A][F][B][S][C] (a transposed output
 // order), written from the received [A][B][S][F][C] by a transposition of elem-byte
 // elements, which backward reads.
+//
+// The plane pipeline (Options::col_chunk_planes): `chunks` exchanges of `planes` local planes
+// of axis 0 each (the last the rest), plane_bytes[0] / [1] bytes a plane before / after it,
+// on pencils of their own (piece; tail for the last when shorter), each started as soon as
+// the FFT step before it in the call's order has transformed its planes, `depth` in flight
+// (0: all). chunks == 0: one bulk exchange.
 struct Xchg {
   std::unique_ptr<fft::Pencils> pen;
   fft::Pencil side_before{}, side_after{};
   std::int64_t A = 1, B = 1, S[2] = {0, 0}, F[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after
   std::size_t elem = 0;
   bool swap = false;
+  std::int64_t chunks = 0, planes = 0, tail = 0;  // tail: the last chunk's planes
+  std::size_t plane_bytes[2] = {0, 0};
+  int depth = 0;
+  std::unique_ptr<fft::Pencils> piece_pen, tail_pen;
 };
 
 // The caller's boxes (Plan's user-box constructor): every rank's, in rank order, and the
@@ -213,6 +223,12 @@ struct Plan::Impl {
   template <typename T>
   detail::Fft<T> make_fft(std::size_t k, int cax, std::int64_t cext);
   void plan_exchange(std::size_t k);
+  // The plane pipeline (Options::col_chunk_planes): per step, the planes of axis 0 each chunk
+  // of a pipelined exchange holds, for that exchange and the FFT steps on either side (which
+  // run in those chunks); 0: not pipelined. Decided by pipeline_planes() from this rank's
+  // boxes (the same on every rank of an exchange's group).
+  std::vector<std::int64_t> pipe_planes;
+  std::int64_t pipeline_planes(std::size_t k) const;
   // Which exchange step k is (0: the first a forward meets): its transport's index.
   int exchange_index(std::size_t k) const {
     int i = 0;

@@ -223,7 +223,7 @@ class Flight {
   bool run(bool others) {
     others_ = others;
     if (!started_) begin();
-    if (pend_.active()) {
+    if (exchanging_) {
       finish_exchange();
       --left_;
     }
@@ -233,6 +233,14 @@ class Flight {
         start_exchange(k);
         return false;
       }
+      if (left_ > 1) {  // the step after this one a pipelined exchange: this one feeds it chunk by chunk
+        const std::size_t x = fwd_ ? k + 1 : k - 1;
+        if (!m_.sch.step[x].fft && m_.xs[x].chunks > 0) {
+          feed(k, x);
+          --left_;
+          return false;
+        }
+      }
       fwd_ ? fft_forward(k) : fft_backward(k);
       --left_;
       progress();
@@ -240,7 +248,13 @@ class Flight {
     finish();
     return true;
   }
-  bool test() { return !pend_.active() || pend_.test(); }
+  bool test() {
+    if (!exchanging_) return true;
+    if (pend_.active()) return pend_.test();
+    bool done = true;  // a pipelined exchange: every chunk still in flight (each tested: a progress pass)
+    for (std::size_t j = chunks_done_; j < chunk_pend_.size(); ++j) done = chunk_pend_[j].test() && done;
+    return done;
+  }
 
  private:
   std::size_t steps() const { return m_.sch.step.size(); }
@@ -500,22 +514,15 @@ class Flight {
   // transpose as [A][B][S][F][C]: the axes between moved aside before and back after when
   // B > 1; a swapping exchange writes the stage after it as [A][F][B][S][C] instead
   // (transposing what arrives forward, and what leaves backward).
-  void start_exchange(std::size_t k) {
+  // Where exchange k's stage goes: src_ (what it sends: the stage itself, or the copy before
+  // it), recv_ (what it receives) and post_ (the copy after it; nullptr: none).
+  void exchange_arrays(std::size_t k) {
     const Xchg& x = m_.xs[k];
-    const int from = fwd_ ? 0 : 1;
-    const fft::Pencil p_from = fwd_ ? x.side_before : x.side_after;
-    const fft::Pencil p_to = fwd_ ? x.side_after : x.side_before;
     Byte* final_dst = k == out_step_ ? out_.base : nullptr;
-    Byte* src = at_;
-    if ((x.swap && !fwd_) || x.B > 1) {
-      src = lane_array(at_) ? other(at_) : lane_.work[0].get();
-      if (x.swap && !fwd_)  // [A][F][B][S] -> [A][B][S][F] as the exchange sends it
-        transpose_each(m_, src, at_, x.A, x.F[1], x.B * x.S[1], x.elem);
-      else
-        swap_blocks(m_, src, at_, x.A, x.S[from], x.B, x.R[from]);
-    }
-    // The exchange packs `src` as it starts: a lane array it was in is free again.
-    Byte* spare = lane_array(src) ? other(src) : lane_.work[0].get();
+    src_ = at_;
+    if ((x.swap && !fwd_) || x.B > 1) src_ = lane_array(at_) ? other(at_) : lane_.work[0].get();
+    // The exchange packs `src_` as it starts: a lane array it was in is free again.
+    Byte* spare = lane_array(src_) ? other(src_) : lane_.work[0].get();
     if ((x.swap && fwd_) || x.B > 1) {
       recv_ = spare;
       post_ = final_dst ? final_dst : other(spare);
@@ -523,13 +530,85 @@ class Flight {
       recv_ = final_dst ? final_dst : spare;
       post_ = nullptr;
     }
-    pend_ = x.pen->start_bytes(p_from, p_to, src, bytes_of(src), recv_, bytes_of(recv_), x.elem);
     xk_ = k;
+    exchanging_ = true;
+  }
+
+  void start_exchange(std::size_t k) {
+    const Xchg& x = m_.xs[k];
+    const int from = fwd_ ? 0 : 1;
+    const fft::Pencil p_from = fwd_ ? x.side_before : x.side_after;
+    const fft::Pencil p_to = fwd_ ? x.side_after : x.side_before;
+    exchange_arrays(k);
+    if (x.chunks > 0) {  // pipelined, but not fed by an FFT step here (the call's first step): every chunk now
+      for (std::int64_t j = 0; j < x.chunks; ++j) start_chunk(j);
+      return;
+    }
+    if (x.swap && !fwd_)  // [A][F][B][S] -> [A][B][S][F] as the exchange sends it
+      transpose_each(m_, src_, at_, x.A, x.F[1], x.B * x.S[1], x.elem);
+    else if (x.B > 1)
+      swap_blocks(m_, src_, at_, x.A, x.S[from], x.B, x.R[from]);
+    pend_ = x.pen->start_bytes(p_from, p_to, src_, bytes_of(src_), recv_, bytes_of(recv_), x.elem);
+  }
+
+  // The plane pipeline (Xchg::chunks): FFT step k runs chunk by chunk of planes of axis 0, in
+  // place, and each chunk's exchange (step x) starts as soon as its planes are done, at most
+  // Xchg::depth in flight; the exchange completes when the field next runs.
+  void feed(std::size_t k, std::size_t x) {
+    const Fft<T>& f = m_.ffts<T>()[k];
+    exchange_arrays(x);
+    const std::int64_t n = f.count + (f.tail ? 1 : 0);
+    for (std::int64_t j = 0; j < n; ++j) {
+      Byte* p = at_ + static_cast<std::size_t>(j) * f.in_step;
+      const Fft<T>& piece = j < f.count ? *f.piece : *f.tail;
+      fwd_ ? run_forward(piece, p, p) : run_backward(piece, p, p);
+      start_chunk(j);
+      coll::progress_all();  // the chunks in flight move on a caller engine too
+    }
+  }
+
+  // Chunk j of the pipelined exchange xk_: the copy before it on its planes, then its pencils.
+  void start_chunk(std::int64_t j) {
+    const Xchg& x = m_.xs[xk_];
+    const int from = fwd_ ? 0 : 1;
+    const std::int64_t planes = j + 1 < x.chunks || x.tail == 0 ? x.planes : x.tail;
+    const std::size_t first = static_cast<std::size_t>(j * x.planes);
+    const std::size_t sent = first * x.plane_bytes[from], got = first * x.plane_bytes[1 - from];
+    const std::size_t send_bytes = static_cast<std::size_t>(planes) * x.plane_bytes[from];
+    const std::size_t recv_bytes = static_cast<std::size_t>(planes) * x.plane_bytes[1 - from];
+    const std::int64_t a = x.A / (x.chunks > 0 ? m_.box[xk_].n[0] : 1) * planes;  // A of this chunk's planes
+    if (x.B > 1) swap_blocks(m_, src_ + sent, at_ + sent, a, x.S[from], x.B, x.R[from]);
+    const fft::Pencils& pen = planes == x.planes ? *x.piece_pen : *x.tail_pen;
+    chunk_pend_.push_back(pen.start_bytes(fwd_ ? x.side_before : x.side_after, fwd_ ? x.side_after : x.side_before,
+                                          src_ + sent, send_bytes, recv_ + got, recv_bytes, x.elem));
+    while (x.depth > 0 && chunk_pend_.size() - chunks_done_ > static_cast<std::size_t>(x.depth)) finish_chunk();
+  }
+
+  // Completes the oldest chunk in flight of exchange xk_ and its copy after it.
+  void finish_chunk() {
+    const Xchg& x = m_.xs[xk_];
+    const std::size_t j = chunks_done_++;
+    chunk_pend_[j].wait();
+    if (!post_) return;
+    const int to = fwd_ ? 1 : 0;
+    const std::int64_t planes = static_cast<std::int64_t>(j) + 1 < x.chunks || x.tail == 0 ? x.planes : x.tail;
+    const std::size_t got = j * static_cast<std::size_t>(x.planes) * x.plane_bytes[to];
+    const std::int64_t a = x.A / m_.box[xk_].n[0] * planes;
+    swap_blocks(m_, post_ + got, recv_ + got, a, x.B, x.S[to], x.R[to]);
   }
 
   void finish_exchange() {
-    pend_.wait();
+    exchanging_ = false;
     const Xchg& x = m_.xs[xk_];
+    if (x.chunks > 0) {
+      while (chunks_done_ < chunk_pend_.size()) finish_chunk();
+      chunk_pend_.clear();
+      chunks_done_ = 0;
+      at_ = post_ ? post_ : recv_;
+      progress();
+      return;
+    }
+    pend_.wait();
     if (post_) {
       if (x.swap && fwd_)  // [A][B][S][F] as received -> [A][F][B][S]
         transpose_each(m_, post_, recv_, x.A, x.B * x.S[1], x.F[1], x.elem);
@@ -552,8 +631,11 @@ class Flight {
   bool started_ = false, others_ = false;
   Byte* at_ = nullptr;  // where the current stage lives
   fft::Pencils::Pending pend_;
+  std::vector<fft::Pencils::Pending> chunk_pend_;  // a pipelined exchange's chunks, in order
+  std::size_t chunks_done_ = 0;                    // of them completed (and copied back)
+  bool exchanging_ = false;                        // an exchange (bulk or in chunks) in flight
   std::size_t xk_ = 0;
-  Byte *recv_ = nullptr, *post_ = nullptr;  // the exchange's destination; the copy back after it
+  Byte *src_ = nullptr, *recv_ = nullptr, *post_ = nullptr;  // the exchange's source, destination, copy back
 };
 
 template <typename T>

@@ -95,6 +95,26 @@ def test_threads_against_numpy(case, dtype):
         assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < 1e-12), p.describe()
 
 
+@pytest.mark.skipif(COMM.size != 4, reason="the pipelined exchanges need a 2-D process grid: run at 4 ranks")
+@pytest.mark.parametrize("words", [{"col_chunk_planes": 2}, {"col_chunk_planes": 1, "col_depth": 1},
+                                   {"col_kernel": "overlap"}, {"col_chunk_planes": 2, "transport": "thread"}],
+                         ids=["planes2", "planes1_depth1", "overlap", "thread"])
+def test_plane_pipeline_against_numpy(words):
+    """col_chunk_planes on an N-D plan (docs/nd.md "Plane-pipelined exchanges"): the second
+    exchange of a 4-D array over axes 1-3 on a 1x2x2x1 grid runs in chunks of planes of axis
+    0 (describe() says so) and the result is numpy's."""
+    shape, axes = (5, 8, 6, 10), (1, 2, 3)
+    g = global_array(shape, np.float64)
+    ref = np.fft.rfftn(g, axes=axes)
+    with nbfft.NdPlan(COMM, shape, axes=axes, grid=(1, 2, 2, 1), effort="estimate", **words) as p:
+        assert " chunks of " in p.describe(), p.describe()
+        u = np.ascontiguousarray(g[p.in_slices])
+        U = p.forward(u)
+        G = p.gather(U, root=None, space="output")
+        assert all_ranks(np.abs(G - ref).max() < 1e-12 * max(1.0, np.abs(ref).max())), p.describe()
+        assert all_ranks(np.abs(p.backward(U) - u).max(initial=0) < 1e-12), p.describe()
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS + ["rma"])
 def test_every_transport(transport):
     """Every transport at every rank count on a 2-D slab plan (one exchange) and, but for

@@ -87,6 +87,8 @@ def test_each_nd_key_reaches_the_nd_plan(comm, key):
         value = "quick"
     if key == "tune_fields":
         value = 3
+    if key == "padding":
+        value = "1.5,2"  # one ratio per listed axis of the 2-D array
     if key == "backend":
         from test_backends import built  # one library for every stage: the 3-D example's mix is refused
         value = built()[-1]
@@ -103,8 +105,8 @@ def test_each_nd_key_reaches_the_nd_plan(comm, key):
 
 
 def test_nd_plan_refuses_a_3d_key_naming_it(comm):
-    e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), col_depth=2))
-    assert "col_depth" in e.message and "3-D" in e.message
+    e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), pipeline_row=True))
+    assert "pipeline_row" in e.message and "3-D" in e.message
     e = raises_everywhere(nbfft.ArgumentTypeError, lambda: nbfft.NdPlan(comm, (6, 8), transform="c2c"))
     assert "transform" in e.message and "dtype" in e.message
     e = raises_everywhere(nbfft.InvalidArgument, lambda: nbfft.NdPlan(comm, (6, 8), fields_in_flight=65))

@@ -360,7 +360,7 @@ static void run_handle_errors(int size) {
   /* One rank's handle has a 3-D-only key: every rank fails, none hangs. */
   if (size > 1) {
     nbfft_options_create(&o);
-    if (rank == size - 1) nbfft_options_set(o, "col_depth", "2");
+    if (rank == size - 1) nbfft_options_set(o, "pipeline_row", "true");
     CHECK("handle: one rank's 3-D-only key fails every rank",
           nbfft_plan_create_nd(MPI_COMM_WORLD, 2, s2, 0, NULL, o, &p) == NBFFT_INVALID_ARGUMENT && p == NULL);
     nbfft_options_destroy(&o);

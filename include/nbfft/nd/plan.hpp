@@ -114,6 +114,15 @@ struct Options {
   // transform, with a progress pass between them (0: fft::kDefaultProgressChunks; 1: whole).
   // The thread engine and blocking transports need none. The 3-D option's name.
   int progress_chunks = 0;
+  // The plane pipeline (the 3-D options' names; docs/nd.md "Plane-pipelined exchanges"): each
+  // exchange after the first (col_transport's) in chunks of col_chunk_planes local planes of
+  // axis 0, chunk j started as soon as the FFT step before it has transformed those planes,
+  // col_depth chunks in flight (0: all), every chunk complete before the FFT step after it.
+  // Applies where axis 0 is neither exchanged nor transformed by the FFT steps on either side
+  // (describe() lists the exchanges it pipelines); 0: one bulk exchange. col_kernel sets
+  // col_transport and both.
+  int col_chunk_planes = 0;
+  int col_depth = 0;
   // The spectrum's memory order (the 3-D option's name and values; docs/nd.md "Output
   // order"). Natural: C order, as numpy's rfftn. Transposed: the two slowest transformed
   // axes trade places in memory (2-D [k1][k0], 3-D [ky][kz][kx]: FFTW-MPI's transposed
