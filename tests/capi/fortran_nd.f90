@@ -364,9 +364,9 @@ contains
         call expect(all(qlo == lo) .and. all(qhi == hi), "opts= with grid=: the grid= plan's boxes")
         call nbfft_nd_plan_destroy(q)
       end if
-      call nbfft_options_set(h, "col_depth", "2")
+      call nbfft_options_set(h, "pipeline_row", "true")
       call nbfft_nd_plan_create(q, MPI_COMM_WORLD, [8, 3, 6], opts=h, status=st)
-      call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "col_depth") > 0, &
+      call expect(st == NBFFT_INVALID_ARGUMENT .and. index(nbfft_last_error(), "pipeline_row") > 0, &
                   "a 3-D-only key in opts=: " // nbfft_last_error())
       call nbfft_options_destroy(h)
     end block
