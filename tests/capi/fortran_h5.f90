@@ -318,14 +318,7 @@ contains
     end do
   end function
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      write (*, '(a, i0, a, a)') "rank ", rank, ": FAILED: ", what
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 
   subroutine done()
     call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)

@@ -159,13 +159,6 @@ contains
     call nbfft_io_layout_destroy(lw)
   end subroutine
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a,i0,a,a)', 'rank ', rank, ': FAILED: ', what
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 
 end program fortran_h5_layout

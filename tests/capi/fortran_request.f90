@@ -15,7 +15,7 @@ program fortran_request
   type(nbfft_request) :: r(2)
   type(nbfft_nd_pending) :: t  ! the earlier name: the same type as nbfft_request
   type(nbfft_nd_plan) :: nd
-  integer :: ierr, failures, total, lo(3), hi(3), lo2(3), hi2(3), i, j, l, f, st, k
+  integer :: ierr, rank, failures, total, lo(3), hi(3), lo2(3), hi2(3), i, j, l, f, st, k
   real(dp), allocatable, target :: u(:,:,:,:), v(:,:,:,:), a(:,:), big(:,:,:)
   complex(dp), allocatable, target :: uh(:,:,:,:), ref(:,:,:,:), ah(:,:)
   logical :: done
@@ -23,6 +23,7 @@ program fortran_request
 
   failures = 0
   call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call nbfft_options_create(opts)
   call nbfft_options_set(opts, "transport", "pairwise@caller")
   call nbfft_options_set(opts, "effort", "estimate")
@@ -101,13 +102,6 @@ program fortran_request
 
 contains
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a)', "FAILED: " // what
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 
 end program fortran_request

@@ -308,14 +308,7 @@ contains
     call nbfft_plan_destroy(plan)
   end subroutine
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,a,a)', 'rank ', rank, ': FAILED: ', what
-      failures = failures + 1
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 
   ! The status is `code` and nbfft_last_error() contains `text`.
   subroutine expect_error(got, code, text, what)

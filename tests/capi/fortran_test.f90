@@ -221,12 +221,5 @@ program fortran_test
   if (total /= 0) error stop 1
 
 contains
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,a,a)', 'rank ', rank, ': FAILED: ', what
-      failures = failures + 1
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 end program fortran_test

@@ -9,7 +9,7 @@ program fortran_threads
   integer, parameter :: dp = kind(1d0), sp = kind(1.0)
   integer, parameter :: n(3) = [64, 60, 48]  ! planes big enough that both lanes take some
   type(nbfft_options) :: opts
-  integer :: ierr, level, provided, failures, total, t
+  integer :: ierr, rank, level, provided, failures, total, t
   real(dp), allocatable :: u(:,:,:), v(:,:,:, :)
   complex(dp), allocatable :: uh(:,:,:,:)
   complex(sp), allocatable :: w(:,:,:), wb(:,:,:,:), wh(:,:,:,:)
@@ -22,6 +22,7 @@ program fortran_threads
   call nbfft_options_set(opts, "threads", "2")
   call nbfft_required_thread_level(opts, level)
   call MPI_Init_thread(level, provided, ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call expect(provided >= MPI_THREAD_FUNNELED, "threads=2 needs MPI_THREAD_FUNNELED")
   call nbfft_options_set(opts, "effort", "estimate")
 
@@ -137,13 +138,6 @@ contains
     call nbfft_nd_plan_destroy(plan)
   end subroutine
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a)', "FAILED: " // what
-    end if
-  end subroutine
+  include "fortran_expect.inc"
 
 end program fortran_threads

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -141,6 +142,39 @@ inline std::vector<cplx> idft(const Shape& shape, std::vector<cplx> x, const std
   x = dft(shape, std::move(x), axes);
   for (auto& v : x) v = std::conj(v);
   return x;
+}
+
+// Forward then backward of this rank's input block `in` through the plan, in its precision,
+// real (r2c: the real parts) or complex input, with a complex spectrum; in place when the plan
+// is lean (its only way). out: this rank's spectrum block, back: its input block again.
+template <typename R>
+inline void round_trip_in(const Plan& p, const std::vector<cplx>& in, std::vector<cplx>& out, std::vector<cplx>& back) {
+  using C = std::complex<R>;
+  const bool complex_in = p.kind() == Kind::C2C;
+  const std::size_t words =
+      std::max(p.inplace_bytes(), std::max(p.in_count(), p.out_count()) * sizeof(C)) / sizeof(C) + 1;
+  std::vector<C> a(words), b(words);
+  R* ar = reinterpret_cast<R*>(a.data());
+  for (std::size_t i = 0; i < p.in_count(); ++i) {
+    if (complex_in) a[i] = C(R(in[i].real()), R(in[i].imag()));
+    else ar[i] = R(in[i].real());
+  }
+  C* res = p.lean_workspace() ? a.data() : b.data();
+  if (complex_in) p.forward(a.data(), words, res, words);
+  else p.forward(ar, 2 * words, res, words);
+  out.resize(p.out_count());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = cplx(res[i].real(), res[i].imag());
+  C* into = a.data();  // the input's array again (lean: the same in place)
+  if (complex_in) p.backward(res, words, into, words);
+  else p.backward(res, words, reinterpret_cast<R*>(into), 2 * words);
+  back.resize(p.in_count());
+  for (std::size_t i = 0; i < back.size(); ++i)
+    back[i] = complex_in ? cplx(into[i].real(), into[i].imag()) : cplx(reinterpret_cast<R*>(into)[i], 0);
+}
+
+inline void round_trip(const Plan& p, const std::vector<cplx>& in, std::vector<cplx>& out, std::vector<cplx>& back) {
+  if (p.precision() == nbfft::fft::Precision::Single) round_trip_in<float>(p, in, out, back);
+  else round_trip_in<double>(p, in, out, back);
 }
 
 // f() throws an nbfft::Error of `code` whose message holds `words`.

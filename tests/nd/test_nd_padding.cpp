@@ -90,29 +90,7 @@ void check(const Shape& shape, const std::vector<int>& axes, const std::string& 
 
   std::vector<cplx> in(p.in_count()), out(p.out_count()), again(p.in_count());
   ref::for_each(p.in_box(), [&](const Shape& x, std::int64_t at) { in[at] = g[whole.index(x)]; });
-  const auto run = [&](auto zero) {
-    using R = decltype(zero);
-    using C = std::complex<R>;
-    const std::size_t words =
-        std::max(p.inplace_bytes(), std::max(p.in_count(), p.out_count()) * sizeof(C)) / sizeof(C) + 1;
-    std::vector<C> a(words), b(words);
-    R* ar = reinterpret_cast<R*>(a.data());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (complex_in) a[i] = C(R(in[i].real()), R(in[i].imag()));
-      else ar[i] = R(in[i].real());
-    }
-    C* res = p.lean_workspace() ? a.data() : b.data();
-    if (complex_in) p.forward(a.data(), words, res, words);
-    else p.forward(ar, 2 * words, res, words);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = cplx(res[i].real(), res[i].imag());
-    C* into = p.lean_workspace() ? a.data() : res == b.data() ? a.data() : b.data();
-    if (complex_in) p.backward(res, words, into, words);
-    else p.backward(res, words, reinterpret_cast<R*>(into), 2 * words);
-    for (std::size_t i = 0; i < again.size(); ++i)
-      again[i] = complex_in ? cplx(into[i].real(), into[i].imag()) : cplx(reinterpret_cast<R*>(into)[i], 0);
-  };
-  if (single) run(0.0f);
-  else run(0.0);
+  ref::round_trip(p, in, out, again);
   // The spectrum of every rank against the reference (r2c: its first half along the halved axis).
   const std::vector<cplx> got = ref::gather(p.out_shape(), p.out_box(), out);
   double err = 0, most = 1e-300, bk = 0, bmost = 1e-300;

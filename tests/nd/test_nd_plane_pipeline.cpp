@@ -43,37 +43,15 @@ const Case kCases[] = {
     {{4, 7, 6, 9}, {1, 2, 3}, "1x2x2x1"},  // odd extents
 };
 
-// Forward and backward of the plan (words: options), both gathered; in place when lean.
-void run(const Plan& p, bool complex_in, bool single, std::vector<cplx>& spectrum, std::vector<cplx>& back) {
+// Forward and backward of the plan, both gathered; in place when lean.
+void run(const Plan& p, bool complex_in, std::vector<cplx>& spectrum, std::vector<cplx>& back) {
   const Box whole = ref::whole(p.shape());
-  std::vector<cplx> in(p.in_count()), out(p.out_count()), again(p.in_count());
+  std::vector<cplx> in(p.in_count()), out, again;
   ref::for_each(p.in_box(), [&](const Shape& x, std::int64_t at) {
     const auto i = static_cast<std::size_t>(whole.index(x));
     in[at] = cplx(random_value(5, i), complex_in ? random_value(6, i) : 0.0);
   });
-  const auto go = [&](auto zero) {
-    using R = decltype(zero);
-    using C = std::complex<R>;
-    const std::size_t words =
-        std::max(p.inplace_bytes(), std::max(p.in_count(), p.out_count()) * sizeof(C)) / sizeof(C) + 1;
-    std::vector<C> a(words), b(words);
-    R* ar = reinterpret_cast<R*>(a.data());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (complex_in) a[i] = C(R(in[i].real()), R(in[i].imag()));
-      else ar[i] = R(in[i].real());
-    }
-    C* res = p.lean_workspace() ? a.data() : b.data();
-    if (complex_in) p.forward(a.data(), words, res, words);
-    else p.forward(ar, 2 * words, res, words);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = cplx(res[i].real(), res[i].imag());
-    C* into = p.lean_workspace() ? a.data() : res == b.data() ? a.data() : b.data();
-    if (complex_in) p.backward(res, words, into, words);
-    else p.backward(res, words, reinterpret_cast<R*>(into), 2 * words);
-    for (std::size_t i = 0; i < again.size(); ++i)
-      again[i] = complex_in ? cplx(into[i].real(), into[i].imag()) : cplx(reinterpret_cast<R*>(into)[i], 0);
-  };
-  if (single) go(0.0f);
-  else go(0.0);
+  ref::round_trip(p, in, out, again);
   spectrum = ref::gather(p.out_shape(), p.out_box(), out);
   back = ref::gather(p.shape(), p.in_box(), again);
 }
@@ -98,8 +76,8 @@ void check(const Case& c, const std::string& words) {
   const Plan q(MPI_COMM_WORLD, c.shape, c.axes, bulk);
   const bool complex_in = o.kind == nbfft::nd::Kind::C2C, single = o.precision == nbfft::fft::Precision::Single;
   std::vector<cplx> s1, b1, s2, b2;
-  run(p, complex_in, single, s1, b1);
-  run(q, complex_in, single, s2, b2);
+  run(p, complex_in, s1, b1);
+  run(q, complex_in, s2, b2);
   const double tol = single ? 1e-5 : 1e-13;
   EXPECT_LE(worst(s1, s2), tol) << "forward against one bulk exchange";
   EXPECT_LE(worst(b1, b2), tol) << "backward against one bulk exchange";

@@ -172,29 +172,7 @@ void cell(const Case& c, const nbfft::fft::OptionRow& r) {
   nbfft::nd::test::for_each(p.in_box(), [&](const Shape& x, std::int64_t at) {
     local_in[static_cast<std::size_t>(at)] = g[static_cast<std::size_t>(whole.index(x))];
   });
-  const auto run = [&](auto real_zero) {
-    using R = decltype(real_zero);
-    using C = std::complex<R>;
-    const std::size_t words = std::max(p.inplace_bytes(), std::max(p.in_count() * sizeof(C), p.out_count() * sizeof(C))) /
-                                  sizeof(C) + 1;
-    std::vector<C> a(words), b(words);
-    R* ar = reinterpret_cast<R*>(a.data());
-    for (std::size_t i = 0; i < p.in_count(); ++i) {
-      if (complex_in) a[i] = C(R(local_in[i].real()), R(local_in[i].imag()));
-      else ar[i] = R(local_in[i].real());
-    }
-    C* out = p.lean_workspace() ? a.data() : b.data();
-    if (complex_in) p.forward(a.data(), words, out, words);
-    else p.forward(ar, 2 * words, out, words);
-    for (std::size_t i = 0; i < p.out_count(); ++i) local_out[i] = cplx(out[i].real(), out[i].imag());
-    C* into = p.lean_workspace() ? a.data() : b.data() == out ? a.data() : b.data();
-    if (complex_in) p.backward(out, words, into, words);
-    else p.backward(out, words, reinterpret_cast<R*>(into), 2 * words);
-    for (std::size_t i = 0; i < p.in_count(); ++i)
-      back[i] = complex_in ? cplx(into[i].real(), into[i].imag()) : cplx(reinterpret_cast<R*>(into)[i], 0);
-  };
-  if (single) run(0.0f);
-  else run(0.0);
+  nbfft::nd::test::round_trip(p, local_in, local_out, back);
   const std::vector<cplx> got = nbfft::nd::test::gather(p.out_shape(), p.out_box(), local_out);
   double err = 0, most = 1, bk = 0;
   const Box out_whole = nbfft::nd::test::whole(p.out_shape());
