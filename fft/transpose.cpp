@@ -9,6 +9,7 @@
 #include "nbfft/fft/transpose.hpp"
 
 #include "fft/exchange.hpp"
+#include "fft/threads.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/error.hpp"
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -75,6 +77,7 @@ struct Pencils::Impl {
   Options opt;
   coll::Comm row, col;
   std::map<std::pair<int, std::size_t>, Pool> pools;  // (pair: 0 XY, 1 YZ, 2 XZ, elem)
+  LanePool* lanes = nullptr;                           // share_copies
 
   ~Impl() {
     pools.clear();
@@ -209,9 +212,33 @@ struct Pencils::Impl {
 };
 
 // One transpose between start and wait (Pencils::Pending's operation); its wait is local.
+// The bytes from which a transpose's pack or unpack is shared among a plan's threads: 512 KiB
+// (below that, handing out the blocks costs more than the copy); NBFFT_SHARE_PACK_BYTES sets
+// it (tests: 0 shares every one).
+std::size_t share_pack_bytes() {
+  static const std::size_t bytes = [] {
+    const char* v = std::getenv("NBFFT_SHARE_PACK_BYTES");
+    return v ? static_cast<std::size_t>(std::strtoull(v, nullptr, 10)) : std::size_t{512} << 10;
+  }();
+  return bytes;
+}
+
+// planes(u0, u1) over [0, n) planes of `bytes` each: on the lanes in blocks when they are set and
+// the copy is large enough to pay for handing it out (256 KiB a block, four per lane), else here.
+template <typename F>
+void by_planes(LanePool* lanes, std::int64_t n, std::size_t bytes, F&& planes) {
+  const std::size_t total = static_cast<std::size_t>(n) * bytes;
+  if (!lanes || lanes->lanes() == 1 || n <= 1 || total < share_pack_bytes()) return planes(std::int64_t{0}, n);
+  const auto by_size = static_cast<std::int64_t>((std::size_t{256} << 10) / std::max<std::size_t>(1, bytes));
+  const std::int64_t by_lanes = (n + 4 * lanes->lanes() - 1) / (4 * lanes->lanes());
+  lanes->for_units(0, n, std::max<std::int64_t>(1, std::max(by_lanes, by_size)),
+                   [&](int, std::int64_t a, std::int64_t b) { planes(a, b); });
+}
+
 struct TransposeRequest final : Request::Impl {
   std::shared_ptr<const Exchange> ex;
   std::shared_ptr<Slot> slot;
+  LanePool* lanes = nullptr;
   Dir dir = kForward;
   Byte* out = nullptr;
   std::int64_t out_ld = 0, out_plane = 0;
@@ -227,7 +254,9 @@ struct TransposeRequest final : Request::Impl {
     coll::Request::wait_all(reqs);
     Byte* const buf[2] = {slot->buf[0].data(), slot->buf[1].data()};
     const std::int64_t planes = ex->planes(dir == kForward ? 1 : 0);
-    for (std::int64_t u = 0; u < planes; ++u) ex->gather(dir, out + u * out_plane, out_ld, u, buf);
+    by_planes(lanes, planes, static_cast<std::size_t>(out_plane), [&](std::int64_t u0, std::int64_t u1) {
+      for (std::int64_t u = u0; u < u1; ++u) ex->gather(dir, out + u * out_plane, out_ld, u, buf);
+    });
   }
   void need_active(const char* call) const {
     if (finished)
@@ -263,9 +292,10 @@ int pair_of(Pencil from, Pencil to) {
 
 // Packs `in` (this rank's send-side pencil, z planes) into the slot and starts the exchange.
 std::shared_ptr<TransposeRequest> begin(const std::shared_ptr<const Exchange>& ex, std::shared_ptr<Slot> slot,
-                                              Dir dir, const Byte* in, Byte* out) {
+                                              Dir dir, const Byte* in, Byte* out, LanePool* lanes) {
   auto p = std::make_shared<TransposeRequest>();
   p->ex = ex;
+  p->lanes = lanes;
   p->slot = std::move(slot);
   p->dir = dir;
   p->out = out;
@@ -276,7 +306,9 @@ std::shared_ptr<TransposeRequest> begin(const std::shared_ptr<const Exchange>& e
   p->slot->busy = true;
   Byte* const buf[2] = {p->slot->buf[0].data(), p->slot->buf[1].data()};
   const std::int64_t src_plane = src.n[0] * src.n[1];
-  for (std::int64_t u = 0; u < src.n[2]; ++u) ex->scatter(dir, in + u * src_plane, src.n[0], u, buf);
+  by_planes(lanes, src.n[2], static_cast<std::size_t>(src_plane), [&](std::int64_t u0, std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u) ex->scatter(dir, in + u * src_plane, src.n[0], u, buf);
+  });
   for (auto& c : p->slot->coll[dir]) p->reqs.push_back(c.start());
   return p;
 }
@@ -416,7 +448,7 @@ void Pencils::many_bytes(Pencil from, Pencil to, std::size_t nv_in, const void* 
   std::vector<std::shared_ptr<TransposeRequest>> flight(nv_in);
   for (std::size_t k = 0; k < nv_in; ++k) {
     flight[k] = begin(pool.ex, slots[k % slots.size()], dir, static_cast<const Byte*>(in[k]),
-                      static_cast<Byte*>(out[k]));
+                      static_cast<Byte*>(out[k]), m.lanes);
     if (k + 1 >= F) flight[k + 1 - F]->finish();
   }
   for (std::size_t k = nv_in >= F ? nv_in + 1 - F : 0; k < nv_in; ++k) flight[k]->finish();
@@ -437,8 +469,10 @@ Pencils::Pending Pencils::start_bytes(Pencil from, Pencil to, const void* in, st
   const Dir dir = static_cast<int>(from) < static_cast<int>(to) ? kForward : kBackward;
   Pool& pool = m.pool(pair, elem);
   return Pending(begin(pool.ex, m.slots_for(pool, common, 1, m.comm).front(), dir, static_cast<const Byte*>(in),
-                       static_cast<Byte*>(out)));
+                       static_cast<Byte*>(out), m.lanes));
 }
+
+void Pencils::share_copies(LanePool* lanes) { impl().lanes = lanes; }
 
 std::size_t Pencils::free_buffers(Pencil from, Pencil to, std::size_t elem) const {
   Impl& m = impl();

@@ -330,6 +330,9 @@ void Plan::Impl::plan_exchange(std::size_t k) {
       x.piece_pen = pencils(x.planes);
       if (x.tail) x.tail_pen = pencils(x.tail);
     }
+    // The plan's threads pack and unpack the exchanges too (the 3-D plan's threads do its own).
+    for (auto* pen : {x.pen.get(), x.piece_pen.get(), x.tail_pen.get()})
+      if (pen && pool) pen->share_copies(pool.get());
   } catch (...) {
     failure = std::current_exception();
   }

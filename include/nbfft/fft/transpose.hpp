@@ -72,6 +72,8 @@ struct PencilOptions {
   PencilOptions& transport(std::string_view name);  // both transports from one name
 };
 
+class LanePool;  // fft/threads.hpp: a plan's threads inside a rank
+
 class Pencils {
  public:
   using Options = PencilOptions;
@@ -157,6 +159,11 @@ class Pencils {
   // ranks agree on it in the call's own agreement, and make the same number).
   // free_buffers: the sets of from<->to for elem-byte elements free on this rank now. Local.
   std::size_t free_buffers(Pencil from, Pencil to, std::size_t elem) const;
+  // A plan's threads inside this rank (nd plans: Options::threads), which each transpose's
+  // pack into its send blocks and unpack from its receive blocks then share by planes
+  // (nullptr: the calling thread alone, the default). The pool must outlive the transposes
+  // that use it; calls run on it one at a time, as the plan's own steps. Local.
+  void share_copies(LanePool* lanes);
   // Makes sets now so that `transposes` such transposes can start on this rank without making
   // any; every rank makes the most that any rank lacks. Collective over this object's ranks,
   // or over agree_on: a communicator holding them, every rank of which calls reserve_bytes
