@@ -19,14 +19,11 @@
 #include <string>
 #include <vector>
 
+// In the reference's namespace: Plan, Options, Box, cplx and Shape as it names them.
+namespace nbfft::nd::test {
 namespace {
 
-using nbfft::fft::test::random_value;
-using nbfft::nd::Box;
-using nbfft::nd::Options;
-using nbfft::nd::Plan;
-using nbfft::nd::test::cplx;
-using nbfft::nd::test::Shape;
+using fft::test::random_value;
 namespace ref = nbfft::nd::test;
 
 // The plan of `shape` (the spectrum's grid) over `axes` with `text` (options), checked against
@@ -167,3 +164,4 @@ TEST(NdPadding, BadPadding) {
 }
 
 }  // namespace
+}  // namespace nbfft::nd::test

@@ -19,15 +19,12 @@
 #include <string>
 #include <vector>
 
+// In the reference's namespace: Plan, Options, Box, cplx and Shape as it names them.
+namespace nbfft::nd::test {
 namespace {
 
-using nbfft::fft::test::random_value;
-using nbfft::fft::test::world_size;
-using nbfft::nd::Box;
-using nbfft::nd::Options;
-using nbfft::nd::Plan;
-using nbfft::nd::test::cplx;
-using nbfft::nd::test::Shape;
+using fft::test::random_value;
+using fft::test::world_size;
 namespace ref = nbfft::nd::test;
 
 struct Case {
@@ -144,3 +141,4 @@ TEST(PlanePipelineOptions, KernelReadsBackAndBadValues) {
 }
 
 }  // namespace
+}  // namespace nbfft::nd::test
