@@ -163,9 +163,6 @@ void Plan::Impl::plan_fft(std::size_t k) {
   const detail::Step& st = sch.step[k];
   const Box& bin = box[k];
   const Box& bout = box[k + 1];
-  int cax = -1;
-  for (int a : bout.order)
-    if (cax < 0 && bout.n[a] > 1 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
   if (pipe_planes[k] > 0) {  // a pipelined exchange's neighbour: in its chunks of planes of axis 0 (aligned)
     const std::int64_t c = pipe_planes[k], ext = bout.n[0];
     const auto step = static_cast<std::size_t>(strides_of(bout.n, bout.order)[0]) * esize(k) * static_cast<std::size_t>(c);
@@ -176,6 +173,9 @@ void Plan::Impl::plan_fft(std::size_t k) {
     ffts<T>()[k] = std::move(f);
     return;
   }
+  int cax = -1;
+  for (int a : bout.order)
+    if (cax < 0 && bout.n[a] > 1 && std::find(st.axes.begin(), st.axes.end(), a) == st.axes.end()) cax = a;
   const int pieces = chunks > 1 ? chunks : pool ? 4 * threads : 1;
   if (pieces > 1 && cax >= 0 && !st.swap) {
     const auto ext = bout.n[cax];
@@ -320,6 +320,7 @@ void Plan::Impl::plan_exchange(std::size_t k) {
       x.planes = pipe_planes[k];
       x.chunks = (n0 + x.planes - 1) / x.planes;
       x.tail = n0 % x.planes;
+      x.plane_a = a1;
       x.plane_bytes[0] = static_cast<std::size_t>(a1 * x.S[0] * x.B * x.R[0]);
       x.plane_bytes[1] = static_cast<std::size_t>(a1 * x.S[1] * x.B * x.R[1]);
       x.depth = opt.col_depth;
@@ -636,7 +637,6 @@ Plan::Plan(MPI_Comm comm, std::vector<std::int64_t> user_shape, std::vector<int>
   agree_message(m.comm, err);
   m.shape = shape;
   m.spectrum = spectrum.empty() ? shape : spectrum;
-  if (m.ratio.empty()) m.ratio.assign(shape.size(), 1.0);
   m.axes = axes;
   m.given_shape = user_shape;
   m.nbatch = m.batch_axis >= 0 ? user_shape[static_cast<std::size_t>(m.batch_axis)] : 1;

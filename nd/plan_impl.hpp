@@ -69,7 +69,8 @@ struct View {
 // elements, which backward reads.
 //
 // The plane pipeline (Options::col_chunk_planes): `chunks` exchanges of `planes` local planes
-// of axis 0 each (the last the rest), plane_bytes[0] / [1] bytes a plane before / after it,
+// of axis 0 each (the last the rest), plane_a of A's extent per plane, plane_bytes[0] / [1]
+// bytes a plane before / after it,
 // on pencils of their own (piece; tail for the last when shorter), each started as soon as
 // the FFT step before it in the call's order has transformed its planes, `depth` in flight
 // (0: all). chunks == 0: one bulk exchange.
@@ -79,8 +80,9 @@ struct Xchg {
   std::int64_t A = 1, B = 1, S[2] = {0, 0}, F[2] = {0, 0}, R[2] = {0, 0};  // [0]: before, [1]: after
   std::size_t elem = 0;
   bool swap = false;
-  std::int64_t chunks = 0, planes = 0, tail = 0;  // tail: the last chunk's planes
+  std::int64_t chunks = 0, planes = 0, tail = 0, plane_a = 0;  // tail: the last chunk's planes
   std::size_t plane_bytes[2] = {0, 0};
+  std::int64_t chunk_planes(std::int64_t j) const { return j + 1 < chunks || tail == 0 ? planes : tail; }
   int depth = 0;
   std::unique_ptr<fft::Pencils> piece_pen, tail_pen;
 };

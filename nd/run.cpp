@@ -223,7 +223,7 @@ class Flight {
   bool run(bool others) {
     others_ = others;
     if (!started_) begin();
-    if (exchanging_) {
+    if (exchanging()) {
       finish_exchange();
       --left_;
     }
@@ -249,7 +249,7 @@ class Flight {
     return true;
   }
   bool test() {
-    if (!exchanging_) return true;
+    if (!exchanging()) return true;
     if (pend_.active()) return pend_.test();
     bool done = true;  // a pipelined exchange: every chunk still in flight (each tested: a progress pass)
     for (std::size_t j = chunks_done_; j < chunk_pend_.size(); ++j) done = chunk_pend_[j].test() && done;
@@ -258,6 +258,8 @@ class Flight {
 
  private:
   std::size_t steps() const { return m_.sch.step.size(); }
+  // An exchange in flight: one bulk one, or a pipelined one's chunks (until finish_exchange).
+  bool exchanging() const { return pend_.active() || !chunk_pend_.empty(); }
   std::size_t next() const { return fwd_ ? steps() - left_ : left_ - 1; }
   bool writes(std::size_t k) const {
     const Step& s = m_.sch.step[k];
@@ -531,7 +533,6 @@ class Flight {
       post_ = nullptr;
     }
     xk_ = k;
-    exchanging_ = true;
   }
 
   void start_exchange(std::size_t k) {
@@ -539,11 +540,7 @@ class Flight {
     const int from = fwd_ ? 0 : 1;
     const fft::Pencil p_from = fwd_ ? x.side_before : x.side_after;
     const fft::Pencil p_to = fwd_ ? x.side_after : x.side_before;
-    exchange_arrays(k);
-    if (x.chunks > 0) {  // pipelined, but not fed by an FFT step here (the call's first step): every chunk now
-      for (std::int64_t j = 0; j < x.chunks; ++j) start_chunk(j);
-      return;
-    }
+    exchange_arrays(k);  // a pipelined exchange starts in feed(): its FFT step always runs before it
     if (x.swap && !fwd_)  // [A][F][B][S] -> [A][B][S][F] as the exchange sends it
       transpose_each(m_, src_, at_, x.A, x.F[1], x.B * x.S[1], x.elem);
     else if (x.B > 1)
@@ -571,13 +568,12 @@ class Flight {
   void start_chunk(std::int64_t j) {
     const Xchg& x = m_.xs[xk_];
     const int from = fwd_ ? 0 : 1;
-    const std::int64_t planes = j + 1 < x.chunks || x.tail == 0 ? x.planes : x.tail;
+    const std::int64_t planes = x.chunk_planes(j);
     const std::size_t first = static_cast<std::size_t>(j * x.planes);
     const std::size_t sent = first * x.plane_bytes[from], got = first * x.plane_bytes[1 - from];
     const std::size_t send_bytes = static_cast<std::size_t>(planes) * x.plane_bytes[from];
     const std::size_t recv_bytes = static_cast<std::size_t>(planes) * x.plane_bytes[1 - from];
-    const std::int64_t a = x.A / (x.chunks > 0 ? m_.box[xk_].n[0] : 1) * planes;  // A of this chunk's planes
-    if (x.B > 1) swap_blocks(m_, src_ + sent, at_ + sent, a, x.S[from], x.B, x.R[from]);
+    if (x.B > 1) swap_blocks(m_, src_ + sent, at_ + sent, x.plane_a * planes, x.S[from], x.B, x.R[from]);
     const fft::Pencils& pen = planes == x.planes ? *x.piece_pen : *x.tail_pen;
     chunk_pend_.push_back(pen.start_bytes(fwd_ ? x.side_before : x.side_after, fwd_ ? x.side_after : x.side_before,
                                           src_ + sent, send_bytes, recv_ + got, recv_bytes, x.elem));
@@ -591,16 +587,14 @@ class Flight {
     chunk_pend_[j].wait();
     if (!post_) return;
     const int to = fwd_ ? 1 : 0;
-    const std::int64_t planes = static_cast<std::int64_t>(j) + 1 < x.chunks || x.tail == 0 ? x.planes : x.tail;
+    const std::int64_t planes = x.chunk_planes(static_cast<std::int64_t>(j));
     const std::size_t got = j * static_cast<std::size_t>(x.planes) * x.plane_bytes[to];
-    const std::int64_t a = x.A / m_.box[xk_].n[0] * planes;
-    swap_blocks(m_, post_ + got, recv_ + got, a, x.B, x.S[to], x.R[to]);
+    swap_blocks(m_, post_ + got, recv_ + got, x.plane_a * planes, x.B, x.S[to], x.R[to]);
   }
 
   void finish_exchange() {
-    exchanging_ = false;
     const Xchg& x = m_.xs[xk_];
-    if (x.chunks > 0) {
+    if (!chunk_pend_.empty()) {
       while (chunks_done_ < chunk_pend_.size()) finish_chunk();
       chunk_pend_.clear();
       chunks_done_ = 0;
@@ -633,7 +627,6 @@ class Flight {
   fft::Pencils::Pending pend_;
   std::vector<fft::Pencils::Pending> chunk_pend_;  // a pipelined exchange's chunks, in order
   std::size_t chunks_done_ = 0;                    // of them completed (and copied back)
-  bool exchanging_ = false;                        // an exchange (bulk or in chunks) in flight
   std::size_t xk_ = 0;
   Byte *src_ = nullptr, *recv_ = nullptr, *post_ = nullptr;  // the exchange's source, destination, copy back
 };
