@@ -17,7 +17,9 @@
 
 #include "nbfft/fft/options.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -41,6 +43,15 @@ int rank_cpus();
 int compute_threads(int threads, bool engine_thread, bool own_core);
 // Whether a plan of `o` runs the thread engine's agent thread (either exchange's engine).
 bool uses_engine_thread(const Options& o);
+// The units per range of a copy of `units` units of `unit_bytes` each shared among `lanes`
+// threads: four ranges per thread, none under 256 KiB (smaller ones cost more to hand out
+// than to copy). nd's copies and the pencil transposes' pack and unpack take it.
+inline std::int64_t copy_grain(int lanes, std::int64_t units, std::size_t unit_bytes) {
+  if (lanes <= 1 || units <= 1) return units;
+  const std::int64_t by_threads = (units + 4 * lanes - 1) / (4 * lanes);
+  const auto by_size = static_cast<std::int64_t>((std::size_t{256} << 10) / std::max<std::size_t>(1, unit_bytes));
+  return std::max<std::int64_t>(1, std::max(by_threads, by_size));
+}
 
 class LanePool {
  public:

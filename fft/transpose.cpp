@@ -211,7 +211,6 @@ struct Pencils::Impl {
   }
 };
 
-// One transpose between start and wait (Pencils::Pending's operation); its wait is local.
 // The bytes from which a transpose's pack or unpack is shared among a plan's threads: 512 KiB
 // (below that, handing out the blocks costs more than the copy); NBFFT_SHARE_PACK_BYTES sets
 // it (tests: 0 shares every one).
@@ -223,18 +222,17 @@ std::size_t share_pack_bytes() {
   return bytes;
 }
 
-// planes(u0, u1) over [0, n) planes of `bytes` each: on the lanes in blocks when they are set and
-// the copy is large enough to pay for handing it out (256 KiB a block, four per lane), else here.
+// planes(u0, u1) over [0, n) planes of `bytes` each: on the lanes in ranges of fft::copy_grain
+// when they are set and the copy is large enough to pay for handing it out, else here.
 template <typename F>
 void by_planes(LanePool* lanes, std::int64_t n, std::size_t bytes, F&& planes) {
   const std::size_t total = static_cast<std::size_t>(n) * bytes;
   if (!lanes || lanes->lanes() == 1 || n <= 1 || total < share_pack_bytes()) return planes(std::int64_t{0}, n);
-  const auto by_size = static_cast<std::int64_t>((std::size_t{256} << 10) / std::max<std::size_t>(1, bytes));
-  const std::int64_t by_lanes = (n + 4 * lanes->lanes() - 1) / (4 * lanes->lanes());
-  lanes->for_units(0, n, std::max<std::int64_t>(1, std::max(by_lanes, by_size)),
+  lanes->for_units(0, n, copy_grain(lanes->lanes(), n, bytes),
                    [&](int, std::int64_t a, std::int64_t b) { planes(a, b); });
 }
 
+// One transpose between start and wait (Pencils::Pending's operation); its wait is local.
 struct TransposeRequest final : Request::Impl {
   std::shared_ptr<const Exchange> ex;
   std::shared_ptr<Slot> slot;

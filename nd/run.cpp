@@ -44,14 +44,10 @@ void share(const Plan::Impl& m, std::int64_t n, std::int64_t grain, F&& body) {
   m.pool->for_units(0, n, grain, [&](int, std::int64_t a, std::int64_t b) { body(a, b); });
 }
 
-// Units of a copy of `bytes` for the plan's threads: four per thread, none under 256 KiB
-// (smaller ones cost more to hand out than to copy).
+// Units of a copy of `bytes` for the plan's threads (fft::copy_grain).
 std::int64_t copy_grain(const Plan::Impl& m, std::int64_t units, std::size_t bytes) {
   if (!m.pool || units <= 1) return units;
-  const std::int64_t by_threads = (units + 4 * m.threads - 1) / (4 * m.threads);
-  const auto per_unit = std::max<std::size_t>(1, bytes / static_cast<std::size_t>(units));
-  const auto by_size = static_cast<std::int64_t>((std::size_t{256} << 10) / per_unit);
-  return std::max<std::int64_t>(1, std::max(by_threads, by_size));
+  return fft::copy_grain(m.threads, units, bytes / static_cast<std::size_t>(units));
 }
 
 // [A][S][B][R] -> [A][B][S][R] (R contiguous bytes): moves the axes between the two of an
