@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 import numpy as np
 
 from . import _core, _lifetime
-from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, is_number, per_axis_arg,
-                    problem_of, rank_arg, real_arg)
+from ._args import (EXTENT_MAX, INT_MAX, check_problem, flag_arg, int_arg, ints_arg, per_axis_arg, problem_of,
+                    rank_arg, real_arg)
 from ._errors import ArgumentTypeError, Error, InvalidArgument, InvalidState, agree, agree_same
 from ._mpi import MPI, comm_problem, handle_of
 from ._plan import _ROWS, TUNE_LOGGER, Options, _log_tune, _option_text, aligned_empty
@@ -125,14 +125,6 @@ def _plan_args(what: str, shape: Any, axes: Any, dtype: Any, norm: Any, grid: An
         items.append(("kinds", _option_text(what, "kinds", ",".join(a["kinds"]), _core.check_nd_option)))
     if a["batch_axis"] is not None:
         items.append(("batch_axis", str(a["batch_axis"])))
-    if "padding" in options and not isinstance(options["padding"], str):  # a number, or one per listed axis
-        value = options.pop("padding")
-        values = list(value) if isinstance(value, (tuple, list, np.ndarray)) else [value]
-        if not values or not all(is_number(v) for v in values):
-            raise ArgumentTypeError("{}: padding must be a number or a sequence of numbers (one per listed axis, "
-                                    "in the order of axes), got {!r}".format(what, value))
-        items.append(("padding", _option_text(what, "padding", ",".join(repr(float(v)) for v in values),
-                                              _core.check_nd_option)))
     for key, value in options.items():
         row = _ROWS.get(key)
         if row is None or key in _ND_NAMED or row["scope"] == "3-D":

@@ -83,7 +83,7 @@ def _option_text(what, key, value, check=None):
     if key == "kinds" and isinstance(value, (tuple, list)) and all(isinstance(k, str) for k in value):
         value = ",".join(value)  # (kx, ky, kz) as the table's "KX,KY,KZ"
     if kind == "ratios" and not isinstance(value, str):
-        return _ratios_text(what, key, value)
+        return _ratios_text(what, key, value, check)
     if not isinstance(value, str):
         raise ArgumentTypeError("{}: {} must be a str ({}), got {!r}".format(what, key, row["allowed"], value))
     check(key, value)
@@ -113,15 +113,19 @@ def _axis_points(kind, n, length):
     return (j + 0.5) * length / n  # dct2, dct4, dst2, dst4: cell centres
 
 
-def _ratios_text(what, key, value):
-    """A number, or three in numpy's axis order (z, y, x) as ``shape``, as the table's word
-    (one number, or x,y,z: "1.5" or "2,1,1.5" for (1.5, 1, 2))."""
+def _ratios_text(what, key, value, check):
+    """Ratios as the table's word. The 3-D plan's (``check`` its parser): a number, or three in
+    numpy's axis order (z, y, x) as ``shape`` ("1.5", or "2,1,1.5" for (1.5, 1, 2): x first).
+    An N-D plan's: a number, or one per listed axis in the order of ``axes``, as given."""
     values = list(value) if isinstance(value, (tuple, list, np.ndarray)) else [value]
-    if len(values) not in (1, 3) or not all(is_number(v) for v in values):
-        raise ArgumentTypeError("{}: {} must be a number or a sequence of 3 numbers (z, y, x), got {!r}".format(
-            what, key, value))
-    text = ",".join(repr(float(v)) for v in reversed(values))
-    _core.check_option(key, text)  # >= 1 and finite, as the table says
+    three_d = check is _core.check_option
+    counts_ok = len(values) in (1, 3) if three_d else len(values) >= 1
+    if not counts_ok or not all(is_number(v) for v in values):
+        what_it_takes = ("a sequence of 3 numbers (z, y, x)" if three_d else
+                         "a sequence of numbers (one per listed axis, in the order of axes)")
+        raise ArgumentTypeError("{}: {} must be a number or {}, got {!r}".format(what, key, what_it_takes, value))
+    text = ",".join(repr(float(v)) for v in (reversed(values) if three_d else values))
+    check(key, text)  # >= 1 and finite, as the table says
     return text
 
 
