@@ -52,6 +52,7 @@ const char* name(TuneEffort e) {
 }
 
 const char* name(OutputOrder o) { return o == OutputOrder::Natural ? "natural" : "transposed"; }
+const char* name(Device d) { return d == Device::Cuda ? "cuda" : d == Device::Emulated ? "emulated" : "host"; }
 
 const std::vector<ColKernel>& col_kernels() {
   static const std::vector<ColKernel> table = {
@@ -164,6 +165,14 @@ OutputOrder parse_output_order(std::string_view s) {
   if (l == "transposed") return OutputOrder::Transposed;
   if (l == "natural") return OutputOrder::Natural;
   throw Error("unknown output order '" + std::string(s) + "' (use transposed or natural)");
+}
+
+Device parse_device(std::string_view s) {
+  const std::string l = lower_case(s);
+  if (l == "host" || l == "cpu") return Device::Host;
+  if (l == "cuda" || l == "gpu") return Device::Cuda;
+  if (l == "emulated") return Device::Emulated;
+  throw Error("unknown device '" + std::string(s) + "' (use host, cuda or emulated)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

@@ -10,9 +10,11 @@
 #include "fft/transform.hpp"
 #include "fft/user_boxes.hpp"
 #include "fft/user_layout.hpp"
+#include "gpu/transform.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -62,6 +64,14 @@ struct Plan::Impl {
   // User boxes or the natural output order (fft/user_layout.hpp); null: the internal pencils.
   std::unique_ptr<const UserLayout> layout;
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's own calls (under busy)
+  // Options::device other than Host: the device plan (gpu/transform.hpp) runs every
+  // transform; `typed` then holds nothing. dev_out: its output box (order per output_order).
+  std::unique_ptr<const gpu::DeviceTransform> device;
+  Box3 dev_out;
+  // The device plan's transforms: nv fields of device arrays, checked on every rank together.
+  void run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv, const void* const* in,
+                  std::size_t in_b,
+                  void* const* out, std::size_t out_b, std::size_t in_need, std::size_t out_need, Timings* t) const;
   // Workspaces for the starts that bring none (start_bytes without one), made as needed:
   // the same number on every rank, the k-th of each rank's serving one transform together.
   // Last, so that they go before the transform and communicators they use.
@@ -179,6 +189,33 @@ Plan::Plan(MPI_Comm comm, std::array<std::int64_t, 3> n, const std::optional<Box
   make(comm, n, options, &in_box, &out_box);
 }
 
+namespace {
+
+// The device plan of Options::device (gpu/transform.hpp), on every rank or none: what it
+// cannot do, a missing GPU or a failed allocation on one rank is the same error on all.
+void make_device_plan(Plan::Impl& impl, MPI_Comm comm, const Decomposition& d, const Options& o,
+                      const coll::Comm& row, const coll::Comm& col) {
+  const std::string limits = gpu::device_limits(d, o);  // from agreed options: the same on every rank
+  if (!limits.empty()) throw Error(std::string("device=") + name(o.device) + ": " + limits, ErrorCode::Unavailable);
+  const int local = gpu::node_local_rank(comm);
+  agree(comm, [&] {
+    std::shared_ptr<gpu::Device> dev;
+    if (o.device == Device::Emulated) {
+      dev = gpu::host_emulation();
+    } else {
+      std::string why;
+      const int count = gpu::cuda_device_count(&why);
+      if (count == 0) throw Error("device=cuda: no usable GPU on this rank (" + why + ")", ErrorCode::Unavailable);
+      dev = gpu::cuda_device(o.device_id >= 0 ? o.device_id : local % count);
+    }
+    impl.device = gpu::make_device_transform(std::move(dev), d, o, row, col);
+  });
+  impl.dev_out = d.z_pencil;
+  if (o.output_order == OutputOrder::Natural) impl.dev_out.order = {0, 1, 2};
+}
+
+}  // namespace
+
 void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options, const std::optional<Box3>* in_box,
                 const std::optional<Box3>* out_box) {
   check_mpi_running("Plan");
@@ -194,6 +231,12 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   ConfigFields fields = agreed_fields(n, options);
   fields.push_back({"user boxes", in_given && out_given ? "in and out" : in_given ? "in" : out_given ? "out" : "none"});
   check_same(comm, "plan", fields);
+  if (options.device != Device::Host && (options.tune != TuneEffort::None || in_given || out_given))
+    throw Error(std::string("device=") + name(options.device) + ": " +
+                    (options.tune != TuneEffort::None ? "plan-time tuning (tune=" + std::string(name(options.tune)) + ")"
+                                                      : std::string("user boxes")) +
+                    " are not on device plans yet (docs/gpu.md)",
+                ErrorCode::Unavailable);
   if (options.tune != TuneEffort::None) {  // plan-time tuning: the plan of the tuner's choice
     auto report = std::make_shared<TuneReport>();
     TuneSettings ts = tune_settings(options);
@@ -251,7 +294,9 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
     agree_outcome(dup, comm_error);
     const StageChoices local = stage_choices(opt);
     const bool real = real_spectrum(opt);  // real all the way
-    if (opt.precision == Precision::Double && real)
+    if (opt.device != Device::Host) {
+      make_device_plan(*impl, dup, d, opt, row_comm, col_comm);
+    } else if (opt.precision == Precision::Double && real)
       build(impl->typed.emplace<Impl::Typed<double, double>>(), dup, d, opt, local, row_comm, col_comm);
     else if (opt.precision == Precision::Double)
       build(impl->typed.emplace<Impl::Typed<double>>(), dup, d, opt, local, row_comm, col_comm);
@@ -267,6 +312,7 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   impl->d = d;
   impl->comm = dup;
   impl_ = std::move(impl);
+  if (impl_->device) return;  // it writes the output order itself
   if (in_given || out_given || opt.output_order == OutputOrder::Natural)
     attach_layout(in_given ? &**in_box : nullptr, out_given ? &**out_box : nullptr);
 }
@@ -363,7 +409,10 @@ std::array<std::int64_t, 3> Plan::global_size() const { return impl().d.n; }
 int Plan::m1() const { return impl().d.m1; }
 int Plan::m2() const { return impl().d.m2; }
 const Box3& Plan::in_box() const { return impl().layout ? impl().layout->in_box() : impl().d.x_pencil; }
-const Box3& Plan::out_box() const { return impl().layout ? impl().layout->out_box() : impl().d.z_pencil; }
+const Box3& Plan::out_box() const {
+  if (impl().device) return impl().dev_out;
+  return impl().layout ? impl().layout->out_box() : impl().d.z_pencil;
+}
 bool Plan::reshapes() const { return impl().reshapes(); }
 Box3 Plan::in_box_of(int rank) const {
   const Impl& p = impl();
@@ -389,6 +438,7 @@ std::size_t Plan::out_bytes() const {
 }
 std::size_t Plan::inplace_bytes() const { return std::max(in_bytes(), out_bytes()); }
 std::size_t Plan::workspace_bytes() const {
+  if (impl().device) return impl().device->workspace_bytes();
   return impl().visit([](const auto& p) {
     std::size_t b = 0;
     for (const auto& w : p.ws) b += w->bytes();
@@ -501,6 +551,13 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   Timings* t = c.timings;
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
+  if (impl().device) {
+    if (ws) throw Error(std::string(what) + ": device plans hold their own workspaces (docs/gpu.md)", ErrorCode::Unavailable);
+    BusyGuard busy(impl().busy, nullptr, what);
+    impl().run_device(dir, what, busy.refused(), 1, &in, in_b, &out, out_b, forward ? in_bytes() : out_bytes(),
+                      forward ? out_bytes() : in_bytes(), t);
+    return;
+  }
   BusyGuard busy(ws ? ws->impl_->busy : impl().busy, ws ? &ws->impl_->started : nullptr, what);
   const Dir d = dir_of(dir);
   impl().visit([&](const auto& p) {
@@ -525,6 +582,35 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   });
 }
 
+void Plan::Impl::run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv,
+                            const void* const* in, std::size_t in_b, void* const* out, std::size_t out_b,
+                            std::size_t in_need, std::size_t out_need, Timings* t) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string err = refused;
+  if (err.empty() && nv > 0 && (in == nullptr || out == nullptr)) err = std::string(what) + ": null array of field pointers";
+  const gpu::Device& dev = device->device();
+  for (std::size_t k = 0; err.empty() && k < nv; ++k) {
+    err = buffer_error(what, in[k], in_b, in_need, out[k], out_b, out_need, std::max(in_need, out_need), false);
+    for (int side = 0; err.empty() && side < 2; ++side) {
+      const void* p = side == 0 ? in[k] : out[k];
+      if ((side == 0 ? in_need : out_need) > 0 && !dev.is_device_pointer(p))
+        err = std::string(what) + ": the " + (side == 0 ? "input" : "output") + " array is not device memory (a " +
+              name(opt.device) + " plan takes device pointers: cudaMalloc, CuPy, PyTorch; docs/gpu.md)";
+    }
+    if (!err.empty() && nv > 1) err += " (field " + std::to_string(k) + ")";
+  }
+  for (std::size_t j = 0; err.empty() && j < nv; ++j)
+    for (std::size_t k = j + 1; err.empty() && k < nv; ++k)
+      if (in[j] == in[k] || out[j] == out[k] || in[j] == out[k] || out[j] == in[k])
+        err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
+              " share memory (each field needs buffers of its own)";
+  agree_call_any(comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv)}}, err,
+                 false, refused.empty() ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
+  if (nv == 0) return;
+  device->run(dir, static_cast<int>(nv), in, out, t);
+  if (t) t->total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 Plan::Workspace::Workspace() = default;
 Plan::Workspace::~Workspace() = default;
 Plan::Workspace::Workspace(Workspace&&) noexcept = default;
@@ -536,6 +622,10 @@ std::size_t Plan::Workspace::bytes() const {
 }
 
 Plan::Workspace Plan::make_workspace() const {
+  if (impl().device)
+    throw Error("make_workspace: device plans hold their own workspaces; split-phase transforms are not on device "
+                "plans yet (docs/gpu.md)",
+                ErrorCode::Unavailable);
   Workspace w;
   w.impl_ = std::make_unique<Workspace::Impl>();
   w.impl_->owner = &impl();
@@ -674,6 +764,9 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   constexpr std::size_t kMaxPooled = 64;  // one bit each in the agreed mask
   const char* what = dir == Direction::Forward ? "forward_start" : "backward_start";
   const Impl& m = impl();
+  if (m.device)
+    throw Error(std::string(what) + ": split-phase transforms are not on device plans yet (docs/gpu.md)",
+                ErrorCode::Unavailable);
   Workspace* ws = nullptr;
   {
     std::lock_guard<std::mutex> lock(m.pool_mutex);
@@ -706,6 +799,9 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
                                 Workspace& ws, Timings* t) const {
   const bool forward = dir == Direction::Forward;
   const char* what = forward ? "forward_start" : "backward_start";
+  if (impl().device)
+    throw Error(std::string(what) + ": split-phase transforms are not on device plans yet (docs/gpu.md)",
+                ErrorCode::Unavailable);
   if (!ws.impl_ || ws.impl_->owner != &impl())
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   std::atomic<bool>& busy = ws.impl_->busy;
@@ -815,6 +911,13 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
   BusyGuard busy(impl().busy, nullptr, what);
   const std::size_t need_in = forward ? in_bytes() : out_bytes();
   const std::size_t need_out = forward ? out_bytes() : in_bytes();
+  if (impl().device) {
+    if (nv_in != nv_out)
+      throw Error(std::string(what) + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
+                  " output fields");
+    impl().run_device(dir, what, busy.refused(), nv_in, in, in_b, out, out_b, need_in, need_out, t);
+    return;
+  }
   std::string err;
   if (nv_in != nv_out)
     err = std::string(what) + ": " + std::to_string(nv_in) + " input fields but " + std::to_string(nv_out) +
@@ -906,6 +1009,8 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
 void Plan::exchange_only(int exchange, Direction dir, Timings* t) const {
   if (exchange != 0 && exchange != 1)
     throw Error("exchange_only: exchange must be 0 (ROW) or 1 (COL), got " + std::to_string(exchange));
+  if (impl().device)
+    throw Error("exchange_only: not on device plans (docs/gpu.md)", ErrorCode::Unavailable);
   BusyGuard busy(impl().busy, nullptr, "exchange_only");
   impl().visit([&](const auto& p) {
     p.tr->exchange_only(*p.ws[0], exchange == 0 ? kRow : kCol, dir_of(dir), t);

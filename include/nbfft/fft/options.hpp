@@ -55,6 +55,12 @@ enum class TuneEffort { None, Quick, Thorough, Exhaustive };
 // with user boxes (Plan's box constructor) takes its output order from the output box.
 enum class OutputOrder { Transposed, Natural };
 
+// Where a plan's arrays live (docs/gpu.md). Host: host memory, the CPU plan. Cuda: device
+// memory of a CUDA GPU, the device plan (cuFFT, device pack/unpack, exchanges staged through
+// pinned host memory); transforms take device pointers. Emulated: the device plan's path on
+// host memory and the local FFT layer, for tests and debugging (slow).
+enum class Device { Host, Cuda, Emulated };
+
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
 // a chunking and an in-flight depth (docs/fft.md "Redistribution kernels").
@@ -154,6 +160,11 @@ struct Options {
   std::array<double, 3> padding{1.0, 1.0, 1.0};
   // The spectrum's memory order (OutputOrder above; Plan::out_box().order says which).
   OutputOrder output_order = OutputOrder::Transposed;
+  // Where the arrays live (Device above) and, for Cuda, which GPU: -1 picks the rank's
+  // node-local index modulo the GPUs it sees, so the ranks of a node spread over its GPUs
+  // (several ranks may share one).
+  Device device = Device::Host;
+  int device_id = -1;
 
   // Plan-time tuning (fft/tune.hpp, docs/fft.md "Tuning"). With tune other than None the
   // plan's constructor first times candidates of the rows the option table marks tuned
@@ -187,6 +198,7 @@ const char* name(Norm n);           // "none", "backward", "forward", "ortho"
 const char* name(Effort e);         // "estimate", "measure", "patient", "exhaustive"
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 const char* name(OutputOrder o);    // "transposed", "natural"
+const char* name(Device d);         // "host", "cuda", "emulated"
 const char* name(Backend b);        // "auto", "fftw", "mkl"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
@@ -195,6 +207,7 @@ Norm parse_norm(std::string_view s);
 Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 OutputOrder parse_output_order(std::string_view s);  // transposed|natural
+Device parse_device(std::string_view s);              // host|cuda|emulated
 Backend parse_backend(std::string_view s);            // auto|fftw|mkl
 // "B" (every stage) or "B,B,B" (x, y, z); backends_str writes one name when the three agree.
 StageBackends parse_backends(std::string_view s);

@@ -1,0 +1,678 @@
+// The device plan (gpu/transform.hpp): its geometry, stages and driver.
+#include "gpu/transform.hpp"
+
+#include "nbfft/coll/alltoall.hpp"
+#include "nbfft/coll/engine.hpp"
+#include "nbfft/coll/request.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/r2r_kinds.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <functional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace nbfft::gpu {
+
+using fft::Box3;
+using fft::Decomposition;
+using fft::Direction;
+using fft::Options;
+using fft::Range;
+
+namespace {
+
+Box3 intersect(const Box3& a, const Box3& b) {
+  Box3 r;
+  for (int k = 0; k < 3; ++k) {
+    const Index lo = std::max(a.lo[k], b.lo[k]), hi = std::min(a.lo[k] + a.n[k], b.lo[k] + b.n[k]);
+    r.lo[k] = lo;
+    r.n[k] = std::max<Index>(0, hi - lo);
+  }
+  return r;
+}
+
+Strides tight(const Box3& b) { return {1, b.n[0], b.n[0] * b.n[1]}; }
+
+// Whether a box stored with strides s lies as the wire lays it out (x, then y, then z, tight).
+bool contiguous(const Box3& b, const Strides& s) {
+  const Strides t = tight(b);
+  for (int k = 0; k < 3; ++k)
+    if (b.n[k] > 1 && s[k] != t[k]) return false;
+  return true;
+}
+
+// The buffers of a workspace that exchanges read and write.
+enum Buf { kA = 0, kY = 1, kZ = 2, kBufs = 3 };
+
+// How a buffer stores this rank's box of one pencil.
+struct Layout {
+  Buf buf = kA;
+  Box3 box;
+  Strides stride{1, 0, 0};
+  Index offset(const Box3& b) const {  // element offset of b's first point
+    return (b.lo[0] - box.lo[0]) * stride[0] + (b.lo[1] - box.lo[1]) * stride[1] + (b.lo[2] - box.lo[2]) * stride[2];
+  }
+  Index elems() const { return box.count() == 0 ? 0 : box.n[0] * box.n[1] * box.n[2]; }
+};
+
+// A block between this rank and one peer in one chunk of one direction.
+struct Piece {
+  Box3 box;
+  Index local = 0;  // offset in this rank's side buffer
+  Index wire = 0;   // offset in the pinned host buffers
+  bool direct = false;  // stored as the wire lays it out: copied as is, no pack / unpack
+  Index stage = 0;  // not direct: offset of its packed copy in the device staging buffer
+};
+
+struct Chunk {
+  std::vector<Piece> send, recv;  // peers' blocks (own excluded)
+  Piece own_send, own_recv;       // the rank's own block on both sides
+  std::vector<std::int64_t> sc, sd, rc, rd;  // the alltoallv's counts and displacements
+};
+
+// One exchange between side 0 and side 1 (fft/exchange.hpp's ROW or COL), in chunks of
+// side 0's z planes, for both directions.
+struct Exchange {
+  std::string name;
+  coll::Comm comm;
+  coll::Transport transport;
+  int me = 0, ranks = 1;
+  Layout side[2];
+  std::vector<Chunk> chunks[2];  // [direction]
+  Index send_elems[2] = {0, 0}, recv_elems[2] = {0, 0};  // pinned host buffers, per direction
+  Index stage_elems[2] = {0, 0};  // device staging for packs and unpacks, per direction
+  Index planes = 0;  // chunk planes (0: one chunk)
+
+  Exchange(std::string nm, coll::Comm c, coll::Transport t, int rank, int nranks, const std::vector<Box3>& b0,
+           const std::vector<Box3>& b1, Layout l0, Layout l1, Index chunk_planes)
+      : name(std::move(nm)), comm(std::move(c)), transport(std::move(t)), me(rank), ranks(nranks) {
+    side[0] = l0;
+    side[1] = l1;
+    Index most = 0;
+    for (const auto& b : b0) most = std::max(most, b.n[2]);
+    planes = chunk_planes > 0 && chunk_planes < most ? chunk_planes : 0;
+    const Index K = planes > 0 ? (most + planes - 1) / planes : 1;
+    // block(a, b, k): side-0 rank a's points in side-1 rank b's box, in a's planes of chunk k
+    auto block = [&](int a, int b, Index k) {
+      Box3 r = intersect(b0[static_cast<std::size_t>(a)], b1[static_cast<std::size_t>(b)]);
+      if (planes > 0) {
+        Box3 zs = b0[static_cast<std::size_t>(a)];
+        zs.lo[2] += k * planes;
+        zs.n[2] = std::max<Index>(0, std::min(planes, b0[static_cast<std::size_t>(a)].n[2] - k * planes));
+        r = intersect(r, zs);
+      }
+      return r;
+    };
+    for (int dir = 0; dir < 2; ++dir) {
+      const int ss = dir == 0 ? 0 : 1;  // the side this rank sends from
+      Index swire = 0, rwire = 0;
+      for (Index k = 0; k < K; ++k) {
+        Chunk c;
+        c.sc.assign(static_cast<std::size_t>(ranks), 0);
+        c.sd = c.rc = c.rd = c.sc;
+        for (int p = 0; p < ranks; ++p) {
+          // forward: send block(me, p), receive block(p, me); backward the other way.
+          const Box3 s = dir == 0 ? block(me, p, k) : block(p, me, k);
+          const Box3 r = dir == 0 ? block(p, me, k) : block(me, p, k);
+          Piece ps{s, side[ss].offset(s), swire, contiguous(s, side[ss].stride)};
+          Piece pr{r, side[1 - ss].offset(r), rwire, contiguous(r, side[1 - ss].stride)};
+          if (p == me) {
+            c.own_send = ps;
+            c.own_recv = pr;
+            continue;
+          }
+          c.sc[static_cast<std::size_t>(p)] = s.count();
+          c.sd[static_cast<std::size_t>(p)] = swire;
+          c.rc[static_cast<std::size_t>(p)] = r.count();
+          c.rd[static_cast<std::size_t>(p)] = rwire;
+          if (!s.empty()) c.send.push_back(ps);
+          if (!r.empty()) c.recv.push_back(pr);
+          swire += s.count();
+          rwire += r.count();
+        }
+        chunks[dir].push_back(std::move(c));
+      }
+      send_elems[dir] = swire;
+      recv_elems[dir] = rwire;
+      // Only the pieces that need a pack or unpack take room on the device: sends first.
+      Index st = 0;
+      for (Chunk& c : chunks[dir])
+        for (Piece& p : c.send)
+          if (!p.direct) p.stage = (st += p.box.count()) - p.box.count();
+      for (Chunk& c : chunks[dir])
+        for (Piece& p : c.recv)
+          if (!p.direct) p.stage = (st += p.box.count()) - p.box.count();
+      stage_elems[dir] = st;
+    }
+  }
+  int send_side(int dir) const { return dir == 0 ? 0 : 1; }
+  std::string str() const {
+    std::ostringstream os;
+    os << name << ": " << ranks << (ranks == 1 ? " rank (device move)" : " ranks, staged through pinned host memory, ")
+       << (ranks > 1 ? transport.str() : std::string());
+    if (ranks > 1)
+      os << ", " << chunks[0].size() << " chunk" << (chunks[0].size() == 1 ? "" : "s")
+         << (planes ? " of " + std::to_string(planes) + " z planes" : std::string());
+    return os.str();
+  }
+};
+
+// A local FFT stage: in place or out of place, per direction.
+struct Stage {
+  std::unique_ptr<Fft> fft;
+  std::string what;
+};
+
+template <typename T>
+class Plan3d final : public DeviceTransform {
+  using C = std::complex<T>;
+
+ public:
+  Plan3d(std::shared_ptr<Device> dev, const Decomposition& d, const Options& o, const coll::Comm& row,
+         const coll::Comm& col)
+      : dev_(std::move(dev)), d_(d), r2c_(d.r2c), natural_(o.output_order == fft::OutputOrder::Natural) {
+    const bool single = std::is_same_v<T, float>;
+    const Index nx = d.n[0], ny = d.n[1], nz = d.n[2], xc = d.xc;
+    const Range xi = d.row_x(d.i), yi = d.row_y(d.i), zj = d.col_z(d.j), yj = d.col_y(d.j);
+    one_rank_ = d.m1 == 1 && d.m2 == 1;
+    // Buffers: A holds the X-pencil after its FFT ([z][y][xc]); Y the Y-pencil with y
+    // contiguous ([z][x][y]); Z the Z-pencil in numpy's order ([z][y][x]).
+    A_.buf = kA;
+    A_.box = Box3::from({0, xc}, yi, zj);
+    A_.stride = {1, xc, xc * yi.n};
+    Y_.buf = kY;
+    Y_.box = Box3::from(xi, {0, ny}, zj);
+    Y_.stride = {ny, 1, ny * xi.n};
+    Z_.buf = kZ;
+    Z_.box = Box3::from(xi, yj, {0, nz});
+    Z_.stride = {1, xi.n, xi.n * yj.n};
+    // Z shares A's memory where A is dead by the time Z is written (and the other way in
+    // backward): on one rank (the same box and layout) and on pencils (A -> ROW -> Y -> COL
+    // -> Z). Slabs exchange A into Z directly: both are live then.
+    z_in_a_ = one_rank_ || d.m1 > 1;
+    elems_[kA] = z_in_a_ ? std::max(A_.elems(), Z_.elems()) : A_.elems();
+    elems_[kY] = d.m1 > 1 ? Y_.elems() : 0;
+    elems_[kZ] = z_in_a_ ? 0 : Z_.elems();
+    in_elems_ = (r2c_ ? nx : xc) * yi.n * zj.n;
+    out_elems_ = Z_.elems();
+
+    // Scaling as the CPU plan's (fft/transform.cpp), without padding.
+    const double N = static_cast<double>(nx) * ny * nz;
+    if (o.norm == fft::Norm::Forward) fwd_scale_ = 1.0 / N;
+    if (o.norm == fft::Norm::Backward) bwd_scale_ = 1.0 / N;
+    if (o.norm == fft::Norm::Ortho) fwd_scale_ = bwd_scale_ = 1.0 / std::sqrt(N);
+
+    // The exchanges: chunks of Options::col_chunk_planes side-0 planes, else about four.
+    auto chunk_planes = [&](Index planes) -> Index {
+      if (o.col_chunk_planes > 0) return o.col_chunk_planes;
+      return std::max<Index>(1, (planes + 3) / 4);
+    };
+    if (d.m1 > 1) {
+      std::vector<Box3> b0, b1;
+      for (int p = 0; p < d.m1; ++p) {
+        b0.push_back(Box3::from({0, xc}, d.row_y(p), zj));
+        b1.push_back(Box3::from(d.row_x(p), {0, ny}, zj));
+      }
+      row_ = std::make_unique<Exchange>("ROW", row, o.row_transport, d.i, d.m1, b0, b1, A_, Y_, chunk_planes(zj.n));
+    }
+    if (!one_rank_) {
+      std::vector<Box3> b0, b1;
+      const Layout& from = d.m1 > 1 ? Y_ : A_;
+      for (int q = 0; q < d.m2; ++q) {
+        b0.push_back(Box3::from(xi, {0, ny}, d.col_z(q)));
+        b1.push_back(Box3::from(xi, d.col_y(q), {0, nz}));
+      }
+      Index most = 0;
+      for (const auto& b : b0) most = std::max(most, b.n[2]);
+      col_ = std::make_unique<Exchange>("COL", col, o.col_transport, d.j, d.m2, b0, b1, from, Z_, chunk_planes(most));
+    }
+
+    // The FFT stages (local::Problem strides: real elements for r2c input / c2r output).
+    using local::Dim;
+    using local::Kind;
+    auto problem = [&](Kind k, std::vector<Dim> dims, std::vector<Dim> loops) {
+      local::Problem p;
+      p.kind = k;
+      p.dims = std::move(dims);
+      p.loops = std::move(loops);
+      return p;
+    };
+    const Index xin = r2c_ ? nx : xc;  // input row length (real for r2c)
+    const Kind fa = r2c_ ? Kind::R2C : Kind::Forward, ba = r2c_ ? Kind::C2R : Kind::Backward;
+    auto plan = [&](Stage& s, const local::Problem& p, bool in_place) {
+      s.what = local::describe(p);
+      s.fft = dev_->plan(p, single, in_place);
+    };
+    for (int dir = 0; dir < 2; ++dir) {
+      const Kind k = dir == 0 ? fa : ba;
+      // in/out strides of stage A: forward reads the input (xin rows), writes A (xc rows).
+      auto dim = [&](Index n, Index s_in, Index s_out) { return dir == 0 ? Dim{n, s_in, s_out} : Dim{n, s_out, s_in}; };
+      local::Problem p;
+      if (one_rank_)
+        p = problem(k, {dim(nz, xin * ny, xc * ny), dim(ny, xin, xc), dim(nx, 1, 1)}, {});
+      else if (d.m1 == 1)
+        p = problem(k, {dim(ny, xin, xc), dim(nx, 1, 1)}, {dim(zj.n, xin * ny, xc * ny)});
+      else
+        p = problem(k, {dim(nx, 1, 1)}, {dim(yi.n * zj.n, xin, xc)});
+      plan(a_[dir], p, false);
+      if (d.m1 > 1)
+        plan(y_[dir], problem(dir == 0 ? Kind::Forward : Kind::Backward, {Dim{ny, 1, 1}}, {Dim{xi.n * zj.n, ny, ny}}),
+             true);
+      if (!one_rank_) {
+        const Index s = xi.n * yj.n;
+        const local::Problem pz =
+            problem(dir == 0 ? Kind::Forward : Kind::Backward, {Dim{nz, s, s}}, {Dim{s, 1, 1}});
+        plan(z_[dir], pz, true);
+        if (dir == 0 && natural_) plan(z_out_, pz, false);
+      }
+    }
+    if (one_rank_ && natural_) plan(a_out_, problem(fa, {Dim{nz, xin * ny, xc * ny}, Dim{ny, xin, xc}, Dim{nx, 1, 1}}, {}), false);
+    for (const Stage* s : {&a_[0], &a_[1], &y_[0], &y_[1], &z_[0], &z_[1], &z_out_, &a_out_})
+      if (s->fft) work_ = std::max(work_, s->fft->work_bytes());
+
+    // One workspace per field in flight (Options::fields_in_flight), each with its queue,
+    // where an exchange moves data between ranks: without one nothing waits to be hidden.
+    const bool moves = (row_ && row_->ranks > 1) || (col_ && col_->ranks > 1);
+    const int W = moves ? std::max(1, o.fields_in_flight) : 1;
+    for (int w = 0; w < W; ++w) ws_.push_back(std::make_unique<Work>(*this));
+  }
+
+  ~Plan3d() override = default;
+
+  void run(Direction dir, int nv, const void* const* in, void* const* out, fft::Timings* t) const override;
+  void run_timed(int dir, int nv, const void* const* in, void* const* out, fft::Timings& t) const;
+  std::string describe() const override;
+  std::size_t workspace_bytes() const override {
+    std::size_t b = 0;
+    for (const auto& w : ws_) b += w->bytes;
+    return b;
+  }
+  Device& device() const override { return *dev_; }
+
+ private:
+  // The buffers, queue and bound collectives of one field in flight.
+  struct Work {
+    const Plan3d& p;
+    Device& dev;
+    void* buf[kBufs] = {};
+    void* dstage = nullptr;
+    void* hsend = nullptr;
+    void* hrecv = nullptr;
+    void* work = nullptr;
+    std::size_t bytes = 0;
+    std::unique_ptr<Queue> q;
+    // [exchange][dir][chunk]: the collective and the event that says its send copies are done
+    std::vector<coll::Collective> coll[2][2];
+    std::vector<std::unique_ptr<Event>> sent[2][2];
+    explicit Work(const Plan3d& plan) : p(plan), dev(*plan.dev_) {
+      try {
+        for (int b = 0; b < kBufs; ++b)
+          if (p.elems_[b]) buf[b] = alloc(static_cast<std::size_t>(p.elems_[b]) * sizeof(C), "device FFT buffer");
+        if (p.z_in_a_) buf[kZ] = buf[kA];
+        Index s = 0, r = 0, st = 0;
+        for (const Exchange* x : {p.row_.get(), p.col_.get()})
+          if (x && x->ranks > 1)
+            for (int dir = 0; dir < 2; ++dir) {
+              s = std::max(s, x->send_elems[dir]);
+              r = std::max(r, x->recv_elems[dir]);
+              st = std::max(st, x->stage_elems[dir]);
+            }
+        if (st) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
+        if (s) hsend = dev.alloc_host(static_cast<std::size_t>(s) * sizeof(C), "pinned host send buffer");
+        if (r) hrecv = dev.alloc_host(static_cast<std::size_t>(r) * sizeof(C), "pinned host receive buffer");
+        if (p.work_) work = alloc(p.work_, "cuFFT work area");
+        q = dev.make_queue();
+        const Exchange* xs[2] = {p.row_.get(), p.col_.get()};
+        for (int e = 0; e < 2; ++e)
+          if (xs[e] && xs[e]->ranks > 1)
+            for (int dir = 0; dir < 2; ++dir)
+              for (const Chunk& c : xs[e]->chunks[dir]) {
+                coll[e][dir].push_back(coll::alltoallv_agreed_counts(xs[e]->comm, hsend, c.sc, c.sd, hrecv, c.rc, c.rd,
+                                                                     sizeof(C), xs[e]->transport.algorithm));
+                sent[e][dir].push_back(dev.make_event());
+              }
+      } catch (...) {
+        release();
+        throw;
+      }
+    }
+    ~Work() {
+      if (q) q->sync();
+      release();
+    }
+    void* alloc(std::size_t b, const char* what) {
+      bytes += b;
+      return dev.alloc(b, what);
+    }
+    void release() {
+      for (int b = 0; b < kBufs; ++b)
+        if (!(p.z_in_a_ && b == kZ)) dev.free(buf[b]);
+      dev.free(dstage);
+      dev.free(work);
+      if (hsend) dev.free_host(hsend);
+      if (hrecv) dev.free_host(hrecv);
+    }
+    C* at(Buf b) const { return static_cast<C*>(buf[b]); }
+  };
+
+  // One field's progress through its path.
+  struct Field {
+    int f = 0;
+    Work* w = nullptr;
+    int step = 0;
+    // The exchange step in progress: chunks queued for sending, started, landed.
+    bool queued = false;
+    int started = 0, landed = 0;
+    std::vector<coll::Request> req;
+    std::vector<bool> done;
+  };
+
+  // The path of a direction: local work (queued at once) and exchanges, in order.
+  struct Step {
+    int exchange = -1;  // 0 ROW, 1 COL; -1: local work
+    std::function<void(Work&, const void*, void*)> local;
+  };
+  std::vector<Step> path(int dir) const;
+
+  void queue_send(Work& w, int e, int dir) const;
+  void queue_recv(Work& w, int e, int dir, int k) const;
+  const Exchange* exchange(int e) const { return e == 0 ? row_.get() : col_.get(); }
+
+  std::shared_ptr<Device> dev_;
+  Decomposition d_;
+  bool r2c_ = true, natural_ = false, one_rank_ = false, z_in_a_ = false;
+  Layout A_, Y_, Z_;
+  Index elems_[kBufs] = {0, 0, 0};
+  Index in_elems_ = 0, out_elems_ = 0;
+  double fwd_scale_ = 1, bwd_scale_ = 1;
+  std::unique_ptr<Exchange> row_, col_;
+  Stage a_[2], y_[2], z_[2], z_out_, a_out_;
+  std::size_t work_ = 0;
+  std::vector<std::unique_ptr<Work>> ws_;
+};
+
+template <typename T>
+std::vector<typename Plan3d<T>::Step> Plan3d<T>::path(int dir) const {
+  std::vector<Step> s;
+  const Strides zs = Z_.stride;
+  // The user's spectrum: numpy's order [z][y][x] (Z's) or the transposed [y][z][x].
+  const Strides user = natural_ ? zs : Strides{1, Z_.box.n[2] * Z_.box.n[0], Z_.box.n[0]};
+  const std::array<Index, 3> zn = Z_.box.n;
+  const bool to_row = d_.m1 > 1;
+  if (dir == 0) {
+    if (one_rank_ && natural_) {  // one cuFFT call into the output, unless it is the input
+      s.push_back({-1, [this, zn](Work& w, const void* in, void* out) {
+                     if (in == out) {
+                       w.q->fft(*a_[0].fft, out, w.at(kA), w.work);
+                       w.q->move(out, Z_.stride, w.at(kA), Z_.stride, zn, sizeof(C), fwd_scale_);
+                       return;
+                     }
+                     w.q->fft(*a_out_.fft, const_cast<void*>(in), out, w.work);
+                     w.q->scale(out, 2 * out_elems_, sizeof(T), fwd_scale_);
+                   }});
+      return s;
+    }
+    s.push_back({-1, [this](Work& w, const void* in, void*) { w.q->fft(*a_[0].fft, const_cast<void*>(in), w.at(kA), w.work); }});
+    if (to_row) {
+      s.push_back({0, nullptr});
+      s.push_back({-1, [this](Work& w, const void*, void*) { w.q->fft(*y_[0].fft, w.at(kY), w.at(kY), w.work); }});
+    }
+    if (!one_rank_) s.push_back({1, nullptr});
+    s.push_back({-1, [this, user, zn](Work& w, const void*, void* out) {
+                   if (natural_ && !one_rank_) {
+                     w.q->fft(*z_out_.fft, w.at(kZ), out, w.work);
+                     w.q->scale(out, 2 * out_elems_, sizeof(T), fwd_scale_);
+                     return;
+                   }
+                   if (!one_rank_) w.q->fft(*z_[0].fft, w.at(kZ), w.at(kZ), w.work);
+                   w.q->move(out, user, w.at(kZ), Z_.stride, zn, sizeof(C), fwd_scale_);
+                 }});
+    return s;
+  }
+  // Backward: the spectrum into Z, scaled (the input stays untouched), then the path back.
+  s.push_back({-1, [this, user, zn](Work& w, const void* in, void*) {
+                 w.q->move(w.at(kZ), Z_.stride, in, user, zn, sizeof(C), bwd_scale_);
+                 if (!one_rank_) w.q->fft(*z_[1].fft, w.at(kZ), w.at(kZ), w.work);
+               }});
+  if (!one_rank_) s.push_back({1, nullptr});
+  if (to_row) {
+    s.push_back({-1, [this](Work& w, const void*, void*) { w.q->fft(*y_[1].fft, w.at(kY), w.at(kY), w.work); }});
+    s.push_back({0, nullptr});
+  }
+  s.push_back({-1, [this](Work& w, const void*, void* out) { w.q->fft(*a_[1].fft, w.at(kA), out, w.work); }});
+  return s;
+}
+
+// Queues the pack and device->host copies of every chunk of exchange e (and moves the own
+// block), recording each chunk's event.
+template <typename T>
+void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
+  const Exchange& x = *exchange(e);
+  const int ss = x.send_side(dir);
+  const Layout& from = x.side[ss];
+  const Layout& to = x.side[1 - ss];
+  C* src = w.at(from.buf);
+  C* dst = w.at(to.buf);
+  C* stage = static_cast<C*>(w.dstage);
+  C* hsend = static_cast<C*>(w.hsend);
+  const auto& chunks = x.chunks[dir];
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const Chunk& c = chunks[k];
+    for (const Piece& p : c.send) {
+      const std::size_t bytes = static_cast<std::size_t>(p.box.count()) * sizeof(C);
+      if (p.direct) {
+        w.q->copy(hsend + p.wire, src + p.local, bytes);
+      } else {
+        w.q->move(stage + p.stage, tight(p.box), src + p.local, from.stride, p.box.n, sizeof(C), 1.0);
+        w.q->copy(hsend + p.wire, stage + p.stage, bytes);
+      }
+    }
+    if (x.ranks > 1) w.q->record(*w.sent[e][dir][k]);
+    if (!c.own_send.box.empty())
+      w.q->move(dst + c.own_recv.local, to.stride, src + c.own_send.local, from.stride, c.own_send.box.n, sizeof(C), 1.0);
+  }
+}
+
+// Queues chunk k's host->device copies and unpacks.
+template <typename T>
+void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
+  const Exchange& x = *exchange(e);
+  const Layout& to = x.side[1 - x.send_side(dir)];
+  C* dst = w.at(to.buf);
+  C* stage = static_cast<C*>(w.dstage);
+  C* hrecv = static_cast<C*>(w.hrecv);
+  for (const Piece& p : x.chunks[dir][static_cast<std::size_t>(k)].recv) {
+    const std::size_t bytes = static_cast<std::size_t>(p.box.count()) * sizeof(C);
+    if (p.direct) {
+      w.q->copy(dst + p.local, hrecv + p.wire, bytes);
+    } else {
+      w.q->copy(stage + p.stage, hrecv + p.wire, bytes);
+      w.q->move(dst + p.local, to.stride, stage + p.stage, tight(p.box), p.box.n, sizeof(C), 1.0);
+    }
+  }
+}
+
+// Timed: field by field, step by step, each waited for (gpu/transform.hpp).
+template <typename T>
+void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* out, fft::Timings& t) const {
+  using clock = std::chrono::steady_clock;
+  const std::vector<Step> steps = path(dir);
+  Work& w = *ws_[0];
+  for (int f = 0; f < nv; ++f) {
+    int local = 0;
+    for (const Step& st : steps) {
+      const auto t0 = clock::now();
+      double* phase = nullptr;
+      if (st.exchange < 0) {
+        st.local(w, in[f], out[f]);
+        const bool first = local == 0, last = &st == &steps.back();
+        phase = first ? (dir == 0 ? &t.fft_x : &t.fft_z) : last ? (dir == 0 ? &t.fft_z : &t.fft_x) : &t.fft_y;
+        ++local;
+      } else {
+        // pack: packs and copies to the host; row / col: MPI; unpack: copies back, unpacks.
+        const Exchange& x = *exchange(st.exchange);
+        queue_send(w, st.exchange, dir);
+        w.q->sync();
+        const auto t1 = clock::now();
+        t.pack += std::chrono::duration<double>(t1 - t0).count();
+        for (std::size_t k = 0; x.ranks > 1 && k < x.chunks[dir].size(); ++k) {
+          coll::Request r = w.coll[st.exchange][dir][k].start();
+          r.wait();
+        }
+        const auto t2 = clock::now();
+        (st.exchange == 0 ? t.row : t.col) += std::chrono::duration<double>(t2 - t1).count();
+        for (std::size_t k = 0; x.ranks > 1 && k < x.chunks[dir].size(); ++k)
+          queue_recv(w, st.exchange, dir, static_cast<int>(k));
+        w.q->sync();
+        t.unpack += std::chrono::duration<double>(clock::now() - t2).count();
+        continue;
+      }
+      w.q->sync();
+      *phase += std::chrono::duration<double>(clock::now() - t0).count();
+    }
+  }
+}
+
+template <typename T>
+void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* const* out, fft::Timings* t) const {
+  const int dir = direction == Direction::Forward ? 0 : 1;
+  if (t) {
+    run_timed(dir, nv, in, out, *t);
+    return;
+  }
+  const std::vector<Step> steps = path(dir);
+  const int W = static_cast<int>(ws_.size());
+  // Collectives start in one order on every rank: field by field, exchange step by exchange
+  // step, chunk by chunk. `turn` is the field whose exchange may start chunks now.
+  std::vector<Field> fields;
+  int next = 0, finished = 0, turn = 0;
+  auto exchanges_after = [&](int step) {  // exchanges that move data (a one-rank one starts nothing)
+    for (int s = step; s < static_cast<int>(steps.size()); ++s)
+      if (steps[static_cast<std::size_t>(s)].exchange >= 0 && exchange(steps[static_cast<std::size_t>(s)].exchange)->ranks > 1)
+        return true;
+    return false;
+  };
+  while (finished < nv) {
+    // Admit fields while workspaces are free (field f uses workspace f % W; its previous user
+    // has left the field list, its queue orders the rest).
+    while (next < nv && static_cast<int>(fields.size()) < W) {
+      Field fl;
+      fl.f = next;
+      fl.w = ws_[static_cast<std::size_t>(next % W)].get();
+      fields.push_back(std::move(fl));
+      ++next;
+    }
+    bool moved = false;
+    for (Field& fl : fields) {
+      for (;;) {
+        if (fl.step >= static_cast<int>(steps.size())) break;
+        const Step& st = steps[static_cast<std::size_t>(fl.step)];
+        if (st.exchange < 0) {
+          st.local(*fl.w, in[fl.f], out[fl.f]);
+          ++fl.step;
+          moved = true;
+          continue;
+        }
+        const Exchange& x = *exchange(st.exchange);
+        const int K = static_cast<int>(x.chunks[dir].size());
+        if (!fl.queued) {
+          queue_send(*fl.w, st.exchange, dir);
+          fl.queued = true;
+          fl.started = fl.landed = 0;
+          fl.req.clear();
+          fl.req.resize(static_cast<std::size_t>(K));
+          fl.done.assign(static_cast<std::size_t>(K), false);
+          moved = true;
+        }
+        if (x.ranks == 1) {
+          fl.queued = false;
+          ++fl.step;
+          continue;
+        }
+        // Queues the host->device copies of every chunk that has arrived.
+        auto land = [&] {
+          for (int k = 0; k < fl.started; ++k)
+            if (!fl.done[static_cast<std::size_t>(k)] && fl.req[static_cast<std::size_t>(k)].test()) {
+              fl.done[static_cast<std::size_t>(k)] = true;
+              queue_recv(*fl.w, st.exchange, dir, k);
+              ++fl.landed;
+              moved = true;
+            }
+        };
+        // Start chunks in order once their copies are on the host and it is this field's turn;
+        // after each, land what has arrived, so that chunk k's copy back to the device runs
+        // while chunk k+1 is on the wire (a blocking transport completes chunks in start()).
+        while (fl.f == turn && fl.started < K && fl.w->sent[st.exchange][dir][static_cast<std::size_t>(fl.started)]->ready()) {
+          fl.req[static_cast<std::size_t>(fl.started)] = fl.w->coll[st.exchange][dir][static_cast<std::size_t>(fl.started)].start();
+          ++fl.started;
+          moved = true;
+          land();
+        }
+        if (fl.f == turn && fl.started == K) {
+          // This field has started every chunk of this exchange: the next field (or this
+          // field's next exchange) takes the turn once it reaches one.
+          bool later = exchanges_after(fl.step + 1);
+          if (!later) turn = fl.f + 1;
+        }
+        land();
+        if (fl.landed < K) break;
+        fl.queued = false;
+        ++fl.step;
+      }
+    }
+    // Fields whose whole path is queued leave; their workspace goes to the next field.
+    for (auto it = fields.begin(); it != fields.end();)
+      if (it->step >= static_cast<int>(steps.size())) {
+        it = fields.erase(it);
+        ++finished;
+        moved = true;
+      } else {
+        ++it;
+      }
+    if (!moved) {
+      coll::progress_all();
+      std::this_thread::yield();
+    }
+  }
+  for (const auto& w : ws_) w->q->sync();
+}
+
+template <typename T>
+std::string Plan3d<T>::describe() const {
+  std::ostringstream os;
+  os << "device: " << dev_->name() << "\n";
+  os << "forward: " << (one_rank_ && natural_ ? a_out_.what : a_[0].what) << "\n";
+  if (row_) os << "  " << row_->str() << "; then " << y_[0].what << "\n";
+  if (col_) os << "  " << col_->str() << (one_rank_ ? "" : "; then " + z_[0].what) << "\n";
+  os << "output: " << (natural_ ? "natural [z][y][x]" : "transposed [y][z][x]") << "\n";
+  os << "fields in flight: " << ws_.size() << ", device workspace " << workspace_bytes() << " bytes";
+  return os.str();
+}
+
+}  // namespace
+
+std::string device_limits(const Decomposition& d, const Options& o) {
+  std::string why;
+  auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
+  if (d.padded()) add("padding (the spectrum on a smaller grid) is not on the device yet");
+  for (int a = 0; a < 3; ++a)
+    if (fft::is_r2r(o.kinds[a])) {
+      add("the real-to-real kinds are not on the device yet (kinds must be periodic)");
+      break;
+    }
+  if (o.lean_workspace) add("lean_workspace is a CPU layout (device plans hold their own buffers)");
+  return why;
+}
+
+std::unique_ptr<DeviceTransform> make_device_transform(std::shared_ptr<Device> dev, const Decomposition& d,
+                                                       const Options& o, const coll::Comm& row, const coll::Comm& col) {
+  if (o.precision == fft::Precision::Single) return std::make_unique<Plan3d<float>>(std::move(dev), d, o, row, col);
+  return std::make_unique<Plan3d<double>>(std::move(dev), d, o, row, col);
+}
+
+}  // namespace nbfft::gpu

@@ -1,0 +1,303 @@
+// The device plan (Options::device, gpu/transform.hpp) against the CPU plan, on the device
+// NBFFT_TEST_DEVICE names: `emulated` (the default; host memory: the plan's schedule,
+// exchange geometry, chunked staging and field pipeline, checked on every machine) or `cuda`
+// (a GPU: the kernels and cuFFT too; every case reports SKIPPED where no GPU is seen).
+// Every process grid of the communicator, even, uneven and tiny grids (empty ranks), r2c
+// and c2c, double (1e-12) and single (1e-5), both output orders, every norm, chunked and
+// bulk exchanges on several transports, one field and several in flight.
+#include "gpu/device.hpp"
+#include "gpu/transform.hpp"
+#include "nbfft/coll/transport.hpp"
+#include "nbfft/error.hpp"
+#include "nbfft/fft/fft.hpp"
+#include "../fft/fft_test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace nbfft::fft::test {
+namespace {
+
+using Grid = std::array<std::int64_t, 3>;
+
+Device test_device() {
+  const char* e = std::getenv("NBFFT_TEST_DEVICE");
+  return e ? parse_device(e) : Device::Emulated;
+}
+
+// Skips the case (every rank alike) when the device is cuda and no GPU is seen.
+#define NBFFT_NEED_DEVICE()                                                                        \
+  do {                                                                                             \
+    std::string why;                                                                               \
+    if (test_device() == Device::Cuda && gpu::cuda_device_count(&why) == 0)                        \
+      GTEST_SKIP() << "device=cuda: no GPU here (" << why << ")";                                  \
+  } while (0)
+
+// Device arrays for the tests: allocated, filled and read back through the device layer.
+class Mem {
+ public:
+  Mem() {
+    if (test_device() == Device::Cuda) {
+      std::string why;
+      const int n = gpu::cuda_device_count(&why);
+      dev_ = gpu::cuda_device(gpu::node_local_rank(MPI_COMM_WORLD) % n);
+    } else {
+      dev_ = gpu::host_emulation();
+    }
+    q_ = dev_->make_queue();
+  }
+  ~Mem() {
+    for (void* p : live_) dev_->free(p);
+  }
+  void* alloc(std::size_t bytes) {
+    void* p = dev_->alloc(std::max<std::size_t>(bytes, 1), "test array");
+    live_.push_back(p);
+    return p;
+  }
+  template <typename X>
+  void* put(const std::vector<X>& v, std::size_t bytes = 0) {
+    void* p = alloc(std::max(bytes, v.size() * sizeof(X)));
+    q_->copy(p, v.data(), v.size() * sizeof(X));
+    q_->sync();
+    return p;
+  }
+  template <typename X>
+  std::vector<X> get(const void* p, std::size_t n) {
+    std::vector<X> v(n);
+    q_->copy(v.data(), p, n * sizeof(X));
+    q_->sync();
+    return v;
+  }
+  gpu::Device& device() { return *dev_; }
+
+ private:
+  std::unique_ptr<gpu::Device> dev_;
+  std::unique_ptr<gpu::Queue> q_;
+  std::vector<void*> live_;
+};
+
+template <typename X>
+double rel_diff(const std::vector<X>& a, const std::vector<X>& b) {
+  double in[2] = {0, 0}, out[2];
+  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    in[0] = std::max(in[0], static_cast<double>(std::abs(a[k] - b[k])));
+    in[1] = std::max(in[1], static_cast<double>(std::abs(b[k])));
+  }
+  MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out[1] > 0 ? out[0] / out[1] : out[0];
+}
+
+template <typename In>
+std::vector<In> field(const Plan& plan, const Grid& n, int seed) {
+  constexpr bool real = std::is_floating_point<In>::value;
+  auto d = random_box(plan.in_box(), n, real ? 1 : 2, 1000 + seed);
+  std::vector<In> f(static_cast<std::size_t>(plan.in_count()));
+  for (std::size_t k = 0; k < f.size(); ++k) {
+    if constexpr (real)
+      f[k] = static_cast<In>(d[k]);
+    else
+      f[k] = In(d[2 * k], d[2 * k + 1]);
+  }
+  return f;
+}
+
+Options options(int m1, int m2, TransformKind tk, Precision p) {
+  Options o;
+  o.m1 = m1;
+  o.m2 = m2;
+  o.transform = tk;
+  o.precision = p;
+  o.effort = Effort::Estimate;
+  return o;
+}
+
+std::string str(const Grid& n, const Options& o) {
+  std::ostringstream os;
+  os << n[0] << "x" << n[1] << "x" << n[2] << " on " << o.m1 << "x" << o.m2 << " " << name(o.transform) << " "
+     << name(o.precision) << " " << name(o.output_order) << " norm " << name(o.norm) << " col "
+     << o.col_transport.str() << " chunk " << o.col_chunk_planes << " in flight " << o.fields_in_flight;
+  return os.str();
+}
+
+// The device plan of `o` against the CPU plan of the same options on nv fields: forward
+// (forward_many when nv > 1) and backward, which must leave its input untouched.
+template <typename In, typename Out>
+void compare(const Grid& n, Options o, int nv, double tol) {
+  const std::string what = str(n, o);
+  Options h = o;
+  h.device = Device::Host;
+  o.device = test_device();
+  const Plan ref(MPI_COMM_WORLD, n, h);
+  const Plan dev(MPI_COMM_WORLD, n, o);
+  ASSERT_EQ(dev.out_box(), ref.out_box()) << what;
+  ASSERT_EQ(dev.in_box(), ref.in_box()) << what;
+  Mem mem;
+  std::vector<std::vector<In>> in(static_cast<std::size_t>(nv));
+  std::vector<std::vector<Out>> spec_ref(in.size(), std::vector<Out>(static_cast<std::size_t>(ref.out_count())));
+  std::vector<void*> din, dout;
+  for (int v = 0; v < nv; ++v) {
+    in[static_cast<std::size_t>(v)] = field<In>(ref, n, v);
+    ref.forward(in[static_cast<std::size_t>(v)], spec_ref[static_cast<std::size_t>(v)]);
+    din.push_back(mem.put(in[static_cast<std::size_t>(v)]));
+    dout.push_back(mem.alloc(dev.out_bytes()));
+  }
+  if (nv == 1)
+    dev.forward_bytes(din[0], dev.in_bytes(), dout[0], dev.out_bytes());
+  else
+    dev.forward_many_bytes(static_cast<std::size_t>(nv), din.data(), dev.in_bytes(), dout.data(), dev.out_bytes());
+  for (int v = 0; v < nv; ++v) {
+    const auto got = mem.get<Out>(dout[static_cast<std::size_t>(v)], static_cast<std::size_t>(ref.out_count()));
+    EXPECT_LE(rel_diff(got, spec_ref[static_cast<std::size_t>(v)]), tol) << what << ": forward, field " << v;
+  }
+  // Backward from the reference spectrum, into fresh arrays.
+  std::vector<void*> bin, bout;
+  for (int v = 0; v < nv; ++v) {
+    bin.push_back(mem.put(spec_ref[static_cast<std::size_t>(v)]));
+    bout.push_back(mem.alloc(dev.in_bytes()));
+  }
+  if (nv == 1)
+    dev.backward_bytes(bin[0], dev.out_bytes(), bout[0], dev.in_bytes());
+  else
+    dev.backward_many_bytes(static_cast<std::size_t>(nv), bin.data(), dev.out_bytes(), bout.data(), dev.in_bytes());
+  for (int v = 0; v < nv; ++v) {
+    std::vector<In> back_ref(in[static_cast<std::size_t>(v)].size());
+    ref.backward(spec_ref[static_cast<std::size_t>(v)], back_ref);
+    const auto got = mem.get<In>(bout[static_cast<std::size_t>(v)], back_ref.size());
+    EXPECT_LE(rel_diff(got, back_ref), tol) << what << ": backward, field " << v;
+    const auto kept = mem.get<Out>(bin[static_cast<std::size_t>(v)], spec_ref[static_cast<std::size_t>(v)].size());
+    EXPECT_EQ(rel_diff(kept, spec_ref[static_cast<std::size_t>(v)]), 0.0) << what << ": backward changed its input";
+  }
+}
+
+// On a GPU also a grid of several 32 x 32 tiles per plane (the transposing kernel's).
+std::vector<Grid> grids() {
+  if (test_device() == Device::Cuda) return {{17, 13, 11}, {16, 12, 10}, {5, 3, 2}, {66, 48, 40}};
+  return {{17, 13, 11}, {16, 12, 10}, {5, 3, 2}};
+}
+
+// Every process grid x grid x kind x precision x output order, the transports, chunks and
+// fields in flight rotating over the cases so that each meets every grid.
+TEST(DevicePlan, MatchesCpuPlan) {
+  NBFFT_NEED_DEVICE();
+  const std::vector<std::string> transports = {"blocking", "caller", "pairwise:2@caller", "thread"};
+  int c = 0;
+  for (const auto& f : factorizations(world_size()))
+    for (const Grid& n : grids())
+      for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C})
+        for (Precision p : {Precision::Double, Precision::Single})
+          for (OutputOrder order : {OutputOrder::Natural, OutputOrder::Transposed}) {
+            Options o = options(f[0], f[1], tk, p);
+            o.output_order = order;
+            o.row_transport = o.col_transport = coll::Transport::parse(transports[static_cast<std::size_t>(c) % 4]);
+            o.col_chunk_planes = c % 3;  // 0: about four chunks; 1, 2 planes a chunk
+            o.fields_in_flight = 1 + c % 2;
+            const int nv = 1 + (c / 2) % 3;
+            ++c;
+            const double tol = p == Precision::Double ? 1e-12 : 2e-5;
+            if (p == Precision::Double && tk == TransformKind::R2C)
+              compare<double, std::complex<double>>(n, o, nv, tol);
+            else if (p == Precision::Double)
+              compare<std::complex<double>, std::complex<double>>(n, o, nv, tol);
+            else if (tk == TransformKind::R2C)
+              compare<float, std::complex<float>>(n, o, nv, tol);
+            else
+              compare<std::complex<float>, std::complex<float>>(n, o, nv, tol);
+          }
+}
+
+TEST(DevicePlan, EveryNorm) {
+  NBFFT_NEED_DEVICE();
+  const auto fs = factorizations(world_size());
+  int c = 0;
+  for (Norm norm : {Norm::None, Norm::Backward, Norm::Forward, Norm::Ortho}) {
+    const auto& f = fs[static_cast<std::size_t>(c++) % fs.size()];
+    Options o = options(f[0], f[1], TransformKind::R2C, Precision::Double);
+    o.norm = norm;
+    compare<double, std::complex<double>>({12, 9, 7}, o, 1, 1e-12);
+  }
+}
+
+// One array in and out (in place): sized for the larger of the input and output.
+TEST(DevicePlan, InPlace) {
+  NBFFT_NEED_DEVICE();
+  for (const auto& f : factorizations(world_size())) {
+    const Grid n{10, 7, 6};
+    Options o = options(f[0], f[1], TransformKind::R2C, Precision::Double);
+    for (OutputOrder order : {OutputOrder::Natural, OutputOrder::Transposed}) {
+      o.output_order = order;
+      Options h = o, d = o;
+      d.device = test_device();
+      const Plan ref(MPI_COMM_WORLD, n, h), dev(MPI_COMM_WORLD, n, d);
+      Mem mem;
+      const auto in = field<double>(ref, n, 7);
+      std::vector<std::complex<double>> spec(static_cast<std::size_t>(ref.out_count()));
+      ref.forward(in, spec);
+      void* a = mem.put(in, dev.inplace_bytes());
+      dev.forward_bytes(a, dev.inplace_bytes(), a, dev.inplace_bytes());
+      EXPECT_LE(rel_diff(mem.get<std::complex<double>>(a, spec.size()), spec), 1e-12) << str(n, d) << " in place";
+      dev.backward_bytes(a, dev.inplace_bytes(), a, dev.inplace_bytes());
+      EXPECT_LE(rel_diff(mem.get<double>(a, in.size()), in), 1e-12) << str(n, d) << " in place round trip";
+    }
+  }
+}
+
+// What the device plan does not do is an Unavailable error naming it, on every rank.
+TEST(DevicePlan, RefusesWhatItCannotDo) {
+  NBFFT_NEED_DEVICE();
+  auto refused = [](Options o, const char* words) {
+    o.device = test_device();
+    try {
+      const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
+      ADD_FAILURE() << "no error; expected one naming '" << words << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+  Options pad = o;
+  pad.padding = {1.5, 1.5, 1.5};
+  refused(pad, "padding");
+  Options r2r = o;
+  r2r.kinds = {AxisKind::Periodic, AxisKind::Periodic, parse_axis_kind("dct2")};
+  refused(r2r, "real-to-real");
+  Options lean = o;
+  lean.lean_workspace = true;
+  refused(lean, "lean_workspace");
+  Options tune = o;
+  tune.tune = TuneEffort::Quick;
+  refused(tune, "tuning");
+  o.device = test_device();
+  const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
+  try {
+    (void)p.make_workspace();
+    ADD_FAILURE() << "make_workspace on a device plan";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+  }
+}
+
+// A host array handed to a GPU plan is an error naming it on every rank, not a crash.
+TEST(DevicePlan, HostArrayIsAnError) {
+  if (test_device() != Device::Cuda) GTEST_SKIP() << "the emulated device takes host arrays";
+  NBFFT_NEED_DEVICE();
+  Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+  o.device = Device::Cuda;
+  const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
+  std::vector<double> in(static_cast<std::size_t>(p.in_count()));
+  std::vector<std::complex<double>> out(static_cast<std::size_t>(p.out_count()));
+  try {
+    p.forward(in, out);
+    ADD_FAILURE() << "forward took host arrays";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not device memory"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nbfft::fft::test
