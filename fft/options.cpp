@@ -52,6 +52,7 @@ const char* name(TuneEffort e) {
 }
 
 const char* name(OutputOrder o) { return o == OutputOrder::Natural ? "natural" : "transposed"; }
+const char* name(DeviceExchange e) { return e == DeviceExchange::Ipc ? "ipc" : "staged"; }
 const char* name(Device d) { return d == Device::Cuda ? "cuda" : d == Device::Emulated ? "emulated" : "host"; }
 
 const std::vector<ColKernel>& col_kernels() {
@@ -173,6 +174,13 @@ Device parse_device(std::string_view s) {
   if (l == "cuda" || l == "gpu") return Device::Cuda;
   if (l == "emulated") return Device::Emulated;
   throw Error("unknown device '" + std::string(s) + "' (use host, cuda or emulated)");
+}
+
+DeviceExchange parse_device_exchange(std::string_view s) {
+  const std::string l = lower_case(s);
+  if (l == "staged") return DeviceExchange::Staged;
+  if (l == "ipc") return DeviceExchange::Ipc;
+  throw Error("unknown device exchange '" + std::string(s) + "' (use staged or ipc)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

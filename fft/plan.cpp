@@ -210,6 +210,9 @@ void make_device_plan(Plan::Impl& impl, MPI_Comm comm, const Decomposition& d, c
     }
     impl.device = gpu::make_device_transform(std::move(dev), d, o, row, col);
   });
+  // Collective (device_exchange=ipc opens the peers' buffers); a failure on one rank is
+  // every rank's error.
+  agree(comm, [&] { const_cast<gpu::DeviceTransform&>(*impl.device).connect(); });
   impl.dev_out = d.z_pencil;
   if (o.output_order == OutputOrder::Natural) impl.dev_out.order = {0, 1, 2};
 }

@@ -8,6 +8,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -343,6 +344,24 @@ class CudaDevice final : public Device {
       return false;
     }
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+  }
+  std::string ipc_handle(void* p) override {
+    cudaIpcMemHandle_t h;
+    check(cudaIpcGetMemHandle(&h, p), "cudaIpcGetMemHandle");
+    return std::string(reinterpret_cast<const char*>(&h), sizeof(h));
+  }
+  void* ipc_open(const std::string& handle) override {
+    cudaIpcMemHandle_t h;
+    if (handle.size() != sizeof(h)) throw Error("cudaIpcOpenMemHandle: malformed handle", ErrorCode::Internal);
+    std::memcpy(&h, handle.data(), sizeof(h));
+    void* p = nullptr;
+    check(cudaSetDevice(id_), "cudaSetDevice");
+    check(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
+          "cudaIpcOpenMemHandle (device_exchange=ipc needs the ranks of an exchange on GPUs that reach each other)");
+    return p;
+  }
+  void ipc_close(void* p) override {
+    if (p) cudaIpcCloseMemHandle(p);
   }
   DeviceMemory memory() const override {
     std::lock_guard<std::mutex> g(m_);

@@ -84,6 +84,12 @@ class Device {
   // the plan's check that the caller passed device arrays.
   virtual bool is_device_pointer(const void* p) const = 0;
   virtual DeviceMemory memory() const = 0;
+  // Inter-process access to device memory (ranks sharing a GPU, or GPUs that reach each
+  // other): a handle of an allocation made by alloc(), and another process's allocation
+  // opened from its handle. Throw Error(Unavailable) where the device has none.
+  virtual std::string ipc_handle(void* p) = 0;
+  virtual void* ipc_open(const std::string& handle) = 0;
+  virtual void ipc_close(void* p) = 0;
 };
 
 // The host emulation (gpu/host_device.cpp).

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <exception>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -67,6 +68,7 @@ struct Piece {
   Index wire = 0;   // offset in the pinned host buffers
   bool direct = false;  // stored as the wire lays it out: copied as is, no pack / unpack
   Index stage = 0;  // not direct: offset of its packed copy in the device staging buffer
+  int peer = 0;     // the rank it goes to or comes from (in the exchange's communicator)
 };
 
 struct Chunk {
@@ -87,6 +89,7 @@ struct Exchange {
   Index send_elems[2] = {0, 0}, recv_elems[2] = {0, 0};  // pinned host buffers, per direction
   Index stage_elems[2] = {0, 0};  // device staging for packs and unpacks, per direction
   Index planes = 0;  // chunk planes (0: one chunk)
+  bool ipc = false;  // device_exchange=ipc (describe only)
 
   Exchange(std::string nm, coll::Comm c, coll::Transport t, int rank, int nranks, const std::vector<Box3>& b0,
            const std::vector<Box3>& b1, Layout l0, Layout l1, Index chunk_planes)
@@ -119,8 +122,8 @@ struct Exchange {
           // forward: send block(me, p), receive block(p, me); backward the other way.
           const Box3 s = dir == 0 ? block(me, p, k) : block(p, me, k);
           const Box3 r = dir == 0 ? block(p, me, k) : block(me, p, k);
-          Piece ps{s, side[ss].offset(s), swire, contiguous(s, side[ss].stride)};
-          Piece pr{r, side[1 - ss].offset(r), rwire, contiguous(r, side[1 - ss].stride)};
+          Piece ps{s, side[ss].offset(s), swire, contiguous(s, side[ss].stride), 0, p};
+          Piece pr{r, side[1 - ss].offset(r), rwire, contiguous(r, side[1 - ss].stride), 0, p};
           if (p == me) {
             c.own_send = ps;
             c.own_recv = pr;
@@ -153,8 +156,8 @@ struct Exchange {
   int send_side(int dir) const { return dir == 0 ? 0 : 1; }
   std::string str() const {
     std::ostringstream os;
-    os << name << ": " << ranks << (ranks == 1 ? " rank (device move)" : " ranks, staged through pinned host memory, ")
-       << (ranks > 1 ? transport.str() : std::string());
+    os << name << ": " << ranks << (ranks == 1 ? " rank (device move)" : " ranks, ")
+       << (ranks == 1 ? std::string() : ipc ? std::string("CUDA IPC") : "staged through pinned host memory, " + transport.str());
     if (ranks > 1)
       os << ", " << chunks[0].size() << " chunk" << (chunks[0].size() == 1 ? "" : "s")
          << (planes ? " of " + std::to_string(planes) + " z planes" : std::string());
@@ -175,7 +178,8 @@ class Plan3d final : public DeviceTransform {
  public:
   Plan3d(std::shared_ptr<Device> dev, const Decomposition& d, const Options& o, const coll::Comm& row,
          const coll::Comm& col)
-      : dev_(std::move(dev)), d_(d), r2c_(d.r2c), natural_(o.output_order == fft::OutputOrder::Natural) {
+      : dev_(std::move(dev)), d_(d), r2c_(d.r2c), natural_(o.output_order == fft::OutputOrder::Natural),
+        ipc_(o.device_exchange == fft::DeviceExchange::Ipc) {
     const bool single = std::is_same_v<T, float>;
     const Index nx = d.n[0], ny = d.n[1], nz = d.n[2], xc = d.xc;
     const Range xi = d.row_x(d.i), yi = d.row_y(d.i), zj = d.col_z(d.j), yj = d.col_y(d.j);
@@ -219,6 +223,7 @@ class Plan3d final : public DeviceTransform {
         b1.push_back(Box3::from(d.row_x(p), {0, ny}, zj));
       }
       row_ = std::make_unique<Exchange>("ROW", row, o.row_transport, d.i, d.m1, b0, b1, A_, Y_, chunk_planes(zj.n));
+      row_->ipc = ipc_;
     }
     if (!one_rank_) {
       std::vector<Box3> b0, b1;
@@ -230,6 +235,7 @@ class Plan3d final : public DeviceTransform {
       Index most = 0;
       for (const auto& b : b0) most = std::max(most, b.n[2]);
       col_ = std::make_unique<Exchange>("COL", col, o.col_transport, d.j, d.m2, b0, b1, from, Z_, chunk_planes(most));
+      col_->ipc = ipc_;
     }
 
     // The FFT stages (local::Problem strides: real elements for r2c input / c2r output).
@@ -278,7 +284,8 @@ class Plan3d final : public DeviceTransform {
     // One workspace per field in flight (Options::fields_in_flight), each with its queue,
     // where an exchange moves data between ranks: without one nothing waits to be hidden.
     const bool moves = (row_ && row_->ranks > 1) || (col_ && col_->ranks > 1);
-    const int W = moves ? std::max(1, o.fields_in_flight) : 1;
+    // (ipc exchanges complete where they start: nothing to pipeline either.)
+    const int W = moves && !ipc_ ? std::max(1, o.fields_in_flight) : 1;
     for (int w = 0; w < W; ++w) ws_.push_back(std::make_unique<Work>(*this));
   }
 
@@ -293,6 +300,7 @@ class Plan3d final : public DeviceTransform {
     return b;
   }
   Device& device() const override { return *dev_; }
+  void connect() override;
 
  private:
   // The buffers, queue and bound collectives of one field in flight.
@@ -301,6 +309,12 @@ class Plan3d final : public DeviceTransform {
     Device& dev;
     void* buf[kBufs] = {};
     void* dstage = nullptr;
+    // ipc: every send piece packed here at its wire offset, read by its receiver; the peers'
+    // (opened) by [exchange][peer], and where each peer put the pieces for this rank:
+    // [exchange][dir][chunk][peer].
+    void* dsend = nullptr;
+    std::vector<void*> peer[2];
+    std::vector<std::vector<Index>> peer_off[2][2];
     void* hsend = nullptr;
     void* hrecv = nullptr;
     void* work = nullptr;
@@ -323,12 +337,16 @@ class Plan3d final : public DeviceTransform {
               st = std::max(st, x->stage_elems[dir]);
             }
         if (st) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
+        // (Every rank of an ipc exchange exports one, also a rank that sends nothing.)
+        if (p.ipc_ && (p.d_.m1 > 1 || p.d_.m2 > 1))
+          dsend = alloc(static_cast<std::size_t>(std::max<Index>(s, 1)) * sizeof(C), "device send buffer (ipc)");
+        if (p.ipc_) s = r = 0;  // no host staging
         if (s) hsend = dev.alloc_host(static_cast<std::size_t>(s) * sizeof(C), "pinned host send buffer");
         if (r) hrecv = dev.alloc_host(static_cast<std::size_t>(r) * sizeof(C), "pinned host receive buffer");
         if (p.work_) work = alloc(p.work_, "cuFFT work area");
         q = dev.make_queue();
         const Exchange* xs[2] = {p.row_.get(), p.col_.get()};
-        for (int e = 0; e < 2; ++e)
+        for (int e = 0; e < 2 && !p.ipc_; ++e)
           if (xs[e] && xs[e]->ranks > 1)
             for (int dir = 0; dir < 2; ++dir)
               for (const Chunk& c : xs[e]->chunks[dir]) {
@@ -353,6 +371,9 @@ class Plan3d final : public DeviceTransform {
       for (int b = 0; b < kBufs; ++b)
         if (!(p.z_in_a_ && b == kZ)) dev.free(buf[b]);
       dev.free(dstage);
+      dev.free(dsend);
+      for (auto& v : peer)
+        for (void* x : v) dev.ipc_close(x);
       dev.free(work);
       if (hsend) dev.free_host(hsend);
       if (hrecv) dev.free_host(hrecv);
@@ -380,12 +401,14 @@ class Plan3d final : public DeviceTransform {
   std::vector<Step> path(int dir) const;
 
   void queue_send(Work& w, int e, int dir) const;
+  void exchange_ipc(Work& w, int e, int dir) const;
   void queue_recv(Work& w, int e, int dir, int k) const;
   const Exchange* exchange(int e) const { return e == 0 ? row_.get() : col_.get(); }
 
   std::shared_ptr<Device> dev_;
   Decomposition d_;
   bool r2c_ = true, natural_ = false, one_rank_ = false, z_in_a_ = false;
+  bool ipc_ = false;  // Options::device_exchange = ipc
   Layout A_, Y_, Z_;
   Index elems_[kBufs] = {0, 0, 0};
   Index in_elems_ = 0, out_elems_ = 0;
@@ -497,6 +520,92 @@ void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
   }
 }
 
+// device_exchange=ipc: each rank packs every block it sends into its own send buffer; after
+// a barrier every rank reads the blocks for it from its peers' buffers (mapped through CUDA
+// IPC) straight into place, and a second barrier keeps the senders from overwriting their
+// buffers before every reader is done.
+template <typename T>
+void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
+  const Exchange& x = *exchange(e);
+  const int ss = x.send_side(dir);
+  const Layout& from = x.side[ss];
+  const Layout& to = x.side[1 - ss];
+  C* src = w.at(from.buf);
+  C* dst = w.at(to.buf);
+  C* send = static_cast<C*>(w.dsend);
+  for (const Chunk& c : x.chunks[dir]) {
+    for (const Piece& p : c.send) {
+      if (p.direct)
+        w.q->copy(send + p.wire, src + p.local, static_cast<std::size_t>(p.box.count()) * sizeof(C));
+      else
+        w.q->move(send + p.wire, tight(p.box), src + p.local, from.stride, p.box.n, sizeof(C), 1.0);
+    }
+    if (!c.own_send.box.empty())
+      w.q->move(dst + c.own_recv.local, to.stride, src + c.own_send.local, from.stride, c.own_send.box.n, sizeof(C), 1.0);
+  }
+  w.q->sync();
+  MPI_Comm comm = x.comm.mpi();
+  MPI_Barrier(comm);
+  for (std::size_t k = 0; k < x.chunks[dir].size(); ++k)
+    for (const Piece& p : x.chunks[dir][k].recv) {
+      const C* remote = static_cast<const C*>(w.peer[e][static_cast<std::size_t>(p.peer)]) +
+                        w.peer_off[e][dir][k][static_cast<std::size_t>(p.peer)];
+      if (p.direct)
+        w.q->copy(dst + p.local, remote, static_cast<std::size_t>(p.box.count()) * sizeof(C));
+      else
+        w.q->move(dst + p.local, to.stride, remote, tight(p.box), p.box.n, sizeof(C), 1.0);
+    }
+  w.q->sync();
+  MPI_Barrier(comm);
+}
+
+template <typename T>
+void Plan3d<T>::connect() {
+  if (!ipc_) return;
+  for (int e = 0; e < 2; ++e) {
+    const Exchange* x = exchange(e);
+    if (!x || x->ranks == 1) continue;
+    MPI_Comm comm = x->comm.mpi();
+    const int P = x->ranks;
+    for (auto& wp : ws_) {
+      Work& w = *wp;
+      // The send buffers' handles (a failure to make one is every rank's: the same call on
+      // the same kind of buffer), gathered before anything is opened, so that a rank whose
+      // open fails has taken part in every collective here.
+      constexpr std::size_t kHandle = 64;  // cudaIpcMemHandle_t
+      std::string mine(kHandle, '\0');
+      std::exception_ptr failed;  // kept until every collective here has run
+      try {
+        mine = dev_->ipc_handle(w.dsend);
+        mine.resize(kHandle);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      std::vector<char> all(kHandle * static_cast<std::size_t>(P));
+      MPI_Allgather(mine.data(), static_cast<int>(kHandle), MPI_BYTE, all.data(), static_cast<int>(kHandle), MPI_BYTE,
+                    comm);
+      // Where each peer packs the block for this rank: its send displacement to me.
+      for (int dir = 0; dir < 2; ++dir) {
+        const auto& chunks = x->chunks[dir];
+        w.peer_off[e][dir].assign(chunks.size(), std::vector<Index>(static_cast<std::size_t>(P), 0));
+        for (std::size_t k = 0; k < chunks.size(); ++k) {
+          std::vector<Index> got(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
+          MPI_Allgather(chunks[k].sd.data(), P, MPI_INT64_T, got.data(), P, MPI_INT64_T, comm);
+          for (int q = 0; q < P; ++q)
+            w.peer_off[e][dir][k][static_cast<std::size_t>(q)] =
+                got[static_cast<std::size_t>(q) * static_cast<std::size_t>(P) + static_cast<std::size_t>(x->me)];
+        }
+      }
+      if (failed) std::rethrow_exception(failed);
+      w.peer[e].assign(static_cast<std::size_t>(P), nullptr);
+      for (int q = 0; q < P; ++q)
+        if (q != x->me)
+          w.peer[e][static_cast<std::size_t>(q)] =
+              dev_->ipc_open(std::string(all.data() + kHandle * static_cast<std::size_t>(q), kHandle));
+    }
+  }
+}
+
 // Timed: field by field, step by step, each waited for (gpu/transform.hpp).
 template <typename T>
 void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* out, fft::Timings& t) const {
@@ -516,6 +625,11 @@ void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* o
       } else {
         // pack: packs and copies to the host; row / col: MPI; unpack: copies back, unpacks.
         const Exchange& x = *exchange(st.exchange);
+        if (ipc_ && x.ranks > 1) {  // all of it in row / col
+          exchange_ipc(w, st.exchange, dir);
+          (st.exchange == 0 ? t.row : t.col) += std::chrono::duration<double>(clock::now() - t0).count();
+          continue;
+        }
         queue_send(w, st.exchange, dir);
         w.q->sync();
         const auto t1 = clock::now();
@@ -580,6 +694,12 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
         }
         const Exchange& x = *exchange(st.exchange);
         const int K = static_cast<int>(x.chunks[dir].size());
+        if (ipc_ && x.ranks > 1) {  // synchronous and fast: fields in field order on every rank
+          exchange_ipc(*fl.w, st.exchange, dir);
+          ++fl.step;
+          moved = true;
+          continue;
+        }
         if (!fl.queued) {
           queue_send(*fl.w, st.exchange, dir);
           fl.queued = true;
@@ -666,6 +786,8 @@ std::string device_limits(const Decomposition& d, const Options& o) {
       break;
     }
   if (o.lean_workspace) add("lean_workspace is a CPU layout (device plans hold their own buffers)");
+  if (o.device_exchange == fft::DeviceExchange::Ipc && o.device != fft::Device::Cuda)
+    add("device_exchange=ipc maps other processes' GPU memory: it needs device=cuda");
   return why;
 }
 

@@ -54,6 +54,9 @@ class DeviceTransform {
   virtual std::string describe() const = 0;  // stages, exchanges and the device, one per line
   virtual std::size_t workspace_bytes() const = 0;  // device bytes the plan holds
   virtual Device& device() const = 0;
+  // Collective over the plan's ranks, once after construction: device_exchange=ipc opens the
+  // peers' staging buffers (their handles travel over each exchange's communicator).
+  virtual void connect() = 0;
 };
 
 // What the device plan cannot do (yet), or "" when it can: the plan's error on every rank.

@@ -2,7 +2,8 @@
 # The device check (docs/gpu.md "Checking on a GPU"): on a machine with an NVIDIA GPU, runs
 # the GPU tests at 1-4 ranks sharing the GPU and the benchmarks from a bundle made elsewhere
 # by scripts/gpu-bundle.sh, and writes every log and a summary into one folder.
-# Usage: gpu-check.sh BUNDLE_DIR OUT_DIR [quick]   (about 5 minutes on an H200; quick: tests only)
+# Usage: gpu-check.sh BUNDLE_DIR OUT_DIR [quick|ipc]   (about 2 minutes on an H200; quick: tests only;
+# ipc: tests and the multi-rank benchmarks of both exchanges)
 set -uo pipefail
 BUNDLE=$(cd "$1" && pwd)
 OUT=$2
@@ -31,11 +32,13 @@ done
 if [ "$MODE" != quick ]; then
   B="$BUNDLE/bin/nbfft-gpu-bench"
   bench() { echo "\$ $*" >> "$OUT/bench.log"; timeout 240 "$@" >> "$OUT/bench.log" 2>&1 || echo "rc=$? for: $*" >> "$OUT/bench.log"; }
-  bench $MPIRUN -n 1 $B --grid 512 --rounds 10 --transports blocking
-  bench $MPIRUN -n 1 $B --grid 1024 --rounds 5 --transports blocking
-  bench $MPIRUN -n 1 $B --grid 512 --precision single --rounds 10 --transports blocking
-  bench $MPIRUN -n 2 $B --grid 512 --fields 4 --rounds 3 --transports blocking,pairwise:2@caller
-  bench $MPIRUN -n 4 $B --grid 512 --fields 4 --rounds 3 --transports blocking,pairwise:2@caller
+  if [ "$MODE" != ipc ]; then
+    bench $MPIRUN -n 1 $B --grid 512 --rounds 10 --transports blocking
+    bench $MPIRUN -n 1 $B --grid 1024 --rounds 5 --transports blocking
+    bench $MPIRUN -n 1 $B --grid 512 --precision single --rounds 10 --transports blocking
+  fi
+  bench $MPIRUN -n 2 $B --grid 512 --fields 4 --rounds 3 --transports ipc,blocking,pairwise:2@caller
+  bench $MPIRUN -n 4 $B --grid 512 --fields 4 --rounds 3 --transports ipc,blocking,pairwise:2@caller
   grep '^record=' "$OUT/bench.log" >> "$OUT/summary.txt"
 fi
 exit $status

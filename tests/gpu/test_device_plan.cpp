@@ -272,6 +272,11 @@ TEST(DevicePlan, RefusesWhatItCannotDo) {
   Options tune = o;
   tune.tune = TuneEffort::Quick;
   refused(tune, "tuning");
+  if (test_device() == Device::Emulated) {
+    Options ipc = o;
+    ipc.device_exchange = DeviceExchange::Ipc;
+    refused(ipc, "needs device=cuda");
+  }
   o.device = test_device();
   const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
   try {
@@ -280,6 +285,27 @@ TEST(DevicePlan, RefusesWhatItCannotDo) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
   }
+}
+
+// device_exchange=ipc: the ranks read each other's GPU memory (all ranks here share a GPU).
+TEST(DevicePlan, IpcExchangeMatchesCpuPlan) {
+  if (test_device() != Device::Cuda) GTEST_SKIP() << "ipc maps GPU memory between processes: device=cuda only";
+  NBFFT_NEED_DEVICE();
+  int c = 0;
+  for (const auto& f : factorizations(world_size()))
+    for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {66, 48, 40}, {5, 3, 2}})
+      for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C}) {
+        Options o = options(f[0], f[1], tk, Precision::Double);
+        o.device_exchange = DeviceExchange::Ipc;
+        o.output_order = c % 2 ? OutputOrder::Natural : OutputOrder::Transposed;
+        o.col_chunk_planes = c % 3;
+        const int nv = 1 + c % 3;
+        ++c;
+        if (tk == TransformKind::R2C)
+          compare<double, std::complex<double>>(n, o, nv, 1e-12);
+        else
+          compare<std::complex<double>, std::complex<double>>(n, o, nv, 1e-12);
+      }
 }
 
 // A host array handed to a GPU plan is an error naming it on every rank, not a crash.

@@ -61,6 +61,12 @@ enum class OutputOrder { Transposed, Natural };
 // host memory and the local FFT layer, for tests and debugging (slow).
 enum class Device { Host, Cuda, Emulated };
 
+// How a device plan's exchanges move blocks between ranks (docs/gpu.md). Staged: copies to
+// pinned host memory, the engine's alltoallv (row_ / col_transport), copies back; any MPI,
+// any placement of ranks. Ipc: ranks read each other's device buffers (CUDA IPC), for ranks
+// sharing a GPU or on GPUs that reach each other; no host copies, no MPI for the data.
+enum class DeviceExchange { Staged, Ipc };
+
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
 // a chunking and an in-flight depth (docs/fft.md "Redistribution kernels").
@@ -165,6 +171,7 @@ struct Options {
   // (several ranks may share one).
   Device device = Device::Host;
   int device_id = -1;
+  DeviceExchange device_exchange = DeviceExchange::Staged;
 
   // Plan-time tuning (fft/tune.hpp, docs/fft.md "Tuning"). With tune other than None the
   // plan's constructor first times candidates of the rows the option table marks tuned
@@ -199,6 +206,7 @@ const char* name(Effort e);         // "estimate", "measure", "patient", "exhaus
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 const char* name(OutputOrder o);    // "transposed", "natural"
 const char* name(Device d);         // "host", "cuda", "emulated"
+const char* name(DeviceExchange e);  // "staged", "ipc"
 const char* name(Backend b);        // "auto", "fftw", "mkl"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
@@ -208,6 +216,7 @@ Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 OutputOrder parse_output_order(std::string_view s);  // transposed|natural
 Device parse_device(std::string_view s);              // host|cuda|emulated
+DeviceExchange parse_device_exchange(std::string_view s);  // staged|ipc
 Backend parse_backend(std::string_view s);            // auto|fftw|mkl
 // "B" (every stage) or "B,B,B" (x, y, z); backends_str writes one name when the three agree.
 StageBackends parse_backends(std::string_view s);
