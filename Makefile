@@ -8,6 +8,8 @@
 #   make experiments   set up what is missing, run every seed experiment (quick; QUICK=0: full)
 #   make test MPI=mpich   the same against MPICH instead of Open MPI
 #   make test MKL=0    the same without Intel MKL (the local FFT backend 'mkl' is then not built)
+#   make test CUDA=0   the same without the CUDA device plans (device=cuda is then an error)
+#   make gpu-bundle    what `scripts/gpu-check.sh` runs on a GPU machine, in one folder (docs/gpu.md)
 #   make python-test   pip install ./python into the venv, run its pytest suite under mpirun
 #   make xdmf-test     an HDF5 time series written at 2 and 3 ranks, its XDMF read by VTK
 #   make tsan          ThreadSanitizer build of the engine tests
@@ -44,7 +46,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io bench-backends
+.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io bench-backends gpu-bundle
 all: build
 
 deps:
@@ -89,8 +91,29 @@ $(MKL_VENV)/.ready-$(MKL_VERSION):
 	  mkl-devel==$(MKL_VERSION) mkl==$(MKL_VERSION) mkl-include==$(MKL_VERSION)
 	touch $@
 
-build: deps $(MKL_STAMP)
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(MKL_ARGS) $(CMAKE_ARGS)
+# The CUDA 13 kit from PyPI for the device plans (gpu/, docs/gpu.md): nvcc and cuFFT in one venv
+# for every build folder (~600 MB installed), so every build compiles and links the GPU sources
+# even without a GPU (their tests then report SKIPPED; gpu.emulated runs the device plan's path
+# on the host). CUDA=0 builds without them (-DNBFFT_WITH_CUDA=OFF).
+CUDA      ?= 1
+CUDA_VENV ?= build/cuda
+CUDA_PKGS  = nvidia-cuda-nvcc nvidia-cuda-runtime nvidia-cuda-cccl nvidia-cuda-crt nvidia-nvvm nvidia-cufft
+ifeq ($(CUDA),0)
+  CUDA_ARGS  = -DNBFFT_WITH_CUDA=OFF
+else
+  CUDA_STAMP = $(CUDA_VENV)/.ready
+  # (expanded when the recipe runs, after the venv exists)
+  CUDA_ARGS  = -DNBFFT_WITH_CUDA=ON \
+    -DCMAKE_CUDA_COMPILER=$(realpath $(wildcard $(CUDA_VENV)/lib/python3*/site-packages/nvidia/cu13/bin/nvcc))
+endif
+
+$(CUDA_VENV)/.ready:
+	python3 -m venv $(CUDA_VENV)
+	$(CUDA_VENV)/bin/python -m pip install -q --no-deps $(CUDA_PKGS)
+	touch $@
+
+build: deps $(MKL_STAMP) $(CUDA_STAMP)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(MPI_ARGS) $(MKL_ARGS) $(CUDA_ARGS) $(CMAKE_ARGS)
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 # (The experiments reuse the build made here: EXPERIMENTS_SETUP=venv skips a second cmake
@@ -263,3 +286,9 @@ BENCH_BACKENDS_ROUNDS ?= 2
 bench-backends: build
 	bash bench/local/compare_backends.sh $(BUILD_DIR) $(BENCH_BACKENDS_ROUNDS) $(MPIRUN)
 	$(BUILD_DIR)/bin/nbfft-bench-local --grids 128,256 --rounds 7
+
+# The device check's bundle (scripts/gpu-bundle.sh): a CUDA Release build's GPU test and
+# benchmark with their libraries and Debian's Open MPI and FFTW runtime packages, to carry to
+# a GPU machine and run there with scripts/gpu-check.sh (docs/gpu.md "Checking on a GPU").
+gpu-bundle: $(CUDA_STAMP)
+	CUDA_VENV=$(CUDA_VENV) bash scripts/gpu-bundle.sh

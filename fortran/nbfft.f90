@@ -106,11 +106,16 @@ module nbfft
   interface nbfft_plan_create_boxes
     module procedure plan_create_boxes_int, plan_create_boxes_f08
   end interface
+  ! The _ptr forms take addresses and byte counts instead of arrays: device memory of a
+  ! device=cuda plan (CUDA Fortran's c_devloc, OpenACC's host_data use_device + c_loc;
+  ! docs/gpu.md), or any host array through c_loc.
   interface nbfft_forward
-    module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s, forward_r2r_d, forward_r2r_s
+    module procedure forward_r2c_d, forward_c2c_d, forward_r2c_s, forward_c2c_s, forward_r2r_d, forward_r2r_s, &
+                     forward_ptr
   end interface
   interface nbfft_backward
-    module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s, backward_r2r_d, backward_r2r_s
+    module procedure backward_c2r_d, backward_c2c_d, backward_c2r_s, backward_c2c_s, backward_r2r_d, backward_r2r_s, &
+                     backward_ptr
   end interface
   ! Split phase: as nbfft_forward / nbfft_backward, returning at once with a request that
   ! nbfft_wait finishes; the arrays must be contiguous and stay alive and untouched until then.
@@ -1021,6 +1026,20 @@ contains
 
   ! Forward: real (r2c) or complex (c2c) input u(x,y,z) to complex output uh(x,z,y), double
   ! or single precision as the plan's; the arrays' sizes are checked against the plan.
+  subroutine forward_ptr(plan, in, in_bytes, out, out_bytes, status)
+    type(nbfft_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_size_t), intent(in) :: in_bytes, out_bytes
+    integer, intent(out), optional :: status
+    call finish(c_forward(plan%p, in, in_bytes, out, out_bytes), status)
+  end subroutine
+  subroutine backward_ptr(plan, in, in_bytes, out, out_bytes, status)
+    type(nbfft_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_size_t), intent(in) :: in_bytes, out_bytes
+    integer, intent(out), optional :: status
+    call finish(c_backward(plan%p, in, in_bytes, out, out_bytes), status)
+  end subroutine
   subroutine forward_r2c_d(plan, in, out, status)
     type(nbfft_plan), intent(in) :: plan
     real(c_double), intent(in), target, contiguous :: in(:,:,:)
