@@ -429,6 +429,11 @@ Box3 Plan::out_box_of(int rank) const {
   if (rank < 0 || rank >= p.d.m1 * p.d.m2)
     throw Error("out_box_of: rank " + std::to_string(rank) + " is not in the plan's communicator (0.." +
                 std::to_string(p.d.m1 * p.d.m2 - 1) + ")");
+  if (p.device) {
+    Box3 b = p.d.of_rank(rank).z_pencil;
+    b.order = p.dev_out.order;
+    return b;
+  }
   return p.layout ? p.layout->out_box(rank) : p.d.of_rank(rank).z_pencil;
 }
 std::array<std::int64_t, 3> Plan::physical_size() const { return impl().d.m; }
@@ -456,6 +461,7 @@ void Plan::agree_check(const std::string& local_error, ErrorCode code) const {
 }
 
 bool Plan::lean_workspace() const {
+  if (impl().device) return false;
   return impl().visit([](const auto& t) { return t.tr->lean(); });
 }
 
@@ -1027,11 +1033,16 @@ std::ostream& operator<<(std::ostream& os, const Plan& plan) {
   if (d.padded()) os << " (padded: physical " << d.m[0] << "x" << d.m[1] << "x" << d.m[2] << ")";
   os << " " << name(p.opt.transform) << " "
      << name(p.opt.precision) << " on " << d.m1 << "x" << d.m2 << " (rank " << d.rank << ": row " << d.i << ", col "
-     << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << d.z_pencil << "\n";
+     << d.j << ")\n  options: " << p.opt << "\n  in box " << d.x_pencil << ", out box " << plan.out_box() << "\n";
   if (p.layout) {
     os << "  ";
     p.layout->describe(os);
     os << "\n";
+  }
+  if (p.device) {  // its stages, exchanges and device, one per line
+    std::istringstream lines(p.device->describe());
+    for (std::string l; std::getline(lines, l);) os << "  " << l << "\n";
+    return os;
   }
   p.visit([&](const auto& t) {
     for (ExchangeId e : {kRow, kCol}) {
