@@ -299,6 +299,10 @@ class CudaDevice final : public Device {
     if (p) cudaFreeHost(p);
   }
   std::unique_ptr<Queue> make_queue() override { return std::make_unique<CudaQueue>(id_); }
+  void synchronize() override {
+    check(cudaSetDevice(id_), "cudaSetDevice");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
   std::unique_ptr<Event> make_event() override { return std::make_unique<CudaEvent>(); }
   std::unique_ptr<Fft> plan(const local::Problem& p, bool single, bool /*in_place*/) override {
     auto f = std::make_unique<CudaFft>();

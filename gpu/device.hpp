@@ -75,6 +75,9 @@ class Device {
   virtual void* alloc_host(std::size_t bytes, const char* what) = 0;
   virtual void free_host(void* p) = 0;
   virtual std::unique_ptr<Queue> make_queue() = 0;
+  // Blocks until everything the process queued on the device has finished (the caller's own
+  // streams too): a transform's arrays are then ready whatever stream wrote them.
+  virtual void synchronize() = 0;
   virtual std::unique_ptr<Event> make_event() = 0;
   // Plans p (local/transform.hpp's description; transforms of up to 3 dims, one batch loop)
   // in double or single precision, in place (in == out) or not; throws Error(Unavailable)

@@ -117,6 +117,7 @@ class HostDevice final : public Device {
     host_.erase(p);
   }
   std::unique_ptr<Queue> make_queue() override { return std::make_unique<HostQueue>(); }
+  void synchronize() override {}
   std::unique_ptr<Event> make_event() override { return std::make_unique<HostEvent>(); }
   std::unique_ptr<Fft> plan(const local::Problem& p, bool single, bool in_place) override {
     auto f = std::make_unique<HostFft>();

@@ -400,6 +400,21 @@ class Plan3d final : public DeviceTransform {
   };
   std::vector<Step> path(int dir) const;
 
+  static std::size_t bytes(const Piece& p) { return static_cast<std::size_t>(p.box.count()) * sizeof(C); }
+  // p's block between a buffer of strides s and the wire's tight layout (a copy where the
+  // buffer already lays it out so), and the rank's own block of a chunk from side to side.
+  static void to_wire(Queue& q, C* wire, const C* src, const Strides& s, const Piece& p) {
+    if (p.direct) q.copy(wire, src, bytes(p));
+    else q.move(wire, tight(p.box), src, s, p.box.n, sizeof(C), 1.0);
+  }
+  static void from_wire(Queue& q, C* dst, const Strides& s, const C* wire, const Piece& p) {
+    if (p.direct) q.copy(dst, wire, bytes(p));
+    else q.move(dst, s, wire, tight(p.box), p.box.n, sizeof(C), 1.0);
+  }
+  static void move_own(Queue& q, const Chunk& c, C* dst, const Strides& ds, const C* src, const Strides& ss) {
+    if (!c.own_send.box.empty())
+      q.move(dst + c.own_recv.local, ds, src + c.own_send.local, ss, c.own_send.box.n, sizeof(C), 1.0);
+  }
   void queue_send(Work& w, int e, int dir) const;
   void exchange_ipc(Work& w, int e, int dir) const;
   void queue_recv(Work& w, int e, int dir, int k) const;
@@ -487,17 +502,15 @@ void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
     for (const Piece& p : c.send) {
-      const std::size_t bytes = static_cast<std::size_t>(p.box.count()) * sizeof(C);
       if (p.direct) {
-        w.q->copy(hsend + p.wire, src + p.local, bytes);
+        w.q->copy(hsend + p.wire, src + p.local, bytes(p));
       } else {
-        w.q->move(stage + p.stage, tight(p.box), src + p.local, from.stride, p.box.n, sizeof(C), 1.0);
-        w.q->copy(hsend + p.wire, stage + p.stage, bytes);
+        to_wire(*w.q, stage + p.stage, src + p.local, from.stride, p);
+        w.q->copy(hsend + p.wire, stage + p.stage, bytes(p));
       }
     }
     if (x.ranks > 1) w.q->record(*w.sent[e][dir][k]);
-    if (!c.own_send.box.empty())
-      w.q->move(dst + c.own_recv.local, to.stride, src + c.own_send.local, from.stride, c.own_send.box.n, sizeof(C), 1.0);
+    move_own(*w.q, c, dst, to.stride, src, from.stride);
   }
 }
 
@@ -510,12 +523,11 @@ void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
   C* stage = static_cast<C*>(w.dstage);
   C* hrecv = static_cast<C*>(w.hrecv);
   for (const Piece& p : x.chunks[dir][static_cast<std::size_t>(k)].recv) {
-    const std::size_t bytes = static_cast<std::size_t>(p.box.count()) * sizeof(C);
     if (p.direct) {
-      w.q->copy(dst + p.local, hrecv + p.wire, bytes);
+      w.q->copy(dst + p.local, hrecv + p.wire, bytes(p));
     } else {
-      w.q->copy(stage + p.stage, hrecv + p.wire, bytes);
-      w.q->move(dst + p.local, to.stride, stage + p.stage, tight(p.box), p.box.n, sizeof(C), 1.0);
+      w.q->copy(stage + p.stage, hrecv + p.wire, bytes(p));
+      from_wire(*w.q, dst + p.local, to.stride, stage + p.stage, p);
     }
   }
 }
@@ -534,14 +546,8 @@ void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
   C* dst = w.at(to.buf);
   C* send = static_cast<C*>(w.dsend);
   for (const Chunk& c : x.chunks[dir]) {
-    for (const Piece& p : c.send) {
-      if (p.direct)
-        w.q->copy(send + p.wire, src + p.local, static_cast<std::size_t>(p.box.count()) * sizeof(C));
-      else
-        w.q->move(send + p.wire, tight(p.box), src + p.local, from.stride, p.box.n, sizeof(C), 1.0);
-    }
-    if (!c.own_send.box.empty())
-      w.q->move(dst + c.own_recv.local, to.stride, src + c.own_send.local, from.stride, c.own_send.box.n, sizeof(C), 1.0);
+    for (const Piece& p : c.send) to_wire(*w.q, send + p.wire, src + p.local, from.stride, p);
+    move_own(*w.q, c, dst, to.stride, src, from.stride);
   }
   w.q->sync();
   MPI_Comm comm = x.comm.mpi();
@@ -550,10 +556,7 @@ void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
     for (const Piece& p : x.chunks[dir][k].recv) {
       const C* remote = static_cast<const C*>(w.peer[e][static_cast<std::size_t>(p.peer)]) +
                         w.peer_off[e][dir][k][static_cast<std::size_t>(p.peer)];
-      if (p.direct)
-        w.q->copy(dst + p.local, remote, static_cast<std::size_t>(p.box.count()) * sizeof(C));
-      else
-        w.q->move(dst + p.local, to.stride, remote, tight(p.box), p.box.n, sizeof(C), 1.0);
+      from_wire(*w.q, dst + p.local, to.stride, remote, p);
     }
   w.q->sync();
   MPI_Barrier(comm);
@@ -655,6 +658,8 @@ void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* o
 template <typename T>
 void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* const* out, fft::Timings* t) const {
   const int dir = direction == Direction::Forward ? 0 : 1;
+  // The plan's queues do not wait for the caller's streams: let what wrote the input finish.
+  dev_->synchronize();
   if (t) {
     run_timed(dir, nv, in, out, *t);
     return;

@@ -45,7 +45,9 @@ namespace nbfft::gpu {
 class DeviceTransform {
  public:
   virtual ~DeviceTransform() = default;
-  // nv fields: in[f] and out[f] device arrays of the plan's input and output sizes. With
+  // nv fields: in[f] and out[f] device arrays of the plan's input and output sizes, read
+  // after everything queued on the device before the call has finished (any stream), and
+  // written when the call returns. With
   // timings, the fields run one after the other and every step waits for the device before
   // the next, so that each phase's seconds are its own (fft_x: the first local stage, fft_y:
   // the y FFT, fft_z: the last stage; pack: an exchange's packs and copies to the host; row /

@@ -439,6 +439,56 @@ def _axes_str(axes):
     return "".join("[{}]".format(a) for a in axes)
 
 
+
+def _on_device(x):
+    """Whether x is a GPU array (CuPy, PyTorch on CUDA, Numba, ...): it exposes
+    ``__cuda_array_interface__`` and is no numpy array."""
+    return x is not None and not isinstance(x, np.ndarray) and hasattr(x, "__cuda_array_interface__")
+
+
+def _device_array_problem(what, name, x, shape, dtype, writable):
+    """(exception class, message) when GPU array x does not fit, else None."""
+    if not _on_device(x):
+        return ArgumentTypeError, "{}: {} must be a GPU array like the other one (got {})".format(
+            what, name, type(x).__name__)
+    cai = x.__cuda_array_interface__
+    got = np.dtype(cai["typestr"])
+    if got != dtype:
+        return ArgumentTypeError, "{}: {} has dtype {}, the plan needs {}".format(what, name, got, dtype)
+    if tuple(cai["shape"]) != tuple(shape):
+        return InvalidArgument, "{}: {} has shape {}, this rank's box needs {}".format(
+            what, name, tuple(cai["shape"]), tuple(shape))
+    strides = cai.get("strides")
+    if strides is not None:
+        want, step = [], dtype.itemsize
+        for n in reversed(shape):
+            want.append(step)
+            step *= n
+        if any(n > 1 and s != w for n, s, w in zip(shape, strides, reversed(want))):
+            return InvalidArgument, "{}: {} is not C-contiguous (strides {})".format(what, name, tuple(strides))
+    if writable and cai["data"][1]:
+        return InvalidArgument, "{}: {} is read-only".format(what, name)
+    return None
+
+
+def _device_empty(what, like, shape, dtype):
+    """A new GPU array of ``like``'s library, or (None, problem)."""
+    lib = type(like).__module__.split(".")[0]
+    try:
+        if lib == "cupy":
+            import cupy
+            return cupy.empty(shape, dtype=dtype), None
+        if lib == "torch":
+            import torch
+            names = {"float64": torch.float64, "float32": torch.float32, "complex128": torch.complex128,
+                     "complex64": torch.complex64}
+            return torch.empty(shape, dtype=names[dtype.name], device=like.device), None
+    except Exception as e:  # noqa: BLE001 - any failure of the library to allocate is the user's problem to see
+        return None, (Unavailable, "{}: could not allocate out with {}: {}".format(what, lib, e))
+    return None, (ArgumentTypeError, "{}: pass out= for a GPU array of type {} (nbfft allocates CuPy and "
+                  "PyTorch arrays only)".format(what, type(like).__name__))
+
+
 def _array_problem(what, name, a, shape, dtype, writable, space, axes=None):
     """None, or (exception class, message) if ``a`` cannot be used without a copy.
 
@@ -878,6 +928,8 @@ class Plan:
         >>> plan.forward(u, out=U) is U
         True
         """
+        if _on_device(a) or _on_device(out):
+            return self._device_transform("forward", a, out, True)
         problem, out, na, no = self._pair("forward", a, out, True)
         self._agree(problem)
         self._plan().forward(a, na, out, no)
@@ -893,9 +945,32 @@ class Plan:
 
         >>> v = plan.backward(plan.forward(u))   # == u with norm='backward'
         """
+        if _on_device(a) or _on_device(out):
+            return self._device_transform("backward", a, out, False)
         problem, out, na, no = self._pair("backward", a, out, False)
         self._agree(problem)
         self._plan().backward(a, na, out, no)
+        return out
+
+    def _device_transform(self, what, a, out, forward):
+        """forward / backward of GPU arrays (CuPy, PyTorch, anything with
+        ``__cuda_array_interface__``): zero-copy, on a plan made with ``device='cuda'``
+        (docs/gpu.md). ``out`` (None: a new array of ``a``'s library) likewise."""
+        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
+        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        device = self.options.as_dict().get("device", "host")
+        problem = None
+        if device == "host":
+            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
+                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+        problem = problem or _device_array_problem(what, "a", a, ib.shape, idt, False)
+        if problem is None and out is None:
+            out, problem = _device_empty(what, a, ob.shape, odt)
+        problem = problem or _device_array_problem(what, "out", out, ob.shape, odt, True)
+        self._agree(problem)
+        ia, oa = a.__cuda_array_interface__, out.__cuda_array_interface__
+        self._plan().transform_ptr(forward, ia["data"][0], ib.size * idt.itemsize, oa["data"][0],
+                                   ob.size * odt.itemsize)
         return out
 
     def forward_start(self, a, out=None):

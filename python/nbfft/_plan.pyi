@@ -4,7 +4,7 @@
 # without the repository docs, python/tests/test_docstrings.py) live in _plan.py.
 import logging
 from types import TracebackType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,12 @@ from mpi4py import MPI
 from ._request import Request
 
 _A = TypeVar("_A", bound=np.ndarray[Any, Any])
+
+
+class _CudaArray(Protocol):
+    """A GPU array (CuPy, PyTorch on CUDA, Numba): what device='cuda' plans take (docs/gpu.md)."""
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
 
 ALIGNMENT: int
 _ROWS: Dict[str, Dict[str, Any]]  # the option table by key (NdPlan reads it too)
@@ -114,9 +120,13 @@ class Plan:
     @overload
     def forward(self, a: np.ndarray[Any, Any], out: _A) -> _A: ...
     @overload
+    def forward(self, a: _CudaArray, out: Optional[_CudaArray] = None) -> Any: ...
+    @overload
     def backward(self, a: np.ndarray[Any, Any], out: None = None) -> np.ndarray[Any, np.dtype[Any]]: ...
     @overload
     def backward(self, a: np.ndarray[Any, Any], out: _A) -> _A: ...
+    @overload
+    def backward(self, a: _CudaArray, out: Optional[_CudaArray] = None) -> Any: ...
     def forward_start(self, a: np.ndarray[Any, Any], out: Optional[np.ndarray[Any, Any]] = None) -> Request: ...
     def backward_start(self, a: np.ndarray[Any, Any], out: Optional[np.ndarray[Any, Any]] = None) -> Request: ...
     def forward_many(self, fields: Union[np.ndarray[Any, Any], Sequence[np.ndarray[Any, Any]]],

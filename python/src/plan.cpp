@@ -254,6 +254,17 @@ void bind_plan(nb::module_& m) {
             p.run(fft::Direction::Backward, in, in_b, out, out_b);
           },
           "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a)
+      // Arrays given by address (device arrays through __cuda_array_interface__, nbfft/_plan.py).
+      .def(
+          "transform_ptr",
+          [](const PyPlan& p, bool forward, std::uintptr_t in, std::size_t in_b, std::uintptr_t out,
+             std::size_t out_b) {
+            const fft::Plan& plan = p.plan();
+            nb::gil_scoped_release release;
+            plan.transform_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward,
+                                 reinterpret_cast<const void*>(in), in_b, reinterpret_cast<void*>(out), out_b);
+          },
+          "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
       .def(
           "start",
           [](const PyPlan& p, bool forward, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {

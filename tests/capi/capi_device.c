@@ -11,17 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                       \
-  do {                                         \
-    if (!(cond)) {                             \
-      fprintf(stderr, "line %d: ", __LINE__);  \
-      fprintf(stderr, __VA_ARGS__);            \
-      fprintf(stderr, "\n");                   \
-      ++failures;                              \
-    }                                          \
-  } while (0)
+#include "capi_check.h"
 
 static nbfft_plan make(const char* text) {
   const int64_t n[3] = {12, 10, 9};

@@ -8,17 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                       \
-  do {                                         \
-    if (!(cond)) {                             \
-      fprintf(stderr, "line %d: ", __LINE__);  \
-      fprintf(stderr, __VA_ARGS__);            \
-      fprintf(stderr, "\n");                   \
-      ++failures;                              \
-    }                                          \
-  } while (0)
+#include "capi_check.h"
 
 int main(int argc, char** argv) {
   static const char* const legacy[] = {"precision",   "transform",        "norm",      "proc_grid",

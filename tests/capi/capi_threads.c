@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                       \
-  do {                                         \
-    if (!(cond)) {                             \
-      fprintf(stderr, "line %d: ", __LINE__);  \
-      fprintf(stderr, __VA_ARGS__);            \
-      fprintf(stderr, "\n");                   \
-      ++failures;                              \
-    }                                          \
-  } while (0)
+#include "capi_check.h"
 
 /* Values in [-1, 1) of the plan's real type, the same on every run of a case. */
 static void fill(unsigned char* b, size_t bytes, int single, unsigned seed) {

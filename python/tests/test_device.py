@@ -1,0 +1,81 @@
+"""Device plans from Python (docs/gpu.md): ``device='emulated'`` runs the GPU plan's path on
+host memory, so here it takes stand-ins for GPU arrays (objects with
+``__cuda_array_interface__`` over numpy memory, as CuPy and PyTorch expose theirs) and must
+give what the CPU plan gives for numpy arrays; wrong shapes, dtypes and a GPU array given to a
+host plan are errors on every rank; ``device='cuda'`` without a GPU is ``nbfft.Unavailable``."""
+
+import numpy as np
+import pytest
+
+import nbfft
+from conftest import COMM, all_ranks
+
+
+class FakeGpuArray:
+    """A numpy array behind ``__cuda_array_interface__`` (version 3), as a GPU array shows itself."""
+
+    def __init__(self, a, readonly=False):
+        self.a = a
+        self.readonly = readonly
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.a.shape, "typestr": self.a.dtype.str, "data": (self.a.ctypes.data, self.readonly),
+                "strides": None if self.a.flags.c_contiguous else self.a.strides, "version": 3, "stream": None}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.float32])
+@pytest.mark.parametrize("order", ["transposed", "natural"])
+def test_gpu_arrays_match_the_cpu_plan(dtype, order):
+    shape = (7, 10, 12)
+    host = nbfft.Plan(COMM, shape, dtype=dtype, output_order=order)
+    dev = nbfft.Plan(COMM, shape, dtype=dtype, output_order=order, device="emulated", transport="caller")
+    rng = np.random.default_rng(3 + COMM.rank)
+    u = rng.standard_normal(host.input_box.shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        u = u + 1j * rng.standard_normal(host.input_box.shape)
+    U = host.forward(u)
+    out = np.empty(dev.output_box.shape, dev.out_dtype)
+    got = dev.forward(FakeGpuArray(u), out=FakeGpuArray(out))
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    assert isinstance(got, FakeGpuArray)
+    assert all_ranks(np.abs(out - U).max(initial=0) <= tol * max(1.0, np.abs(U).max(initial=0)))
+    back = np.empty(dev.input_box.shape, dev.in_dtype)
+    dev.backward(FakeGpuArray(out), out=FakeGpuArray(back))
+    assert all_ranks(np.abs(back - u).max(initial=0) <= tol * max(1.0, np.abs(u).max(initial=0)))
+    host.close()
+    dev.close()
+
+
+def test_gpu_array_errors_on_every_rank():
+    shape = (6, 8, 8)
+    dev = nbfft.Plan(COMM, shape, device="emulated")
+    u = np.zeros(dev.input_box.shape)
+    out = np.zeros(dev.output_box.shape, dev.out_dtype)
+    with pytest.raises(nbfft.ArgumentTypeError, match="pass out="):
+        dev.forward(FakeGpuArray(u))  # nbfft allocates CuPy and PyTorch arrays only
+    with pytest.raises(nbfft.ArgumentTypeError, match="dtype float32"):
+        dev.forward(FakeGpuArray(u.astype(np.float32)), out=FakeGpuArray(out))
+    with pytest.raises(nbfft.InvalidArgument, match="shape"):
+        dev.forward(FakeGpuArray(np.zeros(u.shape + (1,))), out=FakeGpuArray(out))
+    with pytest.raises(nbfft.ArgumentTypeError, match="GPU array like the other"):
+        dev.forward(FakeGpuArray(u), out=out)
+    with pytest.raises(nbfft.InvalidArgument, match="read-only"):
+        dev.forward(FakeGpuArray(u), out=FakeGpuArray(out, readonly=True))
+    dev.close()
+    host = nbfft.Plan(COMM, shape)
+    with pytest.raises(nbfft.ArgumentTypeError, match="device='host'"):
+        host.forward(FakeGpuArray(u), out=FakeGpuArray(out))
+    host.close()
+
+
+def test_cuda_without_a_gpu_is_unavailable():
+    try:
+        p = nbfft.Plan(COMM, (8, 8, 8), device="cuda")
+    except nbfft.Unavailable as e:
+        assert all_ranks("GPU" in str(e) or "CUDA" in str(e)), str(e)
+        return
+    # A GPU is here: numpy arrays are host memory, refused naming it.
+    with pytest.raises(nbfft.InvalidArgument, match="not device memory"):
+        p.forward(np.zeros(p.input_box.shape))
+    p.close()
