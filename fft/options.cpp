@@ -52,7 +52,9 @@ const char* name(TuneEffort e) {
 }
 
 const char* name(OutputOrder o) { return o == OutputOrder::Natural ? "natural" : "transposed"; }
-const char* name(DeviceExchange e) { return e == DeviceExchange::Ipc ? "ipc" : "staged"; }
+const char* name(DeviceExchange e) {
+  return e == DeviceExchange::Ipc ? "ipc" : e == DeviceExchange::Mpi ? "mpi" : "staged";
+}
 const char* name(Device d) { return d == Device::Cuda ? "cuda" : d == Device::Emulated ? "emulated" : "host"; }
 
 const std::vector<ColKernel>& col_kernels() {
@@ -180,7 +182,8 @@ DeviceExchange parse_device_exchange(std::string_view s) {
   const std::string l = lower_case(s);
   if (l == "staged") return DeviceExchange::Staged;
   if (l == "ipc") return DeviceExchange::Ipc;
-  throw Error("unknown device exchange '" + std::string(s) + "' (use staged or ipc)");
+  if (l == "mpi" || l == "cuda-aware") return DeviceExchange::Mpi;
+  throw Error("unknown device exchange '" + std::string(s) + "' (use staged, ipc or mpi)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

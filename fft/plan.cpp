@@ -70,8 +70,8 @@ struct Plan::Impl {
   Box3 dev_out;
   // The device plan's transforms: nv fields of device arrays, checked on every rank together.
   void run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv, const void* const* in,
-                  std::size_t in_b,
-                  void* const* out, std::size_t out_b, std::size_t in_need, std::size_t out_need, Timings* t) const;
+                  std::size_t in_b, void* const* out, std::size_t out_b, std::size_t in_need, std::size_t out_need,
+                  Timings* t) const;
   // Workspaces for the starts that bring none (start_bytes without one), made as needed:
   // the same number on every rank, the k-th of each rank's serving one transform together.
   // Last, so that they go before the transform and communicators they use.
@@ -561,7 +561,8 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   if (impl().device) {
-    if (ws) throw Error(std::string(what) + ": device plans hold their own workspaces (docs/gpu.md)", ErrorCode::Unavailable);
+    if (ws)
+      throw Error(std::string(what) + ": device plans hold their own workspaces (docs/gpu.md)", ErrorCode::Unavailable);
     BusyGuard busy(impl().busy, nullptr, what);
     impl().run_device(dir, what, busy.refused(), 1, &in, in_b, &out, out_b, forward ? in_bytes() : out_bytes(),
                       forward ? out_bytes() : in_bytes(), t);
@@ -596,7 +597,8 @@ void Plan::Impl::run_device(Direction dir, const char* what, const std::string& 
                             std::size_t in_need, std::size_t out_need, Timings* t) const {
   const auto t0 = std::chrono::steady_clock::now();
   std::string err = refused;
-  if (err.empty() && nv > 0 && (in == nullptr || out == nullptr)) err = std::string(what) + ": null array of field pointers";
+  if (err.empty() && nv > 0 && (in == nullptr || out == nullptr))
+    err = std::string(what) + ": null array of field pointers";
   const gpu::Device& dev = device->device();
   for (std::size_t k = 0; err.empty() && k < nv; ++k) {
     err = buffer_error(what, in[k], in_b, in_need, out[k], out_b, out_need, std::max(in_need, out_need), false);

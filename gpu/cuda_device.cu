@@ -141,7 +141,10 @@ class CudaFft final : public Fft {
 // istride and the others whole multiples of the one inside (inembed), one batch loop.
 void layout(const std::vector<local::Dim>& dims, bool in, std::vector<long long>& embed, long long& stride) {
   const int r = static_cast<int>(dims.size());
-  auto st = [&](int k) { return static_cast<long long>(in ? dims[static_cast<std::size_t>(k)].is : dims[static_cast<std::size_t>(k)].os); };
+  auto st = [&](int k) {
+    const local::Dim& d = dims[static_cast<std::size_t>(k)];
+    return static_cast<long long>(in ? d.is : d.os);
+  };
   stride = st(r - 1);
   embed.assign(static_cast<std::size_t>(r), 0);
   embed[0] = dims[0].n;
@@ -197,7 +200,8 @@ class CudaQueue final : public Queue {
               "cufftExecZ2Z");
         break;
       case CUFFT_C2C:
-        check(cufftExecC2C(c.h, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), c.sign), "cufftExecC2C");
+        check(cufftExecC2C(c.h, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), c.sign),
+              "cufftExecC2C");
         break;
       case CUFFT_D2Z:
         check(cufftExecD2Z(c.h, static_cast<double*>(in), static_cast<cufftDoubleComplex*>(out)), "cufftExecD2Z");
@@ -238,7 +242,9 @@ class CudaEvent final : public Event {
 };
 
 void CudaQueue::record(Event& e) { check(cudaEventRecord(static_cast<CudaEvent&>(e).e, s_), "cudaEventRecord"); }
-void CudaQueue::wait(Event& e) { check(cudaStreamWaitEvent(s_, static_cast<CudaEvent&>(e).e, 0), "cudaStreamWaitEvent"); }
+void CudaQueue::wait(Event& e) {
+  check(cudaStreamWaitEvent(s_, static_cast<CudaEvent&>(e).e, 0), "cudaStreamWaitEvent");
+}
 
 class CudaDevice final : public Device {
  public:
@@ -399,7 +405,8 @@ int cuda_device_count(std::string* why_none) {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    if (why_none) *why_none = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+    if (why_none)
+      *why_none = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
     return 0;
   }
   if (n == 0 && why_none) *why_none = "the CUDA driver sees no GPU";

@@ -147,7 +147,10 @@ class HostDevice final : public Device {
     // Any host pointer may stand for device memory here, except null.
     return p != nullptr;
   }
-  std::string ipc_handle(void*) override { throw Error("the emulated device has no inter-process memory (device_exchange=ipc needs device=cuda)", ErrorCode::Unavailable); }
+  std::string ipc_handle(void*) override {
+    throw Error("the emulated device has no inter-process memory (device_exchange=ipc needs device=cuda)",
+                ErrorCode::Unavailable);
+  }
   void* ipc_open(const std::string&) override { return ipc_handle(nullptr), nullptr; }
   void ipc_close(void*) override {}
   DeviceMemory memory() const override {

@@ -89,7 +89,7 @@ struct Exchange {
   Index send_elems[2] = {0, 0}, recv_elems[2] = {0, 0};  // pinned host buffers, per direction
   Index stage_elems[2] = {0, 0};  // device staging for packs and unpacks, per direction
   Index planes = 0;  // chunk planes (0: one chunk)
-  bool ipc = false;  // device_exchange=ipc (describe only)
+  bool ipc = false, mpi = false;  // device_exchange=ipc / mpi (describe only)
 
   Exchange(std::string nm, coll::Comm c, coll::Transport t, int rank, int nranks, const std::vector<Box3>& b0,
            const std::vector<Box3>& b1, Layout l0, Layout l1, Index chunk_planes)
@@ -157,7 +157,10 @@ struct Exchange {
   std::string str() const {
     std::ostringstream os;
     os << name << ": " << ranks << (ranks == 1 ? " rank (device move)" : " ranks, ")
-       << (ranks == 1 ? std::string() : ipc ? std::string("CUDA IPC") : "staged through pinned host memory, " + transport.str());
+       << (ranks == 1 ? std::string()
+           : ipc    ? std::string("CUDA IPC")
+           : mpi    ? "GPU memory to MPI, " + transport.str()
+                    : "staged through pinned host memory, " + transport.str());
     if (ranks > 1)
       os << ", " << chunks[0].size() << " chunk" << (chunks[0].size() == 1 ? "" : "s")
          << (planes ? " of " + std::to_string(planes) + " z planes" : std::string());
@@ -179,7 +182,7 @@ class Plan3d final : public DeviceTransform {
   Plan3d(std::shared_ptr<Device> dev, const Decomposition& d, const Options& o, const coll::Comm& row,
          const coll::Comm& col)
       : dev_(std::move(dev)), d_(d), r2c_(d.r2c), natural_(o.output_order == fft::OutputOrder::Natural),
-        ipc_(o.device_exchange == fft::DeviceExchange::Ipc) {
+        ipc_(o.device_exchange == fft::DeviceExchange::Ipc), mpi_(o.device_exchange == fft::DeviceExchange::Mpi) {
     const bool single = std::is_same_v<T, float>;
     const Index nx = d.n[0], ny = d.n[1], nz = d.n[2], xc = d.xc;
     const Range xi = d.row_x(d.i), yi = d.row_y(d.i), zj = d.col_z(d.j), yj = d.col_y(d.j);
@@ -224,6 +227,7 @@ class Plan3d final : public DeviceTransform {
       }
       row_ = std::make_unique<Exchange>("ROW", row, o.row_transport, d.i, d.m1, b0, b1, A_, Y_, chunk_planes(zj.n));
       row_->ipc = ipc_;
+      row_->mpi = mpi_;
     }
     if (!one_rank_) {
       std::vector<Box3> b0, b1;
@@ -236,6 +240,7 @@ class Plan3d final : public DeviceTransform {
       for (const auto& b : b0) most = std::max(most, b.n[2]);
       col_ = std::make_unique<Exchange>("COL", col, o.col_transport, d.j, d.m2, b0, b1, from, Z_, chunk_planes(most));
       col_->ipc = ipc_;
+      col_->mpi = mpi_;
     }
 
     // The FFT stages (local::Problem strides: real elements for r2c input / c2r output).
@@ -277,7 +282,8 @@ class Plan3d final : public DeviceTransform {
         if (dir == 0 && natural_) plan(z_out_, pz, false);
       }
     }
-    if (one_rank_ && natural_) plan(a_out_, problem(fa, {Dim{nz, xin * ny, xc * ny}, Dim{ny, xin, xc}, Dim{nx, 1, 1}}, {}), false);
+    if (one_rank_ && natural_)
+      plan(a_out_, problem(fa, {Dim{nz, xin * ny, xc * ny}, Dim{ny, xin, xc}, Dim{nx, 1, 1}}, {}), false);
     for (const Stage* s : {&a_[0], &a_[1], &y_[0], &y_[1], &z_[0], &z_[1], &z_out_, &a_out_})
       if (s->fft) work_ = std::max(work_, s->fft->work_bytes());
 
@@ -313,6 +319,7 @@ class Plan3d final : public DeviceTransform {
     // (opened) by [exchange][peer], and where each peer put the pieces for this rank:
     // [exchange][dir][chunk][peer].
     void* dsend = nullptr;
+    void* drecv = nullptr;  // mpi: what arrives, at its wire offsets
     std::vector<void*> peer[2];
     std::vector<std::vector<Index>> peer_off[2][2];
     void* hsend = nullptr;
@@ -336,11 +343,14 @@ class Plan3d final : public DeviceTransform {
               r = std::max(r, x->recv_elems[dir]);
               st = std::max(st, x->stage_elems[dir]);
             }
-        if (st) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
+        if (st && !p.mpi_) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
         // (Every rank of an ipc exchange exports one, also a rank that sends nothing.)
         if (p.ipc_ && (p.d_.m1 > 1 || p.d_.m2 > 1))
           dsend = alloc(static_cast<std::size_t>(std::max<Index>(s, 1)) * sizeof(C), "device send buffer (ipc)");
-        if (p.ipc_) s = r = 0;  // no host staging
+        // mpi: the wire on the device, handed to MPI as it is.
+        if (p.mpi_ && s) dsend = alloc(static_cast<std::size_t>(s) * sizeof(C), "device send buffer (mpi)");
+        if (p.mpi_ && r) drecv = alloc(static_cast<std::size_t>(r) * sizeof(C), "device receive buffer (mpi)");
+        if (p.ipc_ || p.mpi_) s = r = 0;  // no host staging
         if (s) hsend = dev.alloc_host(static_cast<std::size_t>(s) * sizeof(C), "pinned host send buffer");
         if (r) hrecv = dev.alloc_host(static_cast<std::size_t>(r) * sizeof(C), "pinned host receive buffer");
         if (p.work_) work = alloc(p.work_, "cuFFT work area");
@@ -350,8 +360,9 @@ class Plan3d final : public DeviceTransform {
           if (xs[e] && xs[e]->ranks > 1)
             for (int dir = 0; dir < 2; ++dir)
               for (const Chunk& c : xs[e]->chunks[dir]) {
-                coll[e][dir].push_back(coll::alltoallv_agreed_counts(xs[e]->comm, hsend, c.sc, c.sd, hrecv, c.rc, c.rd,
-                                                                     sizeof(C), xs[e]->transport.algorithm));
+                coll[e][dir].push_back(coll::alltoallv_agreed_counts(xs[e]->comm, p.mpi_ ? dsend : hsend, c.sc, c.sd,
+                                                                     p.mpi_ ? drecv : hrecv, c.rc, c.rd, sizeof(C),
+                                                                     xs[e]->transport.algorithm));
                 sent[e][dir].push_back(dev.make_event());
               }
       } catch (...) {
@@ -372,6 +383,7 @@ class Plan3d final : public DeviceTransform {
         if (!(p.z_in_a_ && b == kZ)) dev.free(buf[b]);
       dev.free(dstage);
       dev.free(dsend);
+      dev.free(drecv);
       for (auto& v : peer)
         for (void* x : v) dev.ipc_close(x);
       dev.free(work);
@@ -424,6 +436,7 @@ class Plan3d final : public DeviceTransform {
   Decomposition d_;
   bool r2c_ = true, natural_ = false, one_rank_ = false, z_in_a_ = false;
   bool ipc_ = false;  // Options::device_exchange = ipc
+  bool mpi_ = false;  // Options::device_exchange = mpi
   Layout A_, Y_, Z_;
   Index elems_[kBufs] = {0, 0, 0};
   Index in_elems_ = 0, out_elems_ = 0;
@@ -455,7 +468,9 @@ std::vector<typename Plan3d<T>::Step> Plan3d<T>::path(int dir) const {
                    }});
       return s;
     }
-    s.push_back({-1, [this](Work& w, const void* in, void*) { w.q->fft(*a_[0].fft, const_cast<void*>(in), w.at(kA), w.work); }});
+    s.push_back({-1, [this](Work& w, const void* in, void*) {
+                   w.q->fft(*a_[0].fft, const_cast<void*>(in), w.at(kA), w.work);
+                 }});
     if (to_row) {
       s.push_back({0, nullptr});
       s.push_back({-1, [this](Work& w, const void*, void*) { w.q->fft(*y_[0].fft, w.at(kY), w.at(kY), w.work); }});
@@ -502,7 +517,9 @@ void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
     for (const Piece& p : c.send) {
-      if (p.direct) {
+      if (mpi_) {  // the wire is on the device
+        to_wire(*w.q, static_cast<C*>(w.dsend) + p.wire, src + p.local, from.stride, p);
+      } else if (p.direct) {
         w.q->copy(hsend + p.wire, src + p.local, bytes(p));
       } else {
         to_wire(*w.q, stage + p.stage, src + p.local, from.stride, p);
@@ -523,7 +540,9 @@ void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
   C* stage = static_cast<C*>(w.dstage);
   C* hrecv = static_cast<C*>(w.hrecv);
   for (const Piece& p : x.chunks[dir][static_cast<std::size_t>(k)].recv) {
-    if (p.direct) {
+    if (mpi_) {
+      from_wire(*w.q, dst + p.local, to.stride, static_cast<const C*>(w.drecv) + p.wire, p);
+    } else if (p.direct) {
       w.q->copy(dst + p.local, hrecv + p.wire, bytes(p));
     } else {
       w.q->copy(stage + p.stage, hrecv + p.wire, bytes(p));
@@ -671,9 +690,10 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
   std::vector<Field> fields;
   int next = 0, finished = 0, turn = 0;
   auto exchanges_after = [&](int step) {  // exchanges that move data (a one-rank one starts nothing)
-    for (int s = step; s < static_cast<int>(steps.size()); ++s)
-      if (steps[static_cast<std::size_t>(s)].exchange >= 0 && exchange(steps[static_cast<std::size_t>(s)].exchange)->ranks > 1)
-        return true;
+    for (int s = step; s < static_cast<int>(steps.size()); ++s) {
+      const int e = steps[static_cast<std::size_t>(s)].exchange;
+      if (e >= 0 && exchange(e)->ranks > 1) return true;
+    }
     return false;
   };
   while (finished < nv) {
@@ -732,8 +752,10 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
         // Start chunks in order once their copies are on the host and it is this field's turn;
         // after each, land what has arrived, so that chunk k's copy back to the device runs
         // while chunk k+1 is on the wire (a blocking transport completes chunks in start()).
-        while (fl.f == turn && fl.started < K && fl.w->sent[st.exchange][dir][static_cast<std::size_t>(fl.started)]->ready()) {
-          fl.req[static_cast<std::size_t>(fl.started)] = fl.w->coll[st.exchange][dir][static_cast<std::size_t>(fl.started)].start();
+        auto& sent = fl.w->sent[st.exchange][dir];
+        auto& colls = fl.w->coll[st.exchange][dir];
+        while (fl.f == turn && fl.started < K && sent[static_cast<std::size_t>(fl.started)]->ready()) {
+          fl.req[static_cast<std::size_t>(fl.started)] = colls[static_cast<std::size_t>(fl.started)].start();
           ++fl.started;
           moved = true;
           land();
@@ -793,6 +815,22 @@ std::string device_limits(const Decomposition& d, const Options& o) {
   if (o.lean_workspace) add("lean_workspace is a CPU layout (device plans hold their own buffers)");
   if (o.device_exchange == fft::DeviceExchange::Ipc && o.device != fft::Device::Cuda)
     add("device_exchange=ipc maps other processes' GPU memory: it needs device=cuda");
+  if (o.device_exchange == fft::DeviceExchange::Mpi) {
+    // The algorithms that only hand the buffers to MPI (the others copy blocks on the host).
+    for (const coll::Transport* t : {&o.row_transport, &o.col_transport}) {
+      const std::string& a = t->algorithm.name;
+      if (a != "blocking" && a != "native" && a != "pairwise" && a != "linear" && a != "persistent") {
+        add("device_exchange=mpi hands GPU memory to MPI: the alltoall algorithm '" + a +
+            "' copies blocks on the host (use blocking, native, persistent, pairwise or linear)");
+        break;
+      }
+    }
+    // Asked of the library on every rank alike (the same library everywhere).
+    if (o.device == fft::Device::Cuda) {
+      const std::string why = mpi_cuda_support();
+      if (!why.empty()) add("device_exchange=mpi: " + why + "; use device_exchange=staged or ipc");
+    }
+  }
   return why;
 }
 

@@ -6,8 +6,8 @@
 //   forward   A: the FFT over the axes the input pencil holds whole (x; x and y on slabs;
 //             all three on one rank: one cuFFT call over the whole array), input -> buffer A
 //             ROW (M1 > 1): A [z][y][xc] -> Y [z][x][y], then the y FFT (y contiguous)
-//             COL (M2 > 1, or the local permutation when M1 > 1 = M2 ... see below):
-//             A or Y -> Z [z][y][x], then the z FFT (one strided batched call)
+//             COL (M2 > 1; with M2 = 1 after ROW, the rank's own permutation on the
+//             device): A or Y -> Z [z][y][x], then the z FFT (one strided batched call)
 //             output: Z in numpy's order (OutputOrder::Natural) written by the z FFT, or
 //             permuted into the CPU plan's transposed order [y][z][x]
 //   backward  the same path reversed; its first move copies the spectrum into Z, scaled, so
@@ -16,7 +16,8 @@
 // Each stage's FFT is one batched call (not one per plane: a GPU needs the whole pencil in
 // one launch). Each exchange packs every peer's block with one move kernel, copies it to
 // pinned host memory, runs the engine's alltoallv (any algorithm and engine of coll/) and
-// copies and unpacks what arrived; the rank's own block moves on the device. Blocks whose
+// copies and unpacks what arrived (device_exchange=ipc instead reads the peers' packed
+// blocks from their device memory); the rank's own block moves on the device. Blocks whose
 // layout is already the wire's skip the pack. An exchange runs in chunks of z planes (side
 // 0's, as fft/exchange.hpp), so chunk k's MPI runs while chunk k+1 is copied to the host and
 // chunk k-1 back to the device.
@@ -67,6 +68,9 @@ std::string device_limits(const fft::Decomposition& d, const fft::Options& o);
 // This rank's index among the ranks of comm on its node (MPI_COMM_TYPE_SHARED; collective):
 // the GPU a device plan picks when Options::device_id is -1 is this modulo the GPUs seen.
 int node_local_rank(MPI_Comm comm);
+
+// "" when the MPI library takes CUDA device memory (device_exchange=mpi), else why not.
+std::string mpi_cuda_support();
 
 // row / col: the exchanges' communicators (empty when M1 / M2 is 1).
 std::unique_ptr<DeviceTransform> make_device_transform(std::shared_ptr<Device> dev, const fft::Decomposition& d,

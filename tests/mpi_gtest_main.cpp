@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   // cmake/NbfftMpiTest.cmake registers as ctest's SKIP_RETURN_CODE, so the run is reported
   // SKIPPED rather than passed.
   const auto* ut = testing::UnitTest::GetInstance();
-  const bool all_skipped = !any_failed && ut->test_to_run_count() > 0 && ut->skipped_test_count() == ut->test_to_run_count();
+  const bool all_skipped =
+      !any_failed && ut->test_to_run_count() > 0 && ut->skipped_test_count() == ut->test_to_run_count();
   MPI_Finalize();
   if (all_skipped) return 77;
   return any_failed;

@@ -2,15 +2,15 @@
 // single-GPU 3-D transform, and the multi-field pipeline's hiding of the staged exchange.
 //
 //   nbfft-gpu-bench [--grid N|NXxNYxNZ] [--precision double|single] [--transform r2c|c2c]
-//                   [--rounds R] [--fields F] [--transports blocking,caller,...,ipc] [--device cuda|emulated]
+//                   [--rounds R] [--fields F] [--transports blocking,caller,...,ipc,mpi] [--device cuda|emulated]
 //
 // One rank: cuFFT's 3-D plan (forward + backward, out of place, unscaled: the strictest
 // baseline) interleaved round by round with nbfft's plan in both output orders; median of the
 // rounds, ms per forward + backward, and the ratio to cuFFT.
-// Any rank count: per transport (or `ipc`: device_exchange=ipc), F fields forward_many + backward_many with one field in
-// flight and with two; a timed run (fields one by one, each step waited for) splits a field
-// into its local FFT work C and its exchanges S (copies to and from pinned host memory, MPI,
-// unpacks). The hidden share of the staging is (S + C - T2) / S with T2 the pipelined time
+// Any rank count: per transport (or `ipc`, `mpi`: that device_exchange), F fields forward_many +
+// backward_many with one field in flight and with two; a timed run (fields one by one, each
+// step waited for) splits a field into its local FFT work C and its exchanges S (copies to
+// and from pinned host memory, MPI, unpacks). The hidden share of the staging is (S + C - T2) / S with T2 the pipelined time
 // per field: the share of S that did not add to the time (the seeds' honest measure; the
 // flattering one divides by min(S, C) and is printed beside it).
 // Every line is `key=value` words, one record each; rank 0 prints.
@@ -209,7 +209,8 @@ void baseline_vs_plans(const Args& a, gpu::Device& dev) {
     tt.push_back(t);
   }
   const double b = median(tb);
-  std::printf("record=baseline grid=%ldx%ldx%ld precision=%s transform=%s rounds=%d cufft_ms=%.3f nbfft_natural_ms=%.3f "
+  std::printf("record=baseline grid=%ldx%ldx%ld precision=%s transform=%s rounds=%d cufft_ms=%.3f "
+              "nbfft_natural_ms=%.3f "
               "ratio_natural=%.3f nbfft_transposed_ms=%.3f ratio_transposed=%.3f device=\"%s\"\n",
               nx, ny, nz, fft::name(a.precision), fft::name(a.transform), a.rounds, b, median(tn), median(tn) / b,
               median(tt), median(tt) / b, dev.name().c_str());
@@ -225,11 +226,13 @@ void pipeline(const Args& a, gpu::Device& dev, const std::string& transport) {
   const bool r2c = a.transform == fft::TransformKind::R2C;
   const std::size_t rb = a.precision == fft::Precision::Single ? 4 : 8;
   fft::Options o1 = options(a), o2 = options(a);
-  // "ipc": device_exchange=ipc (CUDA IPC between the ranks); else a transport of the staged exchange.
-  const bool ipc = transport == "ipc";
-  o1.transport(ipc ? "blocking" : transport);
-  o2.transport(ipc ? "blocking" : transport);
+  // "ipc": device_exchange=ipc (CUDA IPC between the ranks); "mpi": device_exchange=mpi (a
+  // CUDA-aware MPI's MPI_Alltoallv); else a transport of the staged exchange.
+  const bool ipc = transport == "ipc", mpi = transport == "mpi";
+  o1.transport(ipc || mpi ? "blocking" : transport);
+  o2.transport(ipc || mpi ? "blocking" : transport);
   if (ipc) o1.device_exchange = o2.device_exchange = fft::DeviceExchange::Ipc;
+  if (mpi) o1.device_exchange = o2.device_exchange = fft::DeviceExchange::Mpi;
   o1.fields_in_flight = 1;
   o2.fields_in_flight = 2;
   const fft::Plan p1(MPI_COMM_WORLD, a.n, o1), p2(MPI_COMM_WORLD, a.n, o2);
@@ -249,13 +252,15 @@ void pipeline(const Args& a, gpu::Device& dev, const std::string& transport) {
     mp.push_back(slowest(t.row + t.col) * 1e3 / a.fields);
   }
   const double S = median(s), C = median(c), T2 = median(t2);
-  const double hidden = S > 0 ? (S + C - T2) / S : 0, flattering = std::min(S, C) > 0 ? (S + C - T2) / std::min(S, C) : 0;
+  const double hidden = S > 0 ? (S + C - T2) / S : 0;
+  const double flattering = std::min(S, C) > 0 ? (S + C - T2) / std::min(S, C) : 0;
   int P = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   std::printf("record=pipeline ranks=%d grid=%ldx%ldx%ld grid_of_ranks=%dx%d precision=%s transport=%s fields=%d "
               "rounds=%d in_flight1_ms=%.3f in_flight2_ms=%.3f serial_ms=%.3f fft_ms=%.3f staging_ms=%.3f "
               "copies_ms=%.3f mpi_ms=%.3f hidden_share=%.3f hidden_vs_min=%.3f workspace_ratio=%.2f\n",
-              P, a.n[0], a.n[1], a.n[2], p2.m1(), p2.m2(), fft::name(a.precision), transport.c_str(), a.fields, a.rounds,
+              P, a.n[0], a.n[1], a.n[2], p2.m1(), p2.m2(), fft::name(a.precision), transport.c_str(), a.fields,
+              a.rounds,
               median(t1), T2, median(ts), C, S, median(cp), median(mp), hidden, flattering,
               static_cast<double>(p2.workspace_bytes()) / std::max(p2.in_bytes(), p2.out_bytes()));
 }

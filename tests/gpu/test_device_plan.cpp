@@ -308,6 +308,56 @@ TEST(DevicePlan, IpcExchangeMatchesCpuPlan) {
       }
 }
 
+// device_exchange=mpi: the exchanges hand device buffers to MPI. On the emulated device (host
+// memory) any MPI takes them; on a GPU only a CUDA-aware one, and otherwise the plan is
+// refused naming why. Transports whose algorithm copies blocks on the host are refused.
+TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
+  NBFFT_NEED_DEVICE();
+  const std::string why = gpu::mpi_cuda_support();
+  if (test_device() == Device::Cuda && !why.empty()) {
+    Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+    o.device = Device::Cuda;
+    o.device_exchange = DeviceExchange::Mpi;
+    if (world_size() > 1) {
+      try {
+        const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
+        ADD_FAILURE() << "device_exchange=mpi accepted on an MPI that says " << why;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+      }
+    }
+    GTEST_SKIP() << "this MPI is not CUDA-aware (" << why << "); the refusal was checked";
+  }
+  const std::vector<std::string> transports = {"blocking", "caller", "pairwise:2@caller", "native"};
+  int c = 0;
+  for (const auto& f : factorizations(world_size()))
+    for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {5, 3, 2}})
+      for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C}) {
+        Options o = options(f[0], f[1], tk, Precision::Double);
+        o.device_exchange = DeviceExchange::Mpi;
+        o.row_transport = o.col_transport = coll::Transport::parse(transports[static_cast<std::size_t>(c) % 4]);
+        o.output_order = c % 2 ? OutputOrder::Natural : OutputOrder::Transposed;
+        o.col_chunk_planes = c % 3;
+        o.fields_in_flight = 1 + c % 2;
+        const int nv = 1 + c % 3;
+        ++c;
+        if (tk == TransformKind::R2C)
+          compare<double, std::complex<double>>(n, o, nv, 1e-12);
+        else
+          compare<std::complex<double>, std::complex<double>>(n, o, nv, 1e-12);
+      }
+  Options bad = options(0, 0, TransformKind::R2C, Precision::Double);
+  bad.device = test_device();
+  bad.device_exchange = DeviceExchange::Mpi;
+  bad.transport("bruck@caller");
+  try {
+    const Plan p(MPI_COMM_WORLD, {8, 8, 8}, bad);
+    ADD_FAILURE() << "device_exchange=mpi took the bruck algorithm, which copies blocks on the host";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bruck"), std::string::npos) << e.what();
+  }
+}
+
 // A host array handed to a GPU plan is an error naming it on every rank, not a crash.
 TEST(DevicePlan, HostArrayIsAnError) {
   if (test_device() != Device::Cuda) GTEST_SKIP() << "the emulated device takes host arrays";

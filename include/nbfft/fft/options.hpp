@@ -65,7 +65,9 @@ enum class Device { Host, Cuda, Emulated };
 // pinned host memory, the engine's alltoallv (row_ / col_transport), copies back; any MPI,
 // any placement of ranks. Ipc: ranks read each other's device buffers (CUDA IPC), for ranks
 // sharing a GPU or on GPUs that reach each other; no host copies, no MPI for the data.
-enum class DeviceExchange { Staged, Ipc };
+// Mpi: device buffers handed to a CUDA-aware MPI (MPIX_Query_cuda_support), no host copies;
+// the plan refuses it where the MPI library says it is not.
+enum class DeviceExchange { Staged, Ipc, Mpi };
 
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
@@ -206,7 +208,7 @@ const char* name(Effort e);         // "estimate", "measure", "patient", "exhaus
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 const char* name(OutputOrder o);    // "transposed", "natural"
 const char* name(Device d);         // "host", "cuda", "emulated"
-const char* name(DeviceExchange e);  // "staged", "ipc"
+const char* name(DeviceExchange e);  // "staged", "ipc", "mpi"
 const char* name(Backend b);        // "auto", "fftw", "mkl"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
@@ -216,7 +218,7 @@ Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 OutputOrder parse_output_order(std::string_view s);  // transposed|natural
 Device parse_device(std::string_view s);              // host|cuda|emulated
-DeviceExchange parse_device_exchange(std::string_view s);  // staged|ipc
+DeviceExchange parse_device_exchange(std::string_view s);  // staged|ipc|mpi
 Backend parse_backend(std::string_view s);            // auto|fftw|mkl
 // "B" (every stage) or "B,B,B" (x, y, z); backends_str writes one name when the three agree.
 StageBackends parse_backends(std::string_view s);
