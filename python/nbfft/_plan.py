@@ -952,6 +952,38 @@ class Plan:
         self._plan().backward(a, na, out, no)
         return out
 
+    def _device_many(self, what, fields, out, forward):
+        """forward_many / backward_many of lists of GPU arrays (as ``_device_transform``)."""
+        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
+        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        problem = None
+        if self.options.as_dict().get("device", "host") == "host":
+            problem = (ArgumentTypeError, "{}: GPU arrays (__cuda_array_interface__) given to a plan made with "
+                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+        outs = list(out) if isinstance(out, (list, tuple)) else None
+        if problem is None and out is not None and outs is None:
+            problem = ArgumentTypeError, "{}: out must be a list of GPU arrays, got {}".format(what, type(out).__name__)
+        if problem is None and outs is not None and len(outs) != len(fields):
+            problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, len(fields), len(outs))
+        if problem is None and outs is None:
+            outs = []
+            for a in fields:
+                o, problem = _device_empty(what, a, ob.shape, odt)
+                if problem is not None:
+                    break
+                outs.append(o)
+        for k in range(len(fields) if problem is None else 0):
+            field = "{} (field {})".format(what, k)
+            problem = (_device_array_problem(field, "a", fields[k], ib.shape, idt, False) or
+                       _device_array_problem(field, "out", outs[k], ob.shape, odt, True))
+            if problem is not None:
+                break
+        self._agree(problem)
+        ptr = [f.__cuda_array_interface__["data"][0] for f in fields]
+        optr = [o.__cuda_array_interface__["data"][0] for o in outs]
+        self._plan().transform_many_ptr(forward, ptr, ib.size * idt.itemsize, optr, ob.size * odt.itemsize)
+        return outs
+
     def _device_transform(self, what, a, out, forward):
         """forward / backward of GPU arrays (CuPy, PyTorch, anything with
         ``__cuda_array_interface__``): zero-copy, on a plan made with ``device='cuda'``
@@ -1004,6 +1036,8 @@ class Plan:
         return Request(self._plan().start(forward, a, na, out, no), what, self, (a, out), out=out)
 
     def _many(self, what, fields, out, forward):
+        if isinstance(fields, (list, tuple)) and any(_on_device(f) for f in fields):
+            return self._device_many(what, list(fields), out, forward)
         stacked = isinstance(fields, np.ndarray)
         ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
         idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)

@@ -266,6 +266,20 @@ void bind_plan(nb::module_& m) {
           },
           "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
       .def(
+          "transform_many_ptr",
+          [](const PyPlan& p, bool forward, const std::vector<std::uintptr_t>& in, std::size_t in_b,
+             const std::vector<std::uintptr_t>& out, std::size_t out_b) {
+            const fft::Plan& plan = p.plan();
+            std::vector<const void*> ip;
+            std::vector<void*> op;
+            for (auto a : in) ip.push_back(reinterpret_cast<const void*>(a));
+            for (auto a : out) op.push_back(reinterpret_cast<void*>(a));
+            nb::gil_scoped_release release;
+            plan.transform_many_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward, ip.size(),
+                                      ip.data(), in_b, op.data(), out_b);
+          },
+          "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
+      .def(
           "start",
           [](const PyPlan& p, bool forward, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
             return p.start(forward ? fft::Direction::Forward : fft::Direction::Backward, in, in_b, out, out_b);

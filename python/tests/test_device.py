@@ -47,6 +47,28 @@ def test_gpu_arrays_match_the_cpu_plan(dtype, order):
     dev.close()
 
 
+def test_gpu_array_lists_in_forward_many():
+    shape = (7, 10, 12)
+    host = nbfft.Plan(COMM, shape)
+    dev = nbfft.Plan(COMM, shape, device="emulated", transport="caller")
+    rng = np.random.default_rng(11 + COMM.rank)
+    us = [rng.standard_normal(host.input_box.shape) for _ in range(3)]
+    outs = [np.empty(dev.output_box.shape, dev.out_dtype) for _ in us]
+    got = dev.forward_many([FakeGpuArray(u) for u in us], out=[FakeGpuArray(o) for o in outs])
+    assert len(got) == 3
+    for u, o in zip(us, outs):
+        U = host.forward(u)
+        assert all_ranks(np.abs(o - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+    backs = [np.empty(dev.input_box.shape) for _ in us]
+    dev.backward_many([FakeGpuArray(o) for o in outs], out=[FakeGpuArray(b) for b in backs])
+    for u, b in zip(us, backs):
+        assert all_ranks(np.abs(b - u).max(initial=0) <= 1e-12)
+    with pytest.raises(nbfft.InvalidArgument, match="2 input fields but 1 output"):
+        dev.forward_many([FakeGpuArray(us[0]), FakeGpuArray(us[1])], out=[FakeGpuArray(outs[0])])
+    host.close()
+    dev.close()
+
+
 def test_gpu_array_errors_on_every_rank():
     shape = (6, 8, 8)
     dev = nbfft.Plan(COMM, shape, device="emulated")
