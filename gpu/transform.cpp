@@ -427,6 +427,18 @@ class Plan3d final : public DeviceTransform {
     if (!c.own_send.box.empty())
       q.move(dst + c.own_recv.local, ds, src + c.own_send.local, ss, c.own_send.box.n, sizeof(C), 1.0);
   }
+  // The layouts an exchange of direction dir sends from and receives into, and their buffers.
+  struct Sides {
+    const Layout& from;
+    const Layout& to;
+    C* src;
+    C* dst;
+  };
+  static Sides sides(const Work& w, const Exchange& x, int dir) {
+    const Layout& from = x.side[x.send_side(dir)];
+    const Layout& to = x.side[1 - x.send_side(dir)];
+    return {from, to, w.at(from.buf), w.at(to.buf)};
+  }
   void queue_send(Work& w, int e, int dir) const;
   void exchange_ipc(Work& w, int e, int dir) const;
   void queue_recv(Work& w, int e, int dir, int k) const;
@@ -506,11 +518,7 @@ std::vector<typename Plan3d<T>::Step> Plan3d<T>::path(int dir) const {
 template <typename T>
 void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
   const Exchange& x = *exchange(e);
-  const int ss = x.send_side(dir);
-  const Layout& from = x.side[ss];
-  const Layout& to = x.side[1 - ss];
-  C* src = w.at(from.buf);
-  C* dst = w.at(to.buf);
+  const auto [from, to, src, dst] = sides(w, x, dir);
   C* stage = static_cast<C*>(w.dstage);
   C* hsend = static_cast<C*>(w.hsend);
   const auto& chunks = x.chunks[dir];
@@ -558,11 +566,7 @@ void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
 template <typename T>
 void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
   const Exchange& x = *exchange(e);
-  const int ss = x.send_side(dir);
-  const Layout& from = x.side[ss];
-  const Layout& to = x.side[1 - ss];
-  C* src = w.at(from.buf);
-  C* dst = w.at(to.buf);
+  const auto [from, to, src, dst] = sides(w, x, dir);
   C* send = static_cast<C*>(w.dsend);
   for (const Chunk& c : x.chunks[dir]) {
     for (const Piece& p : c.send) to_wire(*w.q, send + p.wire, src + p.local, from.stride, p);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "nbfft/fft/box.hpp"
+#include "nbfft/fft/options.hpp"
 
 #if NBFFT_TESTS_WITH_FFTW
 #include <fftw3.h>
@@ -162,6 +163,18 @@ inline double rel_error(const std::vector<double>& a, const std::vector<double>&
     ref = std::max(ref, std::abs(s * b[k]));
   }
   return ref > 0 ? diff / ref : diff;
+}
+
+// A plan's options for the tests: the process grid, transform and precision asked, FFTW
+// estimating (measuring would make every small plan slow).
+inline Options test_options(int m1, int m2, TransformKind tk = TransformKind::R2C, Precision p = Precision::Double) {
+  Options o;
+  o.m1 = m1;
+  o.m2 = m2;
+  o.transform = tk;
+  o.precision = p;
+  o.effort = Effort::Estimate;
+  return o;
 }
 
 // All factorizations M1 x M2 of p.

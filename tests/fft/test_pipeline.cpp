@@ -62,12 +62,7 @@ std::vector<double> rel_diffs(const std::vector<std::vector<X>>& a, const std::v
 bool runs_on(std::size_t i, std::size_t g, std::size_t j, std::size_t nf) { return (i + g) % nf == j; }
 
 Options base_options(int m1, int m2, TransformKind tk = TransformKind::R2C, Precision p = Precision::Double) {
-  Options o;
-  o.m1 = m1;
-  o.m2 = m2;
-  o.transform = tk;
-  o.precision = p;
-  o.effort = Effort::Estimate;
+  Options o = test_options(m1, m2, tk, p);
   o.fields_in_flight = 2;  // seed 000 Fig. 4's two-field pipeline (the default, 1, runs fields in turn)
   return o;
 }

@@ -62,12 +62,8 @@ std::string kinds_name(const AxisKinds& k, TransformKind t, int m1, int m2) {
 }
 
 Options options(const AxisKinds& k, TransformKind t, int m1, int m2) {
-  Options o;
+  Options o = test_options(m1, m2, t);
   o.kinds = k;
-  o.transform = t;
-  o.m1 = m1;
-  o.m2 = m2;
-  o.effort = Effort::Estimate;
   return o;
 }
 

@@ -106,15 +106,7 @@ std::vector<In> field(const Plan& plan, const Grid& n, int seed) {
   return f;
 }
 
-Options options(int m1, int m2, TransformKind tk, Precision p) {
-  Options o;
-  o.m1 = m1;
-  o.m2 = m2;
-  o.transform = tk;
-  o.precision = p;
-  o.effort = Effort::Estimate;
-  return o;
-}
+Options options(int m1, int m2, TransformKind tk, Precision p) { return test_options(m1, m2, tk, p); }
 
 std::string str(const Grid& n, const Options& o) {
   std::ostringstream os;
@@ -146,10 +138,17 @@ void compare(const Grid& n, Options o, int nv, double tol) {
     din.push_back(mem.put(in[static_cast<std::size_t>(v)]));
     dout.push_back(mem.alloc(dev.out_bytes()));
   }
-  if (nv == 1)
-    dev.forward_bytes(din[0], dev.in_bytes(), dout[0], dev.out_bytes());
-  else
-    dev.forward_many_bytes(static_cast<std::size_t>(nv), din.data(), dev.in_bytes(), dout.data(), dev.out_bytes());
+  // One field through transform_bytes, several through transform_many_bytes.
+  auto run = [&](Direction d, std::vector<void*>& i, std::vector<void*>& o) {
+    const bool fwd = d == Direction::Forward;
+    const std::size_t ib = fwd ? dev.in_bytes() : dev.out_bytes(), ob = fwd ? dev.out_bytes() : dev.in_bytes();
+    std::vector<const void*> ci(i.begin(), i.end());
+    if (nv == 1)
+      dev.transform_bytes(d, ci[0], ib, o[0], ob);
+    else
+      dev.transform_many_bytes(d, static_cast<std::size_t>(nv), ci.data(), ib, o.data(), ob);
+  };
+  run(Direction::Forward, din, dout);
   for (int v = 0; v < nv; ++v) {
     const auto got = mem.get<Out>(dout[static_cast<std::size_t>(v)], static_cast<std::size_t>(ref.out_count()));
     EXPECT_LE(rel_diff(got, spec_ref[static_cast<std::size_t>(v)]), tol) << what << ": forward, field " << v;
@@ -160,10 +159,7 @@ void compare(const Grid& n, Options o, int nv, double tol) {
     bin.push_back(mem.put(spec_ref[static_cast<std::size_t>(v)]));
     bout.push_back(mem.alloc(dev.in_bytes()));
   }
-  if (nv == 1)
-    dev.backward_bytes(bin[0], dev.out_bytes(), bout[0], dev.in_bytes());
-  else
-    dev.backward_many_bytes(static_cast<std::size_t>(nv), bin.data(), dev.out_bytes(), bout.data(), dev.in_bytes());
+  run(Direction::Backward, bin, bout);
   for (int v = 0; v < nv; ++v) {
     std::vector<In> back_ref(in[static_cast<std::size_t>(v)].size());
     ref.backward(spec_ref[static_cast<std::size_t>(v)], back_ref);
