@@ -97,17 +97,20 @@ $(MKL_VENV)/.ready-$(MKL_VERSION):
 # on the host). CUDA=0 builds without them (-DNBFFT_WITH_CUDA=OFF).
 CUDA      ?= 1
 CUDA_VENV ?= build/cuda
-CUDA_PKGS  = nvidia-cuda-nvcc nvidia-cuda-runtime nvidia-cuda-cccl nvidia-cuda-crt nvidia-nvvm nvidia-cufft
+# (pinned, as MKL is: the kit every build and CI compiled with; the stamp names the nvcc)
+CUDA_VERSION ?= 13.5.37
+CUDA_PKGS  = nvidia-cuda-nvcc==$(CUDA_VERSION) nvidia-cuda-runtime==$(CUDA_VERSION) nvidia-cuda-crt==$(CUDA_VERSION) \
+             nvidia-nvvm==$(CUDA_VERSION) nvidia-cuda-cccl==13.3.5.0.6 nvidia-cufft==12.5.0.14
 ifeq ($(CUDA),0)
   CUDA_ARGS  = -DNBFFT_WITH_CUDA=OFF
 else
-  CUDA_STAMP = $(CUDA_VENV)/.ready
+  CUDA_STAMP = $(CUDA_VENV)/.ready-$(CUDA_VERSION)
   # (expanded when the recipe runs, after the venv exists)
   CUDA_ARGS  = -DNBFFT_WITH_CUDA=ON \
     -DCMAKE_CUDA_COMPILER=$(realpath $(wildcard $(CUDA_VENV)/lib/python3*/site-packages/nvidia/cu13/bin/nvcc))
 endif
 
-$(CUDA_VENV)/.ready:
+$(CUDA_VENV)/.ready-$(CUDA_VERSION):
 	python3 -m venv $(CUDA_VENV)
 	$(CUDA_VENV)/bin/python -m pip install -q --no-deps $(CUDA_PKGS)
 	touch $@
