@@ -197,7 +197,9 @@ void make_device_plan(Plan::Impl& impl, MPI_Comm comm, const Decomposition& d, c
                       const coll::Comm& row, const coll::Comm& col) {
   const std::string limits = gpu::device_limits(d, o);  // from agreed options: the same on every rank
   if (!limits.empty()) throw Error(std::string("device=") + name(o.device) + ": " + limits, ErrorCode::Unavailable);
-  const int local = gpu::node_local_rank(comm);
+  // The node-local index picks the GPU when the user did not (collective: every rank alike).
+  const bool pick = o.device == Device::Cuda && o.device_id < 0;
+  const int local = pick ? gpu::node_local_rank(comm) : 0;
   agree(comm, [&] {
     std::shared_ptr<gpu::Device> dev;
     if (o.device == Device::Emulated) {
@@ -206,7 +208,7 @@ void make_device_plan(Plan::Impl& impl, MPI_Comm comm, const Decomposition& d, c
       std::string why;
       const int count = gpu::cuda_device_count(&why);
       if (count == 0) throw Error("device=cuda: no usable GPU on this rank (" + why + ")", ErrorCode::Unavailable);
-      dev = gpu::cuda_device(o.device_id >= 0 ? o.device_id : local % count);
+      dev = gpu::cuda_device(pick ? local % count : o.device_id);
     }
     impl.device = gpu::make_device_transform(std::move(dev), d, o, row, col);
   });
@@ -519,6 +521,24 @@ std::string buffer_error(const char* what, const void* in, std::size_t in_have, 
   return err;
 }
 
+// Different fields must not share memory: the pipeline writes one field's output while it
+// still reads the next one's input. "" when none do.
+std::string shared_fields_error(const char* what, std::size_t nv, const void* const* in, std::size_t need_in,
+                                void* const* out, std::size_t need_out) {
+  for (std::size_t j = 0; j < nv; ++j)
+    for (std::size_t k = j + 1; k < nv; ++k) {
+      const char* ja[2] = {static_cast<const char*>(in[j]), static_cast<const char*>(out[j])};
+      const char* ka[2] = {static_cast<const char*>(in[k]), static_cast<const char*>(out[k])};
+      const std::size_t len[2] = {need_in, need_out};
+      for (int x = 0; x < 2; ++x)
+        for (int y = 0; y < 2; ++y)
+          if (len[x] && len[y] && ja[x] < ka[y] + len[y] && ka[y] < ja[x] + len[x])
+            return std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
+                   " share memory (each field needs buffers of its own)";
+    }
+  return "";
+}
+
 // Checks sizes and aliasing of the user's buffers on every rank together, and that the
 // workspace was free on every rank (`refused`: this rank's claim, "" = claimed).
 // The call's name takes part in the agreement: ranks in different calls of the plan (a
@@ -610,11 +630,7 @@ void Plan::Impl::run_device(Direction dir, const char* what, const std::string& 
     }
     if (!err.empty() && nv > 1) err += " (field " + std::to_string(k) + ")";
   }
-  for (std::size_t j = 0; err.empty() && j < nv; ++j)
-    for (std::size_t k = j + 1; err.empty() && k < nv; ++k)
-      if (in[j] == in[k] || out[j] == out[k] || in[j] == out[k] || out[j] == in[k])
-        err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
-              " share memory (each field needs buffers of its own)";
+  if (err.empty()) err = shared_fields_error(what, nv, in, in_need, out, out_need);
   agree_call_any(comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv)}}, err,
                  false, refused.empty() ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
   if (nv == 0) return;
@@ -940,21 +956,7 @@ void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, s
                        lean_workspace() && !impl().reshapes());
     if (!err.empty()) err += " (field " + std::to_string(k) + ")";
   }
-  // Different fields must not share memory: the pipeline writes one field's output while
-  // it still reads the next one's input.
-  for (std::size_t j = 0; err.empty() && j < nv_in; ++j)
-    for (std::size_t k = j + 1; err.empty() && k < nv_in; ++k) {
-      const char* ja[2] = {static_cast<const char*>(in[j]), static_cast<const char*>(out[j])};
-      const char* ka[2] = {static_cast<const char*>(in[k]), static_cast<const char*>(out[k])};
-      const std::size_t len[2] = {need_in, need_out};
-      bool overlap = false;
-      for (int x = 0; x < 2; ++x)
-        for (int y = 0; y < 2; ++y)
-          if (len[x] && len[y] && ja[x] < ka[y] + len[y] && ka[y] < ja[x] + len[x]) overlap = true;
-      if (overlap)
-        err = std::string(what) + ": fields " + std::to_string(j) + " and " + std::to_string(k) +
-              " share memory (each field needs buffers of its own)";
-    }
+  if (err.empty()) err = shared_fields_error(what, nv_in, in, need_in, out, need_out);
   // User boxes: each field runs in a B of its own, made on the first call with this many
   // fields (local; the failure of one rank is agreed below); a lean transform binds those.
   const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;

@@ -85,6 +85,11 @@ class HostEvent final : public Event {
 };
 
 class HostDevice final : public Device {
+  [[noreturn]] static void no_ipc() {
+    throw Error("the emulated device has no inter-process memory (device_exchange=ipc needs device=cuda)",
+                ErrorCode::Unavailable);
+  }
+
  public:
   std::string name() const override { return "host emulation"; }
   bool emulated() const override { return true; }
@@ -147,11 +152,8 @@ class HostDevice final : public Device {
     // Any host pointer may stand for device memory here, except null.
     return p != nullptr;
   }
-  std::string ipc_handle(void*) override {
-    throw Error("the emulated device has no inter-process memory (device_exchange=ipc needs device=cuda)",
-                ErrorCode::Unavailable);
-  }
-  void* ipc_open(const std::string&) override { return ipc_handle(nullptr), nullptr; }
+  std::string ipc_handle(void*) override { no_ipc(); }
+  void* ipc_open(const std::string&) override { no_ipc(); }
   void ipc_close(void*) override {}
   DeviceMemory memory() const override {
     std::lock_guard<std::mutex> g(m_);

@@ -58,7 +58,7 @@ struct Layout {
   Index offset(const Box3& b) const {  // element offset of b's first point
     return (b.lo[0] - box.lo[0]) * stride[0] + (b.lo[1] - box.lo[1]) * stride[1] + (b.lo[2] - box.lo[2]) * stride[2];
   }
-  Index elems() const { return box.count() == 0 ? 0 : box.n[0] * box.n[1] * box.n[2]; }
+  Index elems() const { return box.count(); }
 };
 
 // A block between this rank and one peer in one chunk of one direction.
@@ -205,7 +205,6 @@ class Plan3d final : public DeviceTransform {
     elems_[kA] = z_in_a_ ? std::max(A_.elems(), Z_.elems()) : A_.elems();
     elems_[kY] = d.m1 > 1 ? Y_.elems() : 0;
     elems_[kZ] = z_in_a_ ? 0 : Z_.elems();
-    in_elems_ = (r2c_ ? nx : xc) * yi.n * zj.n;
     out_elems_ = Z_.elems();
 
     // Scaling as the CPU plan's (fft/transform.cpp), without padding.
@@ -451,7 +450,7 @@ class Plan3d final : public DeviceTransform {
   bool mpi_ = false;  // Options::device_exchange = mpi
   Layout A_, Y_, Z_;
   Index elems_[kBufs] = {0, 0, 0};
-  Index in_elems_ = 0, out_elems_ = 0;
+  Index out_elems_ = 0;
   double fwd_scale_ = 1, bwd_scale_ = 1;
   std::unique_ptr<Exchange> row_, col_;
   Stage a_[2], y_[2], z_[2], z_out_, a_out_;

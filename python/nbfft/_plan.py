@@ -952,17 +952,17 @@ class Plan:
         self._plan().backward(a, na, out, no)
         return out
 
-    def _device_many(self, what, fields, out, forward):
-        """forward_many / backward_many of lists of GPU arrays (as ``_device_transform``)."""
+    def _device_pairs(self, what, fields, outs, forward):
+        """Checks GPU arrays (CuPy, PyTorch, anything with ``__cuda_array_interface__``) for a
+        zero-copy transform on a plan made with ``device='cuda'`` (docs/gpu.md), on every
+        rank together; ``outs`` None: new arrays of the inputs' library. Returns (outs,
+        input bytes, output bytes) of one field."""
         ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
         idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
         problem = None
         if self.options.as_dict().get("device", "host") == "host":
-            problem = (ArgumentTypeError, "{}: GPU arrays (__cuda_array_interface__) given to a plan made with "
+            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
                        "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
-        outs = list(out) if isinstance(out, (list, tuple)) else None
-        if problem is None and out is not None and outs is None:
-            problem = ArgumentTypeError, "{}: out must be a list of GPU arrays, got {}".format(what, type(out).__name__)
         if problem is None and outs is not None and len(outs) != len(fields):
             problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, len(fields), len(outs))
         if problem is None and outs is None:
@@ -973,37 +973,31 @@ class Plan:
                     break
                 outs.append(o)
         for k in range(len(fields) if problem is None else 0):
-            field = "{} (field {})".format(what, k)
+            field = "{} (field {})".format(what, k) if len(fields) > 1 else what
             problem = (_device_array_problem(field, "a", fields[k], ib.shape, idt, False) or
                        _device_array_problem(field, "out", outs[k], ob.shape, odt, True))
             if problem is not None:
                 break
         self._agree(problem)
+        return outs, ib.size * idt.itemsize, ob.size * odt.itemsize
+
+    def _device_many(self, what, fields, out, forward):
+        """forward_many / backward_many of lists of GPU arrays."""
+        if out is not None and not isinstance(out, (list, tuple)):
+            self._agree((ArgumentTypeError, "{}: out must be a list of GPU arrays, got {}".format(
+                what, type(out).__name__)))
+        outs, na, no = self._device_pairs(what, fields, None if out is None else list(out), forward)
         ptr = [f.__cuda_array_interface__["data"][0] for f in fields]
         optr = [o.__cuda_array_interface__["data"][0] for o in outs]
-        self._plan().transform_many_ptr(forward, ptr, ib.size * idt.itemsize, optr, ob.size * odt.itemsize)
+        self._plan().transform_many_ptr(forward, ptr, na, optr, no)
         return outs
 
     def _device_transform(self, what, a, out, forward):
-        """forward / backward of GPU arrays (CuPy, PyTorch, anything with
-        ``__cuda_array_interface__``): zero-copy, on a plan made with ``device='cuda'``
-        (docs/gpu.md). ``out`` (None: a new array of ``a``'s library) likewise."""
-        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
-        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
-        device = self.options.as_dict().get("device", "host")
-        problem = None
-        if device == "host":
-            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
-                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
-        problem = problem or _device_array_problem(what, "a", a, ib.shape, idt, False)
-        if problem is None and out is None:
-            out, problem = _device_empty(what, a, ob.shape, odt)
-        problem = problem or _device_array_problem(what, "out", out, ob.shape, odt, True)
-        self._agree(problem)
-        ia, oa = a.__cuda_array_interface__, out.__cuda_array_interface__
-        self._plan().transform_ptr(forward, ia["data"][0], ib.size * idt.itemsize, oa["data"][0],
-                                   ob.size * odt.itemsize)
-        return out
+        """forward / backward of one GPU array."""
+        outs, na, no = self._device_pairs(what, [a], None if out is None else [out], forward)
+        self._plan().transform_ptr(forward, a.__cuda_array_interface__["data"][0], na,
+                                   outs[0].__cuda_array_interface__["data"][0], no)
+        return outs[0]
 
     def forward_start(self, a, out=None):
         """Starts ``forward(a, out)`` and returns once its exchange is in flight (split phase).

@@ -106,7 +106,6 @@ std::vector<In> field(const Plan& plan, const Grid& n, int seed) {
   return f;
 }
 
-Options options(int m1, int m2, TransformKind tk, Precision p) { return test_options(m1, m2, tk, p); }
 
 std::string str(const Grid& n, const Options& o) {
   std::ostringstream os;
@@ -171,6 +170,19 @@ void compare(const Grid& n, Options o, int nv, double tol) {
 }
 
 // On a GPU also a grid of several 32 x 32 tiles per plane (the transposing kernel's).
+// compare with the element types of o's transform and precision; 1e-12 in double, 2e-5 in single.
+void compare(const Grid& n, const Options& o, int nv) {
+  const bool r2c = o.transform == TransformKind::R2C;
+  if (o.precision == Precision::Double && r2c)
+    compare<double, std::complex<double>>(n, o, nv, 1e-12);
+  else if (o.precision == Precision::Double)
+    compare<std::complex<double>, std::complex<double>>(n, o, nv, 1e-12);
+  else if (r2c)
+    compare<float, std::complex<float>>(n, o, nv, 2e-5);
+  else
+    compare<std::complex<float>, std::complex<float>>(n, o, nv, 2e-5);
+}
+
 std::vector<Grid> grids() {
   if (test_device() == Device::Cuda) return {{17, 13, 11}, {16, 12, 10}, {5, 3, 2}, {66, 48, 40}};
   return {{17, 13, 11}, {16, 12, 10}, {5, 3, 2}};
@@ -187,22 +199,14 @@ TEST(DevicePlan, MatchesCpuPlan) {
       for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C})
         for (Precision p : {Precision::Double, Precision::Single})
           for (OutputOrder order : {OutputOrder::Natural, OutputOrder::Transposed}) {
-            Options o = options(f[0], f[1], tk, p);
+            Options o = test_options(f[0], f[1], tk, p);
             o.output_order = order;
             o.row_transport = o.col_transport = coll::Transport::parse(transports[static_cast<std::size_t>(c) % 4]);
             o.col_chunk_planes = c % 3;  // 0: about four chunks; 1, 2 planes a chunk
             o.fields_in_flight = 1 + c % 2;
             const int nv = 1 + (c / 2) % 3;
             ++c;
-            const double tol = p == Precision::Double ? 1e-12 : 2e-5;
-            if (p == Precision::Double && tk == TransformKind::R2C)
-              compare<double, std::complex<double>>(n, o, nv, tol);
-            else if (p == Precision::Double)
-              compare<std::complex<double>, std::complex<double>>(n, o, nv, tol);
-            else if (tk == TransformKind::R2C)
-              compare<float, std::complex<float>>(n, o, nv, tol);
-            else
-              compare<std::complex<float>, std::complex<float>>(n, o, nv, tol);
+            compare(n, o, nv);
           }
 }
 
@@ -212,7 +216,7 @@ TEST(DevicePlan, EveryNorm) {
   int c = 0;
   for (Norm norm : {Norm::None, Norm::Backward, Norm::Forward, Norm::Ortho}) {
     const auto& f = fs[static_cast<std::size_t>(c++) % fs.size()];
-    Options o = options(f[0], f[1], TransformKind::R2C, Precision::Double);
+    Options o = test_options(f[0], f[1], TransformKind::R2C, Precision::Double);
     o.norm = norm;
     compare<double, std::complex<double>>({12, 9, 7}, o, 1, 1e-12);
   }
@@ -223,7 +227,7 @@ TEST(DevicePlan, InPlace) {
   NBFFT_NEED_DEVICE();
   for (const auto& f : factorizations(world_size())) {
     const Grid n{10, 7, 6};
-    Options o = options(f[0], f[1], TransformKind::R2C, Precision::Double);
+    Options o = test_options(f[0], f[1], TransformKind::R2C, Precision::Double);
     for (OutputOrder order : {OutputOrder::Natural, OutputOrder::Transposed}) {
       o.output_order = order;
       Options h = o, d = o;
@@ -255,7 +259,7 @@ TEST(DevicePlan, RefusesWhatItCannotDo) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
   };
-  Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+  Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
   Options pad = o;
   pad.padding = {1.5, 1.5, 1.5};
   refused(pad, "padding");
@@ -291,16 +295,13 @@ TEST(DevicePlan, IpcExchangeMatchesCpuPlan) {
   for (const auto& f : factorizations(world_size()))
     for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {66, 48, 40}, {5, 3, 2}})
       for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C}) {
-        Options o = options(f[0], f[1], tk, Precision::Double);
+        Options o = test_options(f[0], f[1], tk, Precision::Double);
         o.device_exchange = DeviceExchange::Ipc;
         o.output_order = c % 2 ? OutputOrder::Natural : OutputOrder::Transposed;
         o.col_chunk_planes = c % 3;
         const int nv = 1 + c % 3;
         ++c;
-        if (tk == TransformKind::R2C)
-          compare<double, std::complex<double>>(n, o, nv, 1e-12);
-        else
-          compare<std::complex<double>, std::complex<double>>(n, o, nv, 1e-12);
+        compare(n, o, nv);
       }
 }
 
@@ -311,7 +312,7 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
   NBFFT_NEED_DEVICE();
   const std::string why = gpu::mpi_cuda_support();
   if (test_device() == Device::Cuda && !why.empty()) {
-    Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+    Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
     o.device = Device::Cuda;
     o.device_exchange = DeviceExchange::Mpi;
     if (world_size() > 1) {
@@ -329,7 +330,7 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
   for (const auto& f : factorizations(world_size()))
     for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {5, 3, 2}})
       for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C}) {
-        Options o = options(f[0], f[1], tk, Precision::Double);
+        Options o = test_options(f[0], f[1], tk, Precision::Double);
         o.device_exchange = DeviceExchange::Mpi;
         o.row_transport = o.col_transport = coll::Transport::parse(transports[static_cast<std::size_t>(c) % 4]);
         o.output_order = c % 2 ? OutputOrder::Natural : OutputOrder::Transposed;
@@ -337,12 +338,9 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
         o.fields_in_flight = 1 + c % 2;
         const int nv = 1 + c % 3;
         ++c;
-        if (tk == TransformKind::R2C)
-          compare<double, std::complex<double>>(n, o, nv, 1e-12);
-        else
-          compare<std::complex<double>, std::complex<double>>(n, o, nv, 1e-12);
+        compare(n, o, nv);
       }
-  Options bad = options(0, 0, TransformKind::R2C, Precision::Double);
+  Options bad = test_options(0, 0, TransformKind::R2C, Precision::Double);
   bad.device = test_device();
   bad.device_exchange = DeviceExchange::Mpi;
   bad.transport("bruck@caller");
@@ -358,7 +356,7 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
 TEST(DevicePlan, HostArrayIsAnError) {
   if (test_device() != Device::Cuda) GTEST_SKIP() << "the emulated device takes host arrays";
   NBFFT_NEED_DEVICE();
-  Options o = options(0, 0, TransformKind::R2C, Precision::Double);
+  Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
   o.device = Device::Cuda;
   const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
   std::vector<double> in(static_cast<std::size_t>(p.in_count()));
