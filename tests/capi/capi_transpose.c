@@ -3,21 +3,13 @@
  * a short array on one rank, a bad pencil and a stale handle fail with the right status. */
 #include <nbfft/nbfft.h>
 
+#include "capi_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { E = 24 };
-static int failures = 0;
-#define CHECK(cond, ...)                        \
-  do {                                          \
-    if (!(cond)) {                              \
-      fprintf(stderr, "FAIL line %d: ", __LINE__); \
-      fprintf(stderr, __VA_ARGS__);             \
-      fprintf(stderr, "\n");                    \
-      ++failures;                               \
-    }                                           \
-  } while (0)
 
 static unsigned char value(int64_t x, int64_t y, int64_t z, int b, int f) {
   return (unsigned char)(x * 31 + y * 17 + z * 7 + b * 3 + f * 101);
