@@ -292,6 +292,7 @@ class Plan3d final : public DeviceTransform {
     // (ipc exchanges complete where they start: nothing to pipeline either.)
     const int W = moves && !ipc_ ? std::max(1, o.fields_in_flight) : 1;
     for (int w = 0; w < W; ++w) ws_.push_back(std::make_unique<Work>(*this));
+    for (int dir = 0; dir < 2; ++dir) paths_[dir] = path(dir);
   }
 
   ~Plan3d() override = default;
@@ -410,6 +411,7 @@ class Plan3d final : public DeviceTransform {
     std::function<void(Work&, const void*, void*)> local;
   };
   std::vector<Step> path(int dir) const;
+  std::vector<Step> paths_[2];  // path(dir), made once
 
   static std::size_t bytes(const Piece& p) { return static_cast<std::size_t>(p.box.count()) * sizeof(C); }
   // p's block between a buffer of strides s and the wire's tight layout (a copy where the
@@ -635,7 +637,7 @@ void Plan3d<T>::connect() {
 template <typename T>
 void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* out, fft::Timings& t) const {
   using clock = std::chrono::steady_clock;
-  const std::vector<Step> steps = path(dir);
+  const std::vector<Step>& steps = paths_[dir];
   Work& w = *ws_[0];
   for (int f = 0; f < nv; ++f) {
     int local = 0;
@@ -686,7 +688,7 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
     run_timed(dir, nv, in, out, *t);
     return;
   }
-  const std::vector<Step> steps = path(dir);
+  const std::vector<Step>& steps = paths_[dir];
   const int W = static_cast<int>(ws_.size());
   // Collectives start in one order on every rank: field by field, exchange step by exchange
   // step, chunk by chunk. `turn` is the field whose exchange may start chunks now.
