@@ -68,10 +68,19 @@ struct Plan::Impl {
   // transform; `typed` then holds nothing. dev_out: its output box (order per output_order).
   std::unique_ptr<const gpu::DeviceTransform> device;
   Box3 dev_out;
-  // The device plan's transforms: nv fields of device arrays, checked on every rank together.
+  // The device plan's transforms: nv fields of device arrays, checked on every rank together
+  // (check_device), run on the plan's own workspaces or on `work` (one field).
+  // (problem: this call's own InvalidArgument, checked first.)
+  void check_device(const char* what, const std::string& refused, std::size_t nv, const void* const* in,
+                    std::size_t in_b, void* const* out, std::size_t out_b, std::size_t in_need, std::size_t out_need,
+                    const std::string& problem = "") const;
   void run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv, const void* const* in,
                   std::size_t in_b, void* const* out, std::size_t out_b, std::size_t in_need, std::size_t out_need,
-                  Timings* t) const;
+                  Timings* t, gpu::DeviceWork* work = nullptr) const;
+  // A split-phase transform on the device, into pr (Plan::start_bytes).
+  void start_device(Direction dir, const char* what, const std::string& refused, const void* in, std::size_t in_b,
+                    void* out, std::size_t out_b, std::size_t in_need, std::size_t out_need, Workspace& ws,
+                    const Timings* t, detail::PlanRequest& pr) const;
   // Workspaces for the starts that bring none (start_bytes without one), made as needed:
   // the same number on every rank, the k-th of each rank's serving one transform together.
   // Last, so that they go before the transform and communicators they use.
@@ -569,6 +578,7 @@ struct Plan::Workspace::Impl {
   std::atomic<const char*> started{nullptr};
   detail::PlanRequest* user = nullptr;  // the split-phase transform using it, if any
   std::unique_ptr<UserLayout::Buffers> layout_bufs;  // the plan's user boxes (when they reshape)
+  std::unique_ptr<gpu::DeviceWork> dev;  // a device plan's (then `ws` holds nothing)
   ~Impl();
 };
 
@@ -581,11 +591,9 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   if (ws && (!ws->impl_ || ws->impl_->owner != &impl()))
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   if (impl().device) {
-    if (ws)
-      throw Error(std::string(what) + ": device plans hold their own workspaces (docs/gpu.md)", ErrorCode::Unavailable);
-    BusyGuard busy(impl().busy, nullptr, what);
+    BusyGuard busy(ws ? ws->impl_->busy : impl().busy, ws ? &ws->impl_->started : nullptr, what);
     impl().run_device(dir, what, busy.refused(), 1, &in, in_b, &out, out_b, forward ? in_bytes() : out_bytes(),
-                      forward ? out_bytes() : in_bytes(), t);
+                      forward ? out_bytes() : in_bytes(), t, ws ? ws->impl_->dev.get() : nullptr);
     return;
   }
   BusyGuard busy(ws ? ws->impl_->busy : impl().busy, ws ? &ws->impl_->started : nullptr, what);
@@ -612,11 +620,10 @@ void Plan::transform_bytes(Direction dir, const void* in, std::size_t in_b, void
   });
 }
 
-void Plan::Impl::run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv,
-                            const void* const* in, std::size_t in_b, void* const* out, std::size_t out_b,
-                            std::size_t in_need, std::size_t out_need, Timings* t) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string err = refused;
+void Plan::Impl::check_device(const char* what, const std::string& refused, std::size_t nv, const void* const* in,
+                              std::size_t in_b, void* const* out, std::size_t out_b, std::size_t in_need,
+                              std::size_t out_need, const std::string& problem) const {
+  std::string err = refused.empty() ? problem : refused;
   if (err.empty() && nv > 0 && (in == nullptr || out == nullptr))
     err = std::string(what) + ": null array of field pointers";
   const gpu::Device& dev = device->device();
@@ -633,8 +640,18 @@ void Plan::Impl::run_device(Direction dir, const char* what, const std::string& 
   if (err.empty()) err = shared_fields_error(what, nv, in, in_need, out, out_need);
   agree_call_any(comm, what, {{"the collective call", what}, {"the number of fields", std::to_string(nv)}}, err,
                  false, refused.empty() ? ErrorCode::InvalidArgument : ErrorCode::InvalidState);
+}
+
+void Plan::Impl::run_device(Direction dir, const char* what, const std::string& refused, std::size_t nv,
+                            const void* const* in, std::size_t in_b, void* const* out, std::size_t out_b,
+                            std::size_t in_need, std::size_t out_need, Timings* t, gpu::DeviceWork* work) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_device(what, refused, nv, in, in_b, out, out_b, in_need, out_need);
   if (nv == 0) return;
-  device->run(dir, static_cast<int>(nv), in, out, t);
+  if (work && !t)  // (timed runs step on the plan's own workspace, so each phase is its own)
+    device->start(dir, in[0], out[0], *work)->finish();
+  else
+    device->run(dir, static_cast<int>(nv), in, out, t);
   if (t) t->total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -644,18 +661,20 @@ Plan::Workspace::Workspace(Workspace&&) noexcept = default;
 Plan::Workspace& Plan::Workspace::operator=(Workspace&&) noexcept = default;
 std::size_t Plan::Workspace::bytes() const {
   if (!impl_) return 0;
+  if (impl_->dev) return impl_->dev->bytes();
   return std::visit([](const auto& w) { return w->bytes(); }, impl_->ws) +
          (impl_->layout_bufs ? impl_->layout_bufs->bytes() : 0);
 }
 
 Plan::Workspace Plan::make_workspace() const {
-  if (impl().device)
-    throw Error("make_workspace: device plans hold their own workspaces; split-phase transforms are not on device "
-                "plans yet (docs/gpu.md)",
-                ErrorCode::Unavailable);
   Workspace w;
   w.impl_ = std::make_unique<Workspace::Impl>();
   w.impl_->owner = &impl();
+  if (impl().device) {  // device memory on every rank or none, then (ipc) the peers' handles
+    agree(impl().comm, [&] { w.impl_->dev = impl().device->make_work(); });
+    agree(impl().comm, [&] { impl().device->connect(*w.impl_->dev); });
+    return w;
+  }
   impl().visit([&](const auto& p) { w.impl_->ws = add_workspace(*p.tr, impl().comm); });
   if (impl().reshapes()) agree(impl().comm, [&] { w.impl_->layout_bufs = impl().layout->make_buffers(1); });
   return w;
@@ -791,9 +810,6 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   constexpr std::size_t kMaxPooled = 64;  // one bit each in the agreed mask
   const char* what = dir == Direction::Forward ? "forward_start" : "backward_start";
   const Impl& m = impl();
-  if (m.device)
-    throw Error(std::string(what) + ": split-phase transforms are not on device plans yet (docs/gpu.md)",
-                ErrorCode::Unavailable);
   Workspace* ws = nullptr;
   {
     std::lock_guard<std::mutex> lock(m.pool_mutex);
@@ -826,9 +842,6 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
                                 Workspace& ws, Timings* t) const {
   const bool forward = dir == Direction::Forward;
   const char* what = forward ? "forward_start" : "backward_start";
-  if (impl().device)
-    throw Error(std::string(what) + ": split-phase transforms are not on device plans yet (docs/gpu.md)",
-                ErrorCode::Unavailable);
   if (!ws.impl_ || ws.impl_->owner != &impl())
     throw Error(std::string(what) + ": the workspace was not made by this plan (Plan::make_workspace)");
   std::atomic<bool>& busy = ws.impl_->busy;
@@ -836,6 +849,16 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
   auto pr = std::make_shared<detail::PlanRequest>();
   Pending p(pr);
   if (refused.empty()) pr->busy = &busy;  // held from here to the wait
+  if (impl().device) {
+    try {
+      impl().start_device(dir, what, refused, in, in_b, out, out_b, forward ? in_bytes() : out_bytes(),
+                          forward ? out_bytes() : in_bytes(), ws, t, *pr);
+    } catch (...) {
+      pr->release();
+      throw;
+    }
+    return p;
+  }
   try {
     const Dir d = dir_of(dir);
     const UserLayout* L = impl().reshapes() ? impl().layout.get() : nullptr;
@@ -929,6 +952,29 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
     throw;
   }
   return p;
+}
+
+// On a device plan every wait is collective: a transform's exchanges start once the device
+// has run the stages before them, which a wait may be the first to see.
+void Plan::Impl::start_device(Direction dir, const char* what, const std::string& refused, const void* in,
+                              std::size_t in_b, void* out, std::size_t out_b, std::size_t in_need,
+                              std::size_t out_need, Workspace& ws, const Timings* t, detail::PlanRequest& pr) const {
+  check_device(what, refused, 1, &in, in_b, &out, out_b, in_need, out_need,
+               t ? std::string(what) + ": split-phase transforms on device plans keep no Timings (time a plain call)"
+                 : std::string());
+  pr.collective_wait = true;
+  pr.wait_name = dir == Direction::Forward ? "forward wait" : "backward wait";
+  pr.ws = ws.impl_.get();
+  ws.impl_->user = &pr;
+  pr.plan = this;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex);
+    pending.push_back(&pr);
+  }
+  std::shared_ptr<gpu::DeviceRun> run = device->start(dir, in, out, *ws.impl_->dev);
+  pr.poll = [run] { return run->advance(); };
+  pr.complete = [run](std::vector<coll::Request>&) { run->finish(); };
+  ws.impl_->started.store(what, std::memory_order_release);
 }
 
 void Plan::many_bytes(Direction dir, std::size_t nv_in, const void* const* in, std::size_t in_b,

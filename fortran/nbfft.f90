@@ -121,11 +121,11 @@ module nbfft
   ! nbfft_wait finishes; the arrays must be contiguous and stay alive and untouched until then.
   interface nbfft_forward_start
     module procedure forward_start_r2c_d, forward_start_c2c_d, forward_start_r2c_s, forward_start_c2c_s, &
-      forward_start_r2r_d, forward_start_r2r_s
+      forward_start_r2r_d, forward_start_r2r_s, forward_start_ptr
   end interface
   interface nbfft_backward_start
     module procedure backward_start_c2r_d, backward_start_c2c_d, backward_start_c2r_s, backward_start_c2c_s, &
-      backward_start_r2r_d, backward_start_r2r_s
+      backward_start_r2r_d, backward_start_r2r_s, backward_start_ptr
   end interface
   interface nbfft_gather
     module procedure gather_r_d, gather_c_d, gather_r_s, gather_c_s
@@ -1039,6 +1039,23 @@ contains
     integer(c_size_t), intent(in) :: in_bytes, out_bytes
     integer, intent(out), optional :: status
     call finish(c_backward(plan%p, in, in_bytes, out, out_bytes), status)
+  end subroutine
+  ! Split phase by address (device arrays of a device plan): nbfft_wait finishes it.
+  subroutine forward_start_ptr(plan, in, in_bytes, out, out_bytes, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_size_t), intent(in) :: in_bytes, out_bytes
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call finish(c_forward_start(plan%p, in, in_bytes, out, out_bytes, request%p), status)
+  end subroutine
+  subroutine backward_start_ptr(plan, in, in_bytes, out, out_bytes, request, status)
+    type(nbfft_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_size_t), intent(in) :: in_bytes, out_bytes
+    type(nbfft_request), intent(out) :: request
+    integer, intent(out), optional :: status
+    call finish(c_backward_start(plan%p, in, in_bytes, out, out_bytes, request%p), status)
   end subroutine
   subroutine forward_r2c_d(plan, in, out, status)
     type(nbfft_plan), intent(in) :: plan

@@ -13,6 +13,7 @@
 #include <complex>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -291,6 +292,7 @@ class Plan3d final : public DeviceTransform {
     const bool moves = (row_ && row_->ranks > 1) || (col_ && col_->ranks > 1);
     // (ipc exchanges complete where they start: nothing to pipeline either.)
     const int W = moves && !ipc_ ? std::max(1, o.fields_in_flight) : 1;
+    moves_ = moves;
     for (int w = 0; w < W; ++w) ws_.push_back(std::make_unique<Work>(*this));
     for (int dir = 0; dir < 2; ++dir) paths_[dir] = path(dir);
   }
@@ -302,15 +304,26 @@ class Plan3d final : public DeviceTransform {
   std::string describe() const override;
   std::size_t workspace_bytes() const override {
     std::size_t b = 0;
-    for (const auto& w : ws_) b += w->bytes;
+    for (const auto& w : ws_) b += w->held;
     return b;
   }
   Device& device() const override { return *dev_; }
-  void connect() override;
+  void connect() override {
+    for (auto& w : ws_) connect_work(*w);
+  }
+  // Binding a workspace's collectives may duplicate a communicator after settling what is in
+  // flight (coll's native algorithm): every chunk of the transforms in flight starts first,
+  // so that no rank settles while waiting on a chunk another rank has not started.
+  std::unique_ptr<DeviceWork> make_work() const override {
+    drain();
+    return std::make_unique<Work>(*this);
+  }
+  void connect(DeviceWork& w) const override { connect_work(static_cast<Work&>(w)); }
+  std::unique_ptr<DeviceRun> start(Direction dir, const void* in, void* out, DeviceWork& w) const override;
 
  private:
   // The buffers, queue and bound collectives of one field in flight.
-  struct Work {
+  struct Work final : DeviceWork {
     const Plan3d& p;
     Device& dev;
     void* buf[kBufs] = {};
@@ -325,7 +338,7 @@ class Plan3d final : public DeviceTransform {
     void* hsend = nullptr;
     void* hrecv = nullptr;
     void* work = nullptr;
-    std::size_t bytes = 0;
+    std::size_t held = 0;  // device bytes
     std::unique_ptr<Queue> q;
     // [exchange][dir][chunk]: the collective and the event that says its send copies are done
     std::vector<coll::Collective> coll[2][2];
@@ -370,12 +383,13 @@ class Plan3d final : public DeviceTransform {
         throw;
       }
     }
-    ~Work() {
+    ~Work() override {
       if (q) q->sync();
       release();
     }
+    std::size_t bytes() const override { return held; }
     void* alloc(std::size_t b, const char* what) {
-      bytes += b;
+      held += b;
       return dev.alloc(b, what);
     }
     void release() {
@@ -393,9 +407,13 @@ class Plan3d final : public DeviceTransform {
     C* at(Buf b) const { return static_cast<C*>(buf[b]); }
   };
 
-  // One field's progress through its path.
+  // One field's progress through its direction's path: a field of run() or a split-phase
+  // transform (Run), both in flight_ while they run.
   struct Field {
-    int f = 0;
+    std::uint64_t seq = 0;  // its place in the order the plan's exchanges start in (turn_)
+    int dir = 0;
+    const void* in = nullptr;
+    void* out = nullptr;
     Work* w = nullptr;
     int step = 0;
     // The exchange step in progress: chunks queued for sending, started, landed.
@@ -404,6 +422,7 @@ class Plan3d final : public DeviceTransform {
     std::vector<coll::Request> req;
     std::vector<bool> done;
   };
+  class Run;
 
   // The path of a direction: local work (queued at once) and exchanges, in order.
   struct Step {
@@ -442,6 +461,18 @@ class Plan3d final : public DeviceTransform {
   }
   void queue_send(Work& w, int e, int dir) const;
   void exchange_ipc(Work& w, int e, int dir) const;
+  void connect_work(Work& w) const;
+  // The driver (run() and start()): fields enter the plan's flight with the next sequence
+  // numbers, every pass advances all of them, and an exchange's chunks start only on the
+  // field whose turn it is, so collectives start in one order on every rank (their tags are
+  // taken at the start; readiness differs between ranks).
+  bool queued_all(const Field& f) const { return f.step >= static_cast<int>(paths_[f.dir].size()); }
+  bool exchanges_after(int dir, int step) const;
+  bool advance(Field& f) const;  // one pass over one field (flight_mutex_ held): anything moved?
+  bool advance_all() const;      // one pass over every field in flight: anything moved?
+  void enter(Field& f) const;
+  void leave(const Field& f) const;
+  void drain() const;  // until every field in flight has started all of its exchanges
   void queue_recv(Work& w, int e, int dir, int k) const;
   const Exchange* exchange(int e) const { return e == 0 ? row_.get() : col_.get(); }
 
@@ -458,6 +489,40 @@ class Plan3d final : public DeviceTransform {
   Stage a_[2], y_[2], z_[2], z_out_, a_out_;
   std::size_t work_ = 0;
   std::vector<std::unique_ptr<Work>> ws_;
+  bool moves_ = false;  // some exchange moves data between ranks
+  mutable std::mutex flight_mutex_;
+  mutable std::vector<Field*> flight_;  // in sequence order
+  mutable std::uint64_t seq_ = 0, turn_ = 0;
+  // A field left before all of it was queued (a failed transform): the order of the
+  // exchanges is lost, so later transforms refuse instead of hanging.
+  mutable bool broken_ = false;
+};
+
+// A split-phase transform: one field in the plan's flight until finished.
+template <typename T>
+class Plan3d<T>::Run final : public DeviceRun {
+ public:
+  explicit Run(const Plan3d& p) : p_(p) {}
+  ~Run() override {
+    if (entered_) p_.leave(field);
+  }
+  bool advance() override {
+    p_.advance_all();
+    return p_.queued_all(field);
+  }
+  void finish() override {
+    while (!p_.queued_all(field))
+      if (!p_.advance_all()) {
+        coll::progress_all();
+        std::this_thread::yield();
+      }
+    field.w->q->sync();
+  }
+  Field field;
+  bool entered_ = false;
+
+ private:
+  const Plan3d& p_;
 };
 
 template <typename T>
@@ -587,49 +652,46 @@ void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
 }
 
 template <typename T>
-void Plan3d<T>::connect() {
+void Plan3d<T>::connect_work(Work& w) const {
   if (!ipc_) return;
   for (int e = 0; e < 2; ++e) {
     const Exchange* x = exchange(e);
     if (!x || x->ranks == 1) continue;
     MPI_Comm comm = x->comm.mpi();
     const int P = x->ranks;
-    for (auto& wp : ws_) {
-      Work& w = *wp;
-      // The send buffers' handles (a failure to make one is every rank's: the same call on
-      // the same kind of buffer), gathered before anything is opened, so that a rank whose
-      // open fails has taken part in every collective here.
-      constexpr std::size_t kHandle = 64;  // cudaIpcMemHandle_t
-      std::string mine(kHandle, '\0');
-      std::exception_ptr failed;  // kept until every collective here has run
-      try {
-        mine = dev_->ipc_handle(w.dsend);
-        mine.resize(kHandle);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-      std::vector<char> all(kHandle * static_cast<std::size_t>(P));
-      MPI_Allgather(mine.data(), static_cast<int>(kHandle), MPI_BYTE, all.data(), static_cast<int>(kHandle), MPI_BYTE,
-                    comm);
-      // Where each peer packs the block for this rank: its send displacement to me.
-      for (int dir = 0; dir < 2; ++dir) {
-        const auto& chunks = x->chunks[dir];
-        w.peer_off[e][dir].assign(chunks.size(), std::vector<Index>(static_cast<std::size_t>(P), 0));
-        for (std::size_t k = 0; k < chunks.size(); ++k) {
-          std::vector<Index> got(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
-          MPI_Allgather(chunks[k].sd.data(), P, MPI_INT64_T, got.data(), P, MPI_INT64_T, comm);
-          for (int q = 0; q < P; ++q)
-            w.peer_off[e][dir][k][static_cast<std::size_t>(q)] =
-                got[static_cast<std::size_t>(q) * static_cast<std::size_t>(P) + static_cast<std::size_t>(x->me)];
-        }
-      }
-      if (failed) std::rethrow_exception(failed);
-      w.peer[e].assign(static_cast<std::size_t>(P), nullptr);
-      for (int q = 0; q < P; ++q)
-        if (q != x->me)
-          w.peer[e][static_cast<std::size_t>(q)] =
-              dev_->ipc_open(std::string(all.data() + kHandle * static_cast<std::size_t>(q), kHandle));
+    // The send buffers' handles (a failure to make one is every rank's: the same call on
+    // the same kind of buffer), gathered before anything is opened, so that a rank whose
+    // open fails has taken part in every collective here.
+    constexpr std::size_t kHandle = 64;  // cudaIpcMemHandle_t
+    std::string mine(kHandle, '\0');
+    std::exception_ptr failed;  // kept until every collective here has run
+    try {
+      mine = dev_->ipc_handle(w.dsend);
+      mine.resize(kHandle);
+    } catch (...) {
+      failed = std::current_exception();
     }
+    std::vector<char> all(kHandle * static_cast<std::size_t>(P));
+    MPI_Allgather(mine.data(), static_cast<int>(kHandle), MPI_BYTE, all.data(), static_cast<int>(kHandle), MPI_BYTE,
+                  comm);
+    // Where each peer packs the block for this rank: its send displacement to me.
+    for (int dir = 0; dir < 2; ++dir) {
+      const auto& chunks = x->chunks[dir];
+      w.peer_off[e][dir].assign(chunks.size(), std::vector<Index>(static_cast<std::size_t>(P), 0));
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        std::vector<Index> got(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
+        MPI_Allgather(chunks[k].sd.data(), P, MPI_INT64_T, got.data(), P, MPI_INT64_T, comm);
+        for (int q = 0; q < P; ++q)
+          w.peer_off[e][dir][k][static_cast<std::size_t>(q)] =
+              got[static_cast<std::size_t>(q) * static_cast<std::size_t>(P) + static_cast<std::size_t>(x->me)];
+      }
+    }
+    if (failed) std::rethrow_exception(failed);
+    w.peer[e].assign(static_cast<std::size_t>(P), nullptr);
+    for (int q = 0; q < P; ++q)
+      if (q != x->me)
+        w.peer[e][static_cast<std::size_t>(q)] =
+            dev_->ipc_open(std::string(all.data() + kHandle * static_cast<std::size_t>(q), kHandle));
   }
 }
 
@@ -680,118 +742,210 @@ void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* o
 }
 
 template <typename T>
+bool Plan3d<T>::exchanges_after(int dir, int step) const {
+  const std::vector<Step>& steps = paths_[dir];
+  for (int s = step; s < static_cast<int>(steps.size()); ++s) {
+    const int e = steps[static_cast<std::size_t>(s)].exchange;
+    if (e >= 0 && exchange(e)->ranks > 1) return true;  // (a one-rank exchange starts nothing)
+  }
+  return false;
+}
+
+template <typename T>
+bool Plan3d<T>::advance(Field& fl) const {
+  const int dir = fl.dir;
+  const std::vector<Step>& steps = paths_[dir];
+  bool moved = false;
+  while (!queued_all(fl)) {
+    const Step& st = steps[static_cast<std::size_t>(fl.step)];
+    if (st.exchange < 0) {
+      st.local(*fl.w, fl.in, fl.out);
+      ++fl.step;
+      moved = true;
+      continue;
+    }
+    const Exchange& x = *exchange(st.exchange);
+    const int K = static_cast<int>(x.chunks[dir].size());
+    if (x.ranks == 1) {  // the rank's own block, moved on the device
+      queue_send(*fl.w, st.exchange, dir);
+      ++fl.step;
+      moved = true;
+      continue;
+    }
+    if (ipc_) {  // synchronous (barriers): on the field whose turn it is
+      if (fl.seq != turn_) return moved;
+      exchange_ipc(*fl.w, st.exchange, dir);
+      ++fl.step;
+      if (!exchanges_after(dir, fl.step)) turn_ = fl.seq + 1;
+      moved = true;
+      continue;
+    }
+    if (!fl.queued) {
+      queue_send(*fl.w, st.exchange, dir);
+      fl.queued = true;
+      fl.started = fl.landed = 0;
+      fl.req.clear();
+      fl.req.resize(static_cast<std::size_t>(K));
+      fl.done.assign(static_cast<std::size_t>(K), false);
+      moved = true;
+    }
+    // Queues the host->device copies of every chunk that has arrived.
+    auto land = [&] {
+      for (int k = 0; k < fl.started; ++k)
+        if (!fl.done[static_cast<std::size_t>(k)] && fl.req[static_cast<std::size_t>(k)].test()) {
+          fl.done[static_cast<std::size_t>(k)] = true;
+          queue_recv(*fl.w, st.exchange, dir, k);
+          ++fl.landed;
+          moved = true;
+        }
+    };
+    // Start chunks in order once their copies are on the host and it is this field's turn;
+    // after each, land what has arrived, so that chunk k's copy back to the device runs
+    // while chunk k+1 is on the wire (a blocking transport completes chunks in start()).
+    auto& sent = fl.w->sent[st.exchange][dir];
+    auto& colls = fl.w->coll[st.exchange][dir];
+    while (fl.seq == turn_ && fl.started < K && sent[static_cast<std::size_t>(fl.started)]->ready()) {
+      fl.req[static_cast<std::size_t>(fl.started)] = colls[static_cast<std::size_t>(fl.started)].start();
+      ++fl.started;
+      moved = true;
+      land();
+    }
+    // Every chunk of this field's last exchange started: the next field takes the turn.
+    if (fl.seq == turn_ && fl.started == K && !exchanges_after(dir, fl.step + 1)) turn_ = fl.seq + 1;
+    land();
+    if (fl.landed < K) return moved;
+    fl.queued = false;
+    ++fl.step;
+  }
+  return moved;
+}
+
+template <typename T>
+bool Plan3d<T>::advance_all() const {
+  std::lock_guard<std::mutex> lock(flight_mutex_);
+  bool moved = false;
+  for (Field* f : flight_) moved = advance(*f) || moved;
+  return moved;
+}
+
+template <typename T>
+void Plan3d<T>::enter(Field& f) const {
+  std::lock_guard<std::mutex> lock(flight_mutex_);
+  flight_.push_back(&f);
+}
+
+template <typename T>
+void Plan3d<T>::leave(const Field& f) const {
+  std::lock_guard<std::mutex> lock(flight_mutex_);
+  const auto it = std::find(flight_.begin(), flight_.end(), &f);
+  if (it == flight_.end()) return;
+  flight_.erase(it);
+  if (!queued_all(f) && moves_) broken_ = true;
+}
+
+template <typename T>
+void Plan3d<T>::drain() const {
+  if (!moves_) return;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(flight_mutex_);
+      if (turn_ >= seq_) return;
+    }
+    if (!advance_all()) {
+      coll::progress_all();
+      std::this_thread::yield();
+    }
+  }
+}
+
+// Field f runs on workspace f % W, entering the flight once field f - W, the workspace's
+// previous user, has queued all of its work (the workspace's queue orders the rest).
+template <typename T>
 void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* const* out, fft::Timings* t) const {
   const int dir = direction == Direction::Forward ? 0 : 1;
+  {
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    if (broken_)
+      throw Error("device plan: an earlier transform of this plan failed midway, so its ranks no longer agree on "
+                  "the order of its exchanges; make a new plan",
+                  ErrorCode::InvalidState);
+  }
   // The plan's queues do not wait for the caller's streams: let what wrote the input finish.
   dev_->synchronize();
   if (t) {
+    drain();  // split-phase transforms in flight start their exchanges first
+    std::uint64_t first = 0;
+    {
+      std::lock_guard<std::mutex> lock(flight_mutex_);
+      first = seq_;
+      seq_ += static_cast<std::uint64_t>(nv);
+    }
     run_timed(dir, nv, in, out, *t);
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    turn_ = first + static_cast<std::uint64_t>(nv);
     return;
   }
-  const std::vector<Step>& steps = paths_[dir];
   const int W = static_cast<int>(ws_.size());
-  // Collectives start in one order on every rank: field by field, exchange step by exchange
-  // step, chunk by chunk. `turn` is the field whose exchange may start chunks now.
-  std::vector<Field> fields;
-  int next = 0, finished = 0, turn = 0;
-  auto exchanges_after = [&](int step) {  // exchanges that move data (a one-rank one starts nothing)
-    for (int s = step; s < static_cast<int>(steps.size()); ++s) {
-      const int e = steps[static_cast<std::size_t>(s)].exchange;
-      if (e >= 0 && exchange(e)->ranks > 1) return true;
+  std::vector<Field> fields(static_cast<std::size_t>(nv));  // never reallocated: flight_ points in
+  std::uint64_t first = 0;
+  {
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    first = seq_;
+    seq_ += static_cast<std::uint64_t>(nv);
+  }
+  int next = 0;
+  struct Leave {
+    const Plan3d& p;
+    std::vector<Field>& f;
+    const int& entered;
+    ~Leave() {
+      for (int k = 0; k < entered; ++k) p.leave(f[static_cast<std::size_t>(k)]);
     }
-    return false;
-  };
-  while (finished < nv) {
-    // Admit fields while workspaces are free (field f uses workspace f % W; its previous user
-    // has left the field list, its queue orders the rest).
-    while (next < nv && static_cast<int>(fields.size()) < W) {
-      Field fl;
-      fl.f = next;
+  } leave{*this, fields, next};
+  for (;;) {
+    while (next < nv && (next < W || queued_all(fields[static_cast<std::size_t>(next - W)]))) {
+      Field& fl = fields[static_cast<std::size_t>(next)];
+      fl.seq = first + static_cast<std::uint64_t>(next);
+      fl.dir = dir;
+      fl.in = in[next];
+      fl.out = out[next];
       fl.w = ws_[static_cast<std::size_t>(next % W)].get();
-      fields.push_back(std::move(fl));
+      enter(fl);
       ++next;
     }
-    bool moved = false;
-    for (Field& fl : fields) {
-      for (;;) {
-        if (fl.step >= static_cast<int>(steps.size())) break;
-        const Step& st = steps[static_cast<std::size_t>(fl.step)];
-        if (st.exchange < 0) {
-          st.local(*fl.w, in[fl.f], out[fl.f]);
-          ++fl.step;
-          moved = true;
-          continue;
-        }
-        const Exchange& x = *exchange(st.exchange);
-        const int K = static_cast<int>(x.chunks[dir].size());
-        if (ipc_ && x.ranks > 1) {  // synchronous and fast: fields in field order on every rank
-          exchange_ipc(*fl.w, st.exchange, dir);
-          ++fl.step;
-          moved = true;
-          continue;
-        }
-        if (!fl.queued) {
-          queue_send(*fl.w, st.exchange, dir);
-          fl.queued = true;
-          fl.started = fl.landed = 0;
-          fl.req.clear();
-          fl.req.resize(static_cast<std::size_t>(K));
-          fl.done.assign(static_cast<std::size_t>(K), false);
-          moved = true;
-        }
-        if (x.ranks == 1) {
-          fl.queued = false;
-          ++fl.step;
-          continue;
-        }
-        // Queues the host->device copies of every chunk that has arrived.
-        auto land = [&] {
-          for (int k = 0; k < fl.started; ++k)
-            if (!fl.done[static_cast<std::size_t>(k)] && fl.req[static_cast<std::size_t>(k)].test()) {
-              fl.done[static_cast<std::size_t>(k)] = true;
-              queue_recv(*fl.w, st.exchange, dir, k);
-              ++fl.landed;
-              moved = true;
-            }
-        };
-        // Start chunks in order once their copies are on the host and it is this field's turn;
-        // after each, land what has arrived, so that chunk k's copy back to the device runs
-        // while chunk k+1 is on the wire (a blocking transport completes chunks in start()).
-        auto& sent = fl.w->sent[st.exchange][dir];
-        auto& colls = fl.w->coll[st.exchange][dir];
-        while (fl.f == turn && fl.started < K && sent[static_cast<std::size_t>(fl.started)]->ready()) {
-          fl.req[static_cast<std::size_t>(fl.started)] = colls[static_cast<std::size_t>(fl.started)].start();
-          ++fl.started;
-          moved = true;
-          land();
-        }
-        if (fl.f == turn && fl.started == K) {
-          // This field has started every chunk of this exchange: the next field (or this
-          // field's next exchange) takes the turn once it reaches one.
-          bool later = exchanges_after(fl.step + 1);
-          if (!later) turn = fl.f + 1;
-        }
-        land();
-        if (fl.landed < K) break;
-        fl.queued = false;
-        ++fl.step;
-      }
-    }
-    // Fields whose whole path is queued leave; their workspace goes to the next field.
-    for (auto it = fields.begin(); it != fields.end();)
-      if (it->step >= static_cast<int>(steps.size())) {
-        it = fields.erase(it);
-        ++finished;
-        moved = true;
-      } else {
-        ++it;
-      }
-    if (!moved) {
+    if (next == nv && std::all_of(fields.begin(), fields.end(), [&](const Field& f) { return queued_all(f); })) break;
+    if (!advance_all()) {
       coll::progress_all();
       std::this_thread::yield();
     }
   }
   for (const auto& w : ws_) w->q->sync();
+}
+
+template <typename T>
+std::unique_ptr<DeviceRun> Plan3d<T>::start(Direction direction, const void* in, void* out, DeviceWork& w) const {
+  {
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    if (broken_)
+      throw Error("device plan: an earlier transform of this plan failed midway, so its ranks no longer agree on "
+                  "the order of its exchanges; make a new plan",
+                  ErrorCode::InvalidState);
+  }
+  dev_->synchronize();
+  auto r = std::make_unique<Run>(*this);
+  Field& f = r->field;
+  f.dir = direction == Direction::Forward ? 0 : 1;
+  f.in = in;
+  f.out = out;
+  f.w = &static_cast<Work&>(w);
+  {
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    f.seq = seq_++;
+    flight_.push_back(&f);
+    r->entered_ = true;
+  }
+  advance_all();
+  return r;
 }
 
 template <typename T>

@@ -43,6 +43,26 @@
 
 namespace nbfft::gpu {
 
+// The buffers, queue and bound collectives one transform in flight runs on (a workspace).
+class DeviceWork {
+ public:
+  virtual ~DeviceWork() = default;
+  virtual std::size_t bytes() const = 0;  // device bytes it holds
+};
+
+// A split-phase transform in progress (DeviceTransform::start).
+class DeviceRun {
+ public:
+  virtual ~DeviceRun() = default;
+  // One pass: queues the local work whose inputs are ready and starts the exchanges whose
+  // turn it is, for this transform and every other of the plan in flight; true once all
+  // of this transform is queued (the device may still be running it).
+  virtual bool advance() = 0;
+  // Advances until all of it is queued, then waits for the device: the output is written.
+  // Collective where the plan exchanges (other ranks' transforms must advance too).
+  virtual void finish() = 0;
+};
+
 class DeviceTransform {
  public:
   virtual ~DeviceTransform() = default;
@@ -60,6 +80,15 @@ class DeviceTransform {
   // Collective over the plan's ranks, once after construction: device_exchange=ipc opens the
   // peers' staging buffers (their handles travel over each exchange's communicator).
   virtual void connect() = 0;
+  // A workspace for split-phase transforms (local: allocates), then connect(w) (collective
+  // as connect()).
+  virtual std::unique_ptr<DeviceWork> make_work() const = 0;
+  virtual void connect(DeviceWork& w) const = 0;
+  // Starts one field's transform on w (free until the run finishes): queues what it can,
+  // starts its first exchange if the device is there already, and returns. Collective and
+  // in the same order on every rank; the run's exchanges start after those of every
+  // transform started (or run) before it, on every rank alike.
+  virtual std::unique_ptr<DeviceRun> start(fft::Direction dir, const void* in, void* out, DeviceWork& w) const = 0;
 };
 
 // What the device plan cannot do (yet), or "" when it can: the plan's error on every rank.

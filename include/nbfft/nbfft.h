@@ -176,7 +176,8 @@ nbfft_status nbfft_backward_batch(nbfft_plan plan, size_t nv, const void* in, si
  * engine call nbfft_progress (or nbfft_test) now and then. in and out must stay allocated,
  * and in unchanged, until the wait. Arguments as nbfft_forward. Collective: every rank starts
  * in the same order, and waits backward transforms in the same order (their wait runs the
- * second exchange); a forward wait is local. Any number may be in flight (the plan makes a
+ * second exchange); a forward wait is local, except on a device plan ("device=cuda"), whose
+ * waits are all collective (docs/gpu.md). Any number may be in flight (the plan makes a
  * work area for each one more in flight at once, up to 64). A plan with transforms not yet
  * waited for is not destroyed: nbfft_plan_destroy answers NBFFT_INVALID_STATE. */
 nbfft_status nbfft_forward_start(nbfft_plan plan, const void* in, size_t in_bytes, void* out, size_t out_bytes,

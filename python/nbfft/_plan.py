@@ -1008,7 +1008,9 @@ class Plan:
         a ``...@thread`` transport the exchange moves meanwhile; with the caller engine call
         the request's ``progress()`` now and then. Any number may be in flight (the plan
         makes a work area for each one more in flight at once, up to 64). Do not write
-        ``a`` or read ``out`` before the wait. Raises as ``forward``.
+        ``a`` or read ``out`` before the wait. Raises as ``forward``. GPU arrays (a plan
+        made with ``device='cuda'``) start on the device; there every wait is collective
+        (docs/gpu.md).
 
         Examples
         --------
@@ -1025,6 +1027,12 @@ class Plan:
         return self._start("Plan.backward_start", a, out, False)
 
     def _start(self, what, a, out, forward):
+        if _on_device(a) or _on_device(out):
+            outs, na, no = self._device_pairs(what, [a], None if out is None else [out], forward)
+            out = outs[0]
+            r = self._plan().start_ptr(forward, a.__cuda_array_interface__["data"][0], na,
+                                       out.__cuda_array_interface__["data"][0], no)
+            return Request(r, what, self, (a, out), out=out)
         problem, out, na, no = self._pair(what, a, out, forward)
         self._agree(problem)
         return Request(self._plan().start(forward, a, na, out, no), what, self, (a, out), out=out)

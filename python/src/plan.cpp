@@ -280,6 +280,20 @@ void bind_plan(nb::module_& m) {
           },
           "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
       .def(
+          "start_ptr",
+          [](const PyPlan& p, bool forward, std::uintptr_t in, std::size_t in_b, std::uintptr_t out,
+             std::size_t out_b) {
+            const fft::Plan& plan = p.plan();
+            Request r;
+            {
+              nb::gil_scoped_release release;
+              r = plan.start_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward,
+                                   reinterpret_cast<const void*>(in), in_b, reinterpret_cast<void*>(out), out_b);
+            }
+            return new PyRequest(std::move(r), nb::none());
+          },
+          "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a, nb::rv_policy::take_ownership)
+      .def(
           "start",
           [](const PyPlan& p, bool forward, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
             return p.start(forward ? fft::Direction::Forward : fft::Direction::Backward, in, in_b, out, out_b);

@@ -69,6 +69,36 @@ def test_gpu_array_lists_in_forward_many():
     dev.close()
 
 
+@pytest.mark.parametrize("transport", ["caller", "pairwise@thread"])
+def test_gpu_arrays_split_phase(transport):
+    """forward_start / backward_start of GPU arrays: two in flight, the caller's work between."""
+    shape = (9, 10, 12)
+    host = nbfft.Plan(COMM, shape)
+    dev = nbfft.Plan(COMM, shape, device="emulated", transport=transport)
+    rng = np.random.default_rng(17 + COMM.rank)
+    us = [rng.standard_normal(host.input_box.shape) for _ in range(2)]
+    outs = [np.empty(dev.output_box.shape, dev.out_dtype) for _ in us]
+    reqs = [dev.forward_start(FakeGpuArray(u), out=FakeGpuArray(o)) for u, o in zip(us, outs)]
+    busy = sum(k * 1e-9 for k in range(20000))
+    reqs[0].progress()
+    for r in reqs:
+        r.wait()
+    assert isinstance(reqs[0].out, FakeGpuArray) and busy > 0
+    for u, o in zip(us, outs):
+        U = host.forward(u)
+        assert all_ranks(np.abs(o - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+    backs = [np.empty(dev.input_box.shape) for _ in us]
+    reqs = [dev.backward_start(FakeGpuArray(o), out=FakeGpuArray(b)) for o, b in zip(outs, backs)]
+    for r in reqs:
+        r.wait()
+    for u, b in zip(us, backs):
+        assert all_ranks(np.abs(b - u).max(initial=0) <= 1e-12)
+    with pytest.raises(nbfft.ArgumentTypeError, match="dtype"):
+        dev.forward_start(FakeGpuArray(us[0].astype(np.float32)), out=FakeGpuArray(outs[0]))
+    host.close()
+    dev.close()
+
+
 def test_gpu_array_errors_on_every_rank():
     shape = (6, 8, 8)
     dev = nbfft.Plan(COMM, shape, device="emulated")

@@ -1,6 +1,6 @@
 /* Device plans from C (docs/gpu.md): the option text "device=emulated" runs the device plan's
  * path on host memory, so its results from C are checked here against the CPU plan's on any
- * machine (one field and nv fields, forward and backward); "device=cuda" without a usable GPU
+ * machine (one field, nv fields and nv split-phase transforms in flight, forward and backward); "device=cuda" without a usable GPU
  * (or in a build without CUDA) fails on every rank with NBFFT_UNAVAILABLE naming why; with
  * a GPU, a host array handed to it fails naming the array. Collective, any rank count. */
 #include <nbfft/nbfft.h>
@@ -67,6 +67,32 @@ int main(int argc, char** argv) {
       CHECK(nbfft_backward(host, ref, out_b, ref_back, in_b) == NBFFT_SUCCESS, "backward");
       CHECK(max_diff(back[v], ref_back, in_b / sizeof(double)) < 1e-12, "field %d: backward_many", v);
       CHECK(max_diff(back[v], u[v], in_b / sizeof(double)) < 1e-12, "field %d: round trip", v);
+    }
+    /* Split phase: NV forward transforms in flight (the plan's pool), waited in start order,
+     * then backward; the caller's work runs in between. */
+    {
+      nbfft_request r[NV];
+      double busy = 0;
+      for (v = 0; v < NV; ++v) {
+        memset(uh[v], 0, out_b);
+        CHECK(nbfft_forward_start(dev, u[v], in_b, uh[v], out_b, &r[v]) == NBFFT_SUCCESS, "forward_start: %s",
+              nbfft_last_error());
+      }
+      for (k = 0; k < 100000; ++k) busy += 1e-9 * (double)k;
+      CHECK(nbfft_progress(r[0]) == NBFFT_SUCCESS, "progress: %s", nbfft_last_error());
+      for (v = 0; v < NV; ++v) CHECK(nbfft_wait(&r[v]) == NBFFT_SUCCESS, "wait: %s", nbfft_last_error());
+      for (v = 0; v < NV; ++v) {
+        memset(back[v], 0, in_b);
+        CHECK(nbfft_backward_start(dev, uh[v], out_b, back[v], in_b, &r[v]) == NBFFT_SUCCESS, "backward_start: %s",
+              nbfft_last_error());
+      }
+      for (v = 0; v < NV; ++v) CHECK(nbfft_wait(&r[v]) == NBFFT_SUCCESS, "wait: %s", nbfft_last_error());
+      for (v = 0; v < NV; ++v) {
+        CHECK(nbfft_forward(host, u[v], in_b, ref, out_b) == NBFFT_SUCCESS, "forward");
+        CHECK(max_diff((double*)uh[v], (double*)ref, out_b / sizeof(double)) < 1e-12, "field %d: forward_start", v);
+        CHECK(max_diff(back[v], u[v], in_b / sizeof(double)) < 1e-12, "field %d: backward_start round trip", v);
+      }
+      CHECK(busy > 0, "the caller's work ran");
     }
     for (v = 0; v < NV; ++v) {
       free(u[v]);

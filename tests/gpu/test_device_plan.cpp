@@ -277,14 +277,110 @@ TEST(DevicePlan, RefusesWhatItCannotDo) {
     ipc.device_exchange = DeviceExchange::Ipc;
     refused(ipc, "needs device=cuda");
   }
+}
+
+// Split phase on the device: transforms started on the plan's pool and on workspaces of
+// make_workspace, a plain call and a timed one while they are in flight, waits in another
+// order than the starts, progress() and test() in between; every result as the CPU plan's.
+template <typename In, typename Out>
+void split_phase(const Grid& n, Options o, double tol) {
+  Options h = o;
+  h.device = Device::Host;
   o.device = test_device();
-  const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
-  try {
-    (void)p.make_workspace();
-    ADD_FAILURE() << "make_workspace on a device plan";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+  const std::string what = str(n, o) + " exchange " + name(o.device_exchange);
+  const Plan ref(MPI_COMM_WORLD, n, h), dev(MPI_COMM_WORLD, n, o);
+  Mem mem;
+  constexpr int kFields = 4;
+  std::vector<std::vector<In>> in;
+  std::vector<std::vector<Out>> spec;
+  std::vector<void*> din, dout, dback;
+  for (int f = 0; f < kFields; ++f) {
+    in.push_back(field<In>(ref, n, 40 + f));
+    spec.emplace_back(static_cast<std::size_t>(ref.out_count()));
+    ref.forward(in.back(), spec.back());
+    din.push_back(mem.put(in.back()));
+    dout.push_back(mem.alloc(dev.out_bytes()));
+    dback.push_back(mem.alloc(dev.in_bytes()));
   }
+  Plan::Workspace ws = dev.make_workspace();
+  unsigned long held = ws.bytes(), most = 0;  // (a rank with an empty box may hold nothing)
+  MPI_Allreduce(&held, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_GT(most, 0u) << what;
+  auto check_spec = [&](int f, const char* how) {
+    EXPECT_LE(rel_diff(mem.get<Out>(dout[static_cast<std::size_t>(f)], spec[static_cast<std::size_t>(f)].size()),
+                       spec[static_cast<std::size_t>(f)]),
+              tol)
+        << what << " " << how;
+  };
+  double busy = 0;  // the caller's own work between start and wait
+  auto compute = [&busy] {
+    for (int k = 0; k < 20000; ++k) busy += 1e-9 * k;
+  };
+  {
+    Plan::Pending a = dev.start_bytes(Direction::Forward, din[0], dev.in_bytes(), dout[0], dev.out_bytes());
+    Plan::Pending b = dev.start_bytes(Direction::Forward, din[1], dev.in_bytes(), dout[1], dev.out_bytes(), ws);
+    compute();
+    a.progress();
+    (void)b.test();
+    dev.forward_bytes(din[2], dev.in_bytes(), dout[2], dev.out_bytes());  // a plain call meanwhile
+    Timings t;
+    dev.forward_bytes(din[3], dev.in_bytes(), dout[3], dev.out_bytes(), &t);  // and a timed one
+    compute();
+    b.wait();  // (waits are collective on device plans: the same order on every rank)
+    a.wait();
+    EXPECT_FALSE(a.active());
+  }
+  for (int f = 0; f < kFields; ++f) check_spec(f, "forward, split phase");
+  // Backward: two in flight on the pool, then one on the workspace by a plain call.
+  {
+    Plan::Pending a = dev.start_bytes(Direction::Backward, dout[0], dev.out_bytes(), dback[0], dev.in_bytes());
+    Plan::Pending b = dev.start_bytes(Direction::Backward, dout[1], dev.out_bytes(), dback[1], dev.in_bytes());
+    compute();
+    dev.backward_bytes(dout[2], dev.out_bytes(), dback[2], dev.in_bytes(), ws);
+    a.wait();
+    b.wait();
+  }
+  for (int f = 0; f < 3; ++f) {
+    const auto got = mem.get<In>(dback[static_cast<std::size_t>(f)], in[static_cast<std::size_t>(f)].size());
+    EXPECT_LE(rel_diff(got, in[static_cast<std::size_t>(f)]), tol) << what << " backward, split phase " << f;
+  }
+  // A split-phase start keeps no timings: refused on every rank, the workspace free after.
+  Timings t;
+  try {
+    (void)dev.start_bytes(Direction::Forward, din[0], dev.in_bytes(), dout[0], dev.out_bytes(), ws, &t);
+    ADD_FAILURE() << what << ": a device start took Timings";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+  }
+  Plan::Pending again = dev.start_bytes(Direction::Forward, din[3], dev.in_bytes(), dout[3], dev.out_bytes(), ws);
+  again.wait();
+  check_spec(3, "forward on a workspace freed by a refused start");
+  EXPECT_GE(busy, 0);
+}
+
+TEST(DevicePlan, SplitPhaseMatchesCpuPlan) {
+  NBFFT_NEED_DEVICE();
+  const std::vector<std::string> transports = {"caller", "thread", "blocking", "pairwise:2@caller"};
+  int c = 0;
+  for (const auto& f : factorizations(world_size()))
+    for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {5, 3, 2}}) {
+      Options o = test_options(f[0], f[1], TransformKind::R2C, Precision::Double);
+      o.row_transport = o.col_transport = coll::Transport::parse(transports[static_cast<std::size_t>(c) % 4]);
+      o.col_chunk_planes = c % 3;
+      o.fields_in_flight = 1 + c % 2;
+      o.norm = Norm::Backward;  // backward undoes forward
+      if (test_device() == Device::Cuda) o.device_exchange = c % 2 ? DeviceExchange::Ipc : DeviceExchange::Staged;
+      else if (c % 3 == 2) o.device_exchange = DeviceExchange::Mpi;
+      if (o.device_exchange == DeviceExchange::Mpi && o.col_transport.algorithm.name == "blocking")
+        o.row_transport = o.col_transport = coll::Transport::parse("native");
+      ++c;
+      split_phase<double, std::complex<double>>(n, o, 1e-12);
+      Options s = o;
+      s.transform = TransformKind::C2C;
+      s.precision = Precision::Single;
+      s.output_order = OutputOrder::Natural;
+      split_phase<std::complex<float>, std::complex<float>>(n, s, 2e-5);
+    }
 }
 
 // device_exchange=ipc: the ranks read each other's GPU memory (all ranks here share a GPU).

@@ -235,7 +235,8 @@ class Plan {
   // exchange and runs the stages after it (for backward these include the ROW exchange).
   // Any number may be in flight, one per workspace: a workspace is busy from start to
   // wait. Starts are collective and must come in the same order on every rank, and so
-  // must the waits of backward transforms (their ROW exchange is collective). With the
+  // must the waits of backward transforms (their ROW exchange is collective) and every
+  // wait of a device plan (Options::device; docs/gpu.md). With the
   // thread engine the exchange moves by itself; with the caller engine it moves only
   // inside progress(), test(), wait() and the stages of other transforms of this library.
   // Results equal the plain calls. The arrays must outlive the Pending; destroying an
