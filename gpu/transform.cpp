@@ -143,15 +143,17 @@ struct Exchange {
       }
       send_elems[dir] = swire;
       recv_elems[dir] = rwire;
-      // Only the pieces that need a pack or unpack take room on the device: sends first.
-      Index st = 0;
+      // Only the pieces that need a pack or unpack take room on the device. Receives reuse
+      // the sends' room: every send of an exchange is queued (packed and copied to the host)
+      // before its first receive, on the same queue.
+      Index packed = 0, unpacked = 0;
       for (Chunk& c : chunks[dir])
         for (Piece& p : c.send)
-          if (!p.direct) p.stage = (st += p.box.count()) - p.box.count();
+          if (!p.direct) p.stage = (packed += p.box.count()) - p.box.count();
       for (Chunk& c : chunks[dir])
         for (Piece& p : c.recv)
-          if (!p.direct) p.stage = (st += p.box.count()) - p.box.count();
-      stage_elems[dir] = st;
+          if (!p.direct) p.stage = (unpacked += p.box.count()) - p.box.count();
+      stage_elems[dir] = std::max(packed, unpacked);
     }
   }
   int send_side(int dir) const { return dir == 0 ? 0 : 1; }
@@ -356,7 +358,8 @@ class Plan3d final : public DeviceTransform {
               r = std::max(r, x->recv_elems[dir]);
               st = std::max(st, x->stage_elems[dir]);
             }
-        if (st && !p.mpi_) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
+        // (ipc packs into its send buffer and unpacks from the peers'; mpi into dsend / drecv.)
+        if (st && !p.mpi_ && !p.ipc_) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
         // (Every rank of an ipc exchange exports one, also a rank that sends nothing.)
         if (p.ipc_ && (p.d_.m1 > 1 || p.d_.m2 > 1))
           dsend = alloc(static_cast<std::size_t>(std::max<Index>(s, 1)) * sizeof(C), "device send buffer (ipc)");
