@@ -99,18 +99,22 @@ CUDA      ?= 1
 CUDA_VENV ?= build/cuda
 # (pinned, as MKL is: the kit every build and CI compiled with; the stamp names the nvcc)
 CUDA_VERSION ?= 13.5.37
+# (NCCL for device_exchange=nccl: nbfft compiles against its header and loads the library
+# only when a plan asks for it.)
+NCCL_VERSION ?= 2.32.3
 CUDA_PKGS  = nvidia-cuda-nvcc==$(CUDA_VERSION) nvidia-cuda-runtime==$(CUDA_VERSION) nvidia-cuda-crt==$(CUDA_VERSION) \
-             nvidia-nvvm==$(CUDA_VERSION) nvidia-cuda-cccl==13.3.5.0.6 nvidia-cufft==12.5.0.14
+             nvidia-nvvm==$(CUDA_VERSION) nvidia-cuda-cccl==13.3.5.0.6 nvidia-cufft==12.5.0.14 \
+             nvidia-nccl-cu13==$(NCCL_VERSION)
 ifeq ($(CUDA),0)
   CUDA_ARGS  = -DNBFFT_WITH_CUDA=OFF
 else
-  CUDA_STAMP = $(CUDA_VENV)/.ready-$(CUDA_VERSION)
+  CUDA_STAMP = $(CUDA_VENV)/.ready-$(CUDA_VERSION)-nccl$(NCCL_VERSION)
   # (expanded when the recipe runs, after the venv exists)
   CUDA_ARGS  = -DNBFFT_WITH_CUDA=ON \
     -DCMAKE_CUDA_COMPILER=$(realpath $(wildcard $(CUDA_VENV)/lib/python3*/site-packages/nvidia/cu13/bin/nvcc))
 endif
 
-$(CUDA_VENV)/.ready-$(CUDA_VERSION):
+$(CUDA_VENV)/.ready-$(CUDA_VERSION)-nccl$(NCCL_VERSION):
 	python3 -m venv $(CUDA_VENV)
 	$(CUDA_VENV)/bin/python -m pip install -q --no-deps $(CUDA_PKGS)
 	touch $@

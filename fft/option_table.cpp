@@ -226,9 +226,10 @@ std::vector<OptionRow> make_rows() {
        "the GPU of device=cuda; -1: the rank's node-local index modulo the GPUs it sees", false, false, false, -1,
        1023, "", "0", [](const Options& o) { return std::to_string(o.device_id); },
        [](Options& o, std::string_view v) { o.device_id = to_int(v); }, false, S::Plan3D},
-      {"device_exchange", T::Choice, "staged|ipc|mpi",
+      {"device_exchange", T::Choice, "staged|ipc|mpi|nccl",
        "how a device plan's exchanges move blocks: staged through pinned host memory and MPI, ipc (ranks read "
-       "each other's GPU memory: ranks sharing a GPU) or mpi (GPU memory to a CUDA-aware MPI)",
+       "each other's GPU memory: ranks sharing a GPU), mpi (GPU memory to a CUDA-aware MPI) or nccl (NCCL on "
+       "the GPU's streams: one GPU per rank)",
        true, false, false, 0, 0, "", "ipc", [](const Options& o) -> std::string { return name(o.device_exchange); },
        [](Options& o, std::string_view v) { o.device_exchange = parse_device_exchange(v); }, false, S::Plan3D},
       {"threads", T::Int, "0..1024",

@@ -53,7 +53,12 @@ const char* name(TuneEffort e) {
 
 const char* name(OutputOrder o) { return o == OutputOrder::Natural ? "natural" : "transposed"; }
 const char* name(DeviceExchange e) {
-  return e == DeviceExchange::Ipc ? "ipc" : e == DeviceExchange::Mpi ? "mpi" : "staged";
+  switch (e) {
+    case DeviceExchange::Ipc: return "ipc";
+    case DeviceExchange::Mpi: return "mpi";
+    case DeviceExchange::Nccl: return "nccl";
+    default: return "staged";
+  }
 }
 const char* name(Device d) { return d == Device::Cuda ? "cuda" : d == Device::Emulated ? "emulated" : "host"; }
 
@@ -183,7 +188,8 @@ DeviceExchange parse_device_exchange(std::string_view s) {
   if (l == "staged") return DeviceExchange::Staged;
   if (l == "ipc") return DeviceExchange::Ipc;
   if (l == "mpi" || l == "cuda-aware") return DeviceExchange::Mpi;
-  throw Error("unknown device exchange '" + std::string(s) + "' (use staged, ipc or mpi)");
+  if (l == "nccl") return DeviceExchange::Nccl;
+  throw Error("unknown device exchange '" + std::string(s) + "' (use staged, ipc, mpi or nccl)");
 }
 
 std::pair<int, int> parse_proc_grid(std::string_view s, int least) {

@@ -1,5 +1,5 @@
 // The CUDA device (gpu/device.hpp): cudaMalloc'd memory, one stream per Queue, events, the
-// copy kernels and cuFFT. The only file that names CUDA.
+// copy kernels, cuFFT and (device_exchange=nccl) NCCL. The only file that names CUDA.
 #include "gpu/device.hpp"
 
 #include "nbfft/error.hpp"
@@ -7,10 +7,17 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#if NBFFT_WITH_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nbfft::gpu {
@@ -167,6 +174,7 @@ class CudaQueue final : public Queue {
     cudaStreamSynchronize(s_);
     cudaStreamDestroy(s_);
   }
+  cudaStream_t stream() const { return s_; }
   void copy(void* dst, const void* src, std::size_t bytes) override {
     if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s_), "cudaMemcpyAsync");
   }
@@ -245,6 +253,97 @@ void CudaQueue::record(Event& e) { check(cudaEventRecord(static_cast<CudaEvent&>
 void CudaQueue::wait(Event& e) {
   check(cudaStreamWaitEvent(s_, static_cast<CudaEvent&>(e).e, 0), "cudaStreamWaitEvent");
 }
+
+#if NBFFT_WITH_NCCL
+// NCCL, loaded when a plan first asks for device_exchange=nccl, so that nbfft needs it only
+// then: $NBFFT_NCCL_LIBRARY, else the one nbfft was built beside (the PyPI wheel), else
+// libnccl.so.2 on the loader's path.
+struct Nccl {
+  decltype(&ncclGetUniqueId) get_unique_id = nullptr;
+  decltype(&ncclCommInitRank) init_rank = nullptr;
+  decltype(&ncclCommDestroy) destroy = nullptr;
+  decltype(&ncclGroupStart) group_start = nullptr;
+  decltype(&ncclGroupEnd) group_end = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
+  decltype(&ncclGetErrorString) error_string = nullptr;
+  std::string problem;  // why it is not usable; "" when loaded
+};
+
+const Nccl& nccl() {
+  static const Nccl api = [] {
+    Nccl a;
+    std::vector<std::string> names;
+    if (const char* e = std::getenv("NBFFT_NCCL_LIBRARY")) names.push_back(e);
+#ifdef NBFFT_NCCL_HINT
+    names.push_back(NBFFT_NCCL_HINT);
+#endif
+    names.push_back("libnccl.so.2");
+    std::string tried;
+    void* lib = nullptr;
+    for (const std::string& n : names) {
+      if ((lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+      const char* why = dlerror();
+      tried += (tried.empty() ? "" : "; ") + n + ": " + (why ? why : "not found");
+    }
+    if (!lib) {
+      a.problem = "NCCL could not be loaded (" + tried +
+                  "); install it (pip install nvidia-nccl-cu13) and set NBFFT_NCCL_LIBRARY to its libnccl.so.2";
+      return a;
+    }
+    auto sym = [&](auto& f, const char* name) {
+      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
+      if (!f && a.problem.empty()) a.problem = std::string("the NCCL library loaded has no ") + name;
+    };
+    sym(a.get_unique_id, "ncclGetUniqueId");
+    sym(a.init_rank, "ncclCommInitRank");
+    sym(a.destroy, "ncclCommDestroy");
+    sym(a.group_start, "ncclGroupStart");
+    sym(a.group_end, "ncclGroupEnd");
+    sym(a.send, "ncclSend");
+    sym(a.recv, "ncclRecv");
+    sym(a.error_string, "ncclGetErrorString");
+    return a;
+  }();
+  return api;
+}
+
+class NcclComm final : public QueueComm {
+ public:
+  explicit NcclComm(ncclComm_t c) : c_(c) {}
+  ~NcclComm() override { nccl().destroy(c_); }
+  void alltoallv(Queue& q, const void* send, const std::vector<std::int64_t>& sc, const std::vector<std::int64_t>& sd,
+                 void* recv, const std::vector<std::int64_t>& rc, const std::vector<std::int64_t>& rd,
+                 std::size_t elem) override {
+    const Nccl& n = nccl();
+    cudaStream_t s = static_cast<CudaQueue&>(q).stream();
+    const char* from = static_cast<const char*>(send);
+    char* to = static_cast<char*>(recv);
+    ncclResult_t r = n.group_start();
+    const char* what = "ncclGroupStart";
+    for (std::size_t p = 0; p < sc.size() && r == ncclSuccess; ++p) {
+      const int peer = static_cast<int>(p);
+      if (sc[p] > 0) {
+        r = n.send(from + sd[p] * elem, static_cast<std::size_t>(sc[p]) * elem, ncclInt8, peer, c_, s);
+        what = "ncclSend";
+      }
+      if (r == ncclSuccess && rc[p] > 0) {
+        r = n.recv(to + rd[p] * elem, static_cast<std::size_t>(rc[p]) * elem, ncclInt8, peer, c_, s);
+        what = "ncclRecv";
+      }
+    }
+    const ncclResult_t end = n.group_end();  // (closes the group whatever happened in it)
+    if (r == ncclSuccess && end != ncclSuccess) {
+      r = end;
+      what = "ncclGroupEnd";
+    }
+    if (r != ncclSuccess) throw Error(std::string(what) + ": " + n.error_string(r), ErrorCode::Internal);
+  }
+
+ private:
+  ncclComm_t c_;
+};
+#endif
 
 class CudaDevice final : public Device {
  public:
@@ -373,6 +472,53 @@ class CudaDevice final : public Device {
   void ipc_close(void* p) override {
     if (p) cudaIpcCloseMemHandle(p);
   }
+#if NBFFT_WITH_NCCL
+  std::string queue_comm_problem() override { return nccl().problem; }
+  std::unique_ptr<QueueComm> make_queue_comm(MPI_Comm comm) override {
+    int P = 1, me = 0;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    // NCCL takes one GPU per rank; every rank sees the same table, so all refuse alike.
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, id_), "cudaGetDeviceProperties");
+    constexpr int kUuid = sizeof(prop.uuid.bytes);
+    std::vector<char> all(static_cast<std::size_t>(kUuid) * static_cast<std::size_t>(P));
+    MPI_Allgather(prop.uuid.bytes, kUuid, MPI_BYTE, all.data(), kUuid, MPI_BYTE, comm);
+    for (int a = 0; a < P; ++a)
+      for (int b = a + 1; b < P; ++b)
+        if (std::memcmp(&all[static_cast<std::size_t>(a) * kUuid], &all[static_cast<std::size_t>(b) * kUuid],
+                        kUuid) == 0)
+          throw Error("device_exchange=nccl: ranks " + std::to_string(a) + " and " + std::to_string(b) +
+                          " of an exchange share one GPU, and NCCL takes one GPU per rank (use device_exchange=ipc "
+                          "for ranks sharing a GPU, or staged)",
+                      ErrorCode::Unavailable);
+    const Nccl& n = nccl();
+    struct {
+      ncclUniqueId id;
+      int status;
+    } msg{};
+    if (me == 0) msg.status = static_cast<int>(n.get_unique_id(&msg.id));
+    MPI_Bcast(&msg, static_cast<int>(sizeof(msg)), MPI_BYTE, 0, comm);
+    if (msg.status != ncclSuccess)
+      throw Error(std::string("device_exchange=nccl: ncclGetUniqueId failed on rank 0: ") +
+                      n.error_string(static_cast<ncclResult_t>(msg.status)),
+                  ErrorCode::Unavailable);
+    check(cudaSetDevice(id_), "cudaSetDevice");
+    ncclComm_t c = nullptr;
+    const ncclResult_t r = n.init_rank(&c, P, msg.id, me);
+    if (r != ncclSuccess)
+      throw Error(std::string("device_exchange=nccl: ncclCommInitRank: ") + n.error_string(r), ErrorCode::Unavailable);
+    return std::make_unique<NcclComm>(c);
+  }
+#else
+  std::string queue_comm_problem() override {
+    return "this nbfft was built without NCCL (its header nccl.h was not found at configure time: pip install "
+           "nvidia-nccl-cu13, or -DNBFFT_NCCL_INCLUDE_DIR=...)";
+  }
+  std::unique_ptr<QueueComm> make_queue_comm(MPI_Comm) override {
+    throw Error("device_exchange=nccl: " + queue_comm_problem(), ErrorCode::Unavailable);
+  }
+#endif
   DeviceMemory memory() const override {
     std::lock_guard<std::mutex> g(m_);
     return mem_;

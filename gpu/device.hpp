@@ -13,11 +13,14 @@
 
 #include "local/transform.hpp"
 
+#include <mpi.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace nbfft::gpu {
 
@@ -58,6 +61,19 @@ class Queue {
   virtual void sync() = 0;          // blocks the host until everything queued has finished
 };
 
+// Exchanges between processes queued on device queues (device_exchange=nccl): blocks move
+// between device buffers in the queue's order, progressed by the device, not the host.
+class QueueComm {
+ public:
+  virtual ~QueueComm() = default;
+  // Queues on q: sc[p] elements of `elem` bytes from send + sd[p] elements to rank p, and
+  // rc[p] from rank p into recv + rd[p] (one entry per rank of the communicator; the rank's
+  // own counts 0). Every rank queues the exchanges of one QueueComm in the same order.
+  virtual void alltoallv(Queue& q, const void* send, const std::vector<std::int64_t>& sc,
+                         const std::vector<std::int64_t>& sd, void* recv, const std::vector<std::int64_t>& rc,
+                         const std::vector<std::int64_t>& rd, std::size_t elem) = 0;
+};
+
 // Device bytes allocated by a device and their high-water mark (the plan's memory report).
 struct DeviceMemory {
   std::size_t bytes = 0, peak = 0;
@@ -93,6 +109,12 @@ class Device {
   virtual std::string ipc_handle(void* p) = 0;
   virtual void* ipc_open(const std::string& handle) = 0;
   virtual void ipc_close(void* p) = 0;
+  // Queue communicators: "" when this process can make one (local: the library is there),
+  // else why not; agree on it over the ranks before make_queue_comm, which is collective
+  // over comm and throws Error(Unavailable) naming why (e.g. ranks sharing a GPU: NCCL
+  // takes one GPU per rank). The host emulation's runs MPI_Alltoallv when queued.
+  virtual std::string queue_comm_problem() = 0;
+  virtual std::unique_ptr<QueueComm> make_queue_comm(MPI_Comm comm) = 0;
 };
 
 // The host emulation (gpu/host_device.cpp).

@@ -10,11 +10,43 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
 namespace nbfft::gpu {
 namespace {
+
+// device_exchange=nccl's stand-in on host memory: the emulated queue runs everything when it
+// is queued, so the exchange is a blocking MPI_Alltoallv then (in the order every rank
+// queues them, as NCCL needs).
+class HostQueueComm final : public QueueComm {
+ public:
+  explicit HostQueueComm(MPI_Comm comm) : comm_(comm) {}
+  void alltoallv(Queue&, const void* send, const std::vector<std::int64_t>& sc, const std::vector<std::int64_t>& sd,
+                 void* recv, const std::vector<std::int64_t>& rc, const std::vector<std::int64_t>& rd,
+                 std::size_t elem) override {
+    MPI_Datatype t;
+    MPI_Type_contiguous(static_cast<int>(elem), MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    auto ints = [](const std::vector<std::int64_t>& v) {
+      std::vector<int> r;
+      for (std::int64_t x : v) {
+        if (x > std::numeric_limits<int>::max())
+          throw Error("device=emulated: an exchange of more than 2^31 elements", ErrorCode::Unavailable);
+        r.push_back(static_cast<int>(x));
+      }
+      return r;
+    };
+    const auto isc = ints(sc), isd = ints(sd), irc = ints(rc), ird = ints(rd);
+    const int e = MPI_Alltoallv(send, isc.data(), isd.data(), t, recv, irc.data(), ird.data(), t, comm_);
+    MPI_Type_free(&t);
+    if (e != MPI_SUCCESS) throw Error("device=emulated: MPI_Alltoallv failed", ErrorCode::Internal);
+  }
+
+ private:
+  MPI_Comm comm_;
+};
 
 template <typename C>
 void move_as(void* dst, const Strides& ds, const void* src, const Strides& ss, const std::array<Index, 3>& n,
@@ -155,6 +187,8 @@ class HostDevice final : public Device {
   std::string ipc_handle(void*) override { no_ipc(); }
   void* ipc_open(const std::string&) override { no_ipc(); }
   void ipc_close(void*) override {}
+  std::string queue_comm_problem() override { return ""; }
+  std::unique_ptr<QueueComm> make_queue_comm(MPI_Comm comm) override { return std::make_unique<HostQueueComm>(comm); }
   DeviceMemory memory() const override {
     std::lock_guard<std::mutex> g(m_);
     return mem_;

@@ -90,7 +90,7 @@ struct Exchange {
   Index send_elems[2] = {0, 0}, recv_elems[2] = {0, 0};  // pinned host buffers, per direction
   Index stage_elems[2] = {0, 0};  // device staging for packs and unpacks, per direction
   Index planes = 0;  // chunk planes (0: one chunk)
-  bool ipc = false, mpi = false;  // device_exchange=ipc / mpi (describe only)
+  bool ipc = false, mpi = false, nccl = false;  // device_exchange=ipc / mpi / nccl (describe only)
 
   Exchange(std::string nm, coll::Comm c, coll::Transport t, int rank, int nranks, const std::vector<Box3>& b0,
            const std::vector<Box3>& b1, Layout l0, Layout l1, Index chunk_planes)
@@ -163,6 +163,7 @@ struct Exchange {
        << (ranks == 1 ? std::string()
            : ipc    ? std::string("CUDA IPC")
            : mpi    ? "GPU memory to MPI, " + transport.str()
+           : nccl   ? std::string("NCCL on the field's stream")
                     : "staged through pinned host memory, " + transport.str());
     if (ranks > 1)
       os << ", " << chunks[0].size() << " chunk" << (chunks[0].size() == 1 ? "" : "s")
@@ -185,7 +186,8 @@ class Plan3d final : public DeviceTransform {
   Plan3d(std::shared_ptr<Device> dev, const Decomposition& d, const Options& o, const coll::Comm& row,
          const coll::Comm& col)
       : dev_(std::move(dev)), d_(d), r2c_(d.r2c), natural_(o.output_order == fft::OutputOrder::Natural),
-        ipc_(o.device_exchange == fft::DeviceExchange::Ipc), mpi_(o.device_exchange == fft::DeviceExchange::Mpi) {
+        ipc_(o.device_exchange == fft::DeviceExchange::Ipc), mpi_(o.device_exchange == fft::DeviceExchange::Mpi),
+        nccl_(o.device_exchange == fft::DeviceExchange::Nccl) {
     const bool single = std::is_same_v<T, float>;
     const Index nx = d.n[0], ny = d.n[1], nz = d.n[2], xc = d.xc;
     const Range xi = d.row_x(d.i), yi = d.row_y(d.i), zj = d.col_z(d.j), yj = d.col_y(d.j);
@@ -230,6 +232,7 @@ class Plan3d final : public DeviceTransform {
       row_ = std::make_unique<Exchange>("ROW", row, o.row_transport, d.i, d.m1, b0, b1, A_, Y_, chunk_planes(zj.n));
       row_->ipc = ipc_;
       row_->mpi = mpi_;
+      row_->nccl = nccl_;
     }
     if (!one_rank_) {
       std::vector<Box3> b0, b1;
@@ -243,6 +246,7 @@ class Plan3d final : public DeviceTransform {
       col_ = std::make_unique<Exchange>("COL", col, o.col_transport, d.j, d.m2, b0, b1, from, Z_, chunk_planes(most));
       col_->ipc = ipc_;
       col_->mpi = mpi_;
+      col_->nccl = nccl_;
     }
 
     // The FFT stages (local::Problem strides: real elements for r2c input / c2r output).
@@ -311,6 +315,7 @@ class Plan3d final : public DeviceTransform {
   }
   Device& device() const override { return *dev_; }
   void connect() override {
+    if (nccl_) connect_nccl();
     for (auto& w : ws_) connect_work(*w);
   }
   // Binding a workspace's collectives may duplicate a communicator after settling what is in
@@ -359,20 +364,21 @@ class Plan3d final : public DeviceTransform {
               st = std::max(st, x->stage_elems[dir]);
             }
         // (ipc packs into its send buffer and unpacks from the peers'; mpi into dsend / drecv.)
-        if (st && !p.mpi_ && !p.ipc_) dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
+        if (st && !p.mpi_ && !p.ipc_ && !p.nccl_)
+          dstage = alloc(static_cast<std::size_t>(st) * sizeof(C), "device staging buffer");
         // (Every rank of an ipc exchange exports one, also a rank that sends nothing.)
         if (p.ipc_ && (p.d_.m1 > 1 || p.d_.m2 > 1))
           dsend = alloc(static_cast<std::size_t>(std::max<Index>(s, 1)) * sizeof(C), "device send buffer (ipc)");
-        // mpi: the wire on the device, handed to MPI as it is.
-        if (p.mpi_ && s) dsend = alloc(static_cast<std::size_t>(s) * sizeof(C), "device send buffer (mpi)");
-        if (p.mpi_ && r) drecv = alloc(static_cast<std::size_t>(r) * sizeof(C), "device receive buffer (mpi)");
-        if (p.ipc_ || p.mpi_) s = r = 0;  // no host staging
+        // mpi and nccl: the wire on the device, handed to MPI or NCCL as it is.
+        if (p.wire_on_device() && s) dsend = alloc(static_cast<std::size_t>(s) * sizeof(C), "device send buffer");
+        if (p.wire_on_device() && r) drecv = alloc(static_cast<std::size_t>(r) * sizeof(C), "device receive buffer");
+        if (p.ipc_ || p.wire_on_device()) s = r = 0;  // no host staging
         if (s) hsend = dev.alloc_host(static_cast<std::size_t>(s) * sizeof(C), "pinned host send buffer");
         if (r) hrecv = dev.alloc_host(static_cast<std::size_t>(r) * sizeof(C), "pinned host receive buffer");
         if (p.work_) work = alloc(p.work_, "cuFFT work area");
         q = dev.make_queue();
         const Exchange* xs[2] = {p.row_.get(), p.col_.get()};
-        for (int e = 0; e < 2 && !p.ipc_; ++e)
+        for (int e = 0; e < 2 && !p.ipc_ && !p.nccl_; ++e)
           if (xs[e] && xs[e]->ranks > 1)
             for (int dir = 0; dir < 2; ++dir)
               for (const Chunk& c : xs[e]->chunks[dir]) {
@@ -464,7 +470,10 @@ class Plan3d final : public DeviceTransform {
   }
   void queue_send(Work& w, int e, int dir) const;
   void exchange_ipc(Work& w, int e, int dir) const;
+  void exchange_nccl(Work& w, int e, int dir) const;
   void connect_work(Work& w) const;
+  void connect_nccl();
+  bool wire_on_device() const { return mpi_ || nccl_; }
   // The driver (run() and start()): fields enter the plan's flight with the next sequence
   // numbers, every pass advances all of them, and an exchange's chunks start only on the
   // field whose turn it is, so collectives start in one order on every rank (their tags are
@@ -484,6 +493,8 @@ class Plan3d final : public DeviceTransform {
   bool r2c_ = true, natural_ = false, one_rank_ = false, z_in_a_ = false;
   bool ipc_ = false;  // Options::device_exchange = ipc
   bool mpi_ = false;  // Options::device_exchange = mpi
+  bool nccl_ = false;  // Options::device_exchange = nccl
+  std::unique_ptr<QueueComm> qcomm_[2];  // nccl: the exchanges' communicators
   Layout A_, Y_, Z_;
   Index elems_[kBufs] = {0, 0, 0};
   Index out_elems_ = 0;
@@ -594,7 +605,7 @@ void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     const Chunk& c = chunks[k];
     for (const Piece& p : c.send) {
-      if (mpi_) {  // the wire is on the device
+      if (wire_on_device()) {
         to_wire(*w.q, static_cast<C*>(w.dsend) + p.wire, src + p.local, from.stride, p);
       } else if (p.direct) {
         w.q->copy(hsend + p.wire, src + p.local, bytes(p));
@@ -603,7 +614,7 @@ void Plan3d<T>::queue_send(Work& w, int e, int dir) const {
         w.q->copy(hsend + p.wire, stage + p.stage, bytes(p));
       }
     }
-    if (x.ranks > 1) w.q->record(*w.sent[e][dir][k]);
+    if (!w.sent[e][dir].empty()) w.q->record(*w.sent[e][dir][k]);
     move_own(*w.q, c, dst, to.stride, src, from.stride);
   }
 }
@@ -617,7 +628,7 @@ void Plan3d<T>::queue_recv(Work& w, int e, int dir, int k) const {
   C* stage = static_cast<C*>(w.dstage);
   C* hrecv = static_cast<C*>(w.hrecv);
   for (const Piece& p : x.chunks[dir][static_cast<std::size_t>(k)].recv) {
-    if (mpi_) {
+    if (wire_on_device()) {
       from_wire(*w.q, dst + p.local, to.stride, static_cast<const C*>(w.drecv) + p.wire, p);
     } else if (p.direct) {
       w.q->copy(dst + p.local, hrecv + p.wire, bytes(p));
@@ -652,6 +663,36 @@ void Plan3d<T>::exchange_ipc(Work& w, int e, int dir) const {
     }
   w.q->sync();
   MPI_Barrier(comm);
+}
+
+// device_exchange=nccl: packs, one grouped send / receive per chunk and the unpacks, all
+// queued on the field's queue in the order every rank queues them; the host moves on at once
+// and the GPU runs the exchange when the stages before it are done.
+template <typename T>
+void Plan3d<T>::exchange_nccl(Work& w, int e, int dir) const {
+  const Exchange& x = *exchange(e);
+  queue_send(w, e, dir);
+  for (const Chunk& c : x.chunks[dir]) qcomm_[e]->alltoallv(*w.q, w.dsend, c.sc, c.sd, w.drecv, c.rc, c.rd, sizeof(C));
+  for (std::size_t k = 0; k < x.chunks[dir].size(); ++k) queue_recv(w, e, dir, static_cast<int>(k));
+}
+
+// Collective: each exchange's NCCL communicator, once every rank of it can make one (a rank
+// without the library says so before anyone enters NCCL's collective set-up).
+template <typename T>
+void Plan3d<T>::connect_nccl() {
+  for (int e = 0; e < 2; ++e) {
+    const Exchange* x = exchange(e);
+    if (!x || x->ranks == 1) continue;
+    MPI_Comm comm = x->comm.mpi();
+    const std::string mine = dev_->queue_comm_problem();
+    int bad = mine.empty() ? 0 : 1, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) {
+      const std::string why = mine.empty() ? "another rank of the exchange cannot load NCCL" : mine;
+      throw Error("device_exchange=nccl: " + why, ErrorCode::Unavailable);
+    }
+    qcomm_[e] = dev_->make_queue_comm(comm);
+  }
 }
 
 template <typename T>
@@ -717,8 +758,10 @@ void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* o
       } else {
         // pack: packs and copies to the host; row / col: MPI; unpack: copies back, unpacks.
         const Exchange& x = *exchange(st.exchange);
-        if (ipc_ && x.ranks > 1) {  // all of it in row / col
-          exchange_ipc(w, st.exchange, dir);
+        if ((ipc_ || nccl_) && x.ranks > 1) {  // all of it in row / col
+          if (ipc_) exchange_ipc(w, st.exchange, dir);
+          else exchange_nccl(w, st.exchange, dir);
+          w.q->sync();
           (st.exchange == 0 ? t.row : t.col) += std::chrono::duration<double>(clock::now() - t0).count();
           continue;
         }
@@ -775,9 +818,12 @@ bool Plan3d<T>::advance(Field& fl) const {
       moved = true;
       continue;
     }
-    if (ipc_) {  // synchronous (barriers): on the field whose turn it is
+    if (ipc_ || nccl_) {  // synchronous (ipc: barriers) or queued (nccl): on the field whose turn it is
       if (fl.seq != turn_) return moved;
-      exchange_ipc(*fl.w, st.exchange, dir);
+      if (ipc_)
+        exchange_ipc(*fl.w, st.exchange, dir);
+      else
+        exchange_nccl(*fl.w, st.exchange, dir);
       ++fl.step;
       if (!exchanges_after(dir, fl.step)) turn_ = fl.seq + 1;
       moved = true;

@@ -2,12 +2,12 @@
 // single-GPU 3-D transform, and the multi-field pipeline's hiding of the staged exchange.
 //
 //   nbfft-gpu-bench [--grid N|NXxNYxNZ] [--precision double|single] [--transform r2c|c2c]
-//                   [--rounds R] [--fields F] [--transports blocking,caller,...,ipc,mpi] [--device cuda|emulated]
+//                   [--rounds R] [--fields F] [--transports blocking,caller,...,ipc,mpi,nccl] [--device cuda|emulated]
 //
 // One rank: cuFFT's 3-D plan (forward + backward, out of place, unscaled: the strictest
 // baseline) interleaved round by round with nbfft's plan in both output orders; median of the
 // rounds, ms per forward + backward, and the ratio to cuFFT.
-// Any rank count: per transport (or `ipc`, `mpi`: that device_exchange), F fields forward_many +
+// Any rank count: per transport (or `ipc`, `mpi`, `nccl`: that device_exchange), F fields forward_many +
 // backward_many with one field in flight and with two; a timed run (fields one by one, each
 // step waited for) splits a field into its local FFT work C and its exchanges S (copies to
 // and from pinned host memory, MPI, unpacks). The hidden share of the staging is (S + C - T2) / S with T2 the pipelined time
@@ -227,12 +227,14 @@ void pipeline(const Args& a, gpu::Device& dev, const std::string& transport) {
   const std::size_t rb = a.precision == fft::Precision::Single ? 4 : 8;
   fft::Options o1 = options(a), o2 = options(a);
   // "ipc": device_exchange=ipc (CUDA IPC between the ranks); "mpi": device_exchange=mpi (a
-  // CUDA-aware MPI's MPI_Alltoallv); else a transport of the staged exchange.
-  const bool ipc = transport == "ipc", mpi = transport == "mpi";
-  o1.transport(ipc || mpi ? "blocking" : transport);
-  o2.transport(ipc || mpi ? "blocking" : transport);
+  // CUDA-aware MPI's MPI_Alltoallv); "nccl": device_exchange=nccl (one GPU per rank); else a
+  // transport of the staged exchange.
+  const bool ipc = transport == "ipc", mpi = transport == "mpi", nccl = transport == "nccl";
+  o1.transport(ipc || mpi || nccl ? "blocking" : transport);
+  o2.transport(ipc || mpi || nccl ? "blocking" : transport);
   if (ipc) o1.device_exchange = o2.device_exchange = fft::DeviceExchange::Ipc;
   if (mpi) o1.device_exchange = o2.device_exchange = fft::DeviceExchange::Mpi;
+  if (nccl) o1.device_exchange = o2.device_exchange = fft::DeviceExchange::Nccl;
   o1.fields_in_flight = 1;
   o2.fields_in_flight = 2;
   const fft::Plan p1(MPI_COMM_WORLD, a.n, o1), p2(MPI_COMM_WORLD, a.n, o2);

@@ -4,7 +4,8 @@
 // (a GPU: the kernels and cuFFT too; every case reports SKIPPED where no GPU is seen).
 // Every process grid of the communicator, even, uneven and tiny grids (empty ranks), r2c
 // and c2c, double (1e-12) and single (1e-5), both output orders, every norm, chunked and
-// bulk exchanges on several transports, one field and several in flight.
+// bulk exchanges on several transports, one field and several in flight, every exchange
+// (staged, ipc and nccl where the device has them, mpi), split phase.
 #include "gpu/device.hpp"
 #include "gpu/transform.hpp"
 #include "nbfft/coll/transport.hpp"
@@ -446,6 +447,42 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bruck"), std::string::npos) << e.what();
   }
+}
+
+// device_exchange=nccl: packs, grouped sends and receives and unpacks queued on the field's
+// stream. On the emulated device its stand-in is MPI_Alltoallv when queued (the plan's
+// queue-ordered exchange path, fields in flight and split phase, on every machine); on a GPU
+// it needs NCCL and one GPU per rank, and otherwise the plan is refused naming why.
+TEST(DevicePlan, NcclExchangeMatchesCpuPlan) {
+  NBFFT_NEED_DEVICE();
+  if (test_device() == Device::Cuda) {
+    Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
+    o.device = Device::Cuda;
+    o.device_exchange = DeviceExchange::Nccl;
+    try {
+      const Plan p(MPI_COMM_WORLD, {8, 8, 8}, o);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+      EXPECT_NE(std::string(e.what()).find("NCCL"), std::string::npos) << e.what();
+      GTEST_SKIP() << "device_exchange=nccl refused here, as it must be: " << e.what();
+    }
+  }
+  int c = 0;
+  for (const auto& f : factorizations(world_size()))
+    for (const Grid& n : std::vector<Grid>{{17, 13, 11}, {5, 3, 2}})
+      for (TransformKind tk : {TransformKind::R2C, TransformKind::C2C}) {
+        Options o = test_options(f[0], f[1], tk, c % 2 ? Precision::Single : Precision::Double);
+        o.device_exchange = DeviceExchange::Nccl;
+        o.output_order = c % 3 ? OutputOrder::Natural : OutputOrder::Transposed;
+        o.col_chunk_planes = c % 3;
+        o.fields_in_flight = 1 + c % 2;
+        const int nv = 1 + c % 3;
+        ++c;
+        compare(n, o, nv);
+      }
+  Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
+  o.device_exchange = DeviceExchange::Nccl;
+  split_phase<double, std::complex<double>>({17, 13, 11}, o, 1e-12);
 }
 
 // A host array handed to a GPU plan is an error naming it on every rank, not a crash.

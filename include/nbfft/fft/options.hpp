@@ -66,8 +66,10 @@ enum class Device { Host, Cuda, Emulated };
 // any placement of ranks. Ipc: ranks read each other's device buffers (CUDA IPC), for ranks
 // sharing a GPU or on GPUs that reach each other; no host copies, no MPI for the data.
 // Mpi: device buffers handed to a CUDA-aware MPI (MPIX_Query_cuda_support), no host copies;
-// the plan refuses it where the MPI library says it is not.
-enum class DeviceExchange { Staged, Ipc, Mpi };
+// the plan refuses it where the MPI library says it is not. Nccl: grouped ncclSend /
+// ncclRecv queued on the field's stream, progressed by the GPU (one GPU per rank; NCCL is
+// loaded when a plan asks for it).
+enum class DeviceExchange { Staged, Ipc, Mpi, Nccl };
 
 // Seed 002 §3's five ways to redistribute the COL exchange (the slab transpose when
 // M1 = 1), as settings of the one exchange path: an alltoall algorithm of coll/'s registry,
@@ -208,7 +210,7 @@ const char* name(Effort e);         // "estimate", "measure", "patient", "exhaus
 const char* name(TuneEffort e);     // "none", "quick", "thorough", "exhaustive"
 const char* name(OutputOrder o);    // "transposed", "natural"
 const char* name(Device d);         // "host", "cuda", "emulated"
-const char* name(DeviceExchange e);  // "staged", "ipc", "mpi"
+const char* name(DeviceExchange e);  // "staged", "ipc", "mpi", "nccl"
 const char* name(Backend b);        // "auto", "fftw", "mkl"
 
 Precision parse_precision(std::string_view s);  // double|single (also float)
@@ -218,7 +220,7 @@ Effort parse_effort(std::string_view s);
 TuneEffort parse_tune_effort(std::string_view s);  // none|quick|thorough|exhaustive
 OutputOrder parse_output_order(std::string_view s);  // transposed|natural
 Device parse_device(std::string_view s);              // host|cuda|emulated
-DeviceExchange parse_device_exchange(std::string_view s);  // staged|ipc|mpi
+DeviceExchange parse_device_exchange(std::string_view s);  // staged|ipc|mpi|nccl
 Backend parse_backend(std::string_view s);            // auto|fftw|mkl
 // "B" (every stage) or "B,B,B" (x, y, z); backends_str writes one name when the three agree.
 StageBackends parse_backends(std::string_view s);
