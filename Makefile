@@ -269,15 +269,17 @@ docs: build
 	bash scripts/check-docs.sh $(BUILD_DIR)/bin/nbfft-bench docs/algorithms.md --fix
 	TABLE=options bash scripts/check-docs.sh $(BUILD_DIR)/bin/nbfft-bench docs/fft.md --fix
 
-# The thread engine and the collectives it runs, and the plans' compute threads (fft.threads),
-# under ThreadSanitizer. MPI itself is not
-# instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI library.
-TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives test_io_background test_fft_threads test_nd_threads
+# The thread engine and the collectives it runs, the plans' compute threads (fft.threads) and
+# the device plan's driver with the thread engine (gpu.emulated), under ThreadSanitizer. MPI
+# itself is not instrumented: scripts/tsan.supp silences reports that lie wholly inside the MPI
+# library.
+TSAN_TESTS = test_coll_alltoall test_coll_stress test_coll_primitives test_io_background test_fft_threads test_nd_threads \
+             test_gpu_device_plan
 tsan: deps $(MKL_STAMP)
 	cmake -S . -B build/tsan-$(MPI) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNBFFT_SANITIZE=thread $(MPI_ARGS) $(MKL_ARGS)
 	cmake --build build/tsan-$(MPI) -j$(JOBS) --target $(TSAN_TESTS)
 	cd build/tsan-$(MPI) && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)|io\.background\.|fft\.threads|nd\.threads' -j1
+	  ctest --output-on-failure -R 'coll\.(alltoall|stress|primitives)|io\.background\.|fft\.threads|nd\.threads|gpu\.emulated' -j1
 
 asan:
 	$(MAKE) build BUILD_DIR=build/asan-$(MPI) BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DNBFFT_SANITIZE=address"

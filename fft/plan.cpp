@@ -714,6 +714,10 @@ struct PlanRequest final : Request::Impl {
     busy = nullptr;
     plan = nullptr;
     ws = nullptr;
+    // What the closures hold (a device plan's run) goes now, while its plan is alive.
+    complete = nullptr;
+    step = nullptr;
+    poll = nullptr;
   }
   // Completes the transform because its plan or workspace is going away.
   void orphan(const char* why) {

@@ -531,6 +531,8 @@ class Plan3d<T>::Run final : public DeviceRun {
         std::this_thread::yield();
       }
     field.w->q->sync();
+    if (entered_) p_.leave(field);
+    entered_ = false;
   }
   Field field;
   bool entered_ = false;

@@ -1037,9 +1037,34 @@ class Plan:
         self._agree(problem)
         return Request(self._plan().start(forward, a, na, out, no), what, self, (a, out), out=out)
 
+    def _device_stacked(self, what, fields, out, forward):
+        """forward_many / backward_many of one stacked GPU array ``(nv,) + box shape``."""
+        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
+        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        shape = tuple(fields.__cuda_array_interface__["shape"])
+        nv = shape[0] if len(shape) == 4 else 0
+        problem = None
+        if self.options.as_dict().get("device", "host") == "host":
+            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
+                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+        if problem is None:
+            problem = _device_array_problem(what, "fields", fields, (nv,) + ib.shape, idt, False)
+        if problem is None and out is None:
+            out, problem = _device_empty(what, fields, (nv,) + ob.shape, odt)
+        if problem is None:
+            problem = _device_array_problem(what, "out", out, (nv,) + ob.shape, odt, True)
+        self._agree(problem)
+        na, no = ib.size * idt.itemsize, ob.size * odt.itemsize
+        base, obase = fields.__cuda_array_interface__["data"][0], out.__cuda_array_interface__["data"][0]
+        self._plan().transform_many_ptr(forward, [base + k * na for k in range(nv)], na,
+                                        [obase + k * no for k in range(nv)], no)
+        return out
+
     def _many(self, what, fields, out, forward):
         if isinstance(fields, (list, tuple)) and any(_on_device(f) for f in fields):
             return self._device_many(what, list(fields), out, forward)
+        if _on_device(fields):
+            return self._device_stacked(what, fields, out, forward)
         stacked = isinstance(fields, np.ndarray)
         ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
         idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)

@@ -99,6 +99,29 @@ def test_gpu_arrays_split_phase(transport):
     dev.close()
 
 
+def test_stacked_gpu_arrays_in_forward_many():
+    shape = (7, 10, 12)
+    host = nbfft.Plan(COMM, shape)
+    dev = nbfft.Plan(COMM, shape, device="emulated", transport="caller")
+    rng = np.random.default_rng(23 + COMM.rank)
+    us = np.stack([rng.standard_normal(host.input_box.shape) for _ in range(3)])
+    outs = np.empty((3,) + dev.output_box.shape, dev.out_dtype)
+    got = dev.forward_many(FakeGpuArray(us), out=FakeGpuArray(outs))
+    assert isinstance(got, FakeGpuArray)
+    for k in range(3):
+        U = host.forward(us[k])
+        assert all_ranks(np.abs(outs[k] - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+    backs = np.empty_like(us)
+    dev.backward_many(FakeGpuArray(outs), out=FakeGpuArray(backs))
+    assert all_ranks(np.abs(backs - us).max(initial=0) <= 1e-12)
+    with pytest.raises(nbfft.InvalidArgument, match="shape"):
+        dev.forward_many(FakeGpuArray(us), out=FakeGpuArray(outs[:2]))
+    with pytest.raises(nbfft.ArgumentTypeError, match="pass out="):
+        dev.forward_many(FakeGpuArray(us))
+    host.close()
+    dev.close()
+
+
 def test_gpu_array_errors_on_every_rank():
     shape = (6, 8, 8)
     dev = nbfft.Plan(COMM, shape, device="emulated")
