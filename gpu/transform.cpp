@@ -485,6 +485,24 @@ class Plan3d final : public DeviceTransform {
   void enter(Field& f) const;
   void leave(const Field& f) const;
   void drain() const;  // until every field in flight has started all of its exchanges
+  // One pass over the flight, else (nothing moved) a host progress pass and a yield.
+  void pass() const {
+    if (!advance_all()) {
+      coll::progress_all();
+      std::this_thread::yield();
+    }
+  }
+  // The next n sequence numbers (refused once a failed transform left the order broken).
+  std::uint64_t reserve(int n) const {
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    if (broken_)
+      throw Error("device plan: an earlier transform of this plan failed midway, so its ranks no longer agree on "
+                  "the order of its exchanges; make a new plan",
+                  ErrorCode::InvalidState);
+    const std::uint64_t first = seq_;
+    seq_ += static_cast<std::uint64_t>(n);
+    return first;
+  }
   void queue_recv(Work& w, int e, int dir, int k) const;
   const Exchange* exchange(int e) const { return e == 0 ? row_.get() : col_.get(); }
 
@@ -525,11 +543,7 @@ class Plan3d<T>::Run final : public DeviceRun {
     return p_.queued_all(field);
   }
   void finish() override {
-    while (!p_.queued_all(field))
-      if (!p_.advance_all()) {
-        coll::progress_all();
-        std::this_thread::yield();
-      }
+    while (!p_.queued_all(field)) p_.pass();
     field.w->q->sync();
     if (entered_) p_.leave(field);
     entered_ = false;
@@ -902,10 +916,7 @@ void Plan3d<T>::drain() const {
       std::lock_guard<std::mutex> lock(flight_mutex_);
       if (turn_ >= seq_) return;
     }
-    if (!advance_all()) {
-      coll::progress_all();
-      std::this_thread::yield();
-    }
+    pass();
   }
 }
 
@@ -914,23 +925,11 @@ void Plan3d<T>::drain() const {
 template <typename T>
 void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* const* out, fft::Timings* t) const {
   const int dir = direction == Direction::Forward ? 0 : 1;
-  {
-    std::lock_guard<std::mutex> lock(flight_mutex_);
-    if (broken_)
-      throw Error("device plan: an earlier transform of this plan failed midway, so its ranks no longer agree on "
-                  "the order of its exchanges; make a new plan",
-                  ErrorCode::InvalidState);
-  }
   // The plan's queues do not wait for the caller's streams: let what wrote the input finish.
   dev_->synchronize();
   if (t) {
     drain();  // split-phase transforms in flight start their exchanges first
-    std::uint64_t first = 0;
-    {
-      std::lock_guard<std::mutex> lock(flight_mutex_);
-      first = seq_;
-      seq_ += static_cast<std::uint64_t>(nv);
-    }
+    const std::uint64_t first = reserve(nv);
     run_timed(dir, nv, in, out, *t);
     std::lock_guard<std::mutex> lock(flight_mutex_);
     turn_ = first + static_cast<std::uint64_t>(nv);
@@ -938,12 +937,7 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
   }
   const int W = static_cast<int>(ws_.size());
   std::vector<Field> fields(static_cast<std::size_t>(nv));  // never reallocated: flight_ points in
-  std::uint64_t first = 0;
-  {
-    std::lock_guard<std::mutex> lock(flight_mutex_);
-    first = seq_;
-    seq_ += static_cast<std::uint64_t>(nv);
-  }
+  const std::uint64_t first = reserve(nv);
   int next = 0;
   struct Leave {
     const Plan3d& p;
@@ -965,23 +959,13 @@ void Plan3d<T>::run(Direction direction, int nv, const void* const* in, void* co
       ++next;
     }
     if (next == nv && std::all_of(fields.begin(), fields.end(), [&](const Field& f) { return queued_all(f); })) break;
-    if (!advance_all()) {
-      coll::progress_all();
-      std::this_thread::yield();
-    }
+    pass();
   }
   for (const auto& w : ws_) w->q->sync();
 }
 
 template <typename T>
 std::unique_ptr<DeviceRun> Plan3d<T>::start(Direction direction, const void* in, void* out, DeviceWork& w) const {
-  {
-    std::lock_guard<std::mutex> lock(flight_mutex_);
-    if (broken_)
-      throw Error("device plan: an earlier transform of this plan failed midway, so its ranks no longer agree on "
-                  "the order of its exchanges; make a new plan",
-                  ErrorCode::InvalidState);
-  }
   dev_->synchronize();
   auto r = std::make_unique<Run>(*this);
   Field& f = r->field;
@@ -989,12 +973,9 @@ std::unique_ptr<DeviceRun> Plan3d<T>::start(Direction direction, const void* in,
   f.in = in;
   f.out = out;
   f.w = &static_cast<Work&>(w);
-  {
-    std::lock_guard<std::mutex> lock(flight_mutex_);
-    f.seq = seq_++;
-    flight_.push_back(&f);
-    r->entered_ = true;
-  }
+  f.seq = reserve(1);
+  enter(f);
+  r->entered_ = true;
   advance_all();
   return r;
 }
