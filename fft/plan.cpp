@@ -360,7 +360,8 @@ void Plan::attach_layout(const Box3* in_box, const Box3* out_box) {
   const std::size_t in_elem = shape(Direction::Forward).in.bytes(), out_elem = shape(Direction::Forward).out.bytes();
   agree(p.comm, [&] {
     p.layout = std::make_unique<const UserLayout>(d, ins, outs, in_elem, out_elem, p.comm, p.opt.col_transport,
-                                                  lean_workspace(), z_order);
+                                                  lean_workspace(), z_order,
+                                                  p.visit([](const auto& t) { return t.tr->lanes(); }));
   });
   if (p.layout->passes()) return;
   agree(p.comm, [&] { p.layout_bufs = p.layout->make_buffers(1); });

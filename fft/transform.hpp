@@ -141,6 +141,7 @@ class Transform {
   // M1 > 1, M2 = 1, where the Z stage works in place on the user's array (the plan then
   // reorders with a local copy, fft/user_layout.hpp).
   bool natural_out() const { return natural_; }
+  LanePool* lanes() const { return lanes_.get(); }  // the plan's threads (Options::threads)
   // Lean: binds the workspace's U sides to the caller's array. The collectives must be
   // rebuilt on every rank together when ANY rank's array moved, which no rank can see
   // alone; so each collective call of the plan first asks rebinds() (local: would this

@@ -32,7 +32,7 @@ const char* kind_word(UserLayout::Reshape::Kind k) {
 
 UserLayout::UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes,
                        std::size_t in_elem, std::size_t out_elem, MPI_Comm comm, const coll::Transport& t,
-                       bool lean, std::array<int, 3> z_order)
+                       bool lean, std::array<int, 3> z_order, LanePool* lanes)
     : in_boxes_(std::move(in_boxes)), out_boxes_(std::move(out_boxes)), me_(static_cast<std::size_t>(d.rank)),
       lean_(lean), transport_(t) {
   std::vector<Box3> zs3 = internal_boxes(d, false);
@@ -43,6 +43,7 @@ UserLayout::UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::
   in_bwd_ = Reshape(xs, ins, d.rank, in_elem);
   out_fwd_ = Reshape(zs, outs, d.rank, out_elem);
   out_bwd_ = Reshape(outs, zs, d.rank, out_elem);
+  for (Reshape* r : {&in_fwd_, &in_bwd_, &out_fwd_, &out_bwd_}) r->share_copies(copy_share(lanes));
   b_bytes_ = std::max(static_cast<std::size_t>(d.x_pencil.count()) * in_elem,
                       static_cast<std::size_t>(d.z_pencil.count()) * out_elem);
   if (in_fwd_.kind() == Reshape::Exchange || out_fwd_.kind() == Reshape::Exchange) comm_ = coll::Comm(comm, t.engine);

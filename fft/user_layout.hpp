@@ -44,9 +44,11 @@ class UserLayout {
   // of a point of the input (real for r2c) and of the spectrum. comm: the plan's
   // communicator (duplicated by coll::Comm) on which reshapes that move data run.
   // z_order: the memory order of the transform's own Z-pencils (Decomposition's {0, 2, 1},
-  // or {0, 1, 2} when its Z stage writes the natural order itself).
+  // or {0, 1, 2} when its Z stage writes the natural order itself). lanes: the transform's
+  // threads, which share the reshapes' copies (null: the calling thread).
   UserLayout(const Decomposition& d, std::vector<Box3> in_boxes, std::vector<Box3> out_boxes, std::size_t in_elem,
-             std::size_t out_elem, MPI_Comm comm, const coll::Transport& t, bool lean, std::array<int, 3> z_order);
+             std::size_t out_elem, MPI_Comm comm, const coll::Transport& t, bool lean, std::array<int, 3> z_order,
+             LanePool* lanes = nullptr);
 
   const Box3& in_box() const { return in_boxes_[me_]; }
   const Box3& out_box() const { return out_boxes_[me_]; }

@@ -84,18 +84,17 @@ void Reshape::run(const void* src, void* dst, Staging& s) const {
 void Reshape::post(const void* src, void* dst, Staging& s) const {
   const Box &f = from(), &t = to();
   if (kind_ != Exchange) {
-    copy_region(src, f, dst, t, t, elem_);
+    copy(src, f, dst, t, t);
     return;
   }
   const int m = static_cast<int>(from_.size());
   for (int p = 0; p < m; ++p)
     if (p != me_ && send_counts_[p] > 0)
-      copy_region(src, f, s.send.data() + static_cast<std::size_t>(send_displs_[p]) * elem_, send_blk_[p],
-                  send_blk_[p], elem_);
+      copy(src, f, s.send.data() + static_cast<std::size_t>(send_displs_[p]) * elem_, send_blk_[p], send_blk_[p]);
   s.req = s.coll.front().start();
   s.dst = dst;
   s.posted = true;
-  copy_region(src, f, dst, t, send_blk_[me_], elem_);  // the own block, while the rest travels
+  copy(src, f, dst, t, send_blk_[me_]);  // the own block, while the rest travels
 }
 
 bool Reshape::arrived(Staging& s) const {
@@ -111,12 +110,30 @@ void Reshape::finish(Staging& s) const {
   unpack(s);
 }
 
+void Reshape::copy(const void* src, const Box& sb, void* dst, const Box& db, const Box& region) const {
+  // Along db's slowest axis of more than one point; never its fastest (rows stay whole).
+  const std::size_t d = region.n.size();
+  std::size_t k = 0;
+  while (k + 1 < d && region.n[static_cast<std::size_t>(db.axis_at(k))] <= 1) ++k;
+  if (!share_ || region.empty() || k + 1 >= d) {
+    copy_region(src, sb, dst, db, region, elem_);
+    return;
+  }
+  const auto a = static_cast<std::size_t>(db.axis_at(k));
+  const std::int64_t units = region.n[a];
+  share_(units, static_cast<std::size_t>(region.count() / units) * elem_, [&](std::int64_t u0, std::int64_t u1) {
+    Box part = region;
+    part.lo[a] += u0;
+    part.n[a] = u1 - u0;
+    copy_region(src, sb, dst, db, part, elem_);
+  });
+}
+
 void Reshape::unpack(Staging& s) const {
   const int m = static_cast<int>(from_.size());
   for (int p = 0; p < m; ++p)
     if (p != me_ && recv_counts_[p] > 0)
-      copy_region(s.recv.data() + static_cast<std::size_t>(recv_displs_[p]) * elem_, recv_blk_[p], s.dst, to(),
-                  recv_blk_[p], elem_);
+      copy(s.recv.data() + static_cast<std::size_t>(recv_displs_[p]) * elem_, recv_blk_[p], s.dst, to(), recv_blk_[p]);
   s.dst = nullptr;
   s.posted = false;
 }

@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,8 +91,17 @@ class Reshape {
   std::int64_t sent() const { return sent_; }
   std::int64_t received() const { return received_; }
 
+  // The plan's threads for the copies (Options::threads; geometry/ sits below the plans'
+  // thread pool, so the plan hands it in): share(units, unit_bytes, body) runs body(a, b) on
+  // ranges that together cover [0, units) once. Each block's copy is split along its
+  // destination's slowest axis, so threads write disjoint rows. Unset: the calling thread.
+  using Body = std::function<void(std::int64_t, std::int64_t)>;
+  using Share = std::function<void(std::int64_t units, std::size_t unit_bytes, const Body& body)>;
+  void share_copies(Share share) { share_ = std::move(share); }
+
  private:
   void unpack(Staging& s) const;
+  void copy(const void* src, const Box& sb, void* dst, const Box& db, const Box& region) const;
 
   std::vector<Box> from_, to_;
   int me_ = 0;
@@ -100,6 +110,7 @@ class Reshape {
   std::vector<Box> send_blk_, recv_blk_;  // by peer: from[me] ∩ to[p], from[p] ∩ to[me]
   std::vector<std::int64_t> send_counts_, send_displs_, recv_counts_, recv_displs_;  // elements
   std::int64_t sent_ = 0, received_ = 0;
+  Share share_;
 };
 
 }  // namespace nbfft::geometry

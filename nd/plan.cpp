@@ -840,6 +840,9 @@ void Plan::Impl::set_user_boxes(const std::optional<Box>& in, const std::optiona
     boxes.out_to_plan = std::make_unique<Reshape>(boxes.caller_out, boxes.plan_out, rank, esize(S));
     boxes.plan_to_out = std::make_unique<Reshape>(boxes.plan_out, boxes.caller_out, rank, esize(S));
   }
+  // The plan's threads share their copies (a plan on the 3-D plan has none of its own here).
+  for (auto* r : {boxes.in_to_plan.get(), boxes.plan_to_in.get(), boxes.out_to_plan.get(), boxes.plan_to_out.get()})
+    if (r) r->share_copies(fft::copy_share(pool.get()));
   boxes.transport = coll::Transport::parse(opt.transport);
   bool exchanges = false;
   for (const auto* r : {boxes.in_to_plan.get(), boxes.out_to_plan.get()})

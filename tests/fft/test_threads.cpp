@@ -51,6 +51,12 @@ std::pair<int, int> rotated_grid(int c) {
   return g[static_cast<std::size_t>(c + world_size()) % g.size()];
 }
 
+// Part i of n points split into `parts` near-equal ranges.
+Range split_range(std::int64_t n, int parts, int i) {
+  const std::int64_t lo = n * i / parts, hi = n * (i + 1) / parts;
+  return {lo, hi - lo};
+}
+
 // Values in [-1, 1) of the plan's precision filling `bytes` (the same on every thread count).
 Bytes random_bytes(std::size_t bytes, bool single, std::uint64_t seed) {
   Bytes b(bytes);
@@ -163,6 +169,30 @@ TEST(Threads, SameResultOnEveryGridKindAndPrecision) {
         if (variant == 4) o.norm = Norm::Ortho, o.precision = Precision::Single, what += " r2c single ortho";
         expect_same(o, n, t, 1, false, what);
       }
+}
+
+// User boxes whose reshapes exchange and transpose (z slabs stored y fastest in, x slabs of
+// the spectrum out): the reshapes' copies run on the plan's threads too, with the same bytes.
+TEST(Threads, SameResultWithUserBoxes) {
+  const Grid n{97, 64, 48};  // blocks of several copy ranges (256 KiB each at the least)
+  const int P = world_size(), r = world_rank();
+  for (int t : {2, 3}) {
+    for (bool split : {false, true}) {
+      Options o;
+      o.effort = Effort::Estimate;
+      const std::int64_t xc = n[0] / 2 + 1;
+      const Box3 in = Box3::from({0, n[0]}, {0, n[1]}, split_range(n[2], P, r), {1, 0, 2});
+      const Box3 out = Box3::from(split_range(xc, P, r), {0, n[1]}, {0, n[2]});
+      o.threads = 1;
+      const Plan one(MPI_COMM_WORLD, n, in, out, o);
+      o.threads = t;
+      const Plan many(MPI_COMM_WORLD, n, in, out, o);
+      const auto a = run(one, n, 3, split), b = run(many, n, 3, split);
+      for (std::size_t k = 0; k < a.size(); ++k)
+        EXPECT_TRUE(same_everywhere(a[k], b[k])) << "user boxes, threads=" << t << (split ? " split phase" : "")
+                                                 << " output " << k;
+    }
+  }
 }
 
 // One rank, out of place, runs the one-rank path (fft/transform.cpp, "The one-rank path");

@@ -128,6 +128,32 @@ Options with(Kind kind, std::string transport = "blocking") {
 using D = double;
 using Z = std::complex<double>;
 
+// User boxes on a 2-D plan (columns in, rows of the spectrum out): the
+// reshapes' copies run on the plan's threads, with the one-thread plan's bytes.
+TEST(NdThreads, UserBoxes) {
+  const int P = nbfft::fft::test::world_size(), r = nbfft::fft::test::world_rank();
+  const std::int64_t ny = 1024, nx = 800, kx = nx / 2 + 1;  // blocks of several 256 KiB copy ranges
+  auto part = [&](std::int64_t n) { return std::array<std::int64_t, 2>{n * r / P, n * (r + 1) / P - n * r / P}; };
+  const auto c = part(nx), k = part(ny);
+  const nbfft::Box in{{0, c[0]}, {ny, c[1]}, {}}, out{{k[0], 0}, {k[1], kx}, {}};
+  Options o = with(Kind::R2C);
+  o.threads = 1;
+  const Plan p1(MPI_COMM_WORLD, {ny, nx}, {0, 1}, in, out, o);
+  o.threads = 3;
+  const Plan p3(MPI_COMM_WORLD, {ny, nx}, {0, 1}, in, out, o);
+  const std::size_t n = p1.in_count(), m = p1.out_count();
+  std::vector<D> u(n), back1(n), back3(n);
+  for (std::size_t i = 0; i < n; ++i) u[i] = random_value(5, i + 1000003u * static_cast<std::uint64_t>(r));
+  std::vector<Z> s1(m), s3(m);
+  p1.forward(u.data(), n, s1.data(), m);
+  p3.forward(u.data(), n, s3.data(), m);
+  EXPECT_LE(max_diff(s3, s1), 1e-12 * std::max(1.0, max_abs(s1))) << "forward";
+  p1.backward(s1.data(), m, back1.data(), n);
+  p3.backward(s3.data(), m, back3.data(), n);
+  EXPECT_LE(max_diff(back3, back1), 1e-12) << "backward";
+  EXPECT_LE(max_diff(back3, u), 1e-12) << "round trip";
+}
+
 TEST(NdThreads, TwoD) {
   // At one rank the whole 2-D FFT is one step: split in two so that each has an axis to share.
   check<D, Z>({"2-D r2c", {24, 20}, {0, 1}, with(Kind::R2C)});
