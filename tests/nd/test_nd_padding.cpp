@@ -39,8 +39,12 @@ void check(const Shape& shape, const std::vector<int>& axes, const std::string& 
   o.use_3d_plan = at == std::string::npos;
   const Plan p(MPI_COMM_WORLD, shape, axes, o);
   SCOPED_TRACE(p.describe());
-  if (uses_3d) EXPECT_TRUE(p.uses_3d_plan());
-  if (!o.use_3d_plan) EXPECT_FALSE(p.uses_3d_plan());
+  if (uses_3d) {
+    EXPECT_TRUE(p.uses_3d_plan());
+  }
+  if (!o.use_3d_plan) {
+    EXPECT_FALSE(p.uses_3d_plan());
+  }
   const bool single = o.precision == nbfft::fft::Precision::Single, complex_in = o.kind == nbfft::nd::Kind::C2C;
   // The physical grid: floor(n * R) on the listed axes, the others as given.
   const std::vector<double> r = o.padding.empty() ? std::vector<double>{1.0} : o.padding;

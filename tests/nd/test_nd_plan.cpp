@@ -681,8 +681,12 @@ TEST(NdPlan, PerExchangeTransports) {
     EXPECT_EQ(b.uses_3d_plan(), c.use_3d);
     EXPECT_EQ(nbfft::nd::exchange_transport(b.options(), 0), "pairwise:2@caller");
     EXPECT_EQ(nbfft::nd::exchange_transport(b.options(), 1), "linear@thread");
-    if (b.exchanges() >= 1) EXPECT_NE(b.describe().find("pairwise:2@caller"), std::string::npos);
-    if (b.exchanges() >= 2) EXPECT_NE(b.describe().find("linear@thread"), std::string::npos);
+    if (b.exchanges() >= 1) {
+      EXPECT_NE(b.describe().find("pairwise:2@caller"), std::string::npos);
+    }
+    if (b.exchanges() >= 2) {
+      EXPECT_NE(b.describe().find("linear@thread"), std::string::npos);
+    }
     const std::string text = nbfft::nd::options_text(b.options());
     EXPECT_NE(text.find("row_transport=pairwise:2@caller"), std::string::npos) << text;
     EXPECT_NE(text.find("transport=mixed"), std::string::npos) << text;
