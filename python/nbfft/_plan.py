@@ -489,6 +489,40 @@ def _device_empty(what, like, shape, dtype):
                   "PyTorch arrays only)".format(what, type(like).__name__))
 
 
+def _host_copy(what, x):
+    """A numpy copy of GPU array x with its own library's call (CuPy's ``get``, PyTorch's
+    ``cpu``, Numba's ``copy_to_host``), or (None, problem)."""
+    try:
+        if type(x).__module__.split(".")[0] == "torch":
+            return x.detach().cpu().numpy(), None
+        for call in ("get", "copy_to_host"):
+            if callable(getattr(x, call, None)):
+                h = getattr(x, call)()
+                if isinstance(h, np.ndarray):
+                    return h, None
+    except Exception as e:  # noqa: BLE001 - the library's own failure, shown to the user
+        return None, (Unavailable, "{}: could not copy the GPU array to the host: {}".format(what, e))
+    return None, (ArgumentTypeError, "{}: cannot copy a GPU array of type {} to the host (nbfft reads CuPy, "
+                  "PyTorch and Numba arrays)".format(what, type(x).__name__))
+
+
+def _device_fill(what, out, h):
+    """Copies numpy array h into GPU array out with its own library's call; a problem or None."""
+    try:
+        if type(out).__module__.split(".")[0] == "torch":
+            import torch
+            out.copy_(torch.from_numpy(h))
+            return None
+        for call in ("set", "copy_to_device"):
+            if callable(getattr(out, call, None)):
+                getattr(out, call)(h)
+                return None
+    except Exception as e:  # noqa: BLE001
+        return Unavailable, "{}: could not copy the block into the GPU array out: {}".format(what, e)
+    return ArgumentTypeError, "{}: cannot write a GPU array of type {} from the host (nbfft writes CuPy, " \
+        "PyTorch and Numba arrays)".format(what, type(out).__name__)
+
+
 def _array_problem(what, name, a, shape, dtype, writable, space, axes=None):
     """None, or (exception class, message) if ``a`` cannot be used without a copy.
 
@@ -1248,8 +1282,9 @@ class Plan:
 
         Parameters
         ----------
-        a : numpy.ndarray
-            This rank's block: C-contiguous, the box's shape and dtype.
+        a : numpy.ndarray or GPU array
+            This rank's block: C-contiguous, the box's shape and dtype. A GPU array (CuPy,
+            PyTorch, Numba) is copied to the host first; the result is a numpy array.
         root : int
             The rank that receives the global array.
         space : {'auto', 'input', 'output'}
@@ -1274,6 +1309,10 @@ class Plan:
         >>> if comm.rank == 0: assert np.allclose(G, np.fft.rfftn(plan.gather(u)))   # doctest: +SKIP
         """
         self._plan()
+        if _on_device(a):  # through host memory: gathering is for checks and I/O
+            h, problem = _host_copy("gather", a)
+            self._agree(problem)
+            a = h
         space, problem = self._space_of(a, space, "gather")
         if problem is None:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
@@ -1296,14 +1335,16 @@ class Plan:
 
         Parameters
         ----------
-        g : numpy.ndarray or None
+        g : numpy.ndarray, GPU array or None
             On ``root``: the global array, of the space's global shape and the plan's dtype
-            for it (any strides: a strided one is copied first). Ignored elsewhere (pass None).
+            for it (any strides: a strided one is copied first; a GPU one is copied to the
+            host first). Ignored elsewhere (pass None).
         root : int
             The rank that holds ``g``.
         space : {'input', 'output'}
-        out : numpy.ndarray, optional
-            This rank's block: C-contiguous, writable, the box's shape and dtype.
+        out : numpy.ndarray or GPU array, optional
+            This rank's block: C-contiguous, writable, the box's shape and dtype. A GPU
+            array (CuPy, PyTorch, Numba) is filled from the host.
 
         Returns
         -------
@@ -1329,9 +1370,11 @@ class Plan:
             box, dtype = (self.input_box, self.in_dtype) if space == "input" else (self.output_box, self.out_dtype)
             gshape = self._shape if space == "input" else self.output_shape
             problem = self._root_problem("scatter", root)
+            if problem is None and self._rank == root and _on_device(g):  # through host memory
+                g, problem = _host_copy("scatter", g)
             if problem is None and self._rank == root:
                 if not isinstance(g, np.ndarray):
-                    problem = ArgumentTypeError, "scatter: g must be a numpy.ndarray on the root, got {}".format(
+                    problem = ArgumentTypeError, "scatter: g must be a numpy or GPU array on the root, got {}".format(
                         type(g).__name__)
                 elif g.shape != gshape:
                     problem = InvalidArgument, "scatter: g has shape {} but the global {} is {}".format(
@@ -1340,10 +1383,18 @@ class Plan:
                     problem = ArgumentTypeError, "scatter: g has dtype {} but the plan's {} is {}".format(
                         g.dtype, space, dtype)
             if problem is None and out is not None:
-                problem = _array_problem("scatter", "out", out, box.shape, dtype, True, space, box.axes)
+                if _on_device(out):
+                    problem = _device_array_problem("scatter", "out", out, box.shape, dtype, True)
+                else:
+                    problem = _array_problem("scatter", "out", out, box.shape, dtype, True, space, box.axes)
         self._agree(problem)
-        if out is None:
+        device_out = out if _on_device(out) else None
+        if out is None or device_out is not None:
             out = aligned_empty(box.shape, dtype)
         g = np.ascontiguousarray(g) if self._rank == root else None  # a copy only if g is strided
         self._plan().scatter(space == "output", g, out, int(root))
+        if device_out is not None:
+            problem = _device_fill("scatter", device_out, out)
+            self._agree(problem)
+            return device_out
         return out

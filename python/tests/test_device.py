@@ -18,6 +18,12 @@ class FakeGpuArray:
         self.a = a
         self.readonly = readonly
 
+    def get(self):  # a copy to the host, as CuPy's
+        return self.a.copy()
+
+    def set(self, h):  # a copy from the host, as CuPy's
+        self.a[...] = h
+
     @property
     def __cuda_array_interface__(self):
         return {"shape": self.a.shape, "typestr": self.a.dtype.str, "data": (self.a.ctypes.data, self.readonly),
@@ -119,6 +125,25 @@ def test_stacked_gpu_arrays_in_forward_many():
     with pytest.raises(nbfft.ArgumentTypeError, match="pass out="):
         dev.forward_many(FakeGpuArray(us))
     host.close()
+    dev.close()
+
+
+def test_gather_and_scatter_of_gpu_arrays():
+    shape = (7, 10, 12)
+    dev = nbfft.Plan(COMM, shape, device="emulated", transport="caller")
+    g = np.random.default_rng(29).standard_normal(shape) if COMM.rank == 0 else None
+    u = dev.scatter(FakeGpuArray(g) if g is not None else None)  # a GPU g on the root
+    out = np.empty(dev.input_box.shape)
+    got = dev.scatter(g, out=FakeGpuArray(out))  # into a GPU block
+    assert isinstance(got, FakeGpuArray) and all_ranks(np.array_equal(out, u))
+    G = dev.gather(FakeGpuArray(u))
+    assert COMM.rank != 0 or np.array_equal(G, g)
+    U = np.empty(dev.output_box.shape, dev.out_dtype)
+    dev.forward(FakeGpuArray(u), out=FakeGpuArray(U))
+    S = dev.gather(FakeGpuArray(U), space="output")
+    assert COMM.rank != 0 or np.allclose(S, np.fft.rfftn(g), atol=1e-10)
+    with pytest.raises(nbfft.InvalidArgument, match="shape"):
+        dev.scatter(g, out=FakeGpuArray(np.empty((1, 2, 3))))
     dev.close()
 
 
