@@ -18,14 +18,14 @@ NVCC=$(realpath "$(ls "$CUDA_VENV"/lib/python3*/site-packages/nvidia/cu13/bin/nv
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.openmpi -DMPI_CXX_COMPILER=mpicxx.openmpi \
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi -DNBFFT_WITH_MKL=OFF -DNBFFT_WITH_HDF5=OFF -DNBFFT_BUILD_FORTRAN=OFF \
   -DNBFFT_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$NVCC" >/dev/null
-cmake --build "$BUILD" -j"${JOBS:-2}" --target test_gpu_device_plan nbfft-gpu-bench
+cmake --build "$BUILD" -j"${JOBS:-2}" --target test_gpu_device_plan nbfft-gpu-bench nbfft-sine
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/debs"
-cp "$BUILD/tests/gpu/test_gpu_device_plan" "$BUILD/bin/nbfft-gpu-bench" "$BUNDLE/bin/"
+cp "$BUILD/tests/gpu/test_gpu_device_plan" "$BUILD/bin/nbfft-gpu-bench" "$BUILD/bin/nbfft-sine" "$BUNDLE/bin/"
 cp -P "$BUILD"/coll/libnbfft_coll.so* "$BUILD"/fft/libnbfft_fft.so* "$BUNDLE/lib/"
 cp scripts/gpu-check.sh "$BUNDLE/"
 (cd "$BUNDLE/debs" && apt-get download -q libopenmpi3 openmpi-bin openmpi-common libucx0 libpsm-infinipath1 \
-  libfftw3-single3 libfftw3-double3 librdmacm1 libpsm2-2 libpmix2 libnuma1 libnl-route-3-200 libnl-3-200 \
+  libfftw3-single3 libfftw3-double3 libfftw3-mpi3 librdmacm1 libpsm2-2 libpmix2 libnuma1 libnl-route-3-200 libnl-3-200 \
   libmunge2 libibverbs1 libhwloc15 libfabric1 libevent-pthreads-2.1-7 libevent-core-2.1-7 libevent-2.1-7 \
   ibverbs-providers >/dev/null)
 du -sh "$BUNDLE"

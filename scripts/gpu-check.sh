@@ -37,8 +37,13 @@ if [ "$MODE" != quick ]; then
     bench $MPIRUN -n 1 $B --grid 1024 --rounds 5 --transports blocking
     bench $MPIRUN -n 1 $B --grid 512 --precision single --rounds 10 --transports blocking
   fi
+  # nbfft-sine on the GPU against cuFFT's own transform (its summary line), and split across
+  # two ranks sharing the GPU with the ipc exchange.
+  S="$BUNDLE/bin/nbfft-sine"
+  bench $MPIRUN -n 1 $S --grid 512 --iters 5 --effort estimate --device cuda --baseline cufft
+  bench $MPIRUN -n 2 $S --grid 512 --iters 3 --fields 2 --effort estimate --device cuda --device-exchange ipc
   bench $MPIRUN -n 2 $B --grid 512 --fields 4 --rounds 3 --transports ipc,blocking,pairwise:2@caller
   bench $MPIRUN -n 4 $B --grid 512 --fields 4 --rounds 3 --transports ipc,blocking,pairwise:2@caller
-  grep '^record=' "$OUT/bench.log" >> "$OUT/summary.txt"
+  grep -E '^record=|^summary:' "$OUT/bench.log" >> "$OUT/summary.txt"
 fi
 exit $status

@@ -1,5 +1,6 @@
 #include "bench/sine/measure.hpp"
 
+#include "bench/sine/device_runner.hpp"
 #include "bench/sine/memory.hpp"
 #include "bench/sine/nbfft_runner.hpp"
 #include "nbfft/error.hpp"
@@ -194,6 +195,13 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
   if (!comparable && a.baseline == "fftw-mpi")
     throw Error("--baseline fftw-mpi runs FFTW-MPI's periodic or all-r2r real transform, not kinds " +
                 fft::kinds_str(given.kinds) + " (" + fft::name(a.transform) + "); leave out --baseline (or use auto)");
+  if (a.baseline == "cufft") {  // cuFFT's own single-GPU transform, on the runs' device
+    Result r;
+    r.baseline = true;
+    make_measured(rss, r, [&] { r.runner = make_cufft(MPI_COMM_WORLD, a, given); });
+    results.push_back(std::move(r));
+    return results;
+  }
   if (comparable && (a.baseline == "fftw-mpi" || (a.baseline == "auto" && fftw_mpi_available()))) {
     Result r;
     r.baseline = true;
@@ -245,7 +253,9 @@ std::vector<Reference> measure_alone(const SineArgs& a, std::vector<Result>& res
   // A fixed set of reference transports on each process grid, so that the bound does not
   // depend on which transports --transport lists.
   std::vector<Reference> refs;
-  if (a.fields <= 1) return refs;
+  fft::Options given;  // (device plans have no exchange-alone mode: no references for them)
+  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
+  if (a.fields <= 1 || given.device != fft::Device::Host) return refs;
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   std::vector<std::string> names = {"blocking", "native", "caller"};

@@ -1,5 +1,6 @@
 #include "bench/sine/nbfft_runner.hpp"
 
+#include "bench/sine/device_runner.hpp"
 #include "nbfft/fft/field.hpp"
 
 #include <algorithm>
@@ -172,6 +173,7 @@ class NbfftRunner final : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_nbfft(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string label) {
+  if (o.device != fft::Device::Host) return make_device_nbfft(comm, a, o, std::move(label));
   if (a.precision == fft::Precision::Double) return std::make_unique<NbfftRunner<double>>(comm, a, o, std::move(label));
   return std::make_unique<NbfftRunner<float>>(comm, a, o, std::move(label));
 }

@@ -229,8 +229,8 @@ SineArgs parse_sine_args(const bench::Args& args) {
   a.wisdom = args.get("wisdom", "");
   a.json = args.get("json", "");
   const std::string b = args.get("baseline", "none");
-  if (b != "fftw-mpi" && b != "auto" && b != "none")
-    throw Error("--baseline: only 'fftw-mpi', 'auto' (or 'none') is known, got '" + b + "'");
+  if (b != "fftw-mpi" && b != "auto" && b != "cufft" && b != "none")
+    throw Error("--baseline: only 'fftw-mpi', 'auto', 'cufft' (or 'none') is known, got '" + b + "'");
   a.baseline = b == "none" ? "" : b;
   if (args.has("autotune")) {
     a.tune = args.get_list("autotune", "quick");

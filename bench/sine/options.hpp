@@ -29,7 +29,7 @@ struct SineArgs {
   std::vector<bool> lean{false};  // Options::lean_workspace of each run (--workspace)
   int iters = 10, warmup = 1;
   fft::Effort effort = fft::Effort::Measure;
-  std::string wisdom, json, baseline;  // baseline: "", "fftw-mpi" or "auto" (when built in)
+  std::string wisdom, json, baseline;  // baseline: "", "fftw-mpi", "auto" (when built in) or "cufft"
   std::vector<std::string> tune;  // TuneEffort names: each adds the tuner's choice as a run
   double tune_budget = 20;  // seconds
   std::string tune_wisdom;  // the tuner's memory across runs

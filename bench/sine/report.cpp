@@ -8,7 +8,9 @@ namespace nbfft::sine {
 
 namespace {
 constexpr int kTotal = fft::Timings::kPhases - 1;
-const char* code(const Result& r) { return r.baseline ? "fftw-mpi" : "nbfft"; }
+const char* code(const Result& r) {
+  return r.baseline ? (r.runner->transport() == "cufft" ? "cufft" : "fftw-mpi") : "nbfft";
+}
 }  // namespace
 
 const Result* Report::blocking_of(const Result& r) const {
@@ -82,8 +84,9 @@ void Report::print() const {
       std::printf("\n");
     }
   }
+  const std::string vs = std::string("vs ") + (base ? code(*base) : "fftw-mpi");
   std::printf("\n%-4s %-8s %-5s %-20s %11s %9s %9s %10s %11s %9s  %s\n", "run", "code", "proc", "transport", "median ms",
-              "min ms", "GFlop/s", "max error", "vs fftw-mpi", "peak MiB", "local FFT");
+              "min ms", "GFlop/s", "max error", vs.c_str(), "peak MiB", "local FFT");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const Result& r = results[k];
     char ratio[32] = "-", peak[32] = "-";
@@ -104,7 +107,10 @@ void Report::print() const {
       any_table = true;
       print_table2(b);
     }
-  if (a.fields > 1 && !any_table) std::printf("\n(no Table II: add blocking to --transport to compare against it)\n");
+  const bool phases = std::any_of(results.begin(), results.end(), [](const Result& r) { return r.runner->has_phases(); });
+  if (a.fields > 1 && !any_table)
+    std::printf(phases ? "\n(no Table II: add blocking to --transport to compare against it)\n"
+                       : "\n(no Table II: these runs measure only their totals)\n");
   print_summary();
   std::fflush(stdout);
 }
@@ -257,7 +263,7 @@ std::string faster_or_slower(double ratio, const std::vector<double>& rounds) {
 
 std::string Report::describe(const Result& r) const {
   const std::string grid = r.runner->proc_grid();
-  if (r.baseline) return "FFTW-MPI";
+  if (r.baseline) return r.runner->transport() == "cufft" ? "cuFFT's 3-D transform" : "FFTW-MPI";
   if (r.role == "default") return "nbfft's default plan (" + grid + ", " + r.runner->transport() + ")";
   if (r.role == "tuned" && !r.chosen.empty())
     return "nbfft's " + r.runner->transport() + " plan (" + grid + ", " + r.chosen + ")";
