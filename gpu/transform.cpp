@@ -331,8 +331,10 @@ class Plan3d final : public DeviceTransform {
  private:
   // The buffers, queue and bound collectives of one field in flight.
   struct Work final : DeviceWork {
-    const Plan3d& p;
+    const Plan3d& p;  // (read while constructing only: a workspace may outlive its plan)
+    std::shared_ptr<Device> keep;  // the device, alive as long as its memory is
     Device& dev;
+    bool z_in_a = false;
     void* buf[kBufs] = {};
     void* dstage = nullptr;
     // ipc: every send piece packed here at its wire offset, read by its receiver; the peers'
@@ -350,7 +352,7 @@ class Plan3d final : public DeviceTransform {
     // [exchange][dir][chunk]: the collective and the event that says its send copies are done
     std::vector<coll::Collective> coll[2][2];
     std::vector<std::unique_ptr<Event>> sent[2][2];
-    explicit Work(const Plan3d& plan) : p(plan), dev(*plan.dev_) {
+    explicit Work(const Plan3d& plan) : p(plan), keep(plan.dev_), dev(*keep), z_in_a(plan.z_in_a_) {
       try {
         for (int b = 0; b < kBufs; ++b)
           if (p.elems_[b]) buf[b] = alloc(static_cast<std::size_t>(p.elems_[b]) * sizeof(C), "device FFT buffer");
@@ -403,7 +405,7 @@ class Plan3d final : public DeviceTransform {
     }
     void release() {
       for (int b = 0; b < kBufs; ++b)
-        if (!(p.z_in_a_ && b == kZ)) dev.free(buf[b]);
+        if (!(z_in_a && b == kZ)) dev.free(buf[b]);
       dev.free(dstage);
       dev.free(dsend);
       dev.free(drecv);

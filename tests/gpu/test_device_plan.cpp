@@ -357,6 +357,10 @@ void split_phase(const Grid& n, Options o, double tol) {
   again.wait();
   check_spec(3, "forward on a workspace freed by a refused start");
   EXPECT_GE(busy, 0);
+  // A workspace may outlive its plan: its device memory goes with it (ASan checks this).
+  auto brief = std::make_unique<Plan>(MPI_COMM_WORLD, n, o);
+  Plan::Workspace outlives = brief->make_workspace();
+  brief.reset();
 }
 
 TEST(DevicePlan, SplitPhaseMatchesCpuPlan) {
