@@ -230,7 +230,7 @@ std::vector<OptionRow> make_rows() {
        "how a device plan's exchanges move blocks: staged through pinned host memory and MPI, ipc (ranks read "
        "each other's GPU memory: ranks sharing a GPU), mpi (GPU memory to a CUDA-aware MPI) or nccl (NCCL on "
        "the GPU's streams: one GPU per rank)",
-       true, false, false, 0, 0, "", "ipc", [](const Options& o) -> std::string { return name(o.device_exchange); },
+       true, true, false, 0, 0, "", "ipc", [](const Options& o) -> std::string { return name(o.device_exchange); },
        [](Options& o, std::string_view v) { o.device_exchange = parse_device_exchange(v); }, false, S::Plan3D},
       {"threads", T::Int, "0..1024",
        "threads per rank sharing each stage's FFTs and copies; 0: NBFFT_THREADS, else OMP_NUM_THREADS, else 1",

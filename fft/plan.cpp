@@ -206,21 +206,7 @@ void make_device_plan(Plan::Impl& impl, MPI_Comm comm, const Decomposition& d, c
                       const coll::Comm& row, const coll::Comm& col) {
   const std::string limits = gpu::device_limits(d, o);  // from agreed options: the same on every rank
   if (!limits.empty()) throw Error(std::string("device=") + name(o.device) + ": " + limits, ErrorCode::Unavailable);
-  // The node-local index picks the GPU when the user did not (collective: every rank alike).
-  const bool pick = o.device == Device::Cuda && o.device_id < 0;
-  const int local = pick ? gpu::node_local_rank(comm) : 0;
-  agree(comm, [&] {
-    std::shared_ptr<gpu::Device> dev;
-    if (o.device == Device::Emulated) {
-      dev = gpu::host_emulation();
-    } else {
-      std::string why;
-      const int count = gpu::cuda_device_count(&why);
-      if (count == 0) throw Error("device=cuda: no usable GPU on this rank (" + why + ")", ErrorCode::Unavailable);
-      dev = gpu::cuda_device(pick ? local % count : o.device_id);
-    }
-    impl.device = gpu::make_device_transform(std::move(dev), d, o, row, col);
-  });
+  agree(comm, [&] { impl.device = gpu::make_device_transform(gpu::open_device(o, comm), d, o, row, col); });
   // Collective (device_exchange=ipc opens the peers' buffers); a failure on one rank is
   // every rank's error.
   agree(comm, [&] { const_cast<gpu::DeviceTransform&>(*impl.device).connect(); });
@@ -245,11 +231,8 @@ void Plan::make(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& opt
   ConfigFields fields = agreed_fields(n, options);
   fields.push_back({"user boxes", in_given && out_given ? "in and out" : in_given ? "in" : out_given ? "out" : "none"});
   check_same(comm, "plan", fields);
-  if (options.device != Device::Host && (options.tune != TuneEffort::None || in_given || out_given))
-    throw Error(std::string("device=") + name(options.device) + ": " +
-                    (options.tune != TuneEffort::None ? "plan-time tuning (tune=" + std::string(name(options.tune)) + ")"
-                                                      : std::string("user boxes")) +
-                    " are not on device plans yet (docs/gpu.md)",
+  if (options.device != Device::Host && (in_given || out_given))
+    throw Error(std::string("device=") + name(options.device) + ": user boxes are not on device plans yet (docs/gpu.md)",
                 ErrorCode::Unavailable);
   if (options.tune != TuneEffort::None) {  // plan-time tuning: the plan of the tuner's choice
     auto report = std::make_shared<TuneReport>();

@@ -3,6 +3,7 @@
 #include "nbfft/fft/tune.hpp"
 
 #include "fft/tune_detail.hpp"
+#include "gpu/transform.hpp"
 #include "fft/threads.hpp"
 #include "nbfft/agree.hpp"
 #include "nbfft/error.hpp"
@@ -134,11 +135,16 @@ TuneReport tune(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& ask
   MPI_Comm_size(comm, &P);
   MPI_Query_thread(&provided);
   // The same thread counts on every rank (the trials are collective): the fewest CPUs.
-  int cpus = provided >= MPI_THREAD_FUNNELED ? rank_cpus() : 1, fewest = 1;
+  // (A device plan runs its stages on the GPU: no threads to try.)
+  const bool on_device = base.device != Device::Host;
+  int cpus = provided >= MPI_THREAD_FUNNELED && !on_device ? rank_cpus() : 1, fewest = 1;
   MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, comm);
   const detail::SearchSpace space{n, base, s, P, provided >= MPI_THREAD_MULTIPLE, std::min(fewest, 64)};
   log.start(detail::planned_trials(space, kRunoff));
-  detail::Trials trials(comm, n, s, r, log, t0, detail::candidate_grids(space));
+  // A device plan's trials run on device arrays (on every rank or none).
+  std::shared_ptr<gpu::Device> device;
+  if (on_device) agree(comm, [&] { device = gpu::open_device(base, comm); });
+  detail::Trials trials(comm, n, s, r, log, t0, detail::candidate_grids(space), device);
   trials.run(base, detail::kUntuned, /*always=*/true);
   if (s.effort == TuneEffort::Exhaustive)
     detail::search_exhaustive(trials, space);

@@ -9,6 +9,7 @@
 //   tune.cpp         tune() itself: settings, the wisdom lookup, the search, the report.
 #pragma once
 
+#include "gpu/device.hpp"
 #include "nbfft/fft/option_table.hpp"
 #include "nbfft/fft/tune.hpp"
 
@@ -92,9 +93,10 @@ constexpr const char* kUntuned = "untuned";
 class Trials {
  public:
   // grids: every process grid a candidate may have (candidate_grids), so that the arrays
-  // are sized once for the largest boxes of any trial.
+  // are sized once for the largest boxes of any trial. device: where the trials' arrays
+  // live (a device plan's tuning; null: host memory).
   Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r, TuneLogger& log,
-         double t0, std::vector<std::pair<int, int>> grids);
+         double t0, std::vector<std::pair<int, int>> grids, std::shared_ptr<gpu::Device> device = nullptr);
   ~Trials();
 
   // Whether the budget is spent (agreed: the slowest rank's clock).

@@ -48,6 +48,16 @@ std::vector<int> thread_values(int most) {
 
 bool overlaps(const Options& o) { return o.col_transport.algorithm.name != "blocking"; }
 
+// Whether both exchanges' algorithms hand the buffers to MPI as they are (device_exchange=mpi
+// refuses the others: gpu/transform.cpp device_limits).
+bool gpu_mpi_algorithm(const Options& o) {
+  for (const coll::Transport* t : {&o.row_transport, &o.col_transport}) {
+    const std::string& a = t->algorithm.name;
+    if (a != "blocking" && a != "native" && a != "pairwise" && a != "linear" && a != "persistent") return false;
+  }
+  return true;
+}
+
 std::size_t grids_kept(TuneEffort e) { return e == TuneEffort::Quick ? 2 : 3; }
 
 // A candidate on grid g; several fields start with seed 000's two-field pipeline.
@@ -105,7 +115,7 @@ std::vector<Options> exhaustive_candidates(const SearchSpace& sp) {
 // caller chose the stage's backend or only one qualifies.
 std::vector<local::Backend> stage_backends(const Options& base, int a) {
   std::vector<local::Backend> v;
-  if (base.backends[a] != Backend::Auto) return v;
+  if (base.backends[a] != Backend::Auto || base.device != Device::Host) return v;  // (cuFFT on the device)
   for (local::Backend b : local::built_backends())
     if (!is_r2r(base.kinds[a]) || local::supports_r2r(b)) v.push_back(b);
   return v.size() > 1 ? v : std::vector<local::Backend>{};
@@ -120,6 +130,7 @@ int backend_trials(const Options& base) {
 }  // namespace
 
 void search_overlap(Trials& trials, const SearchSpace& sp);
+void search_device_exchanges(Trials& trials, const SearchSpace& sp);
 
 // 7. The local FFT backend of each stage in turn, on the best so far (the others held): a
 // stage's FFTs cost the same whatever the exchange, so one pass finds the mix.
@@ -189,6 +200,10 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
     }
   }
 
+  // 2b. a device plan's exchanges (Options::device_exchange) on the best so far: those the
+  // machine cannot run (ipc off a GPU, mpi on an MPI without GPU memory, nccl without NCCL
+  // or with ranks sharing a GPU) are refused by the plan and skipped.
+  search_device_exchanges(trials, sp);
   // 3. chunking on the best so far, 4. fields in flight; 5. threads per rank on the best.
   search_overlap(trials, sp);
   if (sp.max_threads > 1 && trials.best()) {
@@ -209,6 +224,18 @@ void search_greedy(Trials& trials, const SearchSpace& sp) {
     }
   }
   search_backends(trials, sp);
+}
+
+void search_device_exchanges(Trials& trials, const SearchSpace& sp) {
+  if (sp.base.device == Device::Host || !trials.best()) return;
+  const Options now = trials.best()->options;
+  for (DeviceExchange e : {DeviceExchange::Staged, DeviceExchange::Ipc, DeviceExchange::Mpi, DeviceExchange::Nccl}) {
+    Options o = now;
+    o.device_exchange = e;
+    // (mpi hands the buffers to MPI: only the algorithms that do not copy on the host)
+    if (e == DeviceExchange::Mpi && !gpu_mpi_algorithm(o)) o.transport("native");
+    trials.run(o, "device_exchange");
+  }
 }
 
 void search_overlap(Trials& trials, const SearchSpace& sp) {

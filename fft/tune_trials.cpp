@@ -24,14 +24,31 @@ namespace nbfft::fft::detail {
 namespace {
 
 // Aligned as the plan's workspaces (local/memory.hpp), zeroed: the trials' transforms are
-// linear, so the arrays stay zero and every timing sees the same data.
+// linear, so the arrays stay zero and every timing sees the same data. A device plan's
+// trials take device memory (zeroed by a copy from the host).
 struct Buffer {
-  explicit Buffer(std::size_t bytes) : b(bytes, "the tuner's trial arrays"), p(b.get()) {
+  Buffer(std::size_t bytes, const std::shared_ptr<gpu::Device>& device) : dev(device) {
+    if (dev) {
+      p = dev->alloc(std::max<std::size_t>(bytes, 1), "the tuner's trial arrays");
+      const std::vector<unsigned char> zeros(bytes);
+      const auto q = dev->make_queue();
+      q->copy(p, zeros.data(), bytes);
+      q->sync();
+      return;
+    }
+    b = local::Bytes(bytes, "the tuner's trial arrays");
+    p = b.get();
     note_trial_array();
     std::fill_n(b.get(), std::max<std::size_t>(bytes, 1), 0);
   }
+  ~Buffer() {
+    if (dev) dev->free(p);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  std::shared_ptr<gpu::Device> dev;
   local::Bytes b;
-  void* p;
+  void* p = nullptr;
 };
 
 // One field's trial arrays. In place (one array of the larger box) wherever that runs the
@@ -72,6 +89,7 @@ FieldArrays largest_arrays(const Plan& p, const std::vector<std::pair<int, int>>
 // one plan alive, a tune() holds one workspace and this one set at a time.
 class Arrays {
  public:
+  explicit Arrays(std::shared_ptr<gpu::Device> device) : dev_(std::move(device)) {}
   // nv fields of at least `need` each.
   void fit(int nv, FieldArrays need) {
     const bool grow = static_cast<int>(in_.size()) < nv || need.in > size_.in || need.out > size_.out ||
@@ -81,9 +99,9 @@ class Arrays {
       out_.clear();
       size_.in = std::max(size_.in, need.in);
       size_.out = std::max(size_.out, need.out);
-      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(size_.in));
+      for (int k = 0; k < nv; ++k) in_.push_back(std::make_unique<Buffer>(size_.in, dev_));
       if (size_.out > 0)
-        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(size_.out));
+        for (int k = 0; k < nv; ++k) out_.push_back(std::make_unique<Buffer>(size_.out, dev_));
     }
     ip.clear();
     op.clear();
@@ -95,6 +113,7 @@ class Arrays {
   std::vector<void*> ip, op;
 
  private:
+  std::shared_ptr<gpu::Device> dev_;
   std::vector<std::unique_ptr<Buffer>> in_, out_;
   FieldArrays size_;
 };
@@ -152,9 +171,9 @@ bool in_runoff(const TuneTrial& t) { return t.step.find("runoff") != std::string
 }  // namespace
 
 Trials::Trials(MPI_Comm comm, std::array<std::int64_t, 3> n, const TuneSettings& s, TuneReport& r, TuneLogger& log,
-               double t0, std::vector<std::pair<int, int>> grids)
+               double t0, std::vector<std::pair<int, int>> grids, std::shared_ptr<gpu::Device> device)
     : comm_(comm), n_(n), s_(s), r_(r), log_(log), start_(t0), grids_(std::move(grids)),
-      arrays_(std::make_unique<Arrays>()) {}
+      arrays_(std::make_unique<Arrays>(std::move(device))) {}
 
 Trials::~Trials() {
   arrays_.reset();

@@ -21,6 +21,15 @@ int node_local_rank(MPI_Comm comm) {
   return r;
 }
 
+std::shared_ptr<Device> open_device(const fft::Options& o, MPI_Comm comm) {
+  if (o.device == fft::Device::Emulated) return host_emulation();
+  const int local = o.device_id < 0 ? node_local_rank(comm) : 0;  // (collective: before any error)
+  std::string why;
+  const int count = cuda_device_count(&why);
+  if (count == 0) throw Error("device=cuda: no usable GPU on this rank (" + why + ")", ErrorCode::Unavailable);
+  return cuda_device(o.device_id < 0 ? local % count : o.device_id);
+}
+
 std::string mpi_cuda_support() {
   // Asked at run time: the library loaded may not be the one compiled against.
 #if defined(MPIX_CUDA_AWARE_SUPPORT)

@@ -98,6 +98,12 @@ std::string device_limits(const fft::Decomposition& d, const fft::Options& o);
 // the GPU a device plan picks when Options::device_id is -1 is this modulo the GPUs seen.
 int node_local_rank(MPI_Comm comm);
 
+// The device a plan of o runs on on this rank (Options::device, device_id; -1: the node-local
+// index modulo the GPUs seen). Collective over comm for device=cuda with device_id -1 (every
+// rank takes part before any throws); Error(Unavailable) naming why when there is no GPU.
+// Plans, the tuner's trial arrays and the benchmarks take their device from here.
+std::shared_ptr<Device> open_device(const fft::Options& o, MPI_Comm comm);
+
 // "" when the MPI library takes CUDA device memory (device_exchange=mpi), else why not.
 std::string mpi_cuda_support();
 

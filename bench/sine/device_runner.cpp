@@ -24,16 +24,6 @@ namespace nbfft::sine {
 
 namespace {
 
-// The device the plan of `o` runs on: the same choice as the plan's (gpu/transform.hpp).
-std::unique_ptr<gpu::Device> device_of(MPI_Comm comm, const fft::Options& o) {
-  if (o.device == fft::Device::Emulated) return gpu::host_emulation();
-  std::string why;
-  const int count = gpu::cuda_device_count(&why);
-  const int local = gpu::node_local_rank(comm);
-  if (count == 0) throw Error("nbfft-sine --device cuda: no usable GPU (" + why + ")", ErrorCode::Unavailable);
-  return gpu::cuda_device(o.device_id >= 0 ? o.device_id : local % count);
-}
-
 // The fields of a device run: the input (the sine field, set once), the spectrum and the
 // result in device memory, and host copies to fill and check them.
 template <typename T>
@@ -109,7 +99,7 @@ template <typename T>
 class DeviceRunner final : public Runner {
  public:
   DeviceRunner(MPI_Comm comm, const SineArgs& a, const fft::Options& o, std::string name)
-      : name_(std::move(name)), plan_(comm, a.n, o), dev_(device_of(comm, o)), field_(a.n),
+      : name_(std::move(name)), plan_(comm, a.n, o), dev_(gpu::open_device(o, comm)), field_(a.n),
         f_(*dev_, plan_.in_box(), plan_.in_bytes(), plan_.out_bytes(), a.fields,
            a.transform == fft::TransformKind::R2C, field_) {
     unsigned long long mine[2] = {f_.data, plan_.workspace_bytes()}, most[2] = {0, 0};
@@ -145,7 +135,7 @@ class DeviceRunner final : public Runner {
  private:
   std::string name_;
   fft::Plan plan_;
-  std::unique_ptr<gpu::Device> dev_;
+  std::shared_ptr<gpu::Device> dev_;
   SineField field_;
   DeviceFields<T> f_;
   std::size_t data_ = 0, work_ = 0;
@@ -159,7 +149,7 @@ template <typename T>
 class CufftRunner final : public Runner {
  public:
   CufftRunner(MPI_Comm comm, const SineArgs& a, const fft::Options& o)
-      : n_(a.n), r2c_(a.transform == fft::TransformKind::R2C), dev_(device_of(comm, o)), field_(a.n),
+      : n_(a.n), r2c_(a.transform == fft::TransformKind::R2C), dev_(gpu::open_device(o, comm)), field_(a.n),
         f_(*dev_, fft::Box3::from({0, a.n[0]}, {0, a.n[1]}, {0, a.n[2]}), bytes(a, false), bytes(a, true), a.fields,
            r2c_, field_),
         q_(dev_->make_queue()) {
@@ -217,7 +207,7 @@ class CufftRunner final : public Runner {
  private:
   std::array<std::int64_t, 3> n_;
   bool r2c_;
-  std::unique_ptr<gpu::Device> dev_;
+  std::shared_ptr<gpu::Device> dev_;
   SineField field_;
   DeviceFields<T> f_;
   std::unique_ptr<gpu::Queue> q_;

@@ -11,6 +11,7 @@
 #include "nbfft/coll/transport.hpp"
 #include "nbfft/error.hpp"
 #include "nbfft/fft/fft.hpp"
+#include "nbfft/fft/tune.hpp"
 #include "../fft/fft_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -270,9 +272,6 @@ TEST(DevicePlan, RefusesWhatItCannotDo) {
   Options lean = o;
   lean.lean_workspace = true;
   refused(lean, "lean_workspace");
-  Options tune = o;
-  tune.tune = TuneEffort::Quick;
-  refused(tune, "tuning");
   if (test_device() == Device::Emulated) {
     Options ipc = o;
     ipc.device_exchange = DeviceExchange::Ipc;
@@ -451,6 +450,33 @@ TEST(DevicePlan, MpiExchangeMatchesCpuPlan) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bruck"), std::string::npos) << e.what();
   }
+}
+
+// Plan-time tuning of a device plan: its trials run on device arrays and time the device
+// exchanges too (those the machine cannot run are refused and skipped: ipc off a GPU); the
+// chosen plan gives the CPU plan's results.
+TEST(DevicePlan, TuningTriesTheDeviceExchanges) {
+  NBFFT_NEED_DEVICE();
+  Options o = test_options(0, 0, TransformKind::R2C, Precision::Double);
+  o.device = test_device();
+  o.tune = TuneEffort::Quick;
+  o.tune_budget = 30;
+  const Grid n{17, 13, 11};
+  const Plan p(MPI_COMM_WORLD, n, o);
+  ASSERT_NE(p.tune_report(), nullptr);
+  std::set<std::string> timed;
+  for (const TuneTrial& t : p.tune_report()->trials)
+    if (t.seconds >= 0) timed.insert(name(t.options.device_exchange));
+  if (world_size() > 1) {
+    EXPECT_TRUE(timed.count("staged")) << p.tune_report()->trials.size() << " trials";
+    if (test_device() == Device::Emulated) {
+      EXPECT_TRUE(timed.count("nccl") && timed.count("mpi")) << "emulated: MPI stands in for both";
+      EXPECT_FALSE(timed.count("ipc")) << "ipc needs device=cuda";
+    }
+  }
+  Options chosen = p.options();
+  chosen.tune = TuneEffort::None;
+  compare(n, chosen, 2);
 }
 
 // device_exchange=nccl: packs, grouped sends and receives and unpacks queued on the field's
