@@ -17,15 +17,18 @@
 // one launch). Each exchange packs every peer's block with one move kernel, copies it to
 // pinned host memory, runs the engine's alltoallv (any algorithm and engine of coll/) and
 // copies and unpacks what arrived (device_exchange=ipc instead reads the peers' packed
-// blocks from their device memory); the rank's own block moves on the device. Blocks whose
+// blocks from their device memory; mpi hands the packed device buffers to MPI; nccl queues
+// NCCL sends and receives on the field's queue); the rank's own block moves on the device. Blocks whose
 // layout is already the wire's skip the pack. An exchange runs in chunks of z planes (side
 // 0's, as fft/exchange.hpp), so chunk k's MPI runs while chunk k+1 is copied to the host and
 // chunk k-1 back to the device.
 //
 // Several fields (forward_many) run on one queue per workspace: field j's FFTs and copies are
-// queued while field j-1's exchange is on the wire. Collectives start in one order on every
-// rank (field by field, exchange by exchange, chunk by chunk): their tags are reserved at the
-// start, and readiness differs between ranks.
+// queued while field j-1's exchange is on the wire. Split-phase starts (start()) run on
+// workspaces of make_work(). Every field in progress, of a plain call or a start, is in one
+// flight of the plan, and collectives start in one order on every rank (field by field in
+// the order of the calls, exchange by exchange, chunk by chunk): their tags are reserved at
+// the start, and readiness differs between ranks.
 #pragma once
 
 #include "gpu/device.hpp"
