@@ -3,6 +3,7 @@
 #include "fft/tune_detail.hpp"
 #include "fft/threads.hpp"
 #include "fft/axis_fft.hpp"
+#include "gpu/transform.hpp"
 
 #include "nbfft/coll/engine.hpp"
 #include "nbfft/coll/transport.hpp"
@@ -48,15 +49,6 @@ std::vector<int> thread_values(int most) {
 
 bool overlaps(const Options& o) { return o.col_transport.algorithm.name != "blocking"; }
 
-// Whether both exchanges' algorithms hand the buffers to MPI as they are (device_exchange=mpi
-// refuses the others: gpu/transform.cpp device_limits).
-bool gpu_mpi_algorithm(const Options& o) {
-  for (const coll::Transport* t : {&o.row_transport, &o.col_transport}) {
-    const std::string& a = t->algorithm.name;
-    if (a != "blocking" && a != "native" && a != "pairwise" && a != "linear" && a != "persistent") return false;
-  }
-  return true;
-}
 
 std::size_t grids_kept(TuneEffort e) { return e == TuneEffort::Quick ? 2 : 3; }
 
@@ -233,7 +225,9 @@ void search_device_exchanges(Trials& trials, const SearchSpace& sp) {
     Options o = now;
     o.device_exchange = e;
     // (mpi hands the buffers to MPI: only the algorithms that do not copy on the host)
-    if (e == DeviceExchange::Mpi && !gpu_mpi_algorithm(o)) o.transport("native");
+    if (e == DeviceExchange::Mpi &&
+        !(gpu::hands_buffers_to_mpi(o.row_transport) && gpu::hands_buffers_to_mpi(o.col_transport)))
+      o.transport("native");
     trials.run(o, "device_exchange");
   }
 }

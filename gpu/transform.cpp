@@ -996,6 +996,11 @@ std::string Plan3d<T>::describe() const {
 
 }  // namespace
 
+bool hands_buffers_to_mpi(const coll::Transport& t) {
+  const std::string& a = t.algorithm.name;
+  return a == "blocking" || a == "native" || a == "pairwise" || a == "linear" || a == "persistent";
+}
+
 std::string device_limits(const Decomposition& d, const Options& o) {
   std::string why;
   auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
@@ -1009,15 +1014,12 @@ std::string device_limits(const Decomposition& d, const Options& o) {
   if (o.device_exchange == fft::DeviceExchange::Ipc && o.device != fft::Device::Cuda)
     add("device_exchange=ipc maps other processes' GPU memory: it needs device=cuda");
   if (o.device_exchange == fft::DeviceExchange::Mpi) {
-    // The algorithms that only hand the buffers to MPI (the others copy blocks on the host).
-    for (const coll::Transport* t : {&o.row_transport, &o.col_transport}) {
-      const std::string& a = t->algorithm.name;
-      if (a != "blocking" && a != "native" && a != "pairwise" && a != "linear" && a != "persistent") {
-        add("device_exchange=mpi hands GPU memory to MPI: the alltoall algorithm '" + a +
+    for (const coll::Transport* t : {&o.row_transport, &o.col_transport})
+      if (!hands_buffers_to_mpi(*t)) {
+        add("device_exchange=mpi hands GPU memory to MPI: the alltoall algorithm '" + t->algorithm.name +
             "' copies blocks on the host (use blocking, native, persistent, pairwise or linear)");
         break;
       }
-    }
     // Asked of the library on every rank alike (the same library everywhere).
     if (o.device == fft::Device::Cuda) {
       const std::string why = mpi_cuda_support();

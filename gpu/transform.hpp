@@ -107,6 +107,11 @@ int node_local_rank(MPI_Comm comm);
 // Plans, the tuner's trial arrays and the benchmarks take their device from here.
 std::shared_ptr<Device> open_device(const fft::Options& o, MPI_Comm comm);
 
+// Whether t's alltoall algorithm hands the buffers to MPI as they are, which
+// device_exchange=mpi needs (the others copy blocks on the host): the plan's check and the
+// tuner's choice of a transport for that exchange.
+bool hands_buffers_to_mpi(const coll::Transport& t);
+
 // "" when the MPI library takes CUDA device memory (device_exchange=mpi), else why not.
 std::string mpi_cuda_support();
 
