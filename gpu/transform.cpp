@@ -90,7 +90,7 @@ struct Exchange {
   Index send_elems[2] = {0, 0}, recv_elems[2] = {0, 0};  // pinned host buffers, per direction
   Index stage_elems[2] = {0, 0};  // device staging for packs and unpacks, per direction
   Index planes = 0;  // chunk planes (0: one chunk)
-  bool ipc = false, mpi = false, nccl = false;  // device_exchange=ipc / mpi / nccl (describe only)
+  fft::DeviceExchange how = fft::DeviceExchange::Staged;  // Options::device_exchange (describe only)
 
   Exchange(std::string nm, coll::Comm c, coll::Transport t, int rank, int nranks, const std::vector<Box3>& b0,
            const std::vector<Box3>& b1, Layout l0, Layout l1, Index chunk_planes)
@@ -160,11 +160,11 @@ struct Exchange {
   std::string str() const {
     std::ostringstream os;
     os << name << ": " << ranks << (ranks == 1 ? " rank (device move)" : " ranks, ")
-       << (ranks == 1 ? std::string()
-           : ipc    ? std::string("CUDA IPC")
-           : mpi    ? "GPU memory to MPI, " + transport.str()
-           : nccl   ? std::string("NCCL on the field's stream")
-                    : "staged through pinned host memory, " + transport.str());
+       << (ranks == 1                               ? std::string()
+           : how == fft::DeviceExchange::Ipc  ? std::string("CUDA IPC")
+           : how == fft::DeviceExchange::Mpi  ? "GPU memory to MPI, " + transport.str()
+           : how == fft::DeviceExchange::Nccl ? std::string("NCCL on the field's stream")
+                                              : "staged through pinned host memory, " + transport.str());
     if (ranks > 1)
       os << ", " << chunks[0].size() << " chunk" << (chunks[0].size() == 1 ? "" : "s")
          << (planes ? " of " + std::to_string(planes) + " z planes" : std::string());
@@ -230,9 +230,7 @@ class Plan3d final : public DeviceTransform {
         b1.push_back(Box3::from(d.row_x(p), {0, ny}, zj));
       }
       row_ = std::make_unique<Exchange>("ROW", row, o.row_transport, d.i, d.m1, b0, b1, A_, Y_, chunk_planes(zj.n));
-      row_->ipc = ipc_;
-      row_->mpi = mpi_;
-      row_->nccl = nccl_;
+      row_->how = o.device_exchange;
     }
     if (!one_rank_) {
       std::vector<Box3> b0, b1;
@@ -244,9 +242,7 @@ class Plan3d final : public DeviceTransform {
       Index most = 0;
       for (const auto& b : b0) most = std::max(most, b.n[2]);
       col_ = std::make_unique<Exchange>("COL", col, o.col_transport, d.j, d.m2, b0, b1, from, Z_, chunk_planes(most));
-      col_->ipc = ipc_;
-      col_->mpi = mpi_;
-      col_->nccl = nccl_;
+      col_->how = o.device_exchange;
     }
 
     // The FFT stages (local::Problem strides: real elements for r2c input / c2r output).
@@ -473,6 +469,11 @@ class Plan3d final : public DeviceTransform {
   void queue_send(Work& w, int e, int dir) const;
   void exchange_ipc(Work& w, int e, int dir) const;
   void exchange_nccl(Work& w, int e, int dir) const;
+  // ipc and nccl: the whole exchange where it is issued (ipc: done; nccl: queued).
+  void exchange_at_once(Work& w, int e, int dir) const {
+    if (ipc_) exchange_ipc(w, e, dir);
+    else exchange_nccl(w, e, dir);
+  }
   void connect_work(Work& w) const;
   void connect_nccl();
   bool wire_on_device() const { return mpi_ || nccl_; }
@@ -777,8 +778,7 @@ void Plan3d<T>::run_timed(int dir, int nv, const void* const* in, void* const* o
         // pack: packs and copies to the host; row / col: MPI; unpack: copies back, unpacks.
         const Exchange& x = *exchange(st.exchange);
         if ((ipc_ || nccl_) && x.ranks > 1) {  // all of it in row / col
-          if (ipc_) exchange_ipc(w, st.exchange, dir);
-          else exchange_nccl(w, st.exchange, dir);
+          exchange_at_once(w, st.exchange, dir);
           w.q->sync();
           (st.exchange == 0 ? t.row : t.col) += std::chrono::duration<double>(clock::now() - t0).count();
           continue;
@@ -838,10 +838,7 @@ bool Plan3d<T>::advance(Field& fl) const {
     }
     if (ipc_ || nccl_) {  // synchronous (ipc: barriers) or queued (nccl): on the field whose turn it is
       if (fl.seq != turn_) return moved;
-      if (ipc_)
-        exchange_ipc(*fl.w, st.exchange, dir);
-      else
-        exchange_nccl(*fl.w, st.exchange, dir);
+      exchange_at_once(*fl.w, st.exchange, dir);
       ++fl.step;
       if (!exchanges_after(dir, fl.step)) turn_ = fl.seq + 1;
       moved = true;
