@@ -15,13 +15,13 @@
 // execute, and the partition also threads the pack and unpack copies, which FFTW cannot.
 #pragma once
 
+#include "geometry/reshape.hpp"
 #include "nbfft/fft/options.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 namespace nbfft::fft {
@@ -101,14 +101,12 @@ class LanePool {
   std::unique_ptr<State> s_;
 };
 
-// geometry::Reshape::Share over `pool` (the user boxes' reshapes of both plans): a copy of
-// `units` units of `unit_bytes` each, in copy_grain ranges on its lanes; empty (the calling
-// thread) without a pool or with one lane.
-using CopyShare =
-    std::function<void(std::int64_t, std::size_t, const std::function<void(std::int64_t, std::int64_t)>&)>;
-inline CopyShare copy_share(LanePool* pool) {
+// The reshapes' share function over `pool` (the user boxes' reshapes of both plans): a copy
+// of `units` units of `unit_bytes` each, in copy_grain ranges on its lanes; empty (the
+// calling thread) without a pool or with one lane.
+inline geometry::Reshape::Share copy_share(LanePool* pool) {
   if (!pool || pool->lanes() <= 1) return {};
-  return [pool](std::int64_t units, std::size_t unit_bytes, const std::function<void(std::int64_t, std::int64_t)>& f) {
+  return [pool](std::int64_t units, std::size_t unit_bytes, const geometry::Reshape::Body& f) {
     pool->for_units(0, units, copy_grain(pool->lanes(), units, unit_bytes),
                     [&](int, std::int64_t a, std::int64_t b) { f(a, b); });
   };
