@@ -30,6 +30,12 @@ class FakeGpuArray:
                 "strides": None if self.a.flags.c_contiguous else self.a.strides, "version": 3, "stream": None}
 
 
+def close(got, want, tol=1e-12, scaled=True):
+    """On every rank: max |got - want| <= tol, times max(1, max |want|) when scaled."""
+    bound = tol * max(1.0, np.abs(want).max(initial=0)) if scaled else tol
+    return all_ranks(np.abs(got - want).max(initial=0) <= bound)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.float32])
 @pytest.mark.parametrize("order", ["transposed", "natural"])
 def test_gpu_arrays_match_the_cpu_plan(dtype, order):
@@ -45,10 +51,10 @@ def test_gpu_arrays_match_the_cpu_plan(dtype, order):
     got = dev.forward(FakeGpuArray(u), out=FakeGpuArray(out))
     tol = 1e-4 if dtype == np.float32 else 1e-12
     assert isinstance(got, FakeGpuArray)
-    assert all_ranks(np.abs(out - U).max(initial=0) <= tol * max(1.0, np.abs(U).max(initial=0)))
+    assert close(out, U, tol)
     back = np.empty(dev.input_box.shape, dev.in_dtype)
     dev.backward(FakeGpuArray(out), out=FakeGpuArray(back))
-    assert all_ranks(np.abs(back - u).max(initial=0) <= tol * max(1.0, np.abs(u).max(initial=0)))
+    assert close(back, u, tol)
     host.close()
     dev.close()
 
@@ -64,11 +70,11 @@ def test_gpu_array_lists_in_forward_many():
     assert len(got) == 3
     for u, o in zip(us, outs):
         U = host.forward(u)
-        assert all_ranks(np.abs(o - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+        assert close(o, U)
     backs = [np.empty(dev.input_box.shape) for _ in us]
     dev.backward_many([FakeGpuArray(o) for o in outs], out=[FakeGpuArray(b) for b in backs])
     for u, b in zip(us, backs):
-        assert all_ranks(np.abs(b - u).max(initial=0) <= 1e-12)
+        assert close(b, u, scaled=False)
     with pytest.raises(nbfft.InvalidArgument, match="2 input fields but 1 output"):
         dev.forward_many([FakeGpuArray(us[0]), FakeGpuArray(us[1])], out=[FakeGpuArray(outs[0])])
     host.close()
@@ -92,13 +98,13 @@ def test_gpu_arrays_split_phase(transport):
     assert isinstance(reqs[0].out, FakeGpuArray) and busy > 0
     for u, o in zip(us, outs):
         U = host.forward(u)
-        assert all_ranks(np.abs(o - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+        assert close(o, U)
     backs = [np.empty(dev.input_box.shape) for _ in us]
     reqs = [dev.backward_start(FakeGpuArray(o), out=FakeGpuArray(b)) for o, b in zip(outs, backs)]
     for r in reqs:
         r.wait()
     for u, b in zip(us, backs):
-        assert all_ranks(np.abs(b - u).max(initial=0) <= 1e-12)
+        assert close(b, u, scaled=False)
     with pytest.raises(nbfft.ArgumentTypeError, match="dtype"):
         dev.forward_start(FakeGpuArray(us[0].astype(np.float32)), out=FakeGpuArray(outs[0]))
     host.close()
@@ -116,10 +122,10 @@ def test_stacked_gpu_arrays_in_forward_many():
     assert isinstance(got, FakeGpuArray)
     for k in range(3):
         U = host.forward(us[k])
-        assert all_ranks(np.abs(outs[k] - U).max(initial=0) <= 1e-12 * max(1.0, np.abs(U).max(initial=0)))
+        assert close(outs[k], U)
     backs = np.empty_like(us)
     dev.backward_many(FakeGpuArray(outs), out=FakeGpuArray(backs))
-    assert all_ranks(np.abs(backs - us).max(initial=0) <= 1e-12)
+    assert close(backs, us, scaled=False)
     with pytest.raises(nbfft.InvalidArgument, match="shape"):
         dev.forward_many(FakeGpuArray(us), out=FakeGpuArray(outs[:2]))
     with pytest.raises(nbfft.ArgumentTypeError, match="pass out="):
