@@ -30,6 +30,13 @@ class FakeGpuArray:
                 "strides": None if self.a.flags.c_contiguous else self.a.strides, "version": 3, "stream": None}
 
 
+def host_and_device(shape, seed, transport="caller"):
+    """A CPU plan, the same plan on the emulated device, and this rank's random generator."""
+    host = nbfft.Plan(COMM, shape)
+    dev = nbfft.Plan(COMM, shape, device="emulated", transport=transport)
+    return host, dev, np.random.default_rng(seed + COMM.rank)
+
+
 def close(got, want, tol=1e-12, scaled=True):
     """On every rank: max |got - want| <= tol, times max(1, max |want|) when scaled."""
     bound = tol * max(1.0, np.abs(want).max(initial=0)) if scaled else tol
@@ -60,10 +67,7 @@ def test_gpu_arrays_match_the_cpu_plan(dtype, order):
 
 
 def test_gpu_array_lists_in_forward_many():
-    shape = (7, 10, 12)
-    host = nbfft.Plan(COMM, shape)
-    dev = nbfft.Plan(COMM, shape, device="emulated", transport="caller")
-    rng = np.random.default_rng(11 + COMM.rank)
+    host, dev, rng = host_and_device((7, 10, 12), 11)
     us = [rng.standard_normal(host.input_box.shape) for _ in range(3)]
     outs = [np.empty(dev.output_box.shape, dev.out_dtype) for _ in us]
     got = dev.forward_many([FakeGpuArray(u) for u in us], out=[FakeGpuArray(o) for o in outs])
@@ -84,10 +88,7 @@ def test_gpu_array_lists_in_forward_many():
 @pytest.mark.parametrize("transport", ["caller", "pairwise@thread"])
 def test_gpu_arrays_split_phase(transport):
     """forward_start / backward_start of GPU arrays: two in flight, the caller's work between."""
-    shape = (9, 10, 12)
-    host = nbfft.Plan(COMM, shape)
-    dev = nbfft.Plan(COMM, shape, device="emulated", transport=transport)
-    rng = np.random.default_rng(17 + COMM.rank)
+    host, dev, rng = host_and_device((9, 10, 12), 17, transport)
     us = [rng.standard_normal(host.input_box.shape) for _ in range(2)]
     outs = [np.empty(dev.output_box.shape, dev.out_dtype) for _ in us]
     reqs = [dev.forward_start(FakeGpuArray(u), out=FakeGpuArray(o)) for u, o in zip(us, outs)]
@@ -112,10 +113,7 @@ def test_gpu_arrays_split_phase(transport):
 
 
 def test_stacked_gpu_arrays_in_forward_many():
-    shape = (7, 10, 12)
-    host = nbfft.Plan(COMM, shape)
-    dev = nbfft.Plan(COMM, shape, device="emulated", transport="caller")
-    rng = np.random.default_rng(23 + COMM.rank)
+    host, dev, rng = host_and_device((7, 10, 12), 23)
     us = np.stack([rng.standard_normal(host.input_box.shape) for _ in range(3)])
     outs = np.empty((3,) + dev.output_box.shape, dev.out_dtype)
     got = dev.forward_many(FakeGpuArray(us), out=FakeGpuArray(outs))
