@@ -446,6 +446,16 @@ def _on_device(x):
     return x is not None and not isinstance(x, np.ndarray) and hasattr(x, "__cuda_array_interface__")
 
 
+def _address(x):
+    """The device address of GPU array x (its ``__cuda_array_interface__`` data pointer)."""
+    return x.__cuda_array_interface__["data"][0]
+
+
+def _library(x):
+    """The top-level module of x's type: "cupy", "torch", "numba", ..."""
+    return type(x).__module__.split(".")[0]
+
+
 def _device_array_problem(what, name, x, shape, dtype, writable):
     """(exception class, message) when GPU array x does not fit, else None."""
     if not _on_device(x):
@@ -473,7 +483,7 @@ def _device_array_problem(what, name, x, shape, dtype, writable):
 
 def _device_empty(what, like, shape, dtype):
     """A new GPU array of ``like``'s library, or (None, problem)."""
-    lib = type(like).__module__.split(".")[0]
+    lib = _library(like)
     try:
         if lib == "cupy":
             import cupy
@@ -493,7 +503,7 @@ def _host_copy(what, x):
     """A numpy copy of GPU array x with its own library's call (CuPy's ``get``, PyTorch's
     ``cpu``, Numba's ``copy_to_host``), or (None, problem)."""
     try:
-        if type(x).__module__.split(".")[0] == "torch":
+        if _library(x) == "torch":
             return x.detach().cpu().numpy(), None
         for call in ("get", "copy_to_host"):
             if callable(getattr(x, call, None)):
@@ -509,7 +519,7 @@ def _host_copy(what, x):
 def _device_fill(what, out, h):
     """Copies numpy array h into GPU array out with its own library's call; a problem or None."""
     try:
-        if type(out).__module__.split(".")[0] == "torch":
+        if _library(out) == "torch":
             import torch
             out.copy_(torch.from_numpy(h))
             return None
@@ -909,10 +919,22 @@ class Plan:
             return
         agree(self._plan().agree, problem)
 
+    def _sides(self, forward):
+        """(box read, box written, dtype read, dtype written) of a transform's direction."""
+        if forward:
+            return self.input_box, self.output_box, self.in_dtype, self.out_dtype
+        return self.output_box, self.input_box, self.out_dtype, self.in_dtype
+
+    def _host_plan_problem(self, what):
+        """The problem of a GPU array given to a plan made for host arrays, else None."""
+        if self.options.as_dict().get("device", "host") != "host":
+            return None
+        return (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
+                "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+
     def _pair(self, what, a, out, forward):
         """Validates one (input, output) pair; returns (problem, out, a_bytes, out_bytes)."""
-        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
-        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        ib, ob, idt, odt = self._sides(forward)
         ispace, ospace = ("input", "output") if forward else ("output", "input")
         problem = _array_problem(what, "a", a, ib.shape, idt, False, ispace, ib.axes)
         if problem is None and out is not None:
@@ -991,12 +1013,8 @@ class Plan:
         zero-copy transform on a plan made with ``device='cuda'`` (docs/gpu.md), on every
         rank together; ``outs`` None: new arrays of the inputs' library. Returns (outs,
         input bytes, output bytes) of one field."""
-        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
-        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
-        problem = None
-        if self.options.as_dict().get("device", "host") == "host":
-            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
-                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+        ib, ob, idt, odt = self._sides(forward)
+        problem = self._host_plan_problem(what)
         if problem is None and outs is not None and len(outs) != len(fields):
             problem = InvalidArgument, "{}: {} input fields but {} output fields".format(what, len(fields), len(outs))
         if problem is None and outs is None:
@@ -1021,16 +1039,13 @@ class Plan:
             self._agree((ArgumentTypeError, "{}: out must be a list of GPU arrays, got {}".format(
                 what, type(out).__name__)))
         outs, na, no = self._device_pairs(what, fields, None if out is None else list(out), forward)
-        ptr = [f.__cuda_array_interface__["data"][0] for f in fields]
-        optr = [o.__cuda_array_interface__["data"][0] for o in outs]
-        self._plan().transform_many_ptr(forward, ptr, na, optr, no)
+        self._plan().transform_many_ptr(forward, [_address(f) for f in fields], na, [_address(o) for o in outs], no)
         return outs
 
     def _device_transform(self, what, a, out, forward):
         """forward / backward of one GPU array."""
         outs, na, no = self._device_pairs(what, [a], None if out is None else [out], forward)
-        self._plan().transform_ptr(forward, a.__cuda_array_interface__["data"][0], na,
-                                   outs[0].__cuda_array_interface__["data"][0], no)
+        self._plan().transform_ptr(forward, _address(a), na, _address(outs[0]), no)
         return outs[0]
 
     def forward_start(self, a, out=None):
@@ -1064,8 +1079,7 @@ class Plan:
         if _on_device(a) or _on_device(out):
             outs, na, no = self._device_pairs(what, [a], None if out is None else [out], forward)
             out = outs[0]
-            r = self._plan().start_ptr(forward, a.__cuda_array_interface__["data"][0], na,
-                                       out.__cuda_array_interface__["data"][0], no)
+            r = self._plan().start_ptr(forward, _address(a), na, _address(out), no)
             return Request(r, what, self, (a, out), out=out)
         problem, out, na, no = self._pair(what, a, out, forward)
         self._agree(problem)
@@ -1073,14 +1087,10 @@ class Plan:
 
     def _device_stacked(self, what, fields, out, forward):
         """forward_many / backward_many of one stacked GPU array ``(nv,) + box shape``."""
-        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
-        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        ib, ob, idt, odt = self._sides(forward)
         shape = tuple(fields.__cuda_array_interface__["shape"])
         nv = shape[0] if len(shape) == 4 else 0
-        problem = None
-        if self.options.as_dict().get("device", "host") == "host":
-            problem = (ArgumentTypeError, "{}: a GPU array (__cuda_array_interface__) given to a plan made with "
-                       "device='host'; make the plan with device='cuda' (docs/gpu.md)".format(what))
+        problem = self._host_plan_problem(what)
         if problem is None:
             problem = _device_array_problem(what, "fields", fields, (nv,) + ib.shape, idt, False)
         if problem is None and out is None:
@@ -1089,7 +1099,7 @@ class Plan:
             problem = _device_array_problem(what, "out", out, (nv,) + ob.shape, odt, True)
         self._agree(problem)
         na, no = ib.size * idt.itemsize, ob.size * odt.itemsize
-        base, obase = fields.__cuda_array_interface__["data"][0], out.__cuda_array_interface__["data"][0]
+        base, obase = _address(fields), _address(out)
         self._plan().transform_many_ptr(forward, [base + k * na for k in range(nv)], na,
                                         [obase + k * no for k in range(nv)], no)
         return out
@@ -1100,8 +1110,7 @@ class Plan:
         if _on_device(fields):
             return self._device_stacked(what, fields, out, forward)
         stacked = isinstance(fields, np.ndarray)
-        ib, ob = (self.input_box, self.output_box) if forward else (self.output_box, self.input_box)
-        idt, odt = (self.in_dtype, self.out_dtype) if forward else (self.out_dtype, self.in_dtype)
+        ib, ob, idt, odt = self._sides(forward)
         problem = None
         ins, outs = [], []
         if stacked:
