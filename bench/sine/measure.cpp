@@ -92,6 +92,13 @@ void make_measured(PeakRss& rss, Result& r, Make&& make) {
   r.peak_rss = static_cast<std::size_t>(most);
 }
 
+// The plan options given as --KEY VALUE alone (every run's; the defaults elsewhere).
+fft::Options given_options(const SineArgs& a) {
+  fft::Options given;
+  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
+  return given;
+}
+
 }  // namespace
 
 std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipped) {
@@ -188,8 +195,7 @@ std::vector<Result> plan_runs(const SineArgs& a, std::vector<std::string>& skipp
   // FFTW-MPI's baseline runs the periodic transform or, for real data with every axis r2r
   // (--kinds), its r2r transform; other kinds would time another transform, so an explicit
   // request fails and auto leaves it out.
-  fft::Options given;
-  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
+  const fft::Options given = given_options(a);
   const bool comparable = !fft::any_r2r(given.kinds) ||
                           (fft::all_r2r(given.kinds) && a.transform == fft::TransformKind::R2C);
   if (!comparable && a.baseline == "fftw-mpi")
@@ -253,9 +259,8 @@ std::vector<Reference> measure_alone(const SineArgs& a, std::vector<Result>& res
   // A fixed set of reference transports on each process grid, so that the bound does not
   // depend on which transports --transport lists.
   std::vector<Reference> refs;
-  fft::Options given;  // (device plans have no exchange-alone mode: no references for them)
-  for (const auto& [k, v] : a.plan_extra) fft::set_option(given, k, v);
-  if (a.fields <= 1 || given.device != fft::Device::Host) return refs;
+  // (device plans have no exchange-alone mode: no references for them)
+  if (a.fields <= 1 || given_options(a).device != fft::Device::Host) return refs;
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   std::vector<std::string> names = {"blocking", "native", "caller"};

@@ -32,6 +32,9 @@ using Array = nb::ndarray<nb::device::cpu>;
 using ConstArray = nb::ndarray<nb::ro, nb::device::cpu>;
 using BoxTuple = std::tuple<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>, std::array<int, 3>>;
 
+// The direction of the bindings' `forward` flag.
+fft::Direction direction(bool forward) { return forward ? fft::Direction::Forward : fft::Direction::Backward; }
+
 nb::dict options_dict(const fft::Options& o);
 
 // What plan-time tuning tried and chose (None when the plan was not tuned).
@@ -261,8 +264,8 @@ void bind_plan(nb::module_& m) {
              std::size_t out_b) {
             const fft::Plan& plan = p.plan();
             nb::gil_scoped_release release;
-            plan.transform_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward,
-                                 reinterpret_cast<const void*>(in), in_b, reinterpret_cast<void*>(out), out_b);
+            plan.transform_bytes(direction(forward), reinterpret_cast<const void*>(in), in_b,
+                                 reinterpret_cast<void*>(out), out_b);
           },
           "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
       .def(
@@ -275,8 +278,7 @@ void bind_plan(nb::module_& m) {
             for (auto a : in) ip.push_back(reinterpret_cast<const void*>(a));
             for (auto a : out) op.push_back(reinterpret_cast<void*>(a));
             nb::gil_scoped_release release;
-            plan.transform_many_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward, ip.size(),
-                                      ip.data(), in_b, op.data(), out_b);
+            plan.transform_many_bytes(direction(forward), ip.size(), ip.data(), in_b, op.data(), out_b);
           },
           "forward"_a, "a"_a, "a_bytes"_a, "out"_a, "out_bytes"_a)
       .def(
@@ -287,8 +289,8 @@ void bind_plan(nb::module_& m) {
             Request r;
             {
               nb::gil_scoped_release release;
-              r = plan.start_bytes(forward ? fft::Direction::Forward : fft::Direction::Backward,
-                                   reinterpret_cast<const void*>(in), in_b, reinterpret_cast<void*>(out), out_b);
+              r = plan.start_bytes(direction(forward), reinterpret_cast<const void*>(in), in_b,
+                                   reinterpret_cast<void*>(out), out_b);
             }
             return new PyRequest(std::move(r), nb::none());
           },
@@ -296,7 +298,7 @@ void bind_plan(nb::module_& m) {
       .def(
           "start",
           [](const PyPlan& p, bool forward, ConstArray in, std::size_t in_b, Array out, std::size_t out_b) {
-            return p.start(forward ? fft::Direction::Forward : fft::Direction::Backward, in, in_b, out, out_b);
+            return p.start(direction(forward), in, in_b, out, out_b);
           },
           "forward"_a, "a"_a.noconvert(), "a_bytes"_a, "out"_a.noconvert(), "out_bytes"_a,
           nb::rv_policy::take_ownership)
