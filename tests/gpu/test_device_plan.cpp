@@ -375,7 +375,7 @@ TEST(DevicePlan, SplitPhaseMatchesCpuPlan) {
       o.norm = Norm::Backward;  // backward undoes forward
       if (test_device() == Device::Cuda) o.device_exchange = c % 2 ? DeviceExchange::Ipc : DeviceExchange::Staged;
       else if (c % 3 == 2) o.device_exchange = DeviceExchange::Mpi;
-      if (o.device_exchange == DeviceExchange::Mpi && o.col_transport.algorithm.name == "blocking")
+      if (o.device_exchange == DeviceExchange::Mpi && !gpu::hands_buffers_to_mpi(o.col_transport))
         o.row_transport = o.col_transport = coll::Transport::parse("native");
       ++c;
       split_phase<double, std::complex<double>>(n, o, 1e-12);
