@@ -46,7 +46,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 VENV ?= $(BUILD_DIR)/venv
 PY   := $(VENV)/bin/python
 
-.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io bench-backends gpu-bundle
+.PHONY: all deps build test demo docs tsan asan clean venv python-test xdmf-test experiments experiments-quick performance bench-r2r bench-io bench-backends gpu-bundle cuda-kit
 all: build
 
 deps:
@@ -299,5 +299,8 @@ bench-backends: build
 # The device check's bundle (scripts/gpu-bundle.sh): a CUDA Release build's GPU test and
 # benchmark with their libraries and Debian's Open MPI and FFTW runtime packages, to carry to
 # a GPU machine and run there with scripts/gpu-check.sh (docs/gpu.md "Checking on a GPU").
+# PyPI's CUDA kit alone, pinned above (scripts/gpu-bundle.sh installs it through this).
+cuda-kit: $(CUDA_STAMP)
+
 gpu-bundle: $(CUDA_STAMP)
 	CUDA_VENV=$(CUDA_VENV) bash scripts/gpu-bundle.sh

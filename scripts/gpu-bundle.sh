@@ -9,11 +9,8 @@ cd "$(dirname "$0")/.."
 BUNDLE=${1:-build/gpu-bundle}
 BUILD=build/gpu-release
 CUDA_VENV=${CUDA_VENV:-build/cuda}
-if [ ! -x "$CUDA_VENV/bin/python" ]; then  # (`make gpu-bundle` installs the Makefile's pinned kit first)
-  python3 -m venv "$CUDA_VENV"
-  "$CUDA_VENV/bin/python" -m pip install -q --no-deps nvidia-cuda-nvcc==13.5.37 nvidia-cuda-runtime==13.5.37 \
-    nvidia-cuda-cccl==13.3.5.0.6 nvidia-cuda-crt==13.5.37 nvidia-nvvm==13.5.37 nvidia-cufft==12.5.0.14
-fi
+# The Makefile's pinned kit (its one list of versions), unless a kit is there already.
+[ -x "$CUDA_VENV/bin/python" ] || make --no-print-directory cuda-kit CUDA_VENV="$CUDA_VENV"
 NVCC=$(realpath "$(ls "$CUDA_VENV"/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)")
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.openmpi -DMPI_CXX_COMPILER=mpicxx.openmpi \
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi -DNBFFT_WITH_MKL=OFF -DNBFFT_WITH_HDF5=OFF -DNBFFT_BUILD_FORTRAN=OFF \
