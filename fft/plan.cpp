@@ -703,6 +703,9 @@ struct PlanRequest final : Request::Impl {
     step = nullptr;
     poll = nullptr;
   }
+  // Registers a started transform with its plan (which completes it if destroyed first) and
+  // its workspace; collective: whether its wait is.
+  void attach(const Plan::Impl& p, Plan::Workspace::Impl& w, bool forward, bool collective);
   // Completes the transform because its plan or workspace is going away.
   void orphan(const char* why) {
     try {
@@ -749,6 +752,16 @@ Plan::Workspace::Impl::~Impl() {
   if (user)
     user->orphan("the workspace was destroyed while this transform was in flight; its destructor completed the "
                  "transform");
+}
+
+void detail::PlanRequest::attach(const Plan::Impl& p, Plan::Workspace::Impl& w, bool forward, bool collective) {
+  collective_wait = collective;
+  wait_name = forward ? "forward wait" : "backward wait";
+  ws = &w;
+  w.user = this;
+  plan = &p;
+  std::lock_guard<std::mutex> lock(p.pending_mutex);
+  p.pending.push_back(this);
 }
 
 void detail::PlanRequest::need_active(const char* call) const {
@@ -863,15 +876,7 @@ Plan::Pending Plan::start_bytes(Direction dir, const void* in, std::size_t in_b,
     // Backward waits run the ROW exchange; with user boxes that exchange, waits run the
     // phases left (and pump the other transforms in flight): collective both ways.
     const bool phased = L && L->exchanges();
-    pr->collective_wait = !forward || phased;
-    pr->wait_name = forward ? "forward wait" : "backward wait";
-    pr->ws = ws.impl_.get();
-    ws.impl_->user = pr.get();
-    pr->plan = &impl();
-    {
-      std::lock_guard<std::mutex> lock(impl().pending_mutex);
-      impl().pending.push_back(pr.get());
-    }
+    pr->attach(impl(), *ws.impl_, forward, !forward || phased);
     impl().visit([&](const auto& typed) {
       using W = typename std::decay_t<decltype(typed.ws)>::value_type::element_type;
       W* w = std::get<std::unique_ptr<W>>(ws.impl_->ws).get();
@@ -950,15 +955,7 @@ void Plan::Impl::start_device(Direction dir, const char* what, const std::string
   check_device(what, refused, 1, &in, in_b, &out, out_b, in_need, out_need,
                t ? std::string(what) + ": split-phase transforms on device plans keep no Timings (time a plain call)"
                  : std::string());
-  pr.collective_wait = true;
-  pr.wait_name = dir == Direction::Forward ? "forward wait" : "backward wait";
-  pr.ws = ws.impl_.get();
-  ws.impl_->user = &pr;
-  pr.plan = this;
-  {
-    std::lock_guard<std::mutex> lock(pending_mutex);
-    pending.push_back(&pr);
-  }
+  pr.attach(*this, *ws.impl_, dir == Direction::Forward, true);
   std::shared_ptr<gpu::DeviceRun> run = device->start(dir, in, out, *ws.impl_->dev);
   pr.poll = [run] { return run->advance(); };
   pr.complete = [run](std::vector<coll::Request>&) { run->finish(); };
